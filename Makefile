@@ -1,0 +1,163 @@
+# orch — distributed benchmark orchestrator.  Plain GNU make.
+#
+#   make                      build bin/orch, bin/orch-agent and the example suites
+#   make demo                 install what is missing, then run suites/example.ini on `local`
+#   make check                install what is missing, then every test
+#   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin)
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CC      ?= cc
+PKGS    := libssh2 nanomsg msgpack libcrypto inih
+UNAME_S := $(shell uname -s)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wconversion -Wno-sign-conversion -Wpointer-arith \
+	-Wcast-qual -Wvla -Werror
+CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_DARWIN_C_SOURCE
+OPT  ?= -O2 -g
+
+# SANITIZE: a comma-separated subset of address,undefined,leak,thread.
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+  bad_san := $(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE)))
+  ifneq ($(bad_san),)
+    $(error SANITIZE: unknown value(s) '$(bad_san)'; allowed: address, undefined, leak, thread)
+  endif
+  O    := build/san
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  OPT  := -O1 -g
+else
+  O    := build/default
+  SANFLAGS :=
+endif
+comma := ,
+BIN := $(if $(SANITIZE),$(O)/bin,bin)
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+CFLAGS_ALL  = $(CSTD) $(OPT) $(WARN) $(SANFLAGS) -I. $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+LIBS        = $(PKG_LIBS) -lpthread -lm
+
+ifeq ($(UNAME_S),Darwin)
+  OS_SUFFIX := darwin
+else
+  OS_SUFFIX := linux
+endif
+
+PROTO_SRC := $(wildcard proto/*.c)
+AGENT_SRC := $(filter-out agent/main.c $(wildcard agent/*-linux.c agent/*-darwin.c),$(wildcard agent/*.c)) \
+	$(wildcard agent/*-$(OS_SUFFIX).c)
+COORD_SRC := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+UNIT_SRC  := $(wildcard tests/unit/test-*.c)
+
+PROTO_OBJ := $(PROTO_SRC:%.c=$(O)/obj/%.o)
+AGENT_OBJ := $(AGENT_SRC:%.c=$(O)/obj/%.o)
+COORD_OBJ := $(COORD_SRC:%.c=$(O)/obj/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+LIBPROTO := $(O)/lib/libproto.a
+LIBAGENT := $(O)/lib/libagent.a
+LIBCOORD := $(O)/lib/libcoord.a
+
+# Rebuild everything when the flags change.
+FLAGS_FILE := $(O)/.flags
+FLAGS_NOW  := $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(LIBS)
+$(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] || printf '%s' '$(FLAGS_NOW)' > $(FLAGS_FILE))
+
+.PHONY: all programs demo check check-unit check-san check-valgrind check-e2e deps deps-check clean bench fuzz
+
+all: deps-check programs suites
+
+programs: $(BIN)/orch $(BIN)/orch-agent
+
+$(O)/obj/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIBPROTO): $(PROTO_OBJ)
+	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
+$(LIBAGENT): $(AGENT_OBJ)
+	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
+$(LIBCOORD): $(COORD_OBJ)
+	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
+
+$(BIN)/orch-agent: $(O)/obj/agent/main.o $(LIBAGENT) $(LIBPROTO)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BIN)/orch: $(O)/obj/coordinator/main.o $(LIBCOORD) $(LIBPROTO)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(O)/tests/%: tests/unit/%.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(LDFLAGS_ALL) $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(CMOCKA_LIBS) $(LIBS)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# ---- example and test benchmark programs (plain C, no libraries) ----------
+SUITE_OS   := $(if $(filter Darwin,$(UNAME_S)),darwin,linux)
+SUITE_ARCH := $(shell uname -m | sed -e 's/arm64/aarch64/' -e 's/amd64/x86_64/')
+SUITE_BIN  := suites/example/bin/$(SUITE_OS)-$(SUITE_ARCH)
+TPROG_BIN  := tests/progs/bin/$(SUITE_OS)-$(SUITE_ARCH)
+SUITE_PROGS := $(patsubst suites/example/%.c,$(SUITE_BIN)/%,$(wildcard suites/example/*.c))
+TEST_PROGS  := $(patsubst tests/progs/%.c,$(TPROG_BIN)/%,$(wildcard tests/progs/*.c))
+PROG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+.PHONY: suites
+suites: $(SUITE_PROGS) $(TEST_PROGS) suites/example/data.bin
+
+$(SUITE_BIN)/%: suites/example/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(TPROG_BIN)/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+suites/example/data.bin:
+	seq 1 50000 > $@
+
+# ---- dependencies ---------------------------------------------------------
+# Debian packages for building, testing and the demo.
+DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
+	libssl-dev libinih-dev libcmocka-dev openssh-server openssh-client valgrind \
+	iproute2 procps
+BREW_PKGS := pkg-config nanomsg msgpack openssl libssh2 inih cmocka
+
+# deps: install what is missing (root + apt-get), else print the exact command.
+deps:
+	@./tests/deps.sh install $(DEB_PKGS) -- $(BREW_PKGS)
+
+# deps-check: never installs; says what to run when something is missing.
+deps-check:
+	@./tests/deps.sh check $(DEB_PKGS) -- $(BREW_PKGS)
+
+# ---- top-level jobs -------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./bin/orch run suites/example.ini
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-unit
+	@$(MAKE) --no-print-directory check-valgrind
+	@$(MAKE) --no-print-directory check-e2e
+
+check-unit: $(UNIT_BIN)
+	@./tests/run-unit.sh $(UNIT_BIN)
+
+check-valgrind: $(UNIT_BIN)
+	@VALGRIND=1 ./tests/run-unit.sh $(UNIT_BIN)
+
+check-e2e: programs suites
+	@./tests/run-e2e.sh
+
+clean:
+	rm -rf build bin suites/example/bin tests/progs/bin suites/example/data.bin

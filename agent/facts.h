@@ -1,0 +1,40 @@
+/*
+ * Everything that depends on the operating system, behind one interface:
+ * facts-linux.c and facts-darwin.c implement it; nothing else in the agent
+ * may use OS-specific APIs.
+ */
+#ifndef AGENT_FACTS_H
+#define AGENT_FACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "proto/proto.h"
+
+/*
+ * Fills f with this machine's facts: os, arch (normalized to x86_64 or
+ * aarch64), cpu_model, kernel release, hostname, cores online, memory, load
+ * averages, and extra facts that matter for benchmarks. Does not touch
+ * f->workdir. Fields that cannot be read are left empty or zero. Returns 0.
+ */
+int	facts_collect(struct proto_facts *f);
+
+/* Returns the 1-minute load average, or -1 when it cannot be read. */
+double	facts_load1(void);
+
+/* Returns the number of logical CPUs online (at least 1). */
+uint32_t facts_cores(void);
+
+/* Converts ru_maxrss to KiB (Linux reports KiB, macOS bytes). */
+uint64_t facts_maxrss_kb(const struct rusage *ru);
+
+/*
+ * Restricts the calling process (and so the children it spawns after) to
+ * the CPUs in list ("2,3", "0-3,8"); list NULL or "" restores all CPUs that
+ * the process had at its first call. Returns 0, or -1 with a reason in err
+ * (on macOS, which has no affinity, always -1 with "not supported").
+ */
+int	facts_pin(const char *list, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,92 @@
+/* Suite files (INI, see DESIGN.md): what to run, how often, what to compare. */
+#ifndef COORDINATOR_SUITE_H
+#define COORDINATOR_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/proto.h"
+
+struct suite_metric {
+	char		 name[PROTO_NAME_MAX];
+	int		 higher;	/* 1: higher is better; 0: lower is */
+};
+
+struct suite_file {
+	char		 name[PROTO_NAME_MAX];	/* referenced as {file:NAME} */
+	char		*path;		/* as resolved: absolute or relative to cwd */
+	int		 line;
+};
+
+struct suite_variant {
+	char		 name[PROTO_NAME_MAX];
+	char		*bin;		/* may hold {os} and {arch}; resolved like files */
+	size_t		 nargs;		/* argv placed before the benchmark's */
+	char		**args;
+	size_t		 nenv;		/* "NAME=value" */
+	char		**env;
+	int		 line;		/* of the [variant.NAME] header */
+};
+
+struct suite_bench {
+	char		 name[PROTO_NAME_MAX];
+	size_t		 nargs;		/* argv after the program; may hold {file:NAME} */
+	char		**args;
+	size_t		 nfiles;
+	struct suite_file *files;
+	size_t		 nmetrics;	/* the first one is the primary metric */
+	struct suite_metric *metrics;
+	char		 checksum[PROTO_NAME_MAX];	/* "" when none */
+	uint32_t	 timeout_ms;	/* 0: none */
+	int		 line;
+};
+
+struct suite {
+	char		*path;		/* as given */
+	char		*text;		/* the whole file, as run */
+	char		 name[PROTO_NAME_MAX];
+	uint32_t	 rounds;	/* >= 1 */
+	uint32_t	 warmup;	/* unmeasured runs of each variant first */
+	uint64_t	 seed;
+	int		 has_seed;	/* 0: the caller picks one and records it */
+	double		 min_effect;	/* default 0.01 */
+	size_t		 ref;		/* index of the reference variant */
+	size_t		 nvariants;	/* >= 2 */
+	struct suite_variant *variants;
+	size_t		 nbenches;	/* >= 1 */
+	struct suite_bench *benches;
+
+	/* Measurement settings; a host's inventory entry may override some. */
+	double		 max_load;	/* per core; default 1/3; 0 disables */
+	uint32_t	 load_wait_s;	/* default 600 */
+	uint32_t	 retries;	/* default 2 */
+	char		 pin[128];	/* "" none */
+	int		 subtract_floor;	/* 0 or 1 */
+};
+
+/*
+ * Parses the suite file at path. On error returns -1 and sets *cause
+ * (caller frees) to a message naming the file and line, e.g.
+ * "suites/x.ini:12: [bench.hash] unknown key 'arg'". Returns 0 on success.
+ */
+int	suite_load(const char *path, struct suite **out, char **cause);
+
+/* Frees a suite; NULL is ok. */
+void	suite_free(struct suite *s);
+
+/*
+ * Expands {os} and {arch} in tmpl into out. Returns 0, or -1 when out is
+ * too small.
+ */
+int	suite_expand(const char *tmpl, const char *os, const char *arch,
+	    char *out, size_t outlen);
+
+/*
+ * Splits an args value into words like a POSIX shell would without any
+ * expansion: blanks separate, '…' and "…" quote, backslash escapes.
+ * Returns 0, or -1 with *cause set (unterminated quote, too many words).
+ */
+int	suite_split(const char *value, char ***words, size_t *nwords,
+	    char **cause);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * orch wire protocol: every message between the coordinator and an agent.
+ * The prose specification is proto/PROTOCOL.md; keep the two in step.
+ *
+ * A message is a msgpack map with the key "t" holding its type (below), sealed
+ * into one frame (proto/seal.h) and carried by one nanomsg PAIR message.
+ */
+#ifndef PROTO_PROTO_H
+#define PROTO_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION	1	/* bump on any change */
+
+#define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
+#define PROTO_KEY_LEN	32		/* AES-256 key */
+#define PROTO_TAG_LEN	16		/* GCM tag */
+#define PROTO_RUNTAG_LEN 16		/* run id digest in every frame header */
+#define PROTO_SHA_HEX	65		/* SHA-256 as lowercase hex + NUL */
+
+#define PROTO_NAME_MAX	64		/* bench, variant, metric, fact key */
+#define PROTO_METRICS_MAX 64		/* program metrics per sample */
+#define PROTO_TAIL_MAX	2048		/* stdout/stderr tail kept per sample */
+#define PROTO_CHECKSUM_MAX 128		/* checksum value kept per sample */
+#define PROTO_FACTS_EXTRA_MAX 32	/* extra machine facts per agent */
+#define PROTO_ARGS_MAX	256		/* argv / env entries per command */
+
+/* Message types; the value is the "t" field. */
+enum proto_type {
+	PROTO_HELLO = 1,	/* both: versions; agent adds its facts */
+	PROTO_ERROR = 2,	/* both: something went wrong, with words */
+	PROTO_QUERY = 3,	/* coordinator: which of these files do you hold? */
+	PROTO_HAVE = 4,		/* agent: these, verified, in my cache */
+	PROTO_PLAN = 5,		/* coordinator: run these commands in this order */
+	PROTO_SAMPLE = 6,	/* agent: the result of one run */
+	PROTO_ACK = 7,		/* coordinator: samples up to seq are stored */
+	PROTO_DONE = 8,		/* agent: the plan is finished */
+	PROTO_BYE = 9,		/* coordinator: exit now */
+};
+
+/* Sample status; the value is the "status" field. */
+enum proto_status {
+	PROTO_ST_OK = 0,	/* exited 0 */
+	PROTO_ST_FAILED = 1,	/* exited non-zero, or could not start */
+	PROTO_ST_TIMEOUT = 2,	/* killed by the agent at the deadline */
+	PROTO_ST_SIGNAL = 3,	/* killed by a signal it did not get from us */
+};
+
+/* Error codes of the proto library. */
+#define PROTO_OK		0
+#define PROTO_ERR_NOMEM		-1	/* allocation failed */
+#define PROTO_ERR_SHORT		-2	/* frame shorter than header + tag */
+#define PROTO_ERR_TOOBIG	-3	/* frame or message above the limit */
+#define PROTO_ERR_MAGIC		-4	/* not an orch frame */
+#define PROTO_ERR_VERSION	-5	/* peer speaks another PROTO_VERSION */
+#define PROTO_ERR_DIRECTION	-6	/* frame sealed for the other direction */
+#define PROTO_ERR_RUN		-7	/* frame of another run */
+#define PROTO_ERR_REPLAY	-8	/* sequence repeated or went backwards */
+#define PROTO_ERR_TAG		-9	/* authentication failed */
+#define PROTO_ERR_CRYPTO	-10	/* the crypto library failed */
+#define PROTO_ERR_DECODE	-11	/* not valid msgpack */
+#define PROTO_ERR_FIELD		-12	/* a field is missing, mistyped or out of range */
+#define PROTO_ERR_TYPE		-13	/* unknown message type */
+
+/* Returns a static string describing a PROTO_ERR_* code. */
+const char	*proto_strerror(int);
+
+struct proto_kv {
+	char	key[PROTO_NAME_MAX];
+	char	value[128];
+};
+
+/* What an agent knows about its machine (agent/facts.h fills it). */
+struct proto_facts {
+	char		os[16];		/* "linux" or "darwin" */
+	char		arch[16];	/* "x86_64" or "aarch64" */
+	char		cpu_model[128];	/* "AMD EPYC 9654 96-Core Processor" */
+	char		kernel[64];	/* uname -r */
+	char		hostname[64];
+	char		workdir[512];	/* the agent's WORKDIR, absolute */
+	uint32_t	cores;		/* logical CPUs online */
+	uint64_t	mem_kb;		/* physical memory */
+	double		load[3];	/* 1, 5 and 15 minute load averages */
+	size_t		nextra;
+	struct proto_kv	extra[PROTO_FACTS_EXTRA_MAX]; /* governor, smt, ... */
+};
+
+struct proto_hello {
+	uint32_t	proto;		/* sender's PROTO_VERSION */
+	char		version[32];	/* sender's program version */
+	char		run_id[64];	/* the run this session belongs to */
+	int		has_facts;	/* set by the agent */
+	struct proto_facts facts;
+};
+
+struct proto_error {
+	char	code[32];		/* short machine word: "version", "file", ... */
+	char	msg[512];		/* words for a person */
+};
+
+/* QUERY and HAVE: a list of SHA-256 hashes (hex). */
+struct proto_hashes {
+	size_t	  n;
+	char	(*sha)[PROTO_SHA_HEX];
+};
+
+/* One command of a plan: a benchmark under a variant. */
+struct proto_cmd {
+	char		 bench[PROTO_NAME_MAX];
+	char		 variant[PROTO_NAME_MAX];
+	char		 exe[PROTO_SHA_HEX];	/* program: a file of the cache */
+	size_t		 nargs;			/* argv after the program */
+	char		**args;
+	size_t		 nenv;			/* "NAME=value", added to the agent's */
+	char		**env;
+	uint32_t	 timeout_ms;		/* 0: none */
+	char		 checksum_key[PROTO_NAME_MAX];	/* "" when none */
+};
+
+/* One entry of a plan's order. */
+struct proto_step {
+	uint32_t	cmd;		/* index into cmds */
+	uint32_t	round;		/* 1..rounds; 0 for warmups */
+	uint8_t		warmup;
+};
+
+struct proto_plan {
+	size_t		 nfiles;	/* every file the plan uses; verified first */
+	char		(*files)[PROTO_SHA_HEX];
+	size_t		 ncmds;
+	struct proto_cmd *cmds;
+	size_t		 nsteps;
+	struct proto_step *steps;
+	double		 max_load;	/* per core; 0: do not check */
+	uint32_t	 load_wait_ms;	/* how long to wait for the load to drop */
+	uint32_t	 retries;	/* re-runs of a sample killed by a signal */
+	char		 pin[128];	/* CPU list for benchmark processes, "" none */
+};
+
+struct proto_metric {
+	char	key[PROTO_NAME_MAX];
+	double	value;
+};
+
+struct proto_sample {
+	uint32_t	seq;		/* execution order on this host, from 0 */
+	uint32_t	step;		/* index into the plan's steps */
+	uint32_t	cmd;
+	uint32_t	round;
+	uint32_t	attempt;	/* 1 for the first try */
+	uint8_t		warmup;
+	uint8_t		status;		/* enum proto_status */
+	int32_t		exit_code;	/* when it exited */
+	int32_t		signal;		/* when a signal ended it */
+	uint64_t	wall_ns;
+	uint64_t	user_ns;
+	uint64_t	sys_ns;
+	uint64_t	maxrss_kb;
+	uint64_t	nvcsw;
+	uint64_t	nivcsw;
+	double		load1;		/* 1-minute load average at the start */
+	int64_t		start_ns;	/* CLOCK_REALTIME at the start, ns */
+	size_t		nmetrics;
+	struct proto_metric metrics[PROTO_METRICS_MAX];
+	int		has_checksum;
+	char		checksum[PROTO_CHECKSUM_MAX];
+	char		err_tail[PROTO_TAIL_MAX];	/* stderr tail, or our reason */
+};
+
+struct proto_ack {
+	uint32_t	seq;		/* every sample with seq <= this is stored */
+};
+
+struct proto_done {
+	uint32_t	nsamples;	/* samples sent in all */
+	char		reason[256];	/* "" when the plan completed */
+	uint8_t		ok;		/* 1 when every step ran */
+};
+
+/* A decoded message; only the member named by type is meaningful. */
+struct proto_msg {
+	enum proto_type	type;
+	union {
+		struct proto_hello	hello;
+		struct proto_error	error;
+		struct proto_hashes	hashes;		/* QUERY, HAVE */
+		struct proto_plan	plan;
+		struct proto_sample	sample;
+		struct proto_ack	ack;
+		struct proto_done	done;
+	} u;
+};
+
+/*
+ * Encodes msg as a msgpack map into a new buffer (*out, *outlen; free()).
+ * Returns 0, or PROTO_ERR_NOMEM, or PROTO_ERR_TOOBIG when it would exceed
+ * PROTO_FRAME_MAX less the frame overhead.
+ */
+int	proto_encode(const struct proto_msg *msg, uint8_t **out, size_t *outlen);
+
+/*
+ * Decodes one message from buf (authenticated plaintext). On success fills
+ * msg, which the caller releases with proto_msg_free(). Returns 0 or a
+ * negative PROTO_ERR_* code; on error msg needs no freeing.
+ */
+int	proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg);
+
+/* Frees what proto_decode() or the caller allocated inside msg; NULL is ok. */
+void	proto_msg_free(struct proto_msg *msg);
+
+/* Returns the name of a message type ("hello", ...), or "unknown". */
+const char	*proto_type_name(int type);
+
+/* Returns the name of a status ("ok", "failed", "timeout", "signal"). */
+const char	*proto_status_name(int status);
+
+#endif
