@@ -14,7 +14,7 @@ UNAME_S := $(shell uname -s)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wconversion -Wno-sign-conversion -Wpointer-arith \
-	-Wcast-qual -Wvla -Werror
+	-Wcast-qual -Wvla -Wno-format-truncation -Werror
 CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_DARWIN_C_SOURCE
 OPT  ?= -O2 -g
 
@@ -127,7 +127,7 @@ suites/example/data.bin:
 # Debian packages for building, testing and the demo.
 DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
 	libssl-dev libinih-dev libcmocka-dev openssh-server openssh-client valgrind \
-	iproute2 procps
+	iproute2 procps jq
 BREW_PKGS := pkg-config nanomsg msgpack openssl libssh2 inih cmocka
 
 # deps: install what is missing (root + apt-get), else print the exact command.

@@ -51,6 +51,9 @@ double	stats_median(const double *x, size_t n);
  */
 int	stats_boot_median(const double *x, size_t n, uint64_t seed,
 	    double level, double *lo, double *hi);
+/* As stats_boot_median, from nboot (> 0) resamples instead of STATS_BOOT_N. */
+int	stats_boot_median_n(const double *x, size_t n, uint64_t seed,
+	    double level, size_t nboot, double *lo, double *hi);
 
 /*
  * The geometric mean over k benchmarks of their median paired ratios, and
@@ -67,7 +70,7 @@ int	stats_boot_geomean(const double *const *ratios, const size_t *n,
 /*
  * Two-sided p-value of the Wilcoxon signed-rank test that the d[i] are
  * symmetric about 0 (zeros dropped, average ranks for ties; exact for
- * n <= 25 without ties, else the normal approximation with tie and
+ * n < 50 without ties, else the normal approximation with tie and
  * continuity correction, as R's wilcox.test). Returns 1.0 when fewer than
  * one non-zero difference remains; NAN on out of memory.
  */

@@ -1,0 +1,19 @@
+/* `orch-agent serve`: one run's worth of work for one coordinator. */
+#ifndef AGENT_SERVE_H
+#define AGENT_SERVE_H
+
+struct serve_opts {
+	const char	*workdir;	/* WORKDIR; created when missing */
+	const char	*bind;		/* address to bind, default 127.0.0.1 */
+	int		 key_timeout_ms;	/* wait for the key line this long */
+	int		 hello_timeout_ms;	/* and for the coordinator's hello */
+};
+
+/*
+ * Reads the key line from stdin, binds, prints the endpoint on stdout and
+ * serves one coordinator until BYE, until stdin closes or on a fatal
+ * protocol error. Returns the process exit code.
+ */
+int	serve_main(const struct serve_opts *opts);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * The built-in host `local`: orch-agent as a child process, spoken to over
+ * the same sealed nanomsg protocol as a remote host, minus SSH.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coordinator/host.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+extern char **environ;
+
+#define LOCAL_START_TIMEOUT	15000	/* ms for the agent to print its endpoint */
+#define LOCAL_STOP_TIMEOUT	3000	/* ms for the agent to exit by itself */
+
+struct host_local {
+	pid_t	pid;
+	int	stdin_fd;	/* the agent's lifeline; closed to stop it */
+	int	exited;
+	int	wstatus;
+};
+
+static char	local_agent[PATH_MAX] = "orch-agent";
+
+void
+host_local_set_agent(const char *path)
+{
+	snprintf(local_agent, sizeof local_agent, "%s", path);
+}
+
+void
+host_local_init(struct host *h)
+{
+	const char	*wd;
+
+	memset(h, 0, sizeof *h);
+	snprintf(h->name, sizeof h->name, "local");
+	h->ops = &host_local_ops;
+	h->max_load = -1;
+	if ((wd = getenv("ORCH_WORKDIR")) != NULL)
+		snprintf(h->workdir, sizeof h->workdir, "%s", wd);
+	h->chan.sock = -1;
+}
+
+/* Reads one line from fd within timeout_ms. Returns its length or -1. */
+static ssize_t
+local_read_line(int fd, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd	pfd;
+	size_t		n = 0;
+	ssize_t		r;
+
+	while (n < len - 1) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		r = poll(&pfd, 1, timeout_ms);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (-1);
+		r = read(fd, buf + n, 1);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (-1);
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return ((ssize_t)n);
+}
+
+/* Writes all of buf to fd. Returns 0 or -1. */
+static int
+local_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		buf += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+static int
+local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
+    char *err, size_t errlen)
+{
+	struct host_local		*l;
+	posix_spawn_file_actions_t	 fa;
+	char				*argv[6], wdarg[PATH_MAX + 16], line[256];
+	char				 home[PATH_MAX];
+	int				 in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	int				 argc = 0, e, proto, r = -1;
+	const char			*hd;
+
+	l = xcalloc(1, sizeof *l);
+	l->pid = -1;
+	l->stdin_fd = -1;
+	h->priv = l;
+	if (pipe(in) == -1 || pipe(out) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	fcntl(in[1], F_SETFD, FD_CLOEXEC);
+	fcntl(out[0], F_SETFD, FD_CLOEXEC);
+	if (h->workdir[0] == '\0') {
+		if ((hd = getenv("HOME")) == NULL)
+			hd = "/tmp";
+		snprintf(home, sizeof home, "%s/.orch", hd);
+		snprintf(h->workdir, sizeof h->workdir, "%s", home);
+	}
+	snprintf(wdarg, sizeof wdarg, "--workdir=%s", h->workdir);
+	argv[argc++] = local_agent;
+	argv[argc++] = (char *)"serve";
+	argv[argc++] = wdarg;
+	if (h->verbose)
+		argv[argc++] = (char *)"-v";
+	argv[argc] = NULL;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if (h->logpath[0] != '\0')
+		posix_spawn_file_actions_addopen(&fa, 2, h->logpath,
+		    O_WRONLY | O_CREAT | O_APPEND, 0644);
+	e = posix_spawn(&l->pid, local_agent, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e != 0) {
+		l->pid = -1;
+		snprintf(err, errlen, "cannot start %s: %s", local_agent,
+		    strerror(e));
+		goto out;
+	}
+	close(in[0]);
+	in[0] = -1;
+	close(out[1]);
+	out[1] = -1;
+	l->stdin_fd = in[1];
+	in[1] = -1;
+
+	if (local_write_all(l->stdin_fd, key_line, strlen(key_line)) != 0) {
+		snprintf(err, errlen, "cannot hand the key to the agent: %s",
+		    strerror(errno));
+		goto out;
+	}
+	if (local_read_line(out[0], line, sizeof line,
+	    LOCAL_START_TIMEOUT) < 0) {
+		snprintf(err, errlen, "the agent %s printed no endpoint "
+		    "within %d ms (see %s)", local_agent,
+		    LOCAL_START_TIMEOUT, h->logpath);
+		goto out;
+	}
+	if (sscanf(line, "ORCH-AGENT %d %127s", &proto, endpoint) != 2 ||
+	    strncmp(endpoint, "tcp://", 6) != 0) {
+		snprintf(err, errlen, "the agent printed '%.100s', not an "
+		    "endpoint", line);
+		goto out;
+	}
+	if (proto != PROTO_VERSION) {
+		snprintf(err, errlen, "the agent %s speaks protocol %d, this "
+		    "orch %d: rebuild both (make)", local_agent, proto,
+		    PROTO_VERSION);
+		goto out;
+	}
+	(void)len;
+	r = 0;
+out:
+	if (in[0] != -1)
+		close(in[0]);
+	if (in[1] != -1)
+		close(in[1]);
+	if (out[0] != -1)
+		close(out[0]);
+	if (out[1] != -1)
+		close(out[1]);
+	return (r);
+}
+
+static int
+local_push(struct host *h, const char *path, const char *sha, int executable,
+    char *err, size_t errlen)
+{
+	char	dst[PATH_MAX], tmp[PATH_MAX], buf[1 << 16];
+	ssize_t	n;
+	int	in = -1, out = -1, r = -1, saved;
+
+	if (snprintf(dst, sizeof dst, "%s/cache/%s", h->facts.workdir, sha) >=
+	    (int)sizeof dst ||
+	    snprintf(tmp, sizeof tmp, "%s/cache/.tmp-%s-%ld", h->facts.workdir,
+	    sha, (long)getpid()) >= (int)sizeof tmp) {
+		snprintf(err, errlen, "workdir path too long");
+		return (-1);
+	}
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    executable ? 0700 : 0600);
+	if (out == -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof buf)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 || local_write_all(out, buf, (size_t)n) != 0) {
+			snprintf(err, errlen, "copy %s to %s: %s", path, tmp,
+			    strerror(errno));
+			goto out;
+		}
+	}
+	if (fsync(out) == -1 || close(out) == -1) {
+		out = -1;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	if (rename(tmp, dst) == -1) {
+		snprintf(err, errlen, "rename %s: %s", dst, strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	saved = errno;
+	if (in != -1)
+		close(in);
+	if (out != -1)
+		close(out);
+	if (r != 0)
+		unlink(tmp);
+	errno = saved;
+	return (r);
+}
+
+/* Reaps the agent if it has exited. */
+static void
+local_reap(struct host_local *l)
+{
+	if (l->pid > 0 && !l->exited && waitpid(l->pid, &l->wstatus,
+	    WNOHANG) == l->pid)
+		l->exited = 1;
+}
+
+static int
+local_alive(struct host *h)
+{
+	struct host_local	*l = h->priv;
+
+	if (l == NULL || l->pid <= 0)
+		return (0);
+	local_reap(l);
+	return (!l->exited);
+}
+
+static void
+local_stop(struct host *h)
+{
+	struct host_local	*l = h->priv;
+	struct timespec		 ts = { 0, 10 * 1000 * 1000 };
+	int			 i;
+
+	if (l == NULL)
+		return;
+	if (l->stdin_fd != -1)
+		close(l->stdin_fd);	/* the lifeline: the agent exits */
+	if (l->pid > 0) {
+		for (i = 0; i < LOCAL_STOP_TIMEOUT / 10; i++) {
+			local_reap(l);
+			if (l->exited)
+				break;
+			nanosleep(&ts, NULL);
+		}
+		if (!l->exited) {
+			log_warnx("%s: agent did not exit: killing it",
+			    h->name);
+			kill(l->pid, SIGKILL);
+			waitpid(l->pid, &l->wstatus, 0);
+		}
+	}
+	free(l);
+	h->priv = NULL;
+}
+
+const struct host_ops host_local_ops = {
+	"local",
+	local_start,
+	local_push,
+	local_alive,
+	local_stop,
+};

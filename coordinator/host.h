@@ -1,0 +1,115 @@
+/*
+ * A host the coordinator runs benchmarks on. The session logic (handshake,
+ * push, plan, samples) is shared; how the agent is started and how files
+ * reach its cache are the backend's: host-local.c (a child process) and
+ * host-ssh.c (an SSH session).
+ */
+#ifndef COORDINATOR_HOST_H
+#define COORDINATOR_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto/chan.h"
+#include "proto/proto.h"
+
+#define HOST_ERR_LEN	512
+
+#define HOST_TRANSPORT_TUNNEL	0
+#define HOST_TRANSPORT_DIRECT	1
+
+struct host;
+
+struct host_ops {
+	const char	*kind;		/* "local", "ssh" */
+	/*
+	 * Starts an agent and hands it key_line on its stdin; on success
+	 * writes the endpoint the coordinator should connect to.
+	 */
+	int	(*start)(struct host *, const char *key_line, char *endpoint,
+		    size_t len, char *err, size_t errlen);
+	/* Copies a local file into the agent's cache as cache/<sha>. */
+	int	(*push)(struct host *, const char *path, const char *sha,
+		    int executable, char *err, size_t errlen);
+	/* Returns 1 while the agent process is alive, else 0. */
+	int	(*alive)(struct host *);
+	/* Ends the agent (closes its stdin, then waits, then kills) and frees priv. */
+	void	(*stop)(struct host *);
+};
+
+/* Host status, as summary.json names it. */
+#define HOST_OK		0
+#define HOST_FAILED	1
+
+struct host {
+	char		 name[64];
+	const struct host_ops *ops;
+	void		*priv;		/* backend state */
+
+	/* From the inventory (or the built-in defaults for local). */
+	char		 address[256];
+	int		 port;
+	char		 user[64];
+	char		 identity[512];
+	int		 transport;	/* HOST_TRANSPORT_* */
+	char		 workdir[512];	/* as configured; "" default */
+	char		 pin[128];
+	double		 max_load;	/* < 0: the suite's */
+	int		 line;		/* of its inventory section, 0 built-in */
+	char		 logpath[1024];	/* the agent's stderr goes here */
+	int		 verbose;	/* run the agent with -v */
+
+	/* Session. */
+	struct chan	 chan;
+	int		 connected;
+	char		 agent_version[32];
+	struct proto_facts facts;
+
+	/* Outcome. */
+	int		 status;	/* HOST_* */
+	char		 error[HOST_ERR_LEN];
+};
+
+/* Called for every sample as it arrives; returns 0, or -1 to abort. */
+typedef int (*host_sample_cb)(struct host *, const struct proto_sample *,
+    void *arg);
+
+/* Fills h as the built-in host `local`. */
+void	host_local_init(struct host *h);
+
+/* Sets the orch-agent program the local backend starts. */
+void	host_local_set_agent(const char *path);
+
+/*
+ * Starts the agent with a fresh session key (one per host: hosts never
+ * share a key, so no nonce repeats), connects, and exchanges HELLO
+ * (checking versions).
+ * On success h->facts holds the agent's facts. Returns 0, or -1 with the
+ * reason in h->error.
+ */
+int	host_open(struct host *h, const char *run_id);
+
+/*
+ * Makes sure the agent's cache holds each (path, sha) pair: asks which it
+ * has (QUERY/HAVE) and pushes the rest. *pushed counts bytes sent. Returns 0
+ * or -1 (h->error).
+ */
+int	host_sync(struct host *h, size_t n, char *const *paths,
+	    const char (*shas)[PROTO_SHA_HEX], const int *executable,
+	    uint64_t *pushed);
+
+/*
+ * Sends the plan and receives its samples until DONE, calling cb for each.
+ * Returns 0 when every step ran, or -1 with the reason in h->error (the
+ * samples received so far have been passed to cb).
+ */
+int	host_run(struct host *h, const struct proto_plan *plan,
+	    host_sample_cb cb, void *arg, volatile int *stop);
+
+/* Says BYE and stops the agent; safe after any failure. */
+void	host_close(struct host *h);
+
+extern const struct host_ops host_local_ops;
+
+#endif

@@ -1,0 +1,266 @@
+/* orch: the coordinator's command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/host.h"
+#include "coordinator/report.h"
+#include "coordinator/run.h"
+#include "proto/log.h"
+#include "proto/proto.h"
+#include "proto/version.h"
+#include "proto/xmalloc.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: orch run [--hosts=LIST] [--inventory=FILE] [--rounds=N] "
+	    "[--seed=N]\n"
+	    "                [--out=DIR] [--max-load=F] [--fail-on=worse] [-v] "
+	    "SUITE.ini\n"
+	    "       orch report [--fail-on=worse] DIR\n"
+	    "       orch --version\n");
+	exit(2);
+}
+
+/* Parses an unsigned decimal number; exits 2 naming the option when bad. */
+static unsigned long long
+parse_u64(const char *opt, const char *s, unsigned long long max)
+{
+	unsigned long long	 v;
+	char			*end;
+
+	errno = 0;
+	if (*s == '\0' || *s == '-' || *s == '+')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		goto bad;
+	return (v);
+bad:
+	fprintf(stderr, "orch: %s: '%s' is not a number in 0..%llu\n", opt, s,
+	    max);
+	exit(2);
+}
+
+/* Finds bin/orch-agent beside this program. */
+static void
+find_agent(const char *argv0)
+{
+	char		 self[PATH_MAX], path[PATH_MAX + 16], *slash;
+	const char	*env;
+	ssize_t		 n;
+
+	if ((env = getenv("ORCH_AGENT")) != NULL) {
+		host_local_set_agent(env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0)
+		self[n] = '\0';
+	else if (realpath(argv0, self) == NULL)
+		return;
+	if ((slash = strrchr(self, '/')) == NULL)
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof path, "%s/orch-agent", self);
+	host_local_set_agent(path);
+}
+
+/* Joins argv into one line for the record. */
+static char *
+join_args(int argc, char **argv)
+{
+	size_t	len = 1;
+	char	*s;
+	int	 i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = xcalloc(1, len);
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return (s);
+}
+
+/* Resolves --hosts into hosts; only `local` until an inventory exists. */
+static struct host *
+resolve_hosts(const char *list, size_t *n)
+{
+	struct host	*hosts = NULL;
+	char		*copy, *tok, *save = NULL;
+
+	*n = 0;
+	if (list == NULL)
+		list = "local";
+	copy = xstrdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (strcmp(tok, "local") != 0) {
+			fprintf(stderr, "orch: --hosts: unknown host '%s'\n",
+			    tok);
+			exit(2);
+		}
+		hosts = xreallocarray(hosts, *n + 1, sizeof *hosts);
+		host_local_init(&hosts[(*n)++]);
+	}
+	free(copy);
+	if (*n == 0) {
+		fprintf(stderr, "orch: --hosts: empty list\n");
+		exit(2);
+	}
+	return (hosts);
+}
+
+static int
+cmd_run(int argc, char **argv, int all_argc, char **all_argv)
+{
+	static const struct option longopts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "max-load", required_argument, NULL, 'L' },
+		{ "fail-on", required_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct run_opts	 opts;
+	const char	*hosts = NULL;
+	char		*end, *cmdline;
+	int		 ch, r;
+
+	memset(&opts, 0, sizeof opts);
+	opts.max_load = -1;
+	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'H':
+			hosts = optarg;
+			break;
+		case 'i':
+			break;
+		case 'r':
+			opts.rounds = (uint32_t)parse_u64("--rounds", optarg,
+			    100000);
+			if (opts.rounds < 1) {
+				fprintf(stderr, "orch: --rounds: must be at "
+				    "least 1\n");
+				return (2);
+			}
+			break;
+		case 's':
+			opts.seed = parse_u64("--seed", optarg,
+			    (1ULL << 53) - 1);
+			opts.has_seed = 1;
+			break;
+		case 'o':
+			opts.out = optarg;
+			break;
+		case 'L':
+			errno = 0;
+			opts.max_load = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    !(opts.max_load >= 0)) {
+				fprintf(stderr, "orch: --max-load: '%s' is not "
+				    "a load per core >= 0\n", optarg);
+				return (2);
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "worse") != 0) {
+				fprintf(stderr, "orch: --fail-on: only 'worse' "
+				    "is supported\n");
+				return (2);
+			}
+			opts.fail_on_worse = 1;
+			break;
+		case 'v':
+			opts.verbose = 1;
+			log_init("orch", LOG_DEBUG);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	opts.suite = argv[optind];
+	opts.hosts = resolve_hosts(hosts, &opts.nhosts);
+	cmdline = join_args(all_argc, all_argv);
+	opts.cmdline = cmdline;
+	r = run_main(&opts);
+	free(opts.hosts);
+	free(cmdline);
+	return (r);
+}
+
+static int
+cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fail-on", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	size_t	 nworse = 0;
+	char	*cause = NULL;
+	int	 ch, fail_on = 0;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (strcmp(optarg, "worse") != 0) {
+				fprintf(stderr, "orch: --fail-on: only 'worse' "
+				    "is supported\n");
+				return (2);
+			}
+			fail_on = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	if (report_render(argv[optind], &nworse, NULL, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (2);
+	}
+	printf("report: %s/report.md\n", argv[optind]);
+	if (fail_on && nworse > 0) {
+		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
+		    nworse, nworse == 1 ? "" : "s");
+		return (1);
+	}
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	log_init("orch", LOG_INFO);
+	if (argc < 2)
+		usage();
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("orch %s protocol %d\n", ORCH_VERSION, PROTO_VERSION);
+		return (0);
+	}
+	find_agent(argv[0]);
+	if (strcmp(argv[1], "run") == 0)
+		return (cmd_run(argc - 1, argv + 1, argc, argv));
+	if (strcmp(argv[1], "report") == 0)
+		return (cmd_report(argc - 1, argv + 1));
+	fprintf(stderr, "orch: unknown command '%s'\n", argv[1]);
+	usage();
+}

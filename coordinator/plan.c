@@ -1,0 +1,89 @@
+/*
+ * The order in which one host runs a suite. Rounds use the k cyclic
+ * rotations of a random permutation of the variants, each rotation for
+ * floor(R/k) or ceil(R/k) rounds, in shuffled order: every variant then
+ * stands in every position equally often, up to one. A benchmark's rng is
+ * seeded from the seed and its index, so benchmarks get independent orders
+ * and one seed gives the same plan everywhere.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coordinator/plan.h"
+#include "coordinator/rng.h"
+
+/* Sets one plan entry. */
+static void
+plan_set(struct plan_entry *e, size_t bench, uint32_t variant, uint32_t round,
+    int warmup)
+{
+	e->bench = (uint32_t)bench;
+	e->variant = variant;
+	e->round = round;
+	e->warmup = warmup;
+}
+
+int
+plan_order(const struct suite *s, uint64_t seed, struct plan_entry **out,
+    size_t *n)
+{
+	struct plan_entry	*e = NULL;
+	struct rng		 rng;
+	uint32_t		*perm = NULL, *rot = NULL;
+	size_t			 k = s->nvariants, nb = s->nbenches;
+	size_t			 rounds = s->rounds, warmup = s->warmup;
+	size_t			 per_round, total, at = 0, b, v, w, r, j, base;
+	char			 tag[64];
+	int			 rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (k == 0 || nb == 0 || rounds + warmup == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (k > UINT32_MAX || nb > UINT32_MAX || nb > SIZE_MAX / k)
+		goto out;
+	per_round = nb * k;
+	if (rounds + warmup < rounds ||
+	    rounds + warmup > SIZE_MAX / sizeof *e / per_round)
+		goto out;
+	total = per_round * (rounds + warmup);
+	if ((e = malloc(total * sizeof *e)) == NULL ||
+	    (perm = malloc(k * sizeof *perm)) == NULL ||
+	    (rot = malloc((rounds > 0 ? rounds : 1) * sizeof *rot)) == NULL)
+		goto out;
+
+	for (b = 0; b < nb; b++) {
+		for (v = 0; v < k; v++) {
+			for (w = 0; w < warmup; w++)
+				plan_set(&e[at++], b, (uint32_t)v, 0, 1);
+		}
+	}
+	for (b = 0; b < nb; b++) {
+		snprintf(tag, sizeof tag, "plan/bench/%zu", b);
+		rng_seed_str(&rng, seed, tag);
+		for (v = 0; v < k; v++)
+			perm[v] = (uint32_t)v;
+		rng_shuffle(&rng, perm, k, sizeof *perm);
+		for (r = 0; r < rounds; r++)
+			rot[r] = (uint32_t)(r % k);
+		rng_shuffle(&rng, rot, rounds, sizeof *rot);
+		for (r = 0; r < rounds; r++) {
+			base = at + (r * nb + b) * k;
+			for (j = 0; j < k; j++)
+				plan_set(&e[base + j], b,
+				    perm[(rot[r] + j) % k], (uint32_t)(r + 1),
+				    0);
+		}
+	}
+	*out = e;
+	*n = total;
+	e = NULL;
+	rc = 0;
+out:
+	free(rot);
+	free(perm);
+	free(e);
+	return (rc);
+}

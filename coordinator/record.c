@@ -1,0 +1,950 @@
+/* The run record, DIR/samples.msgpack: writer and loader. */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "coordinator/host.h"
+#include "coordinator/record.h"
+#include "coordinator/suite.h"
+#include "proto/log.h"
+#include "proto/version.h"
+#include "proto/xmalloc.h"
+
+#define RECORD_MAX	(4UL << 30)	/* refuse to load a record above 4 GiB */
+
+const char *const ds_builtin_names[DS_NBUILTIN] = {
+	"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "nvcsw", "nivcsw"
+};
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void
+rec_str(msgpack_packer *pk, const char *s)
+{
+	size_t	len = strlen(s);
+
+	msgpack_pack_str(pk, len);
+	msgpack_pack_str_body(pk, s, len);
+}
+
+static void
+rec_kstr(msgpack_packer *pk, const char *k, const char *v)
+{
+	rec_str(pk, k);
+	rec_str(pk, v);
+}
+
+static void
+rec_kuint(msgpack_packer *pk, const char *k, uint64_t v)
+{
+	rec_str(pk, k);
+	msgpack_pack_uint64(pk, v);
+}
+
+static void
+rec_kint(msgpack_packer *pk, const char *k, int64_t v)
+{
+	rec_str(pk, k);
+	msgpack_pack_int64(pk, v);
+}
+
+static void
+rec_kdouble(msgpack_packer *pk, const char *k, double v)
+{
+	rec_str(pk, k);
+	msgpack_pack_double(pk, v);
+}
+
+/* Writes one packed record with a single write(); returns 0 or -1. */
+static int
+rec_flush(struct record *r, msgpack_sbuffer *sb)
+{
+	const char	*p = sb->data;
+	size_t		 left = sb->size;
+	ssize_t		 n;
+	int		 rv = 0;
+
+	pthread_mutex_lock(&r->mtx);
+	if (r->failed) {
+		rv = -1;
+		goto out;
+	}
+	while (left > 0) {
+		n = write(r->fd, p, left);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(r->err, sizeof r->err, "write %s: %s", r->path,
+			    n == 0 ? "short write" : strerror(errno));
+			r->failed = 1;
+			/* Cut back to the last whole record. */
+			if (ftruncate(r->fd, lseek(r->fd, 0, SEEK_CUR) -
+			    (off_t)(sb->size - left)) == -1)
+				log_warn("truncate %s", r->path);
+			rv = -1;
+			goto out;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+out:
+	pthread_mutex_unlock(&r->mtx);
+	msgpack_sbuffer_destroy(sb);
+	return (rv);
+}
+
+int
+record_open(struct record *r, const char *dir, char **cause)
+{
+	memset(r, 0, sizeof *r);
+	pthread_mutex_init(&r->mtx, NULL);
+	snprintf(r->path, sizeof r->path, "%s/%s", dir, RECORD_FILE);
+	r->fd = open(r->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
+	    O_CLOEXEC, 0644);
+	if (r->fd == -1) {
+		xasprintf(cause, "%s: %s", r->path, strerror(errno));
+		pthread_mutex_destroy(&r->mtx);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+record_run(struct record *r, const char *run_id, const struct suite *s,
+    uint64_t seed, const char *cmdline, const char *started)
+{
+	msgpack_sbuffer	 sb;
+	msgpack_packer	 pk;
+	size_t		 i, j;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 15);
+	rec_kstr(&pk, "t", "run");
+	rec_kstr(&pk, "run_id", run_id);
+	rec_kstr(&pk, "orch_version", ORCH_VERSION);
+	rec_kstr(&pk, "suite", s->name);
+	rec_kstr(&pk, "suite_path", s->path);
+	rec_kstr(&pk, "suite_text", s->text);
+	rec_kstr(&pk, "cmdline", cmdline);
+	rec_kstr(&pk, "started", started);
+	rec_kuint(&pk, "seed", seed);
+	rec_kdouble(&pk, "min_effect", s->min_effect);
+	rec_kuint(&pk, "rounds", s->rounds);
+	rec_kuint(&pk, "warmup", s->warmup);
+	rec_kuint(&pk, "reference", s->ref);
+	rec_str(&pk, "variants");
+	msgpack_pack_array(&pk, s->nvariants);
+	for (i = 0; i < s->nvariants; i++)
+		rec_str(&pk, s->variants[i].name);
+	rec_str(&pk, "benches");
+	msgpack_pack_array(&pk, s->nbenches);
+	for (i = 0; i < s->nbenches; i++) {
+		msgpack_pack_map(&pk, 4);
+		rec_kstr(&pk, "name", s->benches[i].name);
+		rec_kstr(&pk, "checksum", s->benches[i].checksum);
+		rec_str(&pk, "metrics");
+		msgpack_pack_array(&pk, s->benches[i].nmetrics);
+		for (j = 0; j < s->benches[i].nmetrics; j++)
+			rec_str(&pk, s->benches[i].metrics[j].name);
+		rec_str(&pk, "higher");
+		msgpack_pack_array(&pk, s->benches[i].nmetrics);
+		for (j = 0; j < s->benches[i].nmetrics; j++) {
+			if (s->benches[i].metrics[j].higher)
+				msgpack_pack_true(&pk);
+			else
+				msgpack_pack_false(&pk);
+		}
+	}
+	return (rec_flush(r, &sb));
+}
+
+int
+record_host(struct record *r, const struct host *h)
+{
+	msgpack_sbuffer			 sb;
+	msgpack_packer			 pk;
+	const struct proto_facts	*f = &h->facts;
+	size_t				 i;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 14);
+	rec_kstr(&pk, "t", "host");
+	rec_kstr(&pk, "host", h->name);
+	rec_kstr(&pk, "agent_version", h->agent_version);
+	rec_kstr(&pk, "os", f->os);
+	rec_kstr(&pk, "arch", f->arch);
+	rec_kstr(&pk, "cpu_model", f->cpu_model);
+	rec_kstr(&pk, "kernel", f->kernel);
+	rec_kstr(&pk, "hostname", f->hostname);
+	rec_kstr(&pk, "workdir", f->workdir);
+	rec_kuint(&pk, "cores", f->cores);
+	rec_kuint(&pk, "mem_kb", f->mem_kb);
+	rec_str(&pk, "load");
+	msgpack_pack_array(&pk, 3);
+	for (i = 0; i < 3; i++)
+		msgpack_pack_double(&pk, f->load[i]);
+	rec_kstr(&pk, "kind", h->ops != NULL ? h->ops->kind : "");
+	rec_str(&pk, "extra");
+	msgpack_pack_map(&pk, f->nextra);
+	for (i = 0; i < f->nextra; i++)
+		rec_kstr(&pk, f->extra[i].key, f->extra[i].value);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_file(struct record *r, const char *host, const char *variant,
+    const char *role, const char *path, const char *sha)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 6);
+	rec_kstr(&pk, "t", "file");
+	rec_kstr(&pk, "host", host);
+	rec_kstr(&pk, "variant", variant);
+	rec_kstr(&pk, "role", role);
+	rec_kstr(&pk, "path", path);
+	rec_kstr(&pk, "sha256", sha);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_sample(struct record *r, const char *host, const char *bench,
+    const char *variant, const struct proto_sample *smp)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+	size_t		i;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 22 + (smp->has_checksum ? 1 : 0));
+	rec_kstr(&pk, "t", "sample");
+	rec_kstr(&pk, "host", host);
+	rec_kstr(&pk, "bench", bench);
+	rec_kstr(&pk, "variant", variant);
+	rec_kuint(&pk, "round", smp->round);
+	rec_kuint(&pk, "attempt", smp->attempt);
+	rec_kuint(&pk, "seq", smp->seq);
+	rec_kuint(&pk, "warmup", smp->warmup);
+	rec_kstr(&pk, "status", proto_status_name(smp->status));
+	rec_kint(&pk, "exit", smp->exit_code);
+	rec_kint(&pk, "signal", smp->signal);
+	rec_kdouble(&pk, "load1", smp->load1);
+	rec_kint(&pk, "start_ns", smp->start_ns);
+	rec_kuint(&pk, "wall_ns", smp->wall_ns);
+	rec_kuint(&pk, "user_ns", smp->user_ns);
+	rec_kuint(&pk, "sys_ns", smp->sys_ns);
+	rec_kuint(&pk, "maxrss_kb", smp->maxrss_kb);
+	rec_kuint(&pk, "nvcsw", smp->nvcsw);
+	rec_kuint(&pk, "nivcsw", smp->nivcsw);
+	rec_kstr(&pk, "err", smp->err_tail);
+	rec_kuint(&pk, "step", smp->step);
+	rec_str(&pk, "metrics");
+	msgpack_pack_map(&pk, smp->nmetrics);
+	for (i = 0; i < smp->nmetrics; i++) {
+		rec_str(&pk, smp->metrics[i].key);
+		msgpack_pack_double(&pk, smp->metrics[i].value);
+	}
+	if (smp->has_checksum)
+		rec_kstr(&pk, "checksum", smp->checksum);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_hostend(struct record *r, const struct host *h)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 4);
+	rec_kstr(&pk, "t", "hostend");
+	rec_kstr(&pk, "host", h->name);
+	rec_kstr(&pk, "status", h->status == HOST_OK ? "ok" : "failed");
+	rec_kstr(&pk, "error", h->error);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_close(struct record *r, const char *ended)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+	int		rv;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 2);
+	rec_kstr(&pk, "t", "end");
+	rec_kstr(&pk, "ended", ended);
+	rv = rec_flush(r, &sb);
+	if (fsync(r->fd) == -1 && rv == 0) {
+		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
+		    strerror(errno));
+		rv = -1;
+	}
+	if (close(r->fd) == -1 && rv == 0) {
+		snprintf(r->err, sizeof r->err, "close %s: %s", r->path,
+		    strerror(errno));
+		rv = -1;
+	}
+	r->fd = -1;
+	pthread_mutex_destroy(&r->mtx);
+	return (rv);
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+struct rec_ctx {
+	const char	*path;
+	size_t		 index;		/* record number, for messages */
+	char		*cause;
+};
+
+/* Returns the value of key in map o, or NULL. */
+static const msgpack_object *
+rec_get(const msgpack_object *o, const char *key)
+{
+	size_t	i, len = strlen(key);
+
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return (NULL);
+	for (i = 0; i < o->via.map.size; i++) {
+		const msgpack_object	*k = &o->via.map.ptr[i].key;
+
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == len &&
+		    memcmp(k->via.str.ptr, key, len) == 0)
+			return (&o->via.map.ptr[i].val);
+	}
+	return (NULL);
+}
+
+static char *
+rec_strdup_obj(const msgpack_object *v)
+{
+	char	*s;
+
+	s = xmalloc(v->via.str.size + 1);
+	memcpy(s, v->via.str.ptr, v->via.str.size);
+	s[v->via.str.size] = '\0';
+	return (s);
+}
+
+/* Fetches a string field; sets the cause and returns NULL when absent. */
+static char *
+rec_gstr(struct rec_ctx *c, const msgpack_object *o, const char *key)
+{
+	const msgpack_object	*v = rec_get(o, key);
+
+	if (v == NULL || v->type != MSGPACK_OBJECT_STR) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' "
+			    "missing or not a string", c->path, c->index, key);
+		return (NULL);
+	}
+	return (rec_strdup_obj(v));
+}
+
+/* Fetches a string field into a fixed buffer ("" when absent). */
+static void
+rec_gbuf(const msgpack_object *o, const char *key, char *buf, size_t len)
+{
+	const msgpack_object	*v = rec_get(o, key);
+	size_t			 n;
+
+	buf[0] = '\0';
+	if (v == NULL || v->type != MSGPACK_OBJECT_STR)
+		return;
+	n = v->via.str.size < len - 1 ? v->via.str.size : len - 1;
+	memcpy(buf, v->via.str.ptr, n);
+	buf[n] = '\0';
+}
+
+/* Fetches a number field as a double; returns 0 or -1 (cause set). */
+static int
+rec_gnum(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    double *out)
+{
+	const msgpack_object	*v = rec_get(o, key);
+
+	if (v != NULL) {
+		switch (v->type) {
+		case MSGPACK_OBJECT_POSITIVE_INTEGER:
+			*out = (double)v->via.u64;
+			return (0);
+		case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+			*out = (double)v->via.i64;
+			return (0);
+		case MSGPACK_OBJECT_FLOAT32:
+		case MSGPACK_OBJECT_FLOAT64:
+			*out = v->via.f64;
+			return (0);
+		default:
+			break;
+		}
+	}
+	if (c->cause == NULL)
+		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
+		    "not a number", c->path, c->index, key);
+	return (-1);
+}
+
+/* Fetches an unsigned integer field; returns 0 or -1 (cause set). */
+static int
+rec_guint(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    uint64_t *out)
+{
+	const msgpack_object	*v = rec_get(o, key);
+
+	if (v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		*out = v->via.u64;
+		return (0);
+	}
+	if (c->cause == NULL)
+		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
+		    "not an unsigned integer", c->path, c->index, key);
+	return (-1);
+}
+
+static int
+rec_gint(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    int64_t *out)
+{
+	const msgpack_object	*v = rec_get(o, key);
+
+	if (v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+	    v->via.u64 <= INT64_MAX) {
+		*out = (int64_t)v->via.u64;
+		return (0);
+	}
+	if (v != NULL && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+		*out = v->via.i64;
+		return (0);
+	}
+	if (c->cause == NULL)
+		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
+		    "not an integer", c->path, c->index, key);
+	return (-1);
+}
+
+/* Returns the index of s in names[n], or -1. */
+static long
+rec_find(char **names, size_t n, const char *s)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], s) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+long
+dataset_host(const struct dataset *ds, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ds->nhosts; i++) {
+		if (strcmp(ds->hosts[i].name, name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+int
+dataset_value(const struct dataset *ds, const struct ds_sample *s,
+    const char *name, double *v)
+{
+	size_t	i;
+
+	for (i = 0; i < DS_NBUILTIN; i++) {
+		if (strcmp(ds_builtin_names[i], name) == 0) {
+			*v = (double)s->builtin[i];
+			return (0);
+		}
+	}
+	for (i = 0; i < s->nmetrics; i++) {
+		if (strcmp(ds->mnames[s->mkey[i]], name) == 0) {
+			*v = s->mval[i];
+			return (0);
+		}
+	}
+	return (-1);
+}
+
+/* Returns the host index for name, adding a host without facts if new. */
+static size_t
+rec_host(struct dataset *ds, const char *name)
+{
+	long		 i = dataset_host(ds, name);
+	struct ds_host	*h;
+
+	if (i >= 0)
+		return ((size_t)i);
+	ds->hosts = xreallocarray(ds->hosts, ds->nhosts + 1, sizeof *ds->hosts);
+	h = &ds->hosts[ds->nhosts];
+	memset(h, 0, sizeof *h);
+	h->name = xstrdup(name);
+	h->agent_version = xstrdup("");
+	h->error = xstrdup("");
+	return (ds->nhosts++);
+}
+
+static int
+rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	const msgpack_object	*v, *b, *m, *hi;
+	uint64_t		 u;
+	size_t			 i, j;
+
+	if ((ds->run_id = rec_gstr(c, o, "run_id")) == NULL ||
+	    (ds->orch_version = rec_gstr(c, o, "orch_version")) == NULL ||
+	    (ds->suite_name = rec_gstr(c, o, "suite")) == NULL ||
+	    (ds->suite_path = rec_gstr(c, o, "suite_path")) == NULL ||
+	    (ds->suite_text = rec_gstr(c, o, "suite_text")) == NULL ||
+	    (ds->cmdline = rec_gstr(c, o, "cmdline")) == NULL ||
+	    (ds->started = rec_gstr(c, o, "started")) == NULL ||
+	    rec_guint(c, o, "seed", &ds->seed) != 0 ||
+	    rec_gnum(c, o, "min_effect", &ds->min_effect) != 0)
+		return (-1);
+	if (rec_guint(c, o, "rounds", &u) != 0)
+		return (-1);
+	ds->rounds = (uint32_t)u;
+	if (rec_guint(c, o, "warmup", &u) != 0)
+		return (-1);
+	ds->warmup = (uint32_t)u;
+	if (rec_guint(c, o, "reference", &u) != 0)
+		return (-1);
+	ds->ref = (size_t)u;
+	v = rec_get(o, "variants");
+	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size < 1)
+		goto bad;
+	ds->nvariants = v->via.array.size;
+	ds->variants = xcalloc(ds->nvariants, sizeof *ds->variants);
+	for (i = 0; i < ds->nvariants; i++) {
+		if (v->via.array.ptr[i].type != MSGPACK_OBJECT_STR)
+			goto bad;
+		ds->variants[i] = rec_strdup_obj(&v->via.array.ptr[i]);
+	}
+	if (ds->ref >= ds->nvariants)
+		goto bad;
+	v = rec_get(o, "benches");
+	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY)
+		goto bad;
+	ds->nbenches = v->via.array.size;
+	ds->benches = xcalloc(ds->nbenches + 1, sizeof *ds->benches);
+	for (i = 0; i < ds->nbenches; i++) {
+		b = &v->via.array.ptr[i];
+		if ((ds->benches[i].name = rec_gstr(c, b, "name")) == NULL ||
+		    (ds->benches[i].checksum = rec_gstr(c, b, "checksum")) ==
+		    NULL)
+			return (-1);
+		m = rec_get(b, "metrics");
+		hi = rec_get(b, "higher");
+		if (m == NULL || hi == NULL || m->type != MSGPACK_OBJECT_ARRAY ||
+		    hi->type != MSGPACK_OBJECT_ARRAY ||
+		    m->via.array.size != hi->via.array.size)
+			goto bad;
+		ds->benches[i].nmetrics = m->via.array.size;
+		ds->benches[i].metrics = xcalloc(m->via.array.size + 1,
+		    sizeof (char *));
+		ds->benches[i].higher = xcalloc(m->via.array.size + 1,
+		    sizeof (int));
+		for (j = 0; j < m->via.array.size; j++) {
+			if (m->via.array.ptr[j].type != MSGPACK_OBJECT_STR ||
+			    hi->via.array.ptr[j].type != MSGPACK_OBJECT_BOOLEAN)
+				goto bad;
+			ds->benches[i].metrics[j] =
+			    rec_strdup_obj(&m->via.array.ptr[j]);
+			ds->benches[i].higher[j] =
+			    hi->via.array.ptr[j].via.boolean;
+		}
+	}
+	return (0);
+bad:
+	xasprintf(&c->cause, "%s: record %zu: malformed run record", c->path,
+	    c->index);
+	return (-1);
+}
+
+static int
+rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct ds_host		*h;
+	const msgpack_object	*v;
+	char			 name[128];
+	double			 d;
+	size_t			 i, hi;
+
+	rec_gbuf(o, "host", name, sizeof name);
+	if (name[0] == '\0')
+		return (rec_gstr(c, o, "host") == NULL ? -1 : -1);
+	hi = rec_host(ds, name);
+	h = &ds->hosts[hi];
+	free(h->agent_version);
+	h->agent_version = rec_gstr(c, o, "agent_version");
+	if (h->agent_version == NULL) {
+		h->agent_version = xstrdup("");
+		return (-1);
+	}
+	rec_gbuf(o, "os", h->facts.os, sizeof h->facts.os);
+	rec_gbuf(o, "arch", h->facts.arch, sizeof h->facts.arch);
+	rec_gbuf(o, "cpu_model", h->facts.cpu_model, sizeof h->facts.cpu_model);
+	rec_gbuf(o, "kernel", h->facts.kernel, sizeof h->facts.kernel);
+	rec_gbuf(o, "hostname", h->facts.hostname, sizeof h->facts.hostname);
+	rec_gbuf(o, "workdir", h->facts.workdir, sizeof h->facts.workdir);
+	if (rec_gnum(c, o, "cores", &d) != 0)
+		return (-1);
+	h->facts.cores = (uint32_t)d;
+	if (rec_gnum(c, o, "mem_kb", &d) != 0)
+		return (-1);
+	h->facts.mem_kb = (uint64_t)d;
+	v = rec_get(o, "load");
+	if (v != NULL && v->type == MSGPACK_OBJECT_ARRAY && v->via.array.size == 3) {
+		for (i = 0; i < 3; i++) {
+			if (v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT64 ||
+			    v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT32)
+				h->facts.load[i] = v->via.array.ptr[i].via.f64;
+		}
+	}
+	v = rec_get(o, "extra");
+	if (v != NULL && v->type == MSGPACK_OBJECT_MAP) {
+		for (i = 0; i < v->via.map.size &&
+		    h->facts.nextra < PROTO_FACTS_EXTRA_MAX; i++) {
+			const msgpack_object_kv	*kv = &v->via.map.ptr[i];
+			struct proto_kv		*e;
+			size_t			 n;
+
+			if (kv->key.type != MSGPACK_OBJECT_STR ||
+			    kv->val.type != MSGPACK_OBJECT_STR)
+				continue;
+			e = &h->facts.extra[h->facts.nextra++];
+			n = kv->key.via.str.size < sizeof e->key - 1 ?
+			    kv->key.via.str.size : sizeof e->key - 1;
+			memcpy(e->key, kv->key.via.str.ptr, n);
+			e->key[n] = '\0';
+			n = kv->val.via.str.size < sizeof e->value - 1 ?
+			    kv->val.via.str.size : sizeof e->value - 1;
+			memcpy(e->value, kv->val.via.str.ptr, n);
+			e->value[n] = '\0';
+		}
+	}
+	return (0);
+}
+
+static int
+rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct ds_sample	*s;
+	const msgpack_object	*v;
+	char			 host[128], bench[PROTO_NAME_MAX];
+	char			 variant[PROTO_NAME_MAX], status[16];
+	uint64_t		 u;
+	int64_t			 i64;
+	long			 b, vr, k;
+	size_t			 i;
+
+	rec_gbuf(o, "host", host, sizeof host);
+	rec_gbuf(o, "bench", bench, sizeof bench);
+	rec_gbuf(o, "variant", variant, sizeof variant);
+	rec_gbuf(o, "status", status, sizeof status);
+	b = -1;
+	for (i = 0; i < ds->nbenches; i++) {
+		if (strcmp(ds->benches[i].name, bench) == 0)
+			b = (long)i;
+	}
+	vr = rec_find(ds->variants, ds->nvariants, variant);
+	if (host[0] == '\0' || b < 0 || vr < 0) {
+		xasprintf(&c->cause, "%s: record %zu: sample of unknown host, "
+		    "bench or variant ('%s', '%s', '%s')", c->path, c->index,
+		    host, bench, variant);
+		return (-1);
+	}
+	ds->samples = xreallocarray(ds->samples, ds->nsamples + 1,
+	    sizeof *ds->samples);
+	s = &ds->samples[ds->nsamples];
+	memset(s, 0, sizeof *s);
+	s->host = rec_host(ds, host);
+	s->bench = (size_t)b;
+	s->variant = (size_t)vr;
+	for (i = 0; i < 4; i++) {
+		if (strcmp(status, proto_status_name((int)i)) == 0)
+			s->status = (int)i;
+	}
+	if (rec_guint(c, o, "round", &u) != 0)
+		return (-1);
+	s->round = (uint32_t)u;
+	if (rec_guint(c, o, "attempt", &u) != 0)
+		return (-1);
+	s->attempt = (uint32_t)u;
+	if (rec_guint(c, o, "seq", &u) != 0)
+		return (-1);
+	s->seq = (uint32_t)u;
+	if (rec_guint(c, o, "warmup", &u) != 0)
+		return (-1);
+	s->warmup = u != 0;
+	if (rec_gint(c, o, "exit", &i64) != 0)
+		return (-1);
+	s->exit_code = (int)i64;
+	if (rec_gint(c, o, "signal", &i64) != 0)
+		return (-1);
+	s->signal = (int)i64;
+	if (rec_gint(c, o, "start_ns", &s->start_ns) != 0)
+		return (-1);
+	if (rec_gnum(c, o, "load1", &s->load1) != 0)
+		return (-1);
+	for (i = 0; i < DS_NBUILTIN; i++) {
+		if (rec_guint(c, o, ds_builtin_names[i], &s->builtin[i]) != 0)
+			return (-1);
+	}
+	if ((s->err = rec_gstr(c, o, "err")) == NULL)
+		return (-1);
+	v = rec_get(o, "checksum");
+	if (v != NULL && v->type == MSGPACK_OBJECT_STR)
+		s->checksum = rec_strdup_obj(v);
+	v = rec_get(o, "metrics");
+	if (v != NULL && v->type == MSGPACK_OBJECT_MAP && v->via.map.size > 0) {
+		s->mkey = xcalloc(v->via.map.size, sizeof *s->mkey);
+		s->mval = xcalloc(v->via.map.size, sizeof *s->mval);
+		for (i = 0; i < v->via.map.size; i++) {
+			const msgpack_object_kv	*kv = &v->via.map.ptr[i];
+			char			*name;
+
+			if (kv->key.type != MSGPACK_OBJECT_STR ||
+			    (kv->val.type != MSGPACK_OBJECT_FLOAT64 &&
+			    kv->val.type != MSGPACK_OBJECT_FLOAT32))
+				continue;
+			name = rec_strdup_obj(&kv->key);
+			if ((k = rec_find(ds->mnames, ds->nmnames, name)) < 0) {
+				ds->mnames = xreallocarray(ds->mnames,
+				    ds->nmnames + 1, sizeof *ds->mnames);
+				ds->mnames[ds->nmnames] = name;
+				k = (long)ds->nmnames++;
+			} else
+				free(name);
+			s->mkey[s->nmetrics] = (size_t)k;
+			s->mval[s->nmetrics++] = kv->val.via.f64;
+		}
+	}
+	ds->nsamples++;
+	return (0);
+}
+
+static int
+rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	char			 t[16], name[128], role[128];
+	const msgpack_object	*v;
+	struct ds_file		*f;
+	struct ds_host		*h;
+	size_t			 hidx;
+
+	rec_gbuf(o, "t", t, sizeof t);
+	if (c->index == 0 && strcmp(t, "run") != 0) {
+		xasprintf(&c->cause, "%s: the first record is not a run "
+		    "record: not an orch record", c->path);
+		return (-1);
+	}
+	if (strcmp(t, "run") == 0) {
+		if (c->index != 0) {
+			xasprintf(&c->cause, "%s: record %zu: a second run "
+			    "record", c->path, c->index);
+			return (-1);
+		}
+		return (rec_load_run(c, ds, o));
+	}
+	if (strcmp(t, "host") == 0)
+		return (rec_load_host(c, ds, o));
+	if (strcmp(t, "sample") == 0)
+		return (rec_load_sample(c, ds, o));
+	if (strcmp(t, "file") == 0) {
+		rec_gbuf(o, "host", name, sizeof name);
+		rec_gbuf(o, "role", role, sizeof role);
+		ds->files = xreallocarray(ds->files, ds->nfiles + 1,
+		    sizeof *ds->files);
+		f = &ds->files[ds->nfiles];
+		memset(f, 0, sizeof *f);
+		f->host = rec_host(ds, name);
+		f->role = xstrdup(role);
+		if ((f->variant = rec_gstr(c, o, "variant")) == NULL ||
+		    (f->path = rec_gstr(c, o, "path")) == NULL ||
+		    (f->sha = rec_gstr(c, o, "sha256")) == NULL) {
+			ds->nfiles++;
+			return (-1);
+		}
+		ds->nfiles++;
+		return (0);
+	}
+	if (strcmp(t, "hostend") == 0) {
+		rec_gbuf(o, "host", name, sizeof name);
+		hidx = rec_host(ds, name);
+		h = &ds->hosts[hidx];
+		h->ended = 1;
+		rec_gbuf(o, "status", role, sizeof role);
+		h->failed = strcmp(role, "ok") != 0;
+		free(h->error);
+		if ((v = rec_get(o, "error")) != NULL &&
+		    v->type == MSGPACK_OBJECT_STR)
+			h->error = rec_strdup_obj(v);
+		else
+			h->error = xstrdup("");
+		return (0);
+	}
+	if (strcmp(t, "end") == 0) {
+		free(ds->ended);
+		return ((ds->ended = rec_gstr(c, o, "ended")) == NULL ? -1 : 0);
+	}
+	log_debug("%s: record %zu: unknown type '%s' ignored", c->path,
+	    c->index, t);
+	return (0);
+}
+
+int
+record_load(const char *dir, struct dataset **out, char **cause)
+{
+	struct dataset		*ds = NULL;
+	struct rec_ctx		 c;
+	msgpack_unpacked	 u;
+	struct stat		 st;
+	char			 path[PATH_MAX], *buf = NULL;
+	size_t			 off = 0, got = 0;
+	ssize_t			 n;
+	int			 fd = -1, r = -1;
+	msgpack_unpack_return	 ur;
+
+	*out = NULL;
+	memset(&c, 0, sizeof c);
+	c.path = path;
+	msgpack_unpacked_init(&u);
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		xasprintf(&c.cause, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((uint64_t)st.st_size > RECORD_MAX) {
+		xasprintf(&c.cause, "%s: larger than 4 GiB", path);
+		goto out;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			xasprintf(&c.cause, "%s: %s", path,
+			    n == 0 ? "shrank while reading" : strerror(errno));
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	ds = xcalloc(1, sizeof *ds);
+	ds->ended = xstrdup("");
+	while (off < got) {
+		ur = msgpack_unpack_next(&u, buf, got, &off);
+		if (ur == MSGPACK_UNPACK_CONTINUE) {
+			log_warnx("%s: the last record is cut short (%zu "
+			    "bytes): ignored", path, got - off);
+			ds->truncated = 1;
+			break;
+		}
+		if (ur != MSGPACK_UNPACK_SUCCESS) {
+			xasprintf(&c.cause, "%s: record %zu: not valid msgpack",
+			    path, c.index);
+			goto out;
+		}
+		if (u.data.type != MSGPACK_OBJECT_MAP) {
+			xasprintf(&c.cause, "%s: record %zu: not a map", path,
+			    c.index);
+			goto out;
+		}
+		if (rec_load_one(&c, ds, &u.data) != 0)
+			goto out;
+		c.index++;
+	}
+	if (c.index == 0) {
+		xasprintf(&c.cause, "%s: empty record", path);
+		goto out;
+	}
+	*out = ds;
+	ds = NULL;
+	r = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	dataset_free(ds);
+	if (r != 0)
+		*cause = c.cause;
+	return (r);
+}
+
+void
+dataset_free(struct dataset *ds)
+{
+	size_t	i, j;
+
+	if (ds == NULL)
+		return;
+	free(ds->run_id);
+	free(ds->orch_version);
+	free(ds->suite_name);
+	free(ds->suite_path);
+	free(ds->suite_text);
+	free(ds->cmdline);
+	free(ds->started);
+	free(ds->ended);
+	for (i = 0; i < ds->nvariants; i++)
+		free(ds->variants[i]);
+	free(ds->variants);
+	for (i = 0; i < ds->nbenches; i++) {
+		free(ds->benches[i].name);
+		free(ds->benches[i].checksum);
+		for (j = 0; j < ds->benches[i].nmetrics; j++)
+			free(ds->benches[i].metrics[j]);
+		free(ds->benches[i].metrics);
+		free(ds->benches[i].higher);
+	}
+	free(ds->benches);
+	for (i = 0; i < ds->nhosts; i++) {
+		free(ds->hosts[i].name);
+		free(ds->hosts[i].agent_version);
+		free(ds->hosts[i].error);
+	}
+	free(ds->hosts);
+	for (i = 0; i < ds->nfiles; i++) {
+		free(ds->files[i].variant);
+		free(ds->files[i].role);
+		free(ds->files[i].path);
+		free(ds->files[i].sha);
+	}
+	free(ds->files);
+	for (i = 0; i < ds->nsamples; i++) {
+		free(ds->samples[i].mkey);
+		free(ds->samples[i].mval);
+		free(ds->samples[i].checksum);
+		free(ds->samples[i].err);
+	}
+	free(ds->samples);
+	for (i = 0; i < ds->nmnames; i++)
+		free(ds->mnames[i]);
+	free(ds->mnames);
+	free(ds);
+}

@@ -1,0 +1,151 @@
+/*
+ * DIR/samples.msgpack: the raw record of a run, appended as samples arrive,
+ * and its in-memory image (struct dataset) that every report is rendered
+ * from. The record is a sequence of msgpack maps, each with "t":
+ *   "run"    once, first: run id, versions, suite (text and parsed), seed
+ *   "host"   when a host has said hello: its facts
+ *   "file"   a file a host ran, with its SHA-256
+ *   "sample" one run of one program
+ *   "hostend" a host finished: status and error
+ *   "end"    the run finished
+ */
+#ifndef COORDINATOR_RECORD_H
+#define COORDINATOR_RECORD_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/proto.h"
+
+#define RECORD_FILE	"samples.msgpack"
+
+/* Built-in metrics of every sample, in this order. */
+#define DS_NBUILTIN	6
+extern const char *const ds_builtin_names[DS_NBUILTIN];
+
+struct ds_bench {
+	char		*name;
+	size_t		 nmetrics;	/* reported metrics; [0] is primary */
+	char		**metrics;
+	int		*higher;	/* per metric: 1 higher is better */
+	char		*checksum;	/* "" none */
+};
+
+struct ds_host {
+	char		*name;
+	char		*agent_version;
+	struct proto_facts facts;
+	int		 ended;		/* a hostend record was seen */
+	int		 failed;
+	char		*error;
+};
+
+struct ds_file {
+	size_t		 host;
+	char		*variant;	/* "" for data files */
+	char		*role;		/* "bin" or "file:NAME" */
+	char		*path;		/* local path */
+	char		*sha;
+};
+
+struct ds_sample {
+	size_t		 host, bench, variant;
+	uint32_t	 round, attempt, seq;
+	int		 warmup, status, exit_code, signal;
+	double		 load1;
+	int64_t		 start_ns;
+	uint64_t	 builtin[DS_NBUILTIN];	/* wall_ns ... nivcsw */
+	size_t		 nmetrics;		/* the program's own */
+	size_t		*mkey;			/* index into dataset.mnames */
+	double		*mval;
+	char		*checksum;		/* NULL when none */
+	char		*err;			/* "" when none */
+};
+
+struct dataset {
+	char		*run_id;
+	char		*orch_version;
+	char		*suite_name;
+	char		*suite_path;
+	char		*suite_text;
+	char		*cmdline;
+	char		*started;	/* ISO 8601 UTC */
+	char		*ended;		/* "" when the record has no end */
+	uint64_t	 seed;
+	double		 min_effect;
+	uint32_t	 rounds;
+	uint32_t	 warmup;
+	size_t		 ref;		/* reference variant */
+	size_t		 nvariants;
+	char		**variants;
+	size_t		 nbenches;
+	struct ds_bench	*benches;
+	size_t		 nhosts;
+	struct ds_host	*hosts;
+	size_t		 nfiles;
+	struct ds_file	*files;
+	size_t		 nsamples;
+	struct ds_sample *samples;
+	size_t		 nmnames;	/* program metric names seen */
+	char		**mnames;
+	int		 truncated;	/* the last record was cut short */
+};
+
+/*
+ * Loads DIR/samples.msgpack. A truncated last record is ignored (and
+ * flagged); anything else malformed is an error. Returns 0, or -1 with
+ * *cause set (caller frees).
+ */
+int	record_load(const char *dir, struct dataset **out, char **cause);
+
+/* Frees a dataset; NULL is ok. */
+void	dataset_free(struct dataset *ds);
+
+/* Returns the index of name among the dataset's hosts / metric names, or -1. */
+long	dataset_host(const struct dataset *ds, const char *name);
+
+/*
+ * Returns the value of metric name in sample s (a built-in or the
+ * program's own) in *v; returns 0, or -1 when the sample lacks it.
+ */
+int	dataset_value(const struct dataset *ds, const struct ds_sample *s,
+	    const char *name, double *v);
+
+/* The writer: serialized by its mutex, each record one write(). */
+struct record {
+	int		 fd;
+	pthread_mutex_t	 mtx;
+	char		 path[1024];
+	int		 failed;	/* a write failed: errno in err */
+	char		 err[256];
+};
+
+struct suite;
+struct host;
+
+/* Creates DIR/samples.msgpack (must not exist). Returns 0 or -1 (cause). */
+int	record_open(struct record *r, const char *dir, char **cause);
+
+/* Appends the run record. */
+int	record_run(struct record *r, const char *run_id, const struct suite *s,
+	    uint64_t seed, const char *cmdline, const char *started);
+
+/* Appends a host's facts after its hello. */
+int	record_host(struct record *r, const struct host *h);
+
+/* Appends a file a host runs or reads. */
+int	record_file(struct record *r, const char *host, const char *variant,
+	    const char *role, const char *path, const char *sha);
+
+/* Appends one sample, naming its bench and variant. */
+int	record_sample(struct record *r, const char *host, const char *bench,
+	    const char *variant, const struct proto_sample *smp);
+
+/* Appends a host's outcome. */
+int	record_hostend(struct record *r, const struct host *h);
+
+/* Appends the end record and closes. */
+int	record_close(struct record *r, const char *ended);
+
+#endif

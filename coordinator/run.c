@@ -1,0 +1,728 @@
+/*
+ * `orch run`: resolves every host's files before anything runs anywhere,
+ * then runs each host's interleaved plan in its own thread, appending
+ * samples to DIR/samples.msgpack as they arrive, and renders the reports.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "coordinator/host.h"
+#include "coordinator/plan.h"
+#include "coordinator/record.h"
+#include "coordinator/report.h"
+#include "coordinator/run.h"
+#include "coordinator/suite.h"
+#include "proto/hash.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+/* A file one host needs, resolved for its os/arch. */
+struct run_file {
+	char	*path;			/* local path */
+	char	 sha[PROTO_SHA_HEX];
+	int	 executable;
+};
+
+/* Per host: its files, its plan and its progress. */
+struct run_host {
+	struct host		*h;
+	struct run		*run;
+	pthread_t		 thread;
+	size_t			 nfiles;
+	struct run_file		*files;
+	size_t			*bin;		/* per variant: index into files */
+	size_t			*data;		/* per bench file, flattened */
+	struct proto_plan	 plan;
+	size_t			 done;		/* samples received */
+	size_t			 total;		/* steps in the plan */
+	uint32_t		 round;		/* last round seen */
+	int64_t			 started_ms;
+	uint64_t		 pushed;	/* bytes */
+	int			 opened;
+};
+
+struct run {
+	const struct run_opts	*opts;
+	struct suite		*suite;
+	char			 run_id[64];
+	char			 dir[PATH_MAX];
+	struct record		 rec;
+	struct plan_entry	*order;
+	size_t			 norder;
+	struct run_host		*rh;
+	size_t			 nrh;
+	pthread_mutex_t		 mtx;		/* progress output */
+	int			 tty;
+	int64_t			 last_draw_ms;
+	int			 drawn;		/* lines drawn on the tty */
+};
+
+static volatile int	run_stop;
+
+static void
+run_sigint(int sig)
+{
+	(void)sig;
+	run_stop = 1;
+}
+
+static int64_t
+run_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Formats the current UTC time as ISO 8601. */
+static void
+run_iso_now(char *buf, size_t len)
+{
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Creates dir and its parents. Returns 0 or -1 (errno). */
+static int
+run_mkdirs(const char *dir, mode_t mode)
+{
+	char	tmp[PATH_MAX], *p;
+
+	snprintf(tmp, sizeof tmp, "%s", dir);
+	for (p = tmp + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) == -1 && errno != EEXIST)
+			return (-1);
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) == -1 && errno != EEXIST)
+		return (-1);
+	return (0);
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+#define RUN_EV_SAMPLE	0	/* a sample arrived */
+#define RUN_EV_ROUND	1	/* a host started a new round */
+#define RUN_EV_END	2	/* a host finished */
+
+/*
+ * Shows progress: on a terminal one redrawn line per host; otherwise a
+ * plain line every tenth of the rounds and when a host finishes.
+ */
+static void
+run_progress(struct run *run, struct run_host *rh, int ev)
+{
+	struct run_host	*x;
+	int64_t		 now = run_now_ms(), el, eta;
+	uint32_t	 step;
+	size_t		 i;
+
+	pthread_mutex_lock(&run->mtx);
+	if (!run->tty) {
+		step = run->suite->rounds / 10 > 0 ? run->suite->rounds / 10 : 1;
+		if (ev == RUN_EV_END && rh->h->status == HOST_OK)
+			fprintf(stderr, "orch: %s: done, %zu runs\n",
+			    rh->h->name, rh->done);
+		else if (ev == RUN_EV_END)
+			fprintf(stderr, "orch: %s: failed after %zu of %zu "
+			    "runs: %s\n", rh->h->name, rh->done, rh->total,
+			    rh->h->error);
+		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0 &&
+		    rh->round > 1)
+			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
+			    "runs)\n", rh->h->name, rh->round,
+			    run->suite->rounds, rh->done, rh->total);
+		goto out;
+	}
+	if (ev == RUN_EV_SAMPLE && now - run->last_draw_ms < 100)
+		goto out;
+	run->last_draw_ms = now;
+	if (run->drawn > 0)
+		fprintf(stderr, "\033[%dA", run->drawn);
+	for (i = 0; i < run->nrh; i++) {
+		x = &run->rh[i];
+		el = now - x->started_ms;
+		eta = x->done > 0 && x->done < x->total ?
+		    el * (int64_t)(x->total - x->done) / (int64_t)x->done /
+		    1000 : 0;
+		fprintf(stderr, "\r\033[K  %-12s ", x->h->name);
+		if (x->h->status != HOST_OK)
+			fprintf(stderr, "failed: %.60s\n", x->h->error);
+		else if (x->done == x->total && x->total > 0)
+			fprintf(stderr, "done: %zu runs\n", x->total);
+		else if (!x->opened)
+			fprintf(stderr, "connecting\n");
+		else
+			fprintf(stderr, "round %u/%u  %zu/%zu runs  ETA %llds\n",
+			    x->round, run->suite->rounds, x->done, x->total,
+			    (long long)eta);
+	}
+	run->drawn = (int)run->nrh;
+	fflush(stderr);
+out:
+	pthread_mutex_unlock(&run->mtx);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+/* Adds path to rh's files (once), hashing it. Returns its index or -1. */
+static long
+run_add_file(struct run_host *rh, const char *path, int executable,
+    char **cause)
+{
+	struct run_file	*f;
+	size_t		 i;
+
+	for (i = 0; i < rh->nfiles; i++) {
+		if (strcmp(rh->files[i].path, path) == 0)
+			return ((long)i);
+	}
+	rh->files = xreallocarray(rh->files, rh->nfiles + 1, sizeof *rh->files);
+	f = &rh->files[rh->nfiles];
+	memset(f, 0, sizeof *f);
+	if (hash_file(path, f->sha) != 0) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	f->path = xstrdup(path);
+	f->executable = executable;
+	return ((long)rh->nfiles++);
+}
+
+/*
+ * Resolves a host's files for its os/arch: every variant's program and
+ * every benchmark's data file must exist. Returns 0 or -1 (cause).
+ */
+static int
+run_resolve(struct run *run, struct run_host *rh, char **cause)
+{
+	const struct suite	*s = run->suite;
+	const struct proto_facts *f = &rh->h->facts;
+	struct stat		 st;
+	char			 path[PATH_MAX];
+	size_t			 v, b, k, nd = 0;
+	long			 idx;
+
+	rh->bin = xcalloc(s->nvariants, sizeof *rh->bin);
+	for (b = 0; b < s->nbenches; b++)
+		nd += s->benches[b].nfiles;
+	rh->data = xcalloc(nd + 1, sizeof *rh->data);
+	for (v = 0; v < s->nvariants; v++) {
+		const struct suite_variant *sv = &s->variants[v];
+
+		if (suite_expand(sv->bin, f->os, f->arch, path,
+		    sizeof path) != 0) {
+			xasprintf(cause, "%s:%d: [variant.%s] bin path too long",
+			    s->path, sv->line, sv->name);
+			return (-1);
+		}
+		if (stat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+			xasprintf(cause, "%s:%d: [variant.%s] no program for "
+			    "host %s (%s/%s): %s does not exist", s->path,
+			    sv->line, sv->name, rh->h->name, f->os, f->arch,
+			    path);
+			return (-1);
+		}
+		if ((idx = run_add_file(rh, path, 1, cause)) < 0)
+			return (-1);
+		rh->bin[v] = (size_t)idx;
+	}
+	nd = 0;
+	for (b = 0; b < s->nbenches; b++) {
+		for (k = 0; k < s->benches[b].nfiles; k++) {
+			idx = run_add_file(rh, s->benches[b].files[k].path, 0,
+			    cause);
+			if (idx < 0)
+				return (-1);
+			rh->data[nd++] = (size_t)idx;
+		}
+	}
+	return (0);
+}
+
+/* Replaces each {file:NAME} in arg with the file's path in the host's cache. */
+static char *
+run_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
+    const char *arg)
+{
+	const char	*p, *end;
+	char		*out, *o;
+	size_t		 k, cap, need, nlen;
+
+	cap = strlen(arg) + 1;
+	out = xmalloc(cap);
+	o = out;
+	for (p = arg; *p != '\0'; ) {
+		if (strncmp(p, "{file:", 6) == 0 &&
+		    (end = strchr(p + 6, '}')) != NULL) {
+			nlen = (size_t)(end - (p + 6));
+			for (k = 0; k < b->nfiles; k++) {
+				if (strlen(b->files[k].name) == nlen &&
+				    strncmp(b->files[k].name, p + 6, nlen) == 0)
+					break;
+			}
+			if (k < b->nfiles) {
+				const struct run_file *rf =
+				    &rh->files[rh->data[dbase + k]];
+
+				need = (size_t)(o - out) + strlen(
+				    rh->h->facts.workdir) + 8 + PROTO_SHA_HEX +
+				    strlen(end + 1) + 1;
+				if (need > cap) {
+					size_t off = (size_t)(o - out);
+
+					cap = need;
+					out = xreallocarray(out, 1, cap);
+					o = out + off;
+				}
+				o += sprintf(o, "%s/cache/%s",
+				    rh->h->facts.workdir, rf->sha);
+				p = end + 1;
+				continue;
+			}
+		}
+		*o++ = *p++;
+	}
+	*o = '\0';
+	return (out);
+}
+
+/* Builds the host's plan message from the suite and the shared order. */
+static void
+run_build_plan(struct run *run, struct run_host *rh)
+{
+	const struct suite	*s = run->suite;
+	struct proto_plan	*p = &rh->plan;
+	struct proto_cmd	*c;
+	size_t			 b, v, i, dbase = 0;
+
+	memset(p, 0, sizeof *p);
+	p->nfiles = rh->nfiles;
+	p->files = xcalloc(rh->nfiles + 1, sizeof *p->files);
+	for (i = 0; i < rh->nfiles; i++)
+		memcpy(p->files[i], rh->files[i].sha, PROTO_SHA_HEX);
+	p->ncmds = s->nbenches * s->nvariants;
+	p->cmds = xcalloc(p->ncmds, sizeof *p->cmds);
+	for (b = 0; b < s->nbenches; b++) {
+		const struct suite_bench *sb = &s->benches[b];
+
+		for (v = 0; v < s->nvariants; v++) {
+			const struct suite_variant *sv = &s->variants[v];
+
+			c = &p->cmds[b * s->nvariants + v];
+			snprintf(c->bench, sizeof c->bench, "%s", sb->name);
+			snprintf(c->variant, sizeof c->variant, "%s", sv->name);
+			memcpy(c->exe, rh->files[rh->bin[v]].sha,
+			    PROTO_SHA_HEX);
+			c->nargs = sv->nargs + sb->nargs;
+			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
+			for (i = 0; i < sv->nargs; i++)
+				c->args[i] = xstrdup(sv->args[i]);
+			for (i = 0; i < sb->nargs; i++)
+				c->args[sv->nargs + i] = run_subst(rh, sb,
+				    dbase, sb->args[i]);
+			c->nenv = sv->nenv;
+			c->env = xcalloc(c->nenv + 1, sizeof *c->env);
+			for (i = 0; i < sv->nenv; i++)
+				c->env[i] = xstrdup(sv->env[i]);
+			c->timeout_ms = sb->timeout_ms;
+			snprintf(c->checksum_key, sizeof c->checksum_key, "%s",
+			    sb->checksum);
+		}
+		dbase += sb->nfiles;
+	}
+	p->nsteps = run->norder;
+	p->steps = xcalloc(run->norder + 1, sizeof *p->steps);
+	for (i = 0; i < run->norder; i++) {
+		p->steps[i].cmd = run->order[i].bench * (uint32_t)s->nvariants +
+		    run->order[i].variant;
+		p->steps[i].round = run->order[i].round;
+		p->steps[i].warmup = (uint8_t)run->order[i].warmup;
+	}
+	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
+	    run->opts->max_load >= 0 ? run->opts->max_load : s->max_load;
+	p->load_wait_ms = s->load_wait_s * 1000;
+	p->retries = s->retries;
+	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
+	    s->pin);
+	rh->total = run->norder;
+}
+
+static void
+run_free_plan(struct proto_plan *p)
+{
+	struct proto_msg	m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PROTO_PLAN;
+	m.u.plan = *p;
+	proto_msg_free(&m);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static void *
+run_open_thread(void *arg)
+{
+	struct run_host	*rh = arg;
+
+	if (host_open(rh->h, rh->run->run_id) == 0)
+		rh->opened = 1;
+	return (NULL);
+}
+
+/* Stores one sample as it arrives. */
+static int
+run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
+{
+	struct run_host		*rh = arg;
+	struct run		*run = rh->run;
+	const struct suite	*s = run->suite;
+	const struct proto_cmd	*c;
+	int			 ev = RUN_EV_SAMPLE;
+
+	if (smp->cmd >= rh->plan.ncmds)
+		return (-1);
+	c = &rh->plan.cmds[smp->cmd];
+	if (record_sample(&run->rec, h->name, c->bench, c->variant, smp) != 0) {
+		log_warnx("%s", run->rec.err);
+		return (-1);
+	}
+	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries)
+		rh->done++;
+	if (smp->round != rh->round && smp->round > 0) {
+		ev = RUN_EV_ROUND;
+		rh->round = smp->round;
+	}
+	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO && !run->tty)
+		log_info("%s: %s/%s round %u: %s", h->name, c->bench,
+		    c->variant, smp->round, proto_status_name(smp->status));
+	run_progress(run, rh, ev);
+	return (0);
+}
+
+static void *
+run_host_thread(void *arg)
+{
+	struct run_host	*rh = arg;
+	struct run	*run = rh->run;
+	char		**paths;
+	char		(*shas)[PROTO_SHA_HEX];
+	int		*exe;
+	size_t		 i;
+
+	paths = xcalloc(rh->nfiles + 1, sizeof *paths);
+	shas = xcalloc(rh->nfiles + 1, sizeof *shas);
+	exe = xcalloc(rh->nfiles + 1, sizeof *exe);
+	for (i = 0; i < rh->nfiles; i++) {
+		paths[i] = rh->files[i].path;
+		memcpy(shas[i], rh->files[i].sha, PROTO_SHA_HEX);
+		exe[i] = rh->files[i].executable;
+	}
+	rh->started_ms = run_now_ms();
+	if (host_sync(rh->h, rh->nfiles, paths,
+	    (const char (*)[PROTO_SHA_HEX])shas, exe, &rh->pushed) == 0) {
+		log_debug("%s: pushed %llu bytes", rh->h->name,
+		    (unsigned long long)rh->pushed);
+		host_run(rh->h, &rh->plan, run_sample_cb, rh, &run_stop);
+	}
+	if (record_hostend(&run->rec, rh->h) != 0)
+		log_warnx("%s", run->rec.err);
+	host_close(rh->h);
+	run_progress(run, rh, RUN_EV_END);
+	free(paths);
+	free(shas);
+	free(exe);
+	return (NULL);
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+/* Makes the run id: UTC time and 4 random hex digits. */
+static int
+run_make_id(char *buf, size_t len)
+{
+	unsigned char	rnd[2];
+	time_t		now = time(NULL);
+	struct tm	tm;
+	char		ts[32];
+
+	if (RAND_bytes(rnd, sizeof rnd) != 1)
+		return (-1);
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s-%02x%02x", ts, rnd[0], rnd[1]);
+	return (0);
+}
+
+/* Points reports/latest at DIR when DIR is reports/<name>. */
+static void
+run_latest(const char *dir)
+{
+	const char	*base;
+
+	if (strncmp(dir, "reports/", 8) != 0)
+		return;
+	base = dir + 8;
+	if (strchr(base, '/') != NULL)
+		return;
+	unlink("reports/.latest.tmp");
+	if (symlink(base, "reports/.latest.tmp") == -1 ||
+	    rename("reports/.latest.tmp", "reports/latest") == -1)
+		log_warn("reports/latest");
+}
+
+/* Prints the primary verdicts for the terminal. */
+static void
+run_print_summary(const char *dir)
+{
+	char	path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/report.md", dir);
+	printf("report: %s\n", path);
+	printf("        %s/summary.json, %s/samples.csv\n", dir, dir);
+}
+
+int
+run_main(const struct run_opts *opts)
+{
+	struct run		 run;
+	struct run_host		*rh;
+	struct sigaction	 sa;
+	char			*cause = NULL, started[32], ended[32];
+	char			*cmdline;
+	size_t			 i, v, nworse = 0, nfailed = 0, failed_hosts = 0;
+	int			 code = 3, record_ok = 0;
+
+	memset(&run, 0, sizeof run);
+	run.opts = opts;
+	pthread_mutex_init(&run.mtx, NULL);
+	run.tty = isatty(2);
+	run_iso_now(started, sizeof started);
+
+	if (suite_load(opts->suite, &run.suite, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		code = 2;
+		goto out;
+	}
+	if (opts->rounds > 0)
+		run.suite->rounds = opts->rounds;
+	if (opts->has_seed)
+		run.suite->seed = opts->seed;
+	else if (!run.suite->has_seed) {
+		if (RAND_bytes((unsigned char *)&run.suite->seed,
+		    sizeof run.suite->seed) != 1)
+			fatalx("RAND_bytes failed");
+		run.suite->seed &= (1ULL << 53) - 1;	/* exact in JSON */
+	}
+	if (plan_order(run.suite, run.suite->seed, &run.order,
+	    &run.norder) != 0)
+		fatalx("out of memory planning");
+	if (run_make_id(run.run_id, sizeof run.run_id) != 0)
+		fatalx("RAND_bytes failed");
+	if (opts->out != NULL)
+		snprintf(run.dir, sizeof run.dir, "%s", opts->out);
+	else
+		snprintf(run.dir, sizeof run.dir, "reports/%s", run.run_id);
+	{
+		char	probe[PATH_MAX + 32];
+
+		snprintf(probe, sizeof probe, "%s/%s", run.dir, RECORD_FILE);
+		if (access(probe, F_OK) == 0) {
+			fprintf(stderr, "orch: %s already holds a run; choose "
+			    "another --out\n", run.dir);
+			code = 2;
+			goto out;
+		}
+	}
+	if (run_mkdirs(run.dir, 0755) == -1) {
+		fprintf(stderr, "orch: cannot create %s: %s\n", run.dir,
+		    strerror(errno));
+		code = 2;
+		goto out;
+	}
+	{
+		char	logs[PATH_MAX + 8];
+
+		snprintf(logs, sizeof logs, "%s/logs", run.dir);
+		if (run_mkdirs(logs, 0755) == -1) {
+			fprintf(stderr, "orch: cannot create %s: %s\n", logs,
+			    strerror(errno));
+			code = 2;
+			goto out;
+		}
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = run_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	/* Connect to every host at once. */
+	run.nrh = opts->nhosts;
+	run.rh = xcalloc(run.nrh, sizeof *run.rh);
+	for (i = 0; i < run.nrh; i++) {
+		rh = &run.rh[i];
+		rh->h = &opts->hosts[i];
+		rh->run = &run;
+		rh->h->verbose = opts->verbose;
+		snprintf(rh->h->logpath, sizeof rh->h->logpath,
+		    "%s/logs/%s.log", run.dir, rh->h->name);
+		if (pthread_create(&rh->thread, NULL, run_open_thread, rh) != 0)
+			fatalx("pthread_create failed");
+	}
+	for (i = 0; i < run.nrh; i++)
+		pthread_join(run.rh[i].thread, NULL);
+
+	/* Every host's files must exist before anything runs anywhere. */
+	for (i = 0; i < run.nrh; i++) {
+		rh = &run.rh[i];
+		if (!rh->opened)
+			continue;
+		if (run_resolve(&run, rh, &cause) != 0) {
+			fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
+			code = 2;
+			goto close;
+		}
+		run_build_plan(&run, rh);
+	}
+
+	if (record_open(&run.rec, run.dir, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		code = 2;
+		goto close;
+	}
+	record_ok = 1;
+	xasprintf(&cmdline, "%s", opts->cmdline);
+	record_run(&run.rec, run.run_id, run.suite, run.suite->seed, cmdline,
+	    started);
+	free(cmdline);
+	for (i = 0; i < run.nrh; i++) {
+		rh = &run.rh[i];
+		if (!rh->opened) {
+			fprintf(stderr, "orch: %s: %s\n", rh->h->name,
+			    rh->h->error);
+			record_hostend(&run.rec, rh->h);
+			continue;
+		}
+		record_host(&run.rec, rh->h);
+		for (v = 0; v < run.suite->nvariants; v++)
+			record_file(&run.rec, rh->h->name,
+			    run.suite->variants[v].name, "bin",
+			    rh->files[rh->bin[v]].path,
+			    rh->files[rh->bin[v]].sha);
+		for (v = 0; v < rh->nfiles; v++) {
+			if (!rh->files[v].executable)
+				record_file(&run.rec, rh->h->name, "", "data",
+				    rh->files[v].path, rh->files[v].sha);
+		}
+	}
+	if (run.rec.failed) {
+		fprintf(stderr, "orch: %s\n", run.rec.err);
+		code = 3;
+		goto close;
+	}
+	if (!run.tty)
+		fprintf(stderr, "orch: run %s: %s on %zu host%s, %u rounds, "
+		    "seed %llu\n", run.run_id, run.suite->name, run.nrh,
+		    run.nrh == 1 ? "" : "s", run.suite->rounds,
+		    (unsigned long long)run.suite->seed);
+
+	for (i = 0; i < run.nrh; i++) {
+		rh = &run.rh[i];
+		if (!rh->opened)
+			continue;
+		if (pthread_create(&rh->thread, NULL, run_host_thread, rh) != 0)
+			fatalx("pthread_create failed");
+	}
+	for (i = 0; i < run.nrh; i++) {
+		if (run.rh[i].opened)
+			pthread_join(run.rh[i].thread, NULL);
+	}
+	run_iso_now(ended, sizeof ended);
+	record_ok = 0;
+	if (record_close(&run.rec, ended) != 0) {
+		fprintf(stderr, "orch: %s\n", run.rec.err);
+		code = 3;
+		goto out;
+	}
+	for (i = 0; i < run.nrh; i++) {
+		if (run.rh[i].h->status != HOST_OK) {
+			failed_hosts++;
+			fprintf(stderr, "orch: %s failed: %s\n",
+			    run.rh[i].h->name, run.rh[i].h->error);
+		}
+	}
+	if (report_render(run.dir, &nworse, &nfailed, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		code = 3;
+		goto out;
+	}
+	run_latest(run.dir);
+	run_print_summary(run.dir);
+	if (nfailed > 0)
+		fprintf(stderr, "orch: %zu measured run%s failed (see the "
+		    "report)\n", nfailed, nfailed == 1 ? "" : "s");
+	if (failed_hosts > 0 || nfailed > 0)
+		code = 3;
+	else if (opts->fail_on_worse && nworse > 0) {
+		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
+		    nworse, nworse == 1 ? "" : "s");
+		code = 1;
+	} else
+		code = 0;
+	goto out;
+close:
+	for (i = 0; i < run.nrh; i++)
+		host_close(run.rh[i].h);
+	if (record_ok)
+		record_close(&run.rec, "");
+	else {
+		char	p[PATH_MAX + 8];
+
+		/* Nothing was recorded: leave nothing behind. */
+		for (i = 0; i < run.nrh; i++)
+			unlink(run.rh[i].h->logpath);
+		snprintf(p, sizeof p, "%s/logs", run.dir);
+		rmdir(p);
+		rmdir(run.dir);
+	}
+out:
+	for (i = 0; i < run.nrh; i++) {
+		rh = &run.rh[i];
+		for (v = 0; v < rh->nfiles; v++)
+			free(rh->files[v].path);
+		free(rh->files);
+		free(rh->bin);
+		free(rh->data);
+		run_free_plan(&rh->plan);
+	}
+	free(run.rh);
+	free(run.order);
+	suite_free(run.suite);
+	free(cause);
+	pthread_mutex_destroy(&run.mtx);
+	return (code);
+}

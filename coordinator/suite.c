@@ -1,0 +1,1449 @@
+/*
+ * Suite files (INI, see DESIGN.md "Suite file"): parsed with inih, checked
+ * key by key, every error naming the file and line.
+ *
+ * inih does not pass line numbers to its handler, truncates section names
+ * at 49 bytes and never reports a section without keys. So the file is read
+ * into memory and fed to inih through our own reader, which counts lines,
+ * handles [section] headers itself (inih sees a blank line instead) and
+ * strips leading blanks so inih's multi-line continuation never applies.
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "coordinator/suite.h"
+
+#define SUITE_FILE_MAX		(1024 * 1024)	/* largest suite file, bytes */
+#define SUITE_VARIANTS_MAX	64
+#define SUITE_BENCHES_MAX	1024
+#define SUITE_FILES_MAX		64		/* extra files per benchmark */
+#define SUITE_TIMEOUT_MAX	86400		/* seconds */
+#define SUITE_TIMEOUT_UNSET	UINT32_MAX	/* bench without its own */
+#define SUITE_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
+
+enum suite_sect {
+	SECT_NONE,
+	SECT_SUITE,
+	SECT_VARIANT,
+	SECT_BENCH,
+};
+
+static const char *const suite_suite_keys[] = {
+	"name", "rounds", "warmup", "seed", "min_effect", "reference",
+	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
+	NULL
+};
+enum {
+	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
+	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
+	SK_TIMEOUT,
+};
+
+static const char *const suite_variant_keys[] = {
+	"bin", "env", "args", NULL
+};
+enum { VK_BIN, VK_ENV, VK_ARGS };
+
+static const char *const suite_bench_keys[] = {
+	"args", "files", "metrics", "better", "checksum", "timeout", NULL
+};
+enum { BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT };
+
+struct suite_parse {
+	struct suite	*s;
+	const char	*path;		/* as given, for messages */
+	char		*dir;		/* the suite file's directory; NULL: cwd */
+	const char	*text;
+	size_t		 len;
+	size_t		 off;		/* next unread byte of text */
+	int		 line;		/* the line inih is working on */
+	int		 failed;
+	char		*cause;		/* the first error */
+
+	enum suite_sect	 sect;		/* the current section */
+	size_t		 idx;		/* its variant or bench index */
+	int		 sect_line;
+	char		 label[PROTO_NAME_MAX + 16];	/* "[bench.NAME]" */
+	int		 seen[16];	/* line of each key of the section; 0: not yet */
+
+	int		 suite_line;	/* of [suite]; 0: none */
+	char		 ref[PROTO_NAME_MAX];
+	int		 ref_line;	/* of reference; 0: none */
+	uint32_t	 timeout_ms;	/* [suite] timeout, the benches' default */
+
+	/* [bench.NAME] checks that need two keys, done once both are known. */
+	char		*better;	/* better not yet checked against metrics */
+	int		 better_line;
+	int		 args_line;	/* args not yet checked against files */
+};
+
+static char	*suite_vfmt(const char *, va_list)
+		    __attribute__((format(printf, 1, 0)));
+static void	 suite_error(struct suite_parse *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/* Formats into a new string, or returns NULL when out of memory. */
+static char *
+suite_vfmt(const char *fmt, va_list ap)
+{
+	va_list	 ap2;
+	char	*s;
+	int	 n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		return (NULL);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return (s);
+}
+
+/* Records the first error as "PATH:LINE: message" ("PATH: message" for 0). */
+static void
+suite_error(struct suite_parse *p, int line, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+	size_t	 n;
+
+	if (p->failed)
+		return;
+	p->failed = 1;
+	va_start(ap, fmt);
+	msg = suite_vfmt(fmt, ap);
+	va_end(ap);
+	if (msg == NULL)
+		return;
+	n = strlen(p->path) + strlen(msg) + 32;
+	if ((p->cause = malloc(n)) != NULL) {
+		if (line > 0)
+			snprintf(p->cause, n, "%s:%d: %s", p->path, line, msg);
+		else
+			snprintf(p->cause, n, "%s: %s", p->path, msg);
+	}
+	free(msg);
+}
+
+/* Returns 1 if s is a valid bench, variant, file or metric name. */
+static int
+suite_name_ok(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || len >= PROTO_NAME_MAX)
+		return (0);
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '.' && s[i] != '-')
+			return (0);
+	}
+	return (1);
+}
+
+/* Returns 1 if s[0..len) is a valid environment variable name. */
+static int
+suite_env_name_ok(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || isdigit((unsigned char)s[0]))
+		return (0);
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	}
+	return (1);
+}
+
+/* Trims blanks from both ends of s in place and returns it. */
+static char *
+suite_trim(char *s)
+{
+	char	*e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return (s);
+}
+
+/*
+ * Parses an unsigned decimal integer. Returns 0, -1 when malformed, or -2
+ * when it does not fit in 64 bits.
+ */
+static int
+suite_parse_u64(const char *v, uint64_t *out)
+{
+	uint64_t	x = 0;
+	unsigned	d;
+
+	if (*v == '\0')
+		return (-1);
+	for (; *v != '\0'; v++) {
+		if (!isdigit((unsigned char)*v))
+			return (-1);
+		d = (unsigned)(*v - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return (-2);
+		x = x * 10 + d;
+	}
+	*out = x;
+	return (0);
+}
+
+/*
+ * Parses a non-negative decimal number like 30, 0.5 or .25 without locale
+ * or exponent, exactly rounded. Returns 0 or -1.
+ */
+static int
+suite_parse_decimal(const char *v, double *out)
+{
+	uint64_t	mant = 0;
+	double		scale = 1.0;
+	int		sig = 0, fdig = 0, digits = 0, dot = 0;
+
+	for (; *v != '\0'; v++) {
+		if (*v == '.' && !dot) {
+			dot = 1;
+			continue;
+		}
+		if (!isdigit((unsigned char)*v))
+			return (-1);
+		digits++;
+		if (mant != 0 || *v != '0')
+			sig++;
+		/* 15 digits and 10^22 are exact in a double, so one division rounds. */
+		if (sig > 15 || (dot && ++fdig > 22))
+			return (-1);
+		mant = mant * 10 + (uint64_t)(*v - '0');
+	}
+	if (digits == 0)
+		return (-1);
+	while (fdig-- > 0)
+		scale *= 10.0;
+	*out = (double)mant / scale;
+	return (0);
+}
+
+/* Parses an integer key within [min, max]; reports the error. */
+static int
+suite_uint(struct suite_parse *p, const char *key, const char *v,
+    uint64_t min, uint64_t max, uint64_t *out)
+{
+	int	rc;
+
+	if ((rc = suite_parse_u64(v, out)) == -1) {
+		suite_error(p, p->line, "%s %s: '%s' is not an integer",
+		    p->label, key, v);
+		return (-1);
+	}
+	if (rc == -2 || *out < min || *out > max) {
+		suite_error(p, p->line, "%s %s: %s is out of range %llu..%llu",
+		    p->label, key, v, (unsigned long long)min,
+		    (unsigned long long)max);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Parses a timeout in seconds (0: none) into milliseconds; reports errors. */
+static int
+suite_timeout(struct suite_parse *p, const char *v, uint32_t *ms)
+{
+	double	x;
+
+	if (suite_parse_decimal(v, &x) != 0) {
+		suite_error(p, p->line, "%s timeout: '%s' is not a number of "
+		    "seconds", p->label, v);
+		return (-1);
+	}
+	if (x > SUITE_TIMEOUT_MAX) {
+		suite_error(p, p->line, "%s timeout: %s is out of range 0..%d",
+		    p->label, v, SUITE_TIMEOUT_MAX);
+		return (-1);
+	}
+	*ms = (uint32_t)(x * 1000.0 + 0.5);
+	if (*ms == 0 && x > 0)
+		*ms = 1;
+	return (0);
+}
+
+/* Returns a new string "dir/rel", or NULL when out of memory. */
+static char *
+suite_join(const char *dir, const char *rel)
+{
+	size_t	 dl = strlen(dir), n = dl + strlen(rel) + 2;
+	char	*s;
+
+	if ((s = malloc(n)) == NULL)
+		return (NULL);
+	snprintf(s, n, "%s%s%s", dir, dl > 0 && dir[dl - 1] == '/' ? "" : "/",
+	    rel);
+	return (s);
+}
+
+/* Returns 1 if path names something that exists. */
+static int
+suite_exists(const char *path)
+{
+	struct stat	st;
+
+	return (stat(path, &st) == 0);
+}
+
+/* Returns the first {os} or {arch} in path, or NULL. */
+static const char *
+suite_placeholder(const char *path)
+{
+	const char	*a = strstr(path, "{os}"), *b = strstr(path, "{arch}");
+
+	if (a == NULL || (b != NULL && b < a))
+		return (b);
+	return (a);
+}
+
+/*
+ * Resolves a path as written: kept if it exists from the current directory,
+ * joined to the suite's directory if it exists from there, else kept. For a
+ * path with placeholders the directory before the first one is tested.
+ * Returns the new string, or NULL when out of memory (error reported).
+ */
+static char *
+suite_resolve(struct suite_parse *p, const char *written)
+{
+	const char	*ph;
+	char		*probe = NULL, *joined = NULL, *r = NULL;
+	size_t		 plen = strlen(written);
+
+	if ((ph = suite_placeholder(written)) != NULL) {
+		for (plen = (size_t)(ph - written); plen > 0 &&
+		    written[plen - 1] != '/'; plen--)
+			;
+	}
+	if (written[0] == '/' || p->dir == NULL || plen == 0) {
+		r = strdup(written);
+		goto out;
+	}
+	if ((probe = strndup(written, plen)) == NULL)
+		goto out;
+	if (suite_exists(probe)) {
+		r = strdup(written);
+		goto out;
+	}
+	free(probe);
+	probe = NULL;
+	if ((joined = suite_join(p->dir, written)) == NULL ||
+	    (probe = strndup(joined, strlen(joined) - strlen(written) +
+	    plen)) == NULL)
+		goto out;
+	if (suite_exists(probe)) {
+		r = joined;
+		joined = NULL;
+	} else
+		r = strdup(written);
+out:
+	free(probe);
+	free(joined);
+	if (r == NULL)
+		suite_error(p, p->line, "out of memory");
+	return (r);
+}
+
+/* Frees a NULL-terminated word array of n words. */
+static void
+suite_free_words(char **w, size_t n)
+{
+	size_t	i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+}
+
+int
+suite_split(const char *value, char ***words, size_t *nwords, char **cause)
+{
+	const char	 *p = value;
+	char		**w = NULL, **nw, *buf = NULL;
+	const char	 *err = NULL;
+	size_t		  n = 0, len;
+	int		  r = -1;
+
+	*words = NULL;
+	*nwords = 0;
+	if (cause != NULL)
+		*cause = NULL;
+	/* No word is longer than the value, and there are at most ARGS_MAX. */
+	if ((buf = malloc(strlen(value) + 1)) == NULL ||
+	    (w = calloc(PROTO_ARGS_MAX + 1, sizeof *w)) == NULL) {
+		err = "out of memory";
+		goto out;
+	}
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p == '\0')
+			break;
+		len = 0;
+		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n' &&
+		    *p != '\r') {
+			if (*p == '\'') {
+				for (p++; *p != '\''; p++) {
+					if (*p == '\0') {
+						err = "unterminated ' quote";
+						goto out;
+					}
+					buf[len++] = *p;
+				}
+				p++;
+			} else if (*p == '"') {
+				for (p++; *p != '"'; p++) {
+					if (*p == '\0') {
+						err = "unterminated \" quote";
+						goto out;
+					}
+					if (*p == '\\' && p[1] == '\n') {
+						p++;	/* line continuation */
+						continue;
+					}
+					if (*p == '\\' && p[1] != '\0' &&
+					    strchr("\"\\$`", p[1]) != NULL)
+						p++;
+					buf[len++] = *p;
+				}
+				p++;
+			} else if (*p == '\\' && p[1] == '\n') {
+				p += 2;
+			} else {
+				/* A lone trailing backslash stays, as in sh. */
+				if (*p == '\\' && p[1] != '\0')
+					p++;
+				buf[len++] = *p++;
+			}
+		}
+		if (n == PROTO_ARGS_MAX) {
+			err = "too many words (at most 256)";
+			goto out;
+		}
+		if ((w[n] = strndup(buf, len)) == NULL) {
+			err = "out of memory";
+			goto out;
+		}
+		n++;
+	}
+	if ((nw = realloc(w, (n + 1) * sizeof *w)) != NULL)
+		w = nw;
+	*words = w;
+	*nwords = n;
+	w = NULL;
+	r = 0;
+out:
+	if (err != NULL && cause != NULL)
+		*cause = strdup(err);
+	suite_free_words(w, n);
+	free(buf);
+	return (r);
+}
+
+int
+suite_expand(const char *tmpl, const char *os, const char *arch, char *out,
+    size_t outlen)
+{
+	const char	*rep;
+	size_t		 o = 0, rlen;
+	char		 c;
+
+	if (outlen == 0)
+		return (-1);
+	while (*tmpl != '\0') {
+		if (strncmp(tmpl, "{os}", 4) == 0) {
+			rep = os;
+			rlen = strlen(os);
+			tmpl += 4;
+		} else if (strncmp(tmpl, "{arch}", 6) == 0) {
+			rep = arch;
+			rlen = strlen(arch);
+			tmpl += 6;
+		} else {
+			c = *tmpl++;
+			rep = &c;
+			rlen = 1;
+		}
+		if (rlen >= outlen - o) {
+			out[0] = '\0';
+			return (-1);
+		}
+		memcpy(out + o, rep, rlen);
+		o += rlen;
+	}
+	out[o] = '\0';
+	return (0);
+}
+
+/* Returns the current variant. */
+static struct suite_variant *
+suite_cur_variant(struct suite_parse *p)
+{
+	return (&p->s->variants[p->idx]);
+}
+
+/* Returns the current benchmark. */
+static struct suite_bench *
+suite_cur_bench(struct suite_parse *p)
+{
+	return (&p->s->benches[p->idx]);
+}
+
+/* Returns 1 if v is a CPU list: N or N-M items, comma-separated. */
+static int
+suite_cpus_ok(const char *v)
+{
+	for (;;) {
+		if (!isdigit((unsigned char)*v))
+			return (0);
+		while (isdigit((unsigned char)*v))
+			v++;
+		if (*v == '-') {
+			if (!isdigit((unsigned char)*++v))
+				return (0);
+			while (isdigit((unsigned char)*v))
+				v++;
+		}
+		if (*v == '\0')
+			return (1);
+		if (*v++ != ',')
+			return (0);
+	}
+}
+
+/* Handles one key of [suite]. */
+static void
+suite_key_suite(struct suite_parse *p, int k, const char *v)
+{
+	struct suite	*s = p->s;
+	uint64_t	 u;
+	double		 d;
+
+	switch (k) {
+	case SK_NAME:
+		if (!suite_name_ok(v, strlen(v))) {
+			suite_error(p, p->line, "%s name: bad name '%s' (want "
+			    SUITE_NAME_RULE ")", p->label, v);
+			return;
+		}
+		snprintf(s->name, sizeof s->name, "%s", v);
+		break;
+	case SK_ROUNDS:
+		if (suite_uint(p, "rounds", v, 1, 100000, &u) == 0)
+			s->rounds = (uint32_t)u;
+		break;
+	case SK_WARMUP:
+		if (suite_uint(p, "warmup", v, 0, 1000, &u) == 0)
+			s->warmup = (uint32_t)u;
+		break;
+	case SK_SEED:
+		if (suite_uint(p, "seed", v, 0, UINT64_MAX, &u) == 0) {
+			s->seed = u;
+			s->has_seed = 1;
+		}
+		break;
+	case SK_MIN_EFFECT:
+		if (suite_parse_decimal(v, &d) != 0) {
+			suite_error(p, p->line, "%s min_effect: '%s' is not a "
+			    "number", p->label, v);
+			return;
+		}
+		if (d >= 1) {
+			suite_error(p, p->line, "%s min_effect: %s is out of "
+			    "range (want 0 <= x < 1)", p->label, v);
+			return;
+		}
+		s->min_effect = d;
+		break;
+	case SK_REFERENCE:
+		if (!suite_name_ok(v, strlen(v))) {
+			suite_error(p, p->line, "%s reference: bad name '%s' "
+			    "(want " SUITE_NAME_RULE ")", p->label, v);
+			return;
+		}
+		snprintf(p->ref, sizeof p->ref, "%s", v);
+		p->ref_line = p->line;
+		break;
+	case SK_MAX_LOAD:
+		if (suite_parse_decimal(v, &d) != 0) {
+			suite_error(p, p->line, "%s max_load: '%s' is not a "
+			    "number", p->label, v);
+			return;
+		}
+		s->max_load = d;
+		break;
+	case SK_LOAD_WAIT:
+		if (suite_uint(p, "load_wait", v, 0, 86400, &u) == 0)
+			s->load_wait_s = (uint32_t)u;
+		break;
+	case SK_RETRIES:
+		if (suite_uint(p, "retries", v, 0, 10, &u) == 0)
+			s->retries = (uint32_t)u;
+		break;
+	case SK_PIN:
+		if (!suite_cpus_ok(v) || strlen(v) >= sizeof s->pin) {
+			suite_error(p, p->line, "%s pin: bad CPU list '%s' "
+			    "(want e.g. 2,3 or 0-3)", p->label, v);
+			return;
+		}
+		snprintf(s->pin, sizeof s->pin, "%s", v);
+		break;
+	case SK_SUBTRACT_FLOOR:
+		if (strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0 ||
+		    strcmp(v, "1") == 0)
+			s->subtract_floor = 1;
+		else if (strcasecmp(v, "no") == 0 ||
+		    strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
+			s->subtract_floor = 0;
+		else
+			suite_error(p, p->line, "%s subtract_floor: '%s' is not "
+			    "yes or no", p->label, v);
+		break;
+	case SK_TIMEOUT:
+		suite_timeout(p, v, &p->timeout_ms);
+		break;
+	}
+}
+
+/* Checks a bin without placeholders: it must be an executable file. */
+static void
+suite_check_bin(struct suite_parse *p, const char *written,
+    const char *resolved)
+{
+	struct stat	st;
+
+	if (stat(resolved, &st) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			suite_error(p, p->line, "%s bin '%s' does not exist",
+			    p->label, written);
+		else
+			suite_error(p, p->line, "%s bin '%s': %s", p->label,
+			    written, strerror(errno));
+	} else if (!S_ISREG(st.st_mode))
+		suite_error(p, p->line, "%s bin '%s' is not a regular file",
+		    p->label, written);
+	else if (access(resolved, X_OK) != 0)
+		suite_error(p, p->line, "%s bin '%s' is not executable",
+		    p->label, written);
+}
+
+/* Splits an args or env value; reports errors. */
+static int
+suite_words(struct suite_parse *p, const char *key, const char *v,
+    char ***w, size_t *n)
+{
+	char	*cause = NULL;
+
+	if (suite_split(v, w, n, &cause) != 0) {
+		suite_error(p, p->line, "%s %s: %s", p->label, key,
+		    cause != NULL ? cause : "out of memory");
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Handles one key of [variant.NAME]. */
+static void
+suite_key_variant(struct suite_parse *p, int k, const char *v)
+{
+	struct suite_variant	*var = suite_cur_variant(p);
+	const char		*eq;
+	size_t			 i;
+
+	switch (k) {
+	case VK_BIN:
+		if (*v == '\0') {
+			suite_error(p, p->line, "%s empty bin", p->label);
+			return;
+		}
+		if ((var->bin = suite_resolve(p, v)) == NULL)
+			return;
+		if (suite_placeholder(v) == NULL)
+			suite_check_bin(p, v, var->bin);
+		break;
+	case VK_ENV:
+		if (suite_words(p, "env", v, &var->env, &var->nenv) != 0)
+			return;
+		for (i = 0; i < var->nenv; i++) {
+			eq = strchr(var->env[i], '=');
+			if (eq == NULL || !suite_env_name_ok(var->env[i],
+			    (size_t)(eq - var->env[i]))) {
+				suite_error(p, p->line, "%s env: bad item '%s' "
+				    "(want NAME=value)", p->label, var->env[i]);
+				return;
+			}
+		}
+		break;
+	case VK_ARGS:
+		suite_words(p, "args", v, &var->args, &var->nargs);
+		break;
+	}
+}
+
+/* Checks every {file:NAME} in the current bench's args; error at line. */
+static void
+suite_check_refs(struct suite_parse *p, int line)
+{
+	struct suite_bench	*b = suite_cur_bench(p);
+	const char		*a, *end;
+	size_t			 i, j, len;
+
+	for (i = 0; i < b->nargs; i++) {
+		for (a = b->args[i]; (a = strstr(a, "{file:")) != NULL;
+		    a = end + 1) {
+			a += 6;
+			if ((end = strchr(a, '}')) == NULL) {
+				suite_error(p, line, "%s args: unterminated "
+				    "'{file:' in '%s'", p->label, b->args[i]);
+				return;
+			}
+			len = (size_t)(end - a);
+			for (j = 0; j < b->nfiles; j++) {
+				if (strlen(b->files[j].name) == len &&
+				    strncmp(b->files[j].name, a, len) == 0)
+					break;
+			}
+			if (j == b->nfiles) {
+				suite_error(p, line, "%s args: unknown file "
+				    "'%.*s' in {file:%.*s}", p->label, (int)len,
+				    a, (int)len, a);
+				return;
+			}
+		}
+	}
+}
+
+/*
+ * Applies a better value to the current bench: "lower" or "higher" alone
+ * for every metric, "metric:lower|higher" for one. With check_only, checks
+ * the items' form but neither the metrics named nor applies anything.
+ */
+static void
+suite_better(struct suite_parse *p, const char *v, int line, int check_only)
+{
+	struct suite_bench	*b = suite_cur_bench(p);
+	char			*copy, *item, *next, *colon, *m, *dir;
+	unsigned char		*set = NULL;
+	int			 dflt = -1, hi;
+	size_t			 i;
+
+	if ((copy = strdup(v)) == NULL ||
+	    (set = calloc(b->nmetrics + 1, 1)) == NULL) {
+		suite_error(p, line, "out of memory");
+		goto out;
+	}
+	/* Two passes: the default first, so items may come in any order. */
+	for (item = copy; item != NULL; item = next) {
+		if ((next = strchr(item, ',')) != NULL)
+			*next++ = '\0';
+		item = suite_trim(item);
+		if ((colon = strchr(item, ':')) != NULL) {
+			*colon = '\0';
+			m = suite_trim(item);
+			dir = suite_trim(colon + 1);
+		} else {
+			m = NULL;
+			dir = item;
+		}
+		if (strcmp(dir, "lower") == 0)
+			hi = 0;
+		else if (strcmp(dir, "higher") == 0)
+			hi = 1;
+		else {
+			suite_error(p, line, "%s better: bad item '%s%s%s' (want "
+			    "lower, higher or METRIC:lower|higher)", p->label,
+			    m != NULL ? m : "", m != NULL ? ":" : "", dir);
+			goto out;
+		}
+		if (m == NULL) {
+			if (dflt != -1) {
+				suite_error(p, line, "%s better: more than one "
+				    "default", p->label);
+				goto out;
+			}
+			dflt = hi;
+		} else if (!suite_name_ok(m, strlen(m))) {
+			suite_error(p, line, "%s better: bad metric name '%s'",
+			    p->label, m);
+			goto out;
+		}
+		if (check_only || m == NULL)
+			continue;
+		for (i = 0; i < b->nmetrics; i++) {
+			if (strcmp(b->metrics[i].name, m) == 0)
+				break;
+		}
+		if (i == b->nmetrics) {
+			suite_error(p, line, "%s better: '%s' is not in metrics",
+			    p->label, m);
+			goto out;
+		}
+		if (set[i]) {
+			suite_error(p, line, "%s better: '%s' given twice",
+			    p->label, m);
+			goto out;
+		}
+		set[i] = (unsigned char)(hi + 1);
+	}
+	if (check_only)
+		goto out;
+	for (i = 0; i < b->nmetrics; i++) {
+		if (set[i])
+			b->metrics[i].higher = set[i] - 1;
+		else if (dflt != -1)
+			b->metrics[i].higher = dflt;
+	}
+out:
+	free(set);
+	free(copy);
+}
+
+/* Parses a files value: comma-separated NAME=path items. */
+static void
+suite_files(struct suite_parse *p, const char *v)
+{
+	struct suite_bench	*b = suite_cur_bench(p);
+	struct suite_file	*f;
+	struct stat		 st;
+	char			*copy, *item, *next, *eq, *name, *path;
+	size_t			 i, n = 1;
+
+	for (item = strchr(v, ','); item != NULL; item = strchr(item + 1, ','))
+		n++;
+	if (n > SUITE_FILES_MAX) {
+		suite_error(p, p->line, "%s files: too many (at most %d)",
+		    p->label, SUITE_FILES_MAX);
+		return;
+	}
+	if ((copy = strdup(v)) == NULL ||
+	    (b->files = calloc(n, sizeof *b->files)) == NULL) {
+		suite_error(p, p->line, "out of memory");
+		goto out;
+	}
+	for (item = copy; item != NULL; item = next) {
+		if ((next = strchr(item, ',')) != NULL)
+			*next++ = '\0';
+		item = suite_trim(item);
+		if ((eq = strchr(item, '=')) == NULL) {
+			suite_error(p, p->line, "%s files: bad item '%s' (want "
+			    "NAME=path)", p->label, item);
+			goto out;
+		}
+		*eq = '\0';
+		name = suite_trim(item);
+		path = suite_trim(eq + 1);
+		if (!suite_name_ok(name, strlen(name))) {
+			suite_error(p, p->line, "%s files: bad name '%s' (want "
+			    SUITE_NAME_RULE ")", p->label, name);
+			goto out;
+		}
+		if (*path == '\0') {
+			suite_error(p, p->line, "%s files: empty path for '%s'",
+			    p->label, name);
+			goto out;
+		}
+		for (i = 0; i < b->nfiles; i++) {
+			if (strcmp(b->files[i].name, name) == 0) {
+				suite_error(p, p->line, "%s files: duplicate "
+				    "name '%s'", p->label, name);
+				goto out;
+			}
+		}
+		f = &b->files[b->nfiles++];
+		snprintf(f->name, sizeof f->name, "%s", name);
+		f->line = p->line;
+		if ((f->path = suite_resolve(p, path)) == NULL)
+			goto out;
+		if (stat(f->path, &st) != 0) {
+			suite_error(p, p->line, "%s files: '%s' %s", p->label,
+			    path, errno == ENOENT || errno == ENOTDIR ?
+			    "does not exist" : strerror(errno));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			suite_error(p, p->line, "%s files: '%s' is not a "
+			    "regular file", p->label, path);
+			goto out;
+		}
+	}
+out:
+	free(copy);
+}
+
+/* Parses a metrics value: comma-separated names, no duplicates. */
+static void
+suite_metrics(struct suite_parse *p, const char *v)
+{
+	struct suite_bench	*b = suite_cur_bench(p);
+	char			*copy, *item, *next;
+	size_t			 i, n = 1;
+
+	for (item = strchr(v, ','); item != NULL; item = strchr(item + 1, ','))
+		n++;
+	if (n > PROTO_METRICS_MAX) {
+		suite_error(p, p->line, "%s metrics: too many (at most %d)",
+		    p->label, PROTO_METRICS_MAX);
+		return;
+	}
+	if ((copy = strdup(v)) == NULL ||
+	    (b->metrics = calloc(n, sizeof *b->metrics)) == NULL) {
+		suite_error(p, p->line, "out of memory");
+		goto out;
+	}
+	for (item = copy; item != NULL; item = next) {
+		if ((next = strchr(item, ',')) != NULL)
+			*next++ = '\0';
+		item = suite_trim(item);
+		if (!suite_name_ok(item, strlen(item))) {
+			suite_error(p, p->line, "%s metrics: bad name '%s' (want "
+			    SUITE_NAME_RULE ")", p->label, item);
+			goto out;
+		}
+		for (i = 0; i < b->nmetrics; i++) {
+			if (strcmp(b->metrics[i].name, item) == 0) {
+				suite_error(p, p->line, "%s metrics: duplicate "
+				    "metric '%s'", p->label, item);
+				goto out;
+			}
+		}
+		snprintf(b->metrics[b->nmetrics].name, PROTO_NAME_MAX, "%s",
+		    item);
+		b->nmetrics++;
+	}
+out:
+	free(copy);
+}
+
+/* Handles one key of [bench.NAME]. */
+static void
+suite_key_bench(struct suite_parse *p, int k, const char *v)
+{
+	struct suite_bench	*b = suite_cur_bench(p);
+
+	switch (k) {
+	case BK_ARGS:
+		if (suite_words(p, "args", v, &b->args, &b->nargs) != 0)
+			return;
+		if (p->seen[BK_FILES])
+			suite_check_refs(p, p->line);
+		else
+			p->args_line = p->line;
+		break;
+	case BK_FILES:
+		suite_files(p, v);
+		if (!p->failed && p->args_line != 0) {
+			suite_check_refs(p, p->args_line);
+			p->args_line = 0;
+		}
+		break;
+	case BK_METRICS:
+		suite_metrics(p, v);
+		if (!p->failed && p->better != NULL) {
+			suite_better(p, p->better, p->better_line, 0);
+			free(p->better);
+			p->better = NULL;
+		}
+		break;
+	case BK_BETTER:
+		if (p->seen[BK_METRICS]) {
+			suite_better(p, v, p->line, 0);
+			break;
+		}
+		suite_better(p, v, p->line, 1);
+		if (!p->failed && (p->better = strdup(v)) == NULL)
+			suite_error(p, p->line, "out of memory");
+		p->better_line = p->line;
+		break;
+	case BK_CHECKSUM:
+		if (!suite_name_ok(v, strlen(v))) {
+			suite_error(p, p->line, "%s checksum: bad name '%s' "
+			    "(want " SUITE_NAME_RULE ")", p->label, v);
+			return;
+		}
+		snprintf(b->checksum, sizeof b->checksum, "%s", v);
+		break;
+	case BK_TIMEOUT:
+		suite_timeout(p, v, &b->timeout_ms);
+		break;
+	}
+}
+
+/* The inih handler: one key = value line of the current section. */
+static int
+suite_handler(void *user, const char *section, const char *key,
+    const char *v)
+{
+	struct suite_parse	*p = user;
+	const char *const	*keys;
+	int			 k;
+
+	(void)section;	/* truncated by inih; the reader tracks sections */
+	if (p->failed)
+		return (0);
+	switch (p->sect) {
+	case SECT_SUITE:
+		keys = suite_suite_keys;
+		break;
+	case SECT_VARIANT:
+		keys = suite_variant_keys;
+		break;
+	case SECT_BENCH:
+		keys = suite_bench_keys;
+		break;
+	default:
+		suite_error(p, p->line, "key '%s' outside any section", key);
+		return (0);
+	}
+	for (k = 0; keys[k] != NULL; k++) {
+		if (strcmp(keys[k], key) == 0)
+			break;
+	}
+	if (keys[k] == NULL) {
+		suite_error(p, p->line, "%s unknown key '%s'", p->label, key);
+		return (0);
+	}
+	if (p->seen[k] != 0) {
+		suite_error(p, p->line, "%s duplicate key '%s' (first on line "
+		    "%d)", p->label, key, p->seen[k]);
+		return (0);
+	}
+	p->seen[k] = p->line;
+	if (p->sect == SECT_SUITE)
+		suite_key_suite(p, k, v);
+	else if (p->sect == SECT_VARIANT)
+		suite_key_variant(p, k, v);
+	else
+		suite_key_bench(p, k, v);
+	return (!p->failed);
+}
+
+/* Finishes the current section: defaults and checks across its keys. */
+static void
+suite_section_end(struct suite_parse *p)
+{
+	struct suite_bench	*b;
+
+	if (p->failed)
+		goto out;
+	if (p->sect == SECT_VARIANT && suite_cur_variant(p)->bin == NULL)
+		suite_error(p, p->sect_line, "%s missing bin", p->label);
+	if (p->sect == SECT_BENCH) {
+		b = suite_cur_bench(p);
+		if (b->nmetrics == 0) {
+			if ((b->metrics = calloc(1, sizeof *b->metrics)) ==
+			    NULL) {
+				suite_error(p, p->sect_line, "out of memory");
+				goto out;
+			}
+			snprintf(b->metrics[0].name, PROTO_NAME_MAX, "wall_ns");
+			b->nmetrics = 1;
+		}
+		if (p->args_line != 0)
+			suite_check_refs(p, p->args_line);
+		if (p->better != NULL)
+			suite_better(p, p->better, p->better_line, 0);
+	}
+out:
+	free(p->better);
+	p->better = NULL;
+	p->better_line = p->args_line = 0;
+	memset(p->seen, 0, sizeof p->seen);
+	p->sect = SECT_NONE;
+}
+
+/* Starts a variant or bench section named name[0..len); reports errors. */
+static void
+suite_section_add(struct suite_parse *p, enum suite_sect sect,
+    const char *name, size_t len)
+{
+	struct suite		*s = p->s;
+	struct suite_variant	*v;
+	struct suite_bench	*b;
+	const char		*kind = sect == SECT_VARIANT ? "variant" : "bench";
+	size_t			 i, n = sect == SECT_VARIANT ? s->nvariants :
+				    s->nbenches;
+	int			 first = 0;
+	void			*na;
+
+	if (!suite_name_ok(name, len)) {
+		suite_error(p, p->line, "[%s.%.*s] bad name '%.*s' (want "
+		    SUITE_NAME_RULE ")", kind, (int)len, name, (int)len, name);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (sect == SECT_VARIANT &&
+		    strlen(s->variants[i].name) == len &&
+		    memcmp(s->variants[i].name, name, len) == 0)
+			first = s->variants[i].line;
+		if (sect == SECT_BENCH && strlen(s->benches[i].name) == len &&
+		    memcmp(s->benches[i].name, name, len) == 0)
+			first = s->benches[i].line;
+	}
+	if (first != 0) {
+		suite_error(p, p->line, "duplicate section [%s.%.*s] (first on "
+		    "line %d)", kind, (int)len, name, first);
+		return;
+	}
+	if (n >= (sect == SECT_VARIANT ? SUITE_VARIANTS_MAX :
+	    SUITE_BENCHES_MAX)) {
+		suite_error(p, p->line, "too many %s sections (at most %d)",
+		    kind, sect == SECT_VARIANT ? SUITE_VARIANTS_MAX :
+		    SUITE_BENCHES_MAX);
+		return;
+	}
+	if (sect == SECT_VARIANT) {
+		if ((na = realloc(s->variants, (n + 1) * sizeof *v)) == NULL)
+			goto nomem;
+		s->variants = na;
+		v = &s->variants[s->nvariants++];
+		memset(v, 0, sizeof *v);
+		memcpy(v->name, name, len);
+		v->line = p->line;
+	} else {
+		if ((na = realloc(s->benches, (n + 1) * sizeof *b)) == NULL)
+			goto nomem;
+		s->benches = na;
+		b = &s->benches[s->nbenches++];
+		memset(b, 0, sizeof *b);
+		memcpy(b->name, name, len);
+		b->timeout_ms = SUITE_TIMEOUT_UNSET;
+		b->line = p->line;
+	}
+	p->sect = sect;
+	p->idx = n;
+	p->sect_line = p->line;
+	snprintf(p->label, sizeof p->label, "[%s.%.*s]", kind, (int)len, name);
+	return;
+nomem:
+	suite_error(p, p->line, "out of memory");
+}
+
+/* Handles a [section] line, l[0..n) with l[0] == '['. */
+static void
+suite_section(struct suite_parse *p, const char *l, size_t n)
+{
+	const char	*close, *a, *e, *after;
+
+	if ((close = memchr(l, ']', n)) == NULL) {
+		suite_error(p, p->line, "syntax error: missing ']'");
+		return;
+	}
+	for (after = close + 1; after < l + n &&
+	    isspace((unsigned char)*after); after++)
+		;
+	if (after < l + n && *after != ';' && *after != '#') {
+		suite_error(p, p->line, "syntax error: text after ']'");
+		return;
+	}
+	suite_section_end(p);
+	if (p->failed)
+		return;
+	for (a = l + 1; a < close && isspace((unsigned char)*a); a++)
+		;
+	for (e = close; e > a && isspace((unsigned char)e[-1]); e--)
+		;
+	if (e - a == 5 && memcmp(a, "suite", 5) == 0) {
+		if (p->suite_line != 0) {
+			suite_error(p, p->line, "duplicate section [suite] "
+			    "(first on line %d)", p->suite_line);
+			return;
+		}
+		p->suite_line = p->sect_line = p->line;
+		p->sect = SECT_SUITE;
+		snprintf(p->label, sizeof p->label, "[suite]");
+	} else if (e - a >= 8 && memcmp(a, "variant.", 8) == 0)
+		suite_section_add(p, SECT_VARIANT, a + 8, (size_t)(e - a - 8));
+	else if (e - a >= 6 && memcmp(a, "bench.", 6) == 0)
+		suite_section_add(p, SECT_BENCH, a + 6, (size_t)(e - a - 6));
+	else
+		suite_error(p, p->line, "unknown section [%.*s] (want [suite], "
+		    "[variant.NAME] or [bench.NAME])", (int)(e - a), a);
+}
+
+/* Returns 1 if a key line l[0..n) has '=' or ':' before any comment. */
+static int
+suite_has_sep(const char *l, size_t n)
+{
+	size_t	i;
+	int	was_space = 0;
+
+	for (i = 0; i < n; i++) {
+		if (l[i] == '=' || l[i] == ':')
+			return (1);
+		if (was_space && l[i] == ';')
+			return (0);	/* inih's inline comment */
+		was_space = isspace((unsigned char)l[i]);
+	}
+	return (0);
+}
+
+/*
+ * The inih reader: hands over the next line of the file without leading
+ * blanks, handling [section] lines here. Returns NULL at the end or after
+ * an error, which stops inih.
+ */
+static char *
+suite_reader(char *str, int num, void *stream)
+{
+	struct suite_parse	*p = stream;
+	const char		*l, *e, *nl;
+	size_t			 n;
+
+	if (p->failed || p->off >= p->len || num < 2)
+		return (NULL);
+	l = p->text + p->off;
+	nl = memchr(l, '\n', p->len - p->off);
+	e = nl != NULL ? nl : p->text + p->len;
+	p->off = (size_t)(e - p->text) + (nl != NULL);
+	p->line++;
+	if (p->line == 1 && e - l >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
+		l += 3;
+	while (l < e && isspace((unsigned char)*l))
+		l++;
+	while (e > l && isspace((unsigned char)e[-1]))
+		e--;
+	n = (size_t)(e - l);
+	str[0] = '\0';
+	if (n == 0 || *l == ';' || *l == '#')
+		return (str);
+	if (*l == '[') {
+		suite_section(p, l, n);
+		return (p->failed ? NULL : str);
+	}
+	if (!suite_has_sep(l, n)) {
+		suite_error(p, p->line, "syntax error: expected key = value");
+		return (NULL);
+	}
+	if (n > (size_t)num - 1) {
+		suite_error(p, p->line, "line too long (at most %d characters)",
+		    num - 1);
+		return (NULL);
+	}
+	memcpy(str, l, n);
+	str[n] = '\0';
+	return (str);
+}
+
+/* Reads the whole file into p->s->text; reports errors. */
+static int
+suite_read(struct suite_parse *p)
+{
+	struct suite	*s = p->s;
+	size_t		 cap = 0, len = 0;
+	ssize_t		 got;
+	char		*nb;
+	const char	*z, *c;
+	int		 fd, r = -1, saved;
+
+	if ((fd = open(p->path, O_RDONLY | O_CLOEXEC)) == -1) {
+		suite_error(p, 0, "%s", strerror(errno));
+		return (-1);
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap > SUITE_FILE_MAX) {
+				suite_error(p, 0, "file too large (over %d "
+				    "bytes)", SUITE_FILE_MAX);
+				goto out;
+			}
+			cap = cap == 0 ? 4096 : cap * 2;
+			if ((nb = realloc(s->text, cap + 1)) == NULL) {
+				suite_error(p, 0, "out of memory");
+				goto out;
+			}
+			s->text = nb;
+		}
+		got = read(fd, s->text + len, cap - len);
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got == -1) {
+			saved = errno;
+			suite_error(p, 0, "%s", strerror(saved));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	if (len > SUITE_FILE_MAX) {
+		suite_error(p, 0, "file too large (over %d bytes)",
+		    SUITE_FILE_MAX);
+		goto out;
+	}
+	s->text[len] = '\0';
+	if ((z = memchr(s->text, '\0', len)) != NULL) {
+		p->line = 1;
+		for (c = s->text; c < z; c++)
+			p->line += *c == '\n';
+		suite_error(p, p->line, "NUL byte in file");
+		goto out;
+	}
+	p->text = s->text;
+	p->len = len;
+	r = 0;
+out:
+	close(fd);
+	return (r);
+}
+
+/* Sets the suite's default name: the file's basename without ".ini". */
+static void
+suite_default_name(struct suite *s, const char *path)
+{
+	const char	*b = strrchr(path, '/');
+	size_t		 n, i;
+
+	b = b != NULL ? b + 1 : path;
+	n = strlen(b);
+	if (n > 4 && strcmp(b + n - 4, ".ini") == 0)
+		n -= 4;
+	if (n >= sizeof s->name)
+		n = sizeof s->name - 1;
+	for (i = 0; i < n; i++) {
+		s->name[i] = suite_name_ok(b + i, 1) ? b[i] : '_';
+	}
+	s->name[n] = '\0';
+	if (n == 0)
+		snprintf(s->name, sizeof s->name, "suite");
+}
+
+/* Checks across sections once the whole file is read. */
+static void
+suite_finish(struct suite_parse *p)
+{
+	struct suite	*s = p->s;
+	size_t		 i;
+
+	for (i = 0; i < s->nbenches; i++) {
+		if (s->benches[i].timeout_ms == SUITE_TIMEOUT_UNSET)
+			s->benches[i].timeout_ms = p->timeout_ms;
+	}
+	if (p->ref_line != 0) {
+		for (i = 0; i < s->nvariants; i++) {
+			if (strcmp(s->variants[i].name, p->ref) == 0)
+				break;
+		}
+		if (i == s->nvariants) {
+			suite_error(p, p->ref_line, "[suite] reference '%s' is "
+			    "not a variant", p->ref);
+			return;
+		}
+		s->ref = i;
+	}
+	if (p->suite_line == 0)
+		suite_error(p, 0, "missing [suite] section");
+	else if (s->nvariants < 2)
+		suite_error(p, 0, "need at least 2 variants, found %zu",
+		    s->nvariants);
+	else if (s->nbenches == 0)
+		suite_error(p, 0, "no [bench.NAME] section");
+}
+
+int
+suite_load(const char *path, struct suite **out, char **cause)
+{
+	struct suite_parse	 p;
+	struct suite		*s = NULL;
+	const char		*slash;
+	int			 r = -1, rc;
+
+	memset(&p, 0, sizeof p);
+	*out = NULL;
+	*cause = NULL;
+	p.path = path;
+	if ((s = calloc(1, sizeof *s)) == NULL ||
+	    (s->path = strdup(path)) == NULL) {
+		suite_error(&p, 0, "out of memory");
+		goto out;
+	}
+	p.s = s;
+	s->rounds = 10;
+	s->warmup = 1;
+	s->min_effect = 0.01;
+	s->max_load = 1.0 / 3.0;
+	s->load_wait_s = 600;
+	s->retries = 2;
+	s->subtract_floor = 1;
+	suite_default_name(s, path);
+	if ((slash = strrchr(path, '/')) != NULL &&
+	    (p.dir = strndup(path, slash == path ? 1 : (size_t)(slash -
+	    path))) == NULL) {
+		suite_error(&p, 0, "out of memory");
+		goto out;
+	}
+	if (suite_read(&p) != 0)
+		goto out;
+
+	rc = ini_parse_stream(suite_reader, &p, suite_handler, &p);
+	if (rc == -2)
+		suite_error(&p, p.line, "out of memory");
+	else if (rc > 0)	/* only if inih finds what the reader let by */
+		suite_error(&p, rc, "syntax error");
+	suite_section_end(&p);
+	if (p.failed)
+		goto out;
+	suite_finish(&p);
+	if (p.failed)
+		goto out;
+	*out = s;
+	s = NULL;
+	r = 0;
+out:
+	if (r != 0) {
+		*cause = p.cause;
+		p.cause = NULL;
+		if (*cause == NULL)
+			*cause = strdup("out of memory");
+	}
+	free(p.better);
+	free(p.dir);
+	suite_free(s);
+	return (r);
+}
+
+void
+suite_free(struct suite *s)
+{
+	size_t	i, j;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nvariants; i++) {
+		free(s->variants[i].bin);
+		suite_free_words(s->variants[i].args, s->variants[i].nargs);
+		suite_free_words(s->variants[i].env, s->variants[i].nenv);
+	}
+	free(s->variants);
+	for (i = 0; i < s->nbenches; i++) {
+		suite_free_words(s->benches[i].args, s->benches[i].nargs);
+		for (j = 0; j < s->benches[i].nfiles; j++)
+			free(s->benches[i].files[j].path);
+		free(s->benches[i].files);
+		free(s->benches[i].metrics);
+	}
+	free(s->benches);
+	free(s->path);
+	free(s->text);
+	free(s);
+}

@@ -1,0 +1,1304 @@
+/*
+ * Wire messages: struct proto_msg to and from msgpack maps.
+ *
+ * Each struct is described by a table of fields (name, kind, offset); one
+ * walker encodes a table and one decodes it, and the few members that are
+ * not scalars or fixed strings have their own functions. proto/PROTOCOL.md
+ * is the prose form of these tables.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "proto/hash.h"
+#include "proto/proto.h"
+#include "proto/seal.h"
+
+/* Deepest container nesting accepted; the messages themselves use four. */
+#define MSG_DEPTH_MAX	16
+
+/* Largest encoded message: what fits in a frame beside the seal. */
+#define MSG_ENC_MAX	(PROTO_FRAME_MAX - SEAL_OVERHEAD)
+
+/* Marks a required field in struct msg_field's has. */
+#define MSG_REQ		SIZE_MAX
+
+#define MSG_NITEMS(a)	(sizeof (a) / sizeof (a)[0])
+
+enum msg_kind {
+	MSG_U8,		/* uint8_t, 0..max */
+	MSG_U32,	/* uint32_t */
+	MSG_U64,	/* uint64_t */
+	MSG_I32,	/* int32_t */
+	MSG_I64,	/* int64_t */
+	MSG_F64,	/* double, sent as float64 */
+	MSG_STR,	/* char[size], NUL-terminated, no NUL inside */
+	MSG_HASH,	/* char[PROTO_SHA_HEX], 64 lowercase hex digits */
+	MSG_SUB		/* anything else: dec and enc */
+};
+
+struct msg_field {
+	const char	*name;		/* the map key */
+	enum msg_kind	 kind;
+	size_t		 off;		/* offset of the member in its struct */
+	size_t		 size;		/* size of the member */
+	uint8_t		 max;		/* largest value of a MSG_U8 */
+	size_t		 has;		/* offset of its "present" int, or MSG_REQ */
+	int		(*dec)(const msgpack_object *, void *);
+	int		(*enc)(msgpack_packer *, const void *);
+};
+
+#define MSG_F(t, m, k) \
+	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, MSG_REQ, NULL, NULL }
+#define MSG_FMAX(t, m, mx) \
+	{ #m, MSG_U8, offsetof(t, m), sizeof(((t *)0)->m), mx, MSG_REQ, NULL, NULL }
+#define MSG_FOPT(t, m, k, h) \
+	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, offsetof(t, h), NULL, NULL }
+#define MSG_FSUB(n, d, e) \
+	{ n, MSG_SUB, 0, 0, 0, MSG_REQ, d, e }
+
+/* The encoder's output: grows up to MSG_ENC_MAX, remembers its first error. */
+struct msg_buf {
+	unsigned char	*data;
+	size_t		 len;
+	size_t		 cap;
+	int		 err;		/* 0, PROTO_ERR_NOMEM or PROTO_ERR_TOOBIG */
+};
+
+static int	msg_dec_facts(const msgpack_object *, void *);
+static int	msg_enc_facts(msgpack_packer *, const void *);
+static int	msg_dec_load(const msgpack_object *, void *);
+static int	msg_enc_load(msgpack_packer *, const void *);
+static int	msg_dec_extra(const msgpack_object *, void *);
+static int	msg_enc_extra(msgpack_packer *, const void *);
+static int	msg_dec_sha(const msgpack_object *, void *);
+static int	msg_enc_sha(msgpack_packer *, const void *);
+static int	msg_dec_files(const msgpack_object *, void *);
+static int	msg_enc_files(msgpack_packer *, const void *);
+static int	msg_dec_cmds(const msgpack_object *, void *);
+static int	msg_enc_cmds(msgpack_packer *, const void *);
+static int	msg_dec_args(const msgpack_object *, void *);
+static int	msg_enc_args(msgpack_packer *, const void *);
+static int	msg_dec_env(const msgpack_object *, void *);
+static int	msg_enc_env(msgpack_packer *, const void *);
+static int	msg_dec_steps(const msgpack_object *, void *);
+static int	msg_enc_steps(msgpack_packer *, const void *);
+static int	msg_dec_metrics(const msgpack_object *, void *);
+static int	msg_enc_metrics(msgpack_packer *, const void *);
+static int	msg_check_plan(const void *);
+
+static const struct msg_field msg_facts_tab[] = {
+	MSG_F(struct proto_facts, os, MSG_STR),
+	MSG_F(struct proto_facts, arch, MSG_STR),
+	MSG_F(struct proto_facts, cpu_model, MSG_STR),
+	MSG_F(struct proto_facts, kernel, MSG_STR),
+	MSG_F(struct proto_facts, hostname, MSG_STR),
+	MSG_F(struct proto_facts, workdir, MSG_STR),
+	MSG_F(struct proto_facts, cores, MSG_U32),
+	MSG_F(struct proto_facts, mem_kb, MSG_U64),
+	MSG_FSUB("load", msg_dec_load, msg_enc_load),
+	MSG_FSUB("extra", msg_dec_extra, msg_enc_extra),
+};
+
+static const struct msg_field msg_hello_tab[] = {
+	MSG_F(struct proto_hello, proto, MSG_U32),
+	MSG_F(struct proto_hello, version, MSG_STR),
+	MSG_F(struct proto_hello, run_id, MSG_STR),
+	{ "facts", MSG_SUB, 0, 0, 0, offsetof(struct proto_hello, has_facts),
+	    msg_dec_facts, msg_enc_facts },
+};
+
+static const struct msg_field msg_error_tab[] = {
+	MSG_F(struct proto_error, code, MSG_STR),
+	MSG_F(struct proto_error, msg, MSG_STR),
+};
+
+static const struct msg_field msg_hashes_tab[] = {
+	MSG_FSUB("sha", msg_dec_sha, msg_enc_sha),
+};
+
+static const struct msg_field msg_cmd_tab[] = {
+	MSG_F(struct proto_cmd, bench, MSG_STR),
+	MSG_F(struct proto_cmd, variant, MSG_STR),
+	MSG_F(struct proto_cmd, exe, MSG_HASH),
+	MSG_FSUB("args", msg_dec_args, msg_enc_args),
+	MSG_FSUB("env", msg_dec_env, msg_enc_env),
+	MSG_F(struct proto_cmd, timeout_ms, MSG_U32),
+	MSG_F(struct proto_cmd, checksum_key, MSG_STR),
+};
+
+static const struct msg_field msg_plan_tab[] = {
+	MSG_FSUB("files", msg_dec_files, msg_enc_files),
+	MSG_FSUB("cmds", msg_dec_cmds, msg_enc_cmds),
+	MSG_FSUB("steps", msg_dec_steps, msg_enc_steps),
+	MSG_F(struct proto_plan, max_load, MSG_F64),
+	MSG_F(struct proto_plan, load_wait_ms, MSG_U32),
+	MSG_F(struct proto_plan, retries, MSG_U32),
+	MSG_F(struct proto_plan, pin, MSG_STR),
+};
+
+static const struct msg_field msg_sample_tab[] = {
+	MSG_F(struct proto_sample, seq, MSG_U32),
+	MSG_F(struct proto_sample, step, MSG_U32),
+	MSG_F(struct proto_sample, cmd, MSG_U32),
+	MSG_F(struct proto_sample, round, MSG_U32),
+	MSG_F(struct proto_sample, attempt, MSG_U32),
+	MSG_FMAX(struct proto_sample, warmup, 1),
+	MSG_FMAX(struct proto_sample, status, PROTO_ST_SIGNAL),
+	MSG_F(struct proto_sample, exit_code, MSG_I32),
+	MSG_F(struct proto_sample, signal, MSG_I32),
+	MSG_F(struct proto_sample, wall_ns, MSG_U64),
+	MSG_F(struct proto_sample, user_ns, MSG_U64),
+	MSG_F(struct proto_sample, sys_ns, MSG_U64),
+	MSG_F(struct proto_sample, maxrss_kb, MSG_U64),
+	MSG_F(struct proto_sample, nvcsw, MSG_U64),
+	MSG_F(struct proto_sample, nivcsw, MSG_U64),
+	MSG_F(struct proto_sample, load1, MSG_F64),
+	MSG_F(struct proto_sample, start_ns, MSG_I64),
+	MSG_FSUB("metrics", msg_dec_metrics, msg_enc_metrics),
+	MSG_FOPT(struct proto_sample, checksum, MSG_STR, has_checksum),
+	MSG_F(struct proto_sample, err_tail, MSG_STR),
+};
+
+static const struct msg_field msg_ack_tab[] = {
+	MSG_F(struct proto_ack, seq, MSG_U32),
+};
+
+static const struct msg_field msg_done_tab[] = {
+	MSG_F(struct proto_done, nsamples, MSG_U32),
+	MSG_F(struct proto_done, reason, MSG_STR),
+	MSG_FMAX(struct proto_done, ok, 1),
+};
+
+/* Every message type, its name, its fields and any whole-message check. */
+static const struct msg_type {
+	enum proto_type		 type;
+	const char		*name;
+	const struct msg_field	*tab;
+	size_t			 n;
+	int			(*check)(const void *);
+} msg_types[] = {
+	{ PROTO_HELLO, "hello", msg_hello_tab, MSG_NITEMS(msg_hello_tab), NULL },
+	{ PROTO_ERROR, "error", msg_error_tab, MSG_NITEMS(msg_error_tab), NULL },
+	{ PROTO_QUERY, "query", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab), NULL },
+	{ PROTO_HAVE, "have", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab), NULL },
+	{ PROTO_PLAN, "plan", msg_plan_tab, MSG_NITEMS(msg_plan_tab),
+	    msg_check_plan },
+	{ PROTO_SAMPLE, "sample", msg_sample_tab, MSG_NITEMS(msg_sample_tab),
+	    NULL },
+	{ PROTO_ACK, "ack", msg_ack_tab, MSG_NITEMS(msg_ack_tab), NULL },
+	{ PROTO_DONE, "done", msg_done_tab, MSG_NITEMS(msg_done_tab), NULL },
+	{ PROTO_BYE, "bye", NULL, 0, NULL },
+};
+
+/* Returns the description of a message type, or NULL. */
+static const struct msg_type *
+msg_type_find(uint64_t type)
+{
+	size_t	i;
+
+	for (i = 0; i < MSG_NITEMS(msg_types); i++) {
+		if ((uint64_t)msg_types[i].type == type)
+			return (&msg_types[i]);
+	}
+	return (NULL);
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+/* Reads an n-byte big-endian unsigned integer. */
+static uint64_t
+msg_be(const uint8_t *p, size_t n)
+{
+	uint64_t	v = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return (v);
+}
+
+/*
+ * Walks the msgpack object in buf without building it. msgpack-c trusts
+ * container counts and allocates for them as soon as it reads a header, so
+ * this runs first and refuses, in one pass and without allocating: a
+ * container claiming more elements than bytes remain, nesting deeper than
+ * MSG_DEPTH_MAX, anything incomplete, and bytes after the object. Returns 0
+ * or PROTO_ERR_DECODE.
+ */
+static int
+msg_scan(const uint8_t *buf, size_t len)
+{
+	uint64_t	left[MSG_DEPTH_MAX + 1];	/* objects still due per level */
+	uint64_t	count, body, v;
+	size_t		depth = 0, off = 0, lb;
+	uint8_t		b;
+	int		map;
+
+	left[0] = 1;
+	for (;;) {
+		while (left[depth] == 0) {
+			if (depth == 0)
+				goto done;
+			depth--;
+		}
+		left[depth]--;
+		if (off >= len)
+			return (PROTO_ERR_DECODE);
+		b = buf[off++];
+		count = body = 0;
+		lb = 0;
+		map = -1;
+		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 ||
+		    b == 0xc3)
+			;			/* fixint, nil, bool */
+		else if (b <= 0x8f)
+			count = 2 * (uint64_t)(b & 0x0f);
+		else if (b <= 0x9f)
+			count = b & 0x0f;
+		else if (b <= 0xbf)
+			body = b & 0x1f;
+		else {
+			switch (b) {
+			case 0xc4: case 0xd9: lb = 1; break;	/* bin, str */
+			case 0xc5: case 0xda: lb = 2; break;
+			case 0xc6: case 0xdb: lb = 4; break;
+			case 0xc7: lb = 1; body = 1; break;	/* ext + type */
+			case 0xc8: lb = 2; body = 1; break;
+			case 0xc9: lb = 4; body = 1; break;
+			case 0xca: body = 4; break;		/* float */
+			case 0xcb: body = 8; break;
+			case 0xcc: case 0xd0: body = 1; break;	/* (u)int */
+			case 0xcd: case 0xd1: body = 2; break;
+			case 0xce: case 0xd2: body = 4; break;
+			case 0xcf: case 0xd3: body = 8; break;
+			case 0xd4: body = 2; break;		/* fixext */
+			case 0xd5: body = 3; break;
+			case 0xd6: body = 5; break;
+			case 0xd7: body = 9; break;
+			case 0xd8: body = 17; break;
+			case 0xdc: lb = 2; map = 0; break;	/* array */
+			case 0xdd: lb = 4; map = 0; break;
+			case 0xde: lb = 2; map = 1; break;	/* map */
+			case 0xdf: lb = 4; map = 1; break;
+			default:				/* 0xc1 */
+				return (PROTO_ERR_DECODE);
+			}
+		}
+		if (lb > 0) {
+			if (len - off < lb)
+				return (PROTO_ERR_DECODE);
+			v = msg_be(buf + off, lb);
+			off += lb;
+			if (map == 1)
+				count = 2 * v;
+			else if (map == 0)
+				count = v;
+			else
+				body += v;
+		}
+		if (body > len - off)
+			return (PROTO_ERR_DECODE);
+		off += (size_t)body;
+		if (count > 0) {
+			/* Every element takes a byte at least. */
+			if (count > len - off || depth == MSG_DEPTH_MAX)
+				return (PROTO_ERR_DECODE);
+			left[++depth] = count;
+		}
+	}
+done:
+	return (off == len ? 0 : PROTO_ERR_DECODE);
+}
+
+/* Returns 1 when o is the string name. */
+static int
+msg_key_is(const msgpack_object *o, const char *name)
+{
+	size_t	n = strlen(name);
+
+	return (o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
+	    memcmp(o->via.str.ptr, name, n) == 0);
+}
+
+/* Reads an unsigned integer no larger than max. */
+static int
+msg_get_uint(const msgpack_object *o, uint64_t max, uint64_t *v)
+{
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > max)
+		return (PROTO_ERR_FIELD);
+	*v = o->via.u64;
+	return (0);
+}
+
+/* Reads a signed integer within min..max. */
+static int
+msg_get_int(const msgpack_object *o, int64_t min, int64_t max, int64_t *v)
+{
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+	    o->via.u64 <= (uint64_t)max)
+		*v = (int64_t)o->via.u64;
+	else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER &&
+	    o->via.i64 >= min)
+		*v = o->via.i64;
+	else
+		return (PROTO_ERR_FIELD);
+	return (0);
+}
+
+/* Reads a number as a double: float64, float32 or an integer. */
+static int
+msg_get_f64(const msgpack_object *o, double *v)
+{
+	switch (o->type) {
+	case MSGPACK_OBJECT_FLOAT64:
+	case MSGPACK_OBJECT_FLOAT32:
+		*v = o->via.f64;
+		return (0);
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		*v = (double)o->via.u64;
+		return (0);
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		*v = (double)o->via.i64;
+		return (0);
+	default:
+		return (PROTO_ERR_FIELD);
+	}
+}
+
+/* Returns 1 when o is a string without NUL bytes shorter than size. */
+static int
+msg_str_ok(const msgpack_object *o, size_t size)
+{
+	if (o->type != MSGPACK_OBJECT_STR || o->via.str.size >= size)
+		return (0);
+	return (o->via.str.size == 0 ||
+	    memchr(o->via.str.ptr, '\0', o->via.str.size) == NULL);
+}
+
+/* Copies a string into dst[size]; too long is an error, never truncated. */
+static int
+msg_get_str(const msgpack_object *o, char *dst, size_t size)
+{
+	if (!msg_str_ok(o, size))
+		return (PROTO_ERR_FIELD);
+	if (o->via.str.size > 0)
+		memcpy(dst, o->via.str.ptr, o->via.str.size);
+	dst[o->via.str.size] = '\0';
+	return (0);
+}
+
+/* Copies a hash, which must be 64 lowercase hex digits. */
+static int
+msg_get_hash(const msgpack_object *o, char dst[PROTO_SHA_HEX])
+{
+	if (msg_get_str(o, dst, PROTO_SHA_HEX) != 0 || !hash_valid(dst))
+		return (PROTO_ERR_FIELD);
+	return (0);
+}
+
+/* Decodes one field of a table into the struct at base. */
+static int
+msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
+{
+	unsigned char	*p = (unsigned char *)base + f->off;
+	uint64_t	 u;
+	int64_t		 i;
+	double		 d;
+	uint32_t	 u32;
+	int32_t		 i32;
+	uint8_t		 u8;
+
+	switch (f->kind) {
+	case MSG_U8:
+		if (msg_get_uint(o, f->max, &u) != 0)
+			return (PROTO_ERR_FIELD);
+		u8 = (uint8_t)u;
+		memcpy(p, &u8, sizeof u8);
+		return (0);
+	case MSG_U32:
+		if (msg_get_uint(o, UINT32_MAX, &u) != 0)
+			return (PROTO_ERR_FIELD);
+		u32 = (uint32_t)u;
+		memcpy(p, &u32, sizeof u32);
+		return (0);
+	case MSG_U64:
+		if (msg_get_uint(o, UINT64_MAX, &u) != 0)
+			return (PROTO_ERR_FIELD);
+		memcpy(p, &u, sizeof u);
+		return (0);
+	case MSG_I32:
+		if (msg_get_int(o, INT32_MIN, INT32_MAX, &i) != 0)
+			return (PROTO_ERR_FIELD);
+		i32 = (int32_t)i;
+		memcpy(p, &i32, sizeof i32);
+		return (0);
+	case MSG_I64:
+		if (msg_get_int(o, INT64_MIN, INT64_MAX, &i) != 0)
+			return (PROTO_ERR_FIELD);
+		memcpy(p, &i, sizeof i);
+		return (0);
+	case MSG_F64:
+		if (msg_get_f64(o, &d) != 0)
+			return (PROTO_ERR_FIELD);
+		memcpy(p, &d, sizeof d);
+		return (0);
+	case MSG_STR:
+		return (msg_get_str(o, (char *)p, f->size));
+	case MSG_HASH:
+		return (msg_get_hash(o, (char *)p));
+	case MSG_SUB:
+		return (f->dec(o, base));
+	}
+	return (PROTO_ERR_FIELD);
+}
+
+/*
+ * Decodes a map by its table into base: unknown keys are skipped (a newer
+ * peer may send more), a key given twice or a required key missing is an
+ * error. What a field allocated stays in base for the caller to free.
+ */
+static int
+msg_dec_map(const msgpack_object *o, const struct msg_field *tab, size_t n,
+    void *base)
+{
+	const msgpack_object_kv	*kv;
+	uint64_t		 seen = 0;
+	size_t			 i, j;
+	int			 r, one = 1;
+
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < o->via.map.size; i++) {
+		kv = &o->via.map.ptr[i];
+		for (j = 0; j < n; j++) {
+			if (msg_key_is(&kv->key, tab[j].name))
+				break;
+		}
+		if (j == n)
+			continue;
+		/* Twice would also leak what the first one allocated. */
+		if (seen & ((uint64_t)1 << j))
+			return (PROTO_ERR_FIELD);
+		seen |= (uint64_t)1 << j;
+		if ((r = msg_dec_field(&tab[j], &kv->val, base)) != 0)
+			return (r);
+		if (tab[j].has != MSG_REQ)
+			memcpy((unsigned char *)base + tab[j].has, &one,
+			    sizeof one);
+	}
+	for (j = 0; j < n; j++) {
+		if (tab[j].has == MSG_REQ && !(seen & ((uint64_t)1 << j)))
+			return (PROTO_ERR_FIELD);
+	}
+	return (0);
+}
+
+/* Decodes an array of hashes into a new array of char[PROTO_SHA_HEX]. */
+static int
+msg_dec_hashv(const msgpack_object *o, size_t *np, char (**vp)[PROTO_SHA_HEX])
+{
+	size_t	i, n;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	/* Check the shape first so the allocation follows real input. */
+	for (i = 0; i < n; i++) {
+		if (o->via.array.ptr[i].type != MSGPACK_OBJECT_STR ||
+		    o->via.array.ptr[i].via.str.size != PROTO_SHA_HEX - 1)
+			return (PROTO_ERR_FIELD);
+	}
+	if (n == 0)
+		return (0);
+	if ((*vp = calloc(n, sizeof **vp)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	*np = n;
+	for (i = 0; i < n; i++) {
+		if (msg_get_hash(&o->via.array.ptr[i], (*vp)[i]) != 0)
+			return (PROTO_ERR_FIELD);
+	}
+	return (0);
+}
+
+/* Decodes QUERY's and HAVE's "sha". */
+static int
+msg_dec_sha(const msgpack_object *o, void *base)
+{
+	struct proto_hashes	*h = base;
+
+	return (msg_dec_hashv(o, &h->n, &h->sha));
+}
+
+/* Decodes PLAN's "files". */
+static int
+msg_dec_files(const msgpack_object *o, void *base)
+{
+	struct proto_plan	*p = base;
+
+	return (msg_dec_hashv(o, &p->nfiles, &p->files));
+}
+
+/* Decodes an array of at most PROTO_ARGS_MAX strings; env ones need NAME=. */
+static int
+msg_dec_strv(const msgpack_object *o, int env, size_t *np, char ***vp)
+{
+	const msgpack_object	*e;
+	const char		*eq;
+	size_t			 i, n;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY ||
+	    o->via.array.size > PROTO_ARGS_MAX)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (!msg_str_ok(e, SIZE_MAX))
+			return (PROTO_ERR_FIELD);
+		if (env) {
+			eq = e->via.str.size == 0 ? NULL :
+			    memchr(e->via.str.ptr, '=', e->via.str.size);
+			if (eq == NULL || eq == e->via.str.ptr)
+				return (PROTO_ERR_FIELD);
+		}
+	}
+	if (n == 0)
+		return (0);
+	if ((*vp = calloc(n, sizeof **vp)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	*np = n;
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (((*vp)[i] = malloc(e->via.str.size + 1)) == NULL)
+			return (PROTO_ERR_NOMEM);
+		if (e->via.str.size > 0)
+			memcpy((*vp)[i], e->via.str.ptr, e->via.str.size);
+		(*vp)[i][e->via.str.size] = '\0';
+	}
+	return (0);
+}
+
+/* Decodes a command's "args". */
+static int
+msg_dec_args(const msgpack_object *o, void *base)
+{
+	struct proto_cmd	*c = base;
+
+	return (msg_dec_strv(o, 0, &c->nargs, &c->args));
+}
+
+/* Decodes a command's "env". */
+static int
+msg_dec_env(const msgpack_object *o, void *base)
+{
+	struct proto_cmd	*c = base;
+
+	return (msg_dec_strv(o, 1, &c->nenv, &c->env));
+}
+
+/* Decodes PLAN's "cmds", an array of maps. */
+static int
+msg_dec_cmds(const msgpack_object *o, void *base)
+{
+	struct proto_plan	*p = base;
+	const msgpack_object	*e;
+	size_t			 i, n;
+	int			 r;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	/* Every field is required: smaller maps cannot be commands. */
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (e->type != MSGPACK_OBJECT_MAP ||
+		    e->via.map.size < MSG_NITEMS(msg_cmd_tab))
+			return (PROTO_ERR_FIELD);
+	}
+	if (n == 0)
+		return (0);
+	if ((p->cmds = calloc(n, sizeof *p->cmds)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	p->ncmds = n;
+	for (i = 0; i < n; i++) {
+		if ((r = msg_dec_map(&o->via.array.ptr[i], msg_cmd_tab,
+		    MSG_NITEMS(msg_cmd_tab), &p->cmds[i])) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Decodes PLAN's "steps", an array of [cmd, round, warmup]. */
+static int
+msg_dec_steps(const msgpack_object *o, void *base)
+{
+	struct proto_plan	*p = base;
+	const msgpack_object	*e;
+	uint64_t		 cmd, round, warmup;
+	size_t			 i, n;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (e->type != MSGPACK_OBJECT_ARRAY || e->via.array.size != 3)
+			return (PROTO_ERR_FIELD);
+	}
+	if (n == 0)
+		return (0);
+	if ((p->steps = calloc(n, sizeof *p->steps)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	p->nsteps = n;
+	for (i = 0; i < n; i++) {
+		e = o->via.array.ptr[i].via.array.ptr;
+		if (msg_get_uint(&e[0], UINT32_MAX, &cmd) != 0 ||
+		    msg_get_uint(&e[1], UINT32_MAX, &round) != 0 ||
+		    msg_get_uint(&e[2], 1, &warmup) != 0)
+			return (PROTO_ERR_FIELD);
+		p->steps[i].cmd = (uint32_t)cmd;
+		p->steps[i].round = (uint32_t)round;
+		p->steps[i].warmup = (uint8_t)warmup;
+	}
+	return (0);
+}
+
+/* Checks what spans a plan's fields: every step names a command. */
+static int
+msg_check_plan(const void *base)
+{
+	const struct proto_plan	*p = base;
+	size_t			 i;
+
+	for (i = 0; i < p->nsteps; i++) {
+		if (p->steps[i].cmd >= p->ncmds)
+			return (PROTO_ERR_FIELD);
+	}
+	return (0);
+}
+
+/* Decodes HELLO's "facts". */
+static int
+msg_dec_facts(const msgpack_object *o, void *base)
+{
+	struct proto_hello	*h = base;
+
+	return (msg_dec_map(o, msg_facts_tab, MSG_NITEMS(msg_facts_tab),
+	    &h->facts));
+}
+
+/* Decodes the facts' "load", three numbers. */
+static int
+msg_dec_load(const msgpack_object *o, void *base)
+{
+	struct proto_facts	*f = base;
+	size_t			 i;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < 3; i++) {
+		if (msg_get_f64(&o->via.array.ptr[i], &f->load[i]) != 0)
+			return (PROTO_ERR_FIELD);
+	}
+	return (0);
+}
+
+/* Decodes the facts' "extra", a map of distinct names to strings. */
+static int
+msg_dec_extra(const msgpack_object *o, void *base)
+{
+	struct proto_facts	*f = base;
+	const msgpack_object_kv	*kv;
+	size_t			 i, j;
+
+	if (o->type != MSGPACK_OBJECT_MAP ||
+	    o->via.map.size > PROTO_FACTS_EXTRA_MAX)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < o->via.map.size; i++) {
+		kv = &o->via.map.ptr[i];
+		if (msg_get_str(&kv->key, f->extra[i].key,
+		    sizeof f->extra[i].key) != 0 ||
+		    msg_get_str(&kv->val, f->extra[i].value,
+		    sizeof f->extra[i].value) != 0)
+			return (PROTO_ERR_FIELD);
+		for (j = 0; j < i; j++) {
+			if (strcmp(f->extra[j].key, f->extra[i].key) == 0)
+				return (PROTO_ERR_FIELD);
+		}
+	}
+	f->nextra = o->via.map.size;
+	return (0);
+}
+
+/* Decodes SAMPLE's "metrics", a map of distinct names to numbers. */
+static int
+msg_dec_metrics(const msgpack_object *o, void *base)
+{
+	struct proto_sample	*s = base;
+	const msgpack_object_kv	*kv;
+	size_t			 i, j;
+
+	if (o->type != MSGPACK_OBJECT_MAP ||
+	    o->via.map.size > PROTO_METRICS_MAX)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < o->via.map.size; i++) {
+		kv = &o->via.map.ptr[i];
+		if (msg_get_str(&kv->key, s->metrics[i].key,
+		    sizeof s->metrics[i].key) != 0 ||
+		    msg_get_f64(&kv->val, &s->metrics[i].value) != 0)
+			return (PROTO_ERR_FIELD);
+		for (j = 0; j < i; j++) {
+			if (strcmp(s->metrics[j].key, s->metrics[i].key) == 0)
+				return (PROTO_ERR_FIELD);
+		}
+	}
+	s->nmetrics = o->via.map.size;
+	return (0);
+}
+
+/* Decodes one message from authenticated plaintext. */
+int
+proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg)
+{
+	msgpack_unpacked	 up;
+	const msgpack_object	*root, *t = NULL;
+	const struct msg_type	*mt;
+	size_t			 i, off = 0;
+	int			 r;
+
+	memset(msg, 0, sizeof *msg);
+	msgpack_unpacked_init(&up);
+	if (len > PROTO_FRAME_MAX) {
+		r = PROTO_ERR_TOOBIG;
+		goto out;
+	}
+	if ((r = msg_scan(buf, len)) != 0)
+		goto out;
+	switch (msgpack_unpack_next(&up, (const char *)buf, len, &off)) {
+	case MSGPACK_UNPACK_SUCCESS:
+		break;
+	case MSGPACK_UNPACK_NOMEM_ERROR:
+		r = PROTO_ERR_NOMEM;
+		goto out;
+	default:
+		r = PROTO_ERR_DECODE;
+		goto out;
+	}
+	if (off != len) {
+		r = PROTO_ERR_DECODE;
+		goto out;
+	}
+	root = &up.data;
+	if (root->type != MSGPACK_OBJECT_MAP) {
+		r = PROTO_ERR_DECODE;
+		goto out;
+	}
+
+	for (i = 0; i < root->via.map.size; i++) {
+		if (!msg_key_is(&root->via.map.ptr[i].key, "t"))
+			continue;
+		if (t != NULL) {
+			r = PROTO_ERR_FIELD;
+			goto out;
+		}
+		t = &root->via.map.ptr[i].val;
+	}
+	if (t == NULL || (t->type != MSGPACK_OBJECT_POSITIVE_INTEGER &&
+	    t->type != MSGPACK_OBJECT_NEGATIVE_INTEGER)) {
+		r = PROTO_ERR_FIELD;
+		goto out;
+	}
+	if (t->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ||
+	    (mt = msg_type_find(t->via.u64)) == NULL) {
+		r = PROTO_ERR_TYPE;
+		goto out;
+	}
+	/* Set before anything is allocated, so proto_msg_free knows what. */
+	msg->type = mt->type;
+	if ((r = msg_dec_map(root, mt->tab, mt->n, &msg->u)) != 0)
+		goto out;
+	if (mt->check != NULL && (r = mt->check(&msg->u)) != 0)
+		goto out;
+	r = 0;
+out:
+	msgpack_unpacked_destroy(&up);
+	if (r != 0) {
+		proto_msg_free(msg);
+		memset(msg, 0, sizeof *msg);
+	}
+	return (r);
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+/*
+ * The packer's write callback: appends to a struct msg_buf. It refuses
+ * every write after the first failure, so the packing calls need no checks
+ * and proto_encode looks at err once at the end.
+ */
+static int
+msg_write(void *data, const char *p, size_t n)
+{
+	struct msg_buf	*b = data;
+	unsigned char	*nd;
+	size_t		 ncap;
+
+	if (b->err != 0)
+		return (-1);
+	if (n == 0)
+		return (0);
+	if (n > MSG_ENC_MAX - b->len) {
+		b->err = PROTO_ERR_TOOBIG;
+		return (-1);
+	}
+	if (b->len + n > b->cap) {
+		ncap = b->cap == 0 ? 256 : b->cap;
+		while (ncap < b->len + n)
+			ncap *= 2;
+		if (ncap > MSG_ENC_MAX)
+			ncap = MSG_ENC_MAX;
+		if ((nd = realloc(b->data, ncap)) == NULL) {
+			b->err = PROTO_ERR_NOMEM;
+			return (-1);
+		}
+		b->data = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return (0);
+}
+
+/* Packs a C string. */
+static void
+msg_put_str(msgpack_packer *pk, const char *s, size_t n)
+{
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+/* Packs a string member of size bytes, which must hold its NUL. */
+static int
+msg_put_fixed(msgpack_packer *pk, const char *s, size_t size)
+{
+	size_t	n = strnlen(s, size);
+
+	if (n == size)
+		return (PROTO_ERR_FIELD);
+	msg_put_str(pk, s, n);
+	return (0);
+}
+
+/* Packs one field of a table from the struct at base. */
+static int
+msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
+{
+	const unsigned char	*p = (const unsigned char *)base + f->off;
+	uint64_t		 u;
+	int64_t			 i;
+	double			 d;
+	uint32_t		 u32;
+	int32_t			 i32;
+	uint8_t			 u8;
+
+	switch (f->kind) {
+	case MSG_U8:
+		memcpy(&u8, p, sizeof u8);
+		if (u8 > f->max)
+			return (PROTO_ERR_FIELD);
+		msgpack_pack_uint8(pk, u8);
+		return (0);
+	case MSG_U32:
+		memcpy(&u32, p, sizeof u32);
+		msgpack_pack_uint32(pk, u32);
+		return (0);
+	case MSG_U64:
+		memcpy(&u, p, sizeof u);
+		msgpack_pack_uint64(pk, u);
+		return (0);
+	case MSG_I32:
+		memcpy(&i32, p, sizeof i32);
+		msgpack_pack_int32(pk, i32);
+		return (0);
+	case MSG_I64:
+		memcpy(&i, p, sizeof i);
+		msgpack_pack_int64(pk, i);
+		return (0);
+	case MSG_F64:
+		memcpy(&d, p, sizeof d);
+		msgpack_pack_double(pk, d);
+		return (0);
+	case MSG_STR:
+		return (msg_put_fixed(pk, (const char *)p, f->size));
+	case MSG_HASH:
+		if (!hash_valid((const char *)p))
+			return (PROTO_ERR_FIELD);
+		msg_put_str(pk, (const char *)p, PROTO_SHA_HEX - 1);
+		return (0);
+	case MSG_SUB:
+		return (f->enc(pk, base));
+	}
+	return (PROTO_ERR_FIELD);
+}
+
+/* Returns 1 when an optional field is marked present (or it is required). */
+static int
+msg_present(const struct msg_field *f, const void *base)
+{
+	int	has;
+
+	if (f->has == MSG_REQ)
+		return (1);
+	memcpy(&has, (const unsigned char *)base + f->has, sizeof has);
+	return (has != 0);
+}
+
+/* Packs a map by its table, preceded by "t" when type is not 0. */
+static int
+msg_enc_map(msgpack_packer *pk, const struct msg_field *tab, size_t n,
+    const void *base, int type)
+{
+	size_t	i, count = type != 0 ? 1 : 0;
+	int	r;
+
+	for (i = 0; i < n; i++)
+		count += (size_t)msg_present(&tab[i], base);
+	msgpack_pack_map(pk, count);
+	if (type != 0) {
+		msg_put_str(pk, "t", 1);
+		msgpack_pack_int(pk, type);
+	}
+	for (i = 0; i < n; i++) {
+		if (!msg_present(&tab[i], base))
+			continue;
+		msg_put_str(pk, tab[i].name, strlen(tab[i].name));
+		if ((r = msg_enc_field(pk, &tab[i], base)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs an array of hashes. */
+static int
+msg_enc_hashv(msgpack_packer *pk, size_t n, const char (*v)[PROTO_SHA_HEX])
+{
+	size_t	i;
+
+	if (n > 0 && v == NULL)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_array(pk, n);
+	for (i = 0; i < n; i++) {
+		if (!hash_valid(v[i]))
+			return (PROTO_ERR_FIELD);
+		msg_put_str(pk, v[i], PROTO_SHA_HEX - 1);
+	}
+	return (0);
+}
+
+/* Packs QUERY's and HAVE's "sha". */
+static int
+msg_enc_sha(msgpack_packer *pk, const void *base)
+{
+	const struct proto_hashes	*h = base;
+
+	return (msg_enc_hashv(pk, h->n, (const char (*)[PROTO_SHA_HEX])h->sha));
+}
+
+/* Packs PLAN's "files". */
+static int
+msg_enc_files(msgpack_packer *pk, const void *base)
+{
+	const struct proto_plan	*p = base;
+
+	return (msg_enc_hashv(pk, p->nfiles,
+	    (const char (*)[PROTO_SHA_HEX])p->files));
+}
+
+/* Packs an array of strings; as msg_dec_strv checks. */
+static int
+msg_enc_strv(msgpack_packer *pk, int env, size_t n, char *const *v)
+{
+	const char	*eq;
+	size_t		 i;
+
+	if (n > PROTO_ARGS_MAX || (n > 0 && v == NULL))
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_array(pk, n);
+	for (i = 0; i < n; i++) {
+		if (v[i] == NULL)
+			return (PROTO_ERR_FIELD);
+		if (env && ((eq = strchr(v[i], '=')) == NULL || eq == v[i]))
+			return (PROTO_ERR_FIELD);
+		msg_put_str(pk, v[i], strlen(v[i]));
+	}
+	return (0);
+}
+
+/* Packs a command's "args". */
+static int
+msg_enc_args(msgpack_packer *pk, const void *base)
+{
+	const struct proto_cmd	*c = base;
+
+	return (msg_enc_strv(pk, 0, c->nargs, c->args));
+}
+
+/* Packs a command's "env". */
+static int
+msg_enc_env(msgpack_packer *pk, const void *base)
+{
+	const struct proto_cmd	*c = base;
+
+	return (msg_enc_strv(pk, 1, c->nenv, c->env));
+}
+
+/* Packs PLAN's "cmds". */
+static int
+msg_enc_cmds(msgpack_packer *pk, const void *base)
+{
+	const struct proto_plan	*p = base;
+	size_t			 i;
+	int			 r;
+
+	if (p->ncmds > 0 && p->cmds == NULL)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_array(pk, p->ncmds);
+	for (i = 0; i < p->ncmds; i++) {
+		if ((r = msg_enc_map(pk, msg_cmd_tab, MSG_NITEMS(msg_cmd_tab),
+		    &p->cmds[i], 0)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs PLAN's "steps". */
+static int
+msg_enc_steps(msgpack_packer *pk, const void *base)
+{
+	const struct proto_plan	*p = base;
+	size_t			 i;
+
+	if (p->nsteps > 0 && p->steps == NULL)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_array(pk, p->nsteps);
+	for (i = 0; i < p->nsteps; i++) {
+		if (p->steps[i].warmup > 1)
+			return (PROTO_ERR_FIELD);
+		msgpack_pack_array(pk, 3);
+		msgpack_pack_uint32(pk, p->steps[i].cmd);
+		msgpack_pack_uint32(pk, p->steps[i].round);
+		msgpack_pack_uint8(pk, p->steps[i].warmup);
+	}
+	return (0);
+}
+
+/* Packs HELLO's "facts". */
+static int
+msg_enc_facts(msgpack_packer *pk, const void *base)
+{
+	const struct proto_hello	*h = base;
+
+	return (msg_enc_map(pk, msg_facts_tab, MSG_NITEMS(msg_facts_tab),
+	    &h->facts, 0));
+}
+
+/* Packs the facts' "load". */
+static int
+msg_enc_load(msgpack_packer *pk, const void *base)
+{
+	const struct proto_facts	*f = base;
+	size_t				 i;
+
+	msgpack_pack_array(pk, 3);
+	for (i = 0; i < 3; i++)
+		msgpack_pack_double(pk, f->load[i]);
+	return (0);
+}
+
+/* Packs the facts' "extra". */
+static int
+msg_enc_extra(msgpack_packer *pk, const void *base)
+{
+	const struct proto_facts	*f = base;
+	size_t				 i;
+	int				 r;
+
+	if (f->nextra > PROTO_FACTS_EXTRA_MAX)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_map(pk, f->nextra);
+	for (i = 0; i < f->nextra; i++) {
+		if ((r = msg_put_fixed(pk, f->extra[i].key,
+		    sizeof f->extra[i].key)) != 0 ||
+		    (r = msg_put_fixed(pk, f->extra[i].value,
+		    sizeof f->extra[i].value)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs SAMPLE's "metrics". */
+static int
+msg_enc_metrics(msgpack_packer *pk, const void *base)
+{
+	const struct proto_sample	*s = base;
+	size_t				 i;
+	int				 r;
+
+	if (s->nmetrics > PROTO_METRICS_MAX)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_map(pk, s->nmetrics);
+	for (i = 0; i < s->nmetrics; i++) {
+		if ((r = msg_put_fixed(pk, s->metrics[i].key,
+		    sizeof s->metrics[i].key)) != 0)
+			return (r);
+		msgpack_pack_double(pk, s->metrics[i].value);
+	}
+	return (0);
+}
+
+/* Encodes msg as a msgpack map into a new buffer. */
+int
+proto_encode(const struct proto_msg *msg, uint8_t **out, size_t *outlen)
+{
+	const struct msg_type	*mt;
+	struct msg_buf		 b;
+	msgpack_packer		 pk;
+	int			 r;
+
+	*out = NULL;
+	*outlen = 0;
+	memset(&b, 0, sizeof b);
+	if ((mt = msg_type_find((uint64_t)msg->type)) == NULL) {
+		r = PROTO_ERR_TYPE;
+		goto out;
+	}
+	if (mt->check != NULL && (r = mt->check(&msg->u)) != 0)
+		goto out;
+	msgpack_packer_init(&pk, &b, msg_write);
+	if ((r = msg_enc_map(&pk, mt->tab, mt->n, &msg->u, (int)mt->type)) != 0)
+		goto out;
+	if ((r = b.err) != 0)
+		goto out;
+	*out = b.data;
+	*outlen = b.len;
+	b.data = NULL;
+	r = 0;
+out:
+	free(b.data);
+	return (r);
+}
+
+/* ---- the rest ----------------------------------------------------------- */
+
+/* Frees the arrays inside a message and leaves them empty. */
+void
+proto_msg_free(struct proto_msg *msg)
+{
+	struct proto_plan	*p;
+	struct proto_cmd	*c;
+	size_t			 i, j;
+
+	if (msg == NULL)
+		return;
+	switch (msg->type) {
+	case PROTO_QUERY:
+	case PROTO_HAVE:
+		free(msg->u.hashes.sha);
+		msg->u.hashes.sha = NULL;
+		msg->u.hashes.n = 0;
+		break;
+	case PROTO_PLAN:
+		p = &msg->u.plan;
+		free(p->files);
+		p->files = NULL;
+		p->nfiles = 0;
+		for (i = 0; p->cmds != NULL && i < p->ncmds; i++) {
+			c = &p->cmds[i];
+			for (j = 0; c->args != NULL && j < c->nargs; j++)
+				free(c->args[j]);
+			free(c->args);
+			for (j = 0; c->env != NULL && j < c->nenv; j++)
+				free(c->env[j]);
+			free(c->env);
+		}
+		free(p->cmds);
+		p->cmds = NULL;
+		p->ncmds = 0;
+		free(p->steps);
+		p->steps = NULL;
+		p->nsteps = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Returns the words for a PROTO_ERR_* code. */
+const char *
+proto_strerror(int code)
+{
+	switch (code) {
+	case PROTO_OK:
+		return ("success");
+	case PROTO_ERR_NOMEM:
+		return ("out of memory");
+	case PROTO_ERR_SHORT:
+		return ("frame too short");
+	case PROTO_ERR_TOOBIG:
+		return ("frame or message too big");
+	case PROTO_ERR_MAGIC:
+		return ("not an orch frame");
+	case PROTO_ERR_VERSION:
+		return ("peer speaks another protocol version");
+	case PROTO_ERR_DIRECTION:
+		return ("frame sealed for the other direction");
+	case PROTO_ERR_RUN:
+		return ("frame of another run");
+	case PROTO_ERR_REPLAY:
+		return ("frame replayed or out of order");
+	case PROTO_ERR_TAG:
+		return ("frame failed authentication");
+	case PROTO_ERR_CRYPTO:
+		return ("crypto library failure");
+	case PROTO_ERR_DECODE:
+		return ("message is not valid msgpack");
+	case PROTO_ERR_FIELD:
+		return ("message field missing, mistyped or out of range");
+	case PROTO_ERR_TYPE:
+		return ("unknown message type");
+	default:
+		return ("unknown error");
+	}
+}
+
+/* Returns the name of a message type, or "unknown". */
+const char *
+proto_type_name(int type)
+{
+	const struct msg_type	*mt;
+
+	if (type <= 0 || (mt = msg_type_find((uint64_t)type)) == NULL)
+		return ("unknown");
+	return (mt->name);
+}
+
+/* Returns the name of a sample status, or "unknown". */
+const char *
+proto_status_name(int status)
+{
+	switch (status) {
+	case PROTO_ST_OK:
+		return ("ok");
+	case PROTO_ST_FAILED:
+		return ("failed");
+	case PROTO_ST_TIMEOUT:
+		return ("timeout");
+	case PROTO_ST_SIGNAL:
+		return ("signal");
+	default:
+		return ("unknown");
+	}
+}

@@ -1,0 +1,50 @@
+# Shared helpers for the end-to-end tests; sourced, never run.
+set -euo pipefail
+
+BIN=${ORCH_BIN_DIR:-bin}
+ORCH="$PWD/$BIN/orch"
+AGENT="$PWD/$BIN/orch-agent"
+[ -x "$ORCH" ] && [ -x "$AGENT" ] || { echo "build first: $ORCH, $AGENT missing"; exit 1; }
+
+T=$(mktemp -d /tmp/orch-test.XXXXXX)
+export ORCH_WORKDIR="$T/workdir"	# the local agent's cache and run dirs
+CLEANUPS=()
+
+cleanup() {
+	local c
+	for c in "${CLEANUPS[@]}"; do eval "$c" || true; done
+	# Nothing of ours may survive a test: agents or benchmark programs.
+	pkill -9 -f "$T/" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "--- $*"; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+
+# expect_grep PATTERN FILE: the file holds the (extended) pattern.
+expect_grep() { grep -Eq -- "$1" "$2" || { echo "--- $2:"; cat "$2"; fail "'$1' not in $2"; }; }
+
+# no_leftovers: no process runs anything from this test's directory.
+no_leftovers() {
+	local i
+	for i in $(seq 1 50); do
+		pgrep -f "$T/" >/dev/null || return 0
+		sleep 0.1
+	done
+	ps -ef | grep -F "$T/" | grep -v grep >&2 || true
+	fail "processes left behind"
+}
+
+# run_orch OUTFILE ARGS...: runs orch, saving stdout+stderr, returns its code.
+run_orch() {
+	local out=$1; shift
+	set +e
+	"$ORCH" "$@" >"$out" 2>&1
+	local rc=$?
+	set -e
+	return $rc
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# An executable for suite fixtures; never run by the unit tests.
+exit 0

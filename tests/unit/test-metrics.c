@@ -1,0 +1,317 @@
+/* Unit tests of agent/metrics.c: which stdout lines become metrics. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent/metrics.h"
+
+static struct proto_sample	sample;
+
+/* Feeds one NUL-terminated line; returns metrics_line()'s answer. */
+static int
+line(const char *text, const char *checksum_key)
+{
+	return (metrics_line(&sample, text, strlen(text), checksum_key));
+}
+
+/* Returns the metric called key, failing the test when absent. */
+static double
+metric(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < sample.nmetrics; i++) {
+		if (strcmp(sample.metrics[i].key, key) == 0)
+			return (sample.metrics[i].value);
+	}
+	fail_msg("metric %s missing", key);
+	return (0);
+}
+
+static int
+reset(void **state)
+{
+	(void)state;
+	memset(&sample, 0, sizeof sample);
+	return (0);
+}
+
+static void
+test_ints(void **state)
+{
+	(void)state;
+	assert_int_equal(line("elapsed_ns=123", NULL), 1);
+	assert_int_equal(line("calls=0", NULL), 1);
+	assert_int_equal(line("big=18446744073709551615", NULL), 1);
+	assert_int_equal(sample.nmetrics, 3);
+	assert_string_equal(sample.metrics[0].key, "elapsed_ns");
+	assert_true(metric("elapsed_ns") == 123.0);
+	assert_true(metric("calls") == 0.0);
+	assert_true(metric("big") == 18446744073709551615.0);
+}
+
+static void
+test_floats(void **state)
+{
+	(void)state;
+	assert_int_equal(line("ratio=1.5", NULL), 1);
+	assert_int_equal(line("pi=3.14159", NULL), 1);
+	assert_int_equal(line("plus=+2.25", NULL), 1);
+	assert_true(metric("ratio") == 1.5);
+	assert_true(metric("pi") == 3.14159);
+	assert_true(metric("plus") == 2.25);
+	/* Half a number is not a number. */
+	assert_int_equal(line("a=1.", NULL), 0);
+	assert_int_equal(line("b=.5", NULL), 0);
+	assert_int_equal(line("c=1.2.3", NULL), 0);
+	assert_int_equal(sample.nmetrics, 3);
+}
+
+static void
+test_negative(void **state)
+{
+	(void)state;
+	assert_int_equal(line("delta=-42", NULL), 1);
+	assert_int_equal(line("drift=-0.25", NULL), 1);
+	assert_true(metric("delta") == -42.0);
+	assert_true(metric("drift") == -0.25);
+	assert_int_equal(line("x=-", NULL), 0);
+	assert_int_equal(line("y=--1", NULL), 0);
+}
+
+static void
+test_exponent(void **state)
+{
+	(void)state;
+	assert_int_equal(line("ops=1e6", NULL), 1);
+	assert_int_equal(line("tiny=2.5E-3", NULL), 1);
+	assert_int_equal(line("pos=7e+2", NULL), 1);
+	assert_true(metric("ops") == 1e6);
+	assert_true(metric("tiny") == 2.5e-3);
+	assert_true(metric("pos") == 700.0);
+	assert_int_equal(line("e1=1e", NULL), 0);
+	assert_int_equal(line("e2=1e+", NULL), 0);
+	/* Finite as text, infinite as a double. */
+	assert_int_equal(line("huge=1e999", NULL), 0);
+	assert_int_equal(sample.nmetrics, 3);
+}
+
+static void
+test_blanks(void **state)
+{
+	(void)state;
+	assert_int_equal(line("  spaced = 12  ", NULL), 1);
+	assert_int_equal(line("\ttabbed\t=\t7\t", NULL), 1);
+	assert_int_equal(line("crlf=5\r", NULL), 1);
+	assert_true(metric("spaced") == 12.0);
+	assert_true(metric("tabbed") == 7.0);
+	assert_true(metric("crlf") == 5.0);
+	/* Blanks inside a key or a value are not allowed. */
+	assert_int_equal(line("two words=1", NULL), 0);
+	assert_int_equal(line("n=1 2", NULL), 0);
+	assert_int_equal(line("ms=12 ms", NULL), 0);
+	assert_int_equal(sample.nmetrics, 3);
+}
+
+static void
+test_key_chars(void **state)
+{
+	(void)state;
+	assert_int_equal(line("a.b-c_d9=1", NULL), 1);
+	assert_int_equal(line("_x=2", NULL), 1);
+	assert_true(metric("a.b-c_d9") == 1.0);
+	assert_true(metric("_x") == 2.0);
+	assert_int_equal(line("9lives=1", NULL), 0);
+	assert_int_equal(line("-x=1", NULL), 0);
+	assert_int_equal(line("=1", NULL), 0);
+	assert_int_equal(line("k$=1", NULL), 0);
+	assert_int_equal(line("", NULL), 0);
+	assert_int_equal(line("   ", NULL), 0);
+	assert_int_equal(line("no equals sign", NULL), 0);
+	assert_int_equal(sample.nmetrics, 2);
+}
+
+static void
+test_checksum_string(void **state)
+{
+	(void)state;
+	assert_int_equal(line("checksum=deadbeef", "checksum"), 1);
+	assert_int_equal(sample.has_checksum, 1);
+	assert_string_equal(sample.checksum, "deadbeef");
+	/* Numeric checksums stay strings and never become metrics. */
+	assert_int_equal(line("checksum = 0042 ", "checksum"), 1);
+	assert_string_equal(sample.checksum, "0042");
+	assert_int_equal(sample.nmetrics, 0);
+	/* Non-numeric, with inner blanks: kept as written, outer blanks cut. */
+	assert_int_equal(line("checksum=  sha:ab cd  ", "checksum"), 1);
+	assert_string_equal(sample.checksum, "sha:ab cd");
+}
+
+static void
+test_checksum_other_key(void **state)
+{
+	char	longv[PROTO_CHECKSUM_MAX + 20];
+
+	(void)state;
+	/* Without a checksum key, "checksum=5" is an ordinary metric. */
+	assert_int_equal(line("checksum=5", NULL), 1);
+	assert_int_equal(line("checksum=6", ""), 1);
+	assert_int_equal(sample.has_checksum, 0);
+	assert_true(metric("checksum") == 6.0);
+	/* With another key, "checksum" is just a metric, "sum" the checksum. */
+	assert_int_equal(line("sum=77", "sum"), 1);
+	assert_string_equal(sample.checksum, "77");
+	assert_int_equal(sample.nmetrics, 1);
+	/* A checksum too long to keep whole is not kept. */
+	memset(longv, 'a', sizeof longv);
+	memcpy(longv, "sum=", 4);
+	longv[sizeof longv - 1] = '\0';
+	assert_int_equal(line(longv, "sum"), 0);
+	assert_string_equal(sample.checksum, "77");
+}
+
+static void
+test_last_wins(void **state)
+{
+	(void)state;
+	assert_int_equal(line("t=1", NULL), 1);
+	assert_int_equal(line("u=5", NULL), 1);
+	assert_int_equal(line("t=2", NULL), 1);
+	assert_int_equal(line("t=3", NULL), 1);
+	assert_int_equal(sample.nmetrics, 2);
+	assert_true(metric("t") == 3.0);
+	assert_true(metric("u") == 5.0);
+	assert_int_equal(line("c=first", "c"), 1);
+	assert_int_equal(line("c=second", "c"), 1);
+	assert_string_equal(sample.checksum, "second");
+}
+
+static void
+test_non_numeric(void **state)
+{
+	(void)state;
+	assert_int_equal(line("name=hashloop", NULL), 0);
+	assert_int_equal(line("empty=", NULL), 0);
+	assert_int_equal(line("version=1.2.3", NULL), 0);
+	assert_int_equal(line("list=1,2", NULL), 0);
+	assert_int_equal(line("Result: 12 ms", NULL), 0);
+	assert_int_equal(sample.nmetrics, 0);
+	assert_int_equal(sample.has_checksum, 0);
+}
+
+static void
+test_hex_inf_nan(void **state)
+{
+	(void)state;
+	assert_int_equal(line("h=0x10", NULL), 0);
+	assert_int_equal(line("h=0X1p3", NULL), 0);
+	assert_int_equal(line("i=inf", NULL), 0);
+	assert_int_equal(line("i=-Infinity", NULL), 0);
+	assert_int_equal(line("n=nan", NULL), 0);
+	assert_int_equal(line("n=NAN(123)", NULL), 0);
+	assert_int_equal(sample.nmetrics, 0);
+}
+
+static void
+test_builtin_ignored(void **state)
+{
+	(void)state;
+	assert_int_equal(metrics_builtin("wall_ns"), 1);
+	assert_int_equal(metrics_builtin("user_ns"), 1);
+	assert_int_equal(metrics_builtin("sys_ns"), 1);
+	assert_int_equal(metrics_builtin("maxrss_kb"), 1);
+	assert_int_equal(metrics_builtin("nvcsw"), 1);
+	assert_int_equal(metrics_builtin("nivcsw"), 1);
+	assert_int_equal(metrics_builtin("elapsed_ns"), 0);
+	assert_int_equal(metrics_builtin("wall"), 0);
+	assert_int_equal(line("wall_ns=5", NULL), 0);
+	assert_int_equal(line("maxrss_kb=1", NULL), 0);
+	assert_int_equal(line("nivcsw=1", NULL), 0);
+	assert_int_equal(line("wall_ns_own=5", NULL), 1);
+	assert_int_equal(sample.nmetrics, 1);
+	assert_string_equal(sample.metrics[0].key, "wall_ns_own");
+}
+
+static void
+test_key_too_long(void **state)
+{
+	char	buf[PROTO_NAME_MAX + 16];
+
+	(void)state;
+	/* PROTO_NAME_MAX - 1 characters fit. */
+	memset(buf, 'k', PROTO_NAME_MAX - 1);
+	snprintf(buf + PROTO_NAME_MAX - 1, sizeof buf - (PROTO_NAME_MAX - 1),
+	    "=1");
+	assert_int_equal(line(buf, NULL), 1);
+	assert_int_equal(sample.nmetrics, 1);
+	assert_int_equal(strlen(sample.metrics[0].key), PROTO_NAME_MAX - 1);
+	/* One more does not. */
+	memset(buf, 'k', PROTO_NAME_MAX);
+	snprintf(buf + PROTO_NAME_MAX, sizeof buf - PROTO_NAME_MAX, "=2");
+	assert_int_equal(line(buf, NULL), 0);
+	assert_int_equal(sample.nmetrics, 1);
+	assert_true(sample.metrics[0].value == 1.0);
+}
+
+static void
+test_limit(void **state)
+{
+	char	buf[64];
+	int	i;
+
+	(void)state;
+	for (i = 0; i < PROTO_METRICS_MAX; i++) {
+		snprintf(buf, sizeof buf, "m%d=%d", i, i);
+		assert_int_equal(line(buf, NULL), 1);
+	}
+	assert_int_equal(sample.nmetrics, PROTO_METRICS_MAX);
+	assert_int_equal(line("one_too_many=1", NULL), 0);
+	assert_int_equal(sample.nmetrics, PROTO_METRICS_MAX);
+	/* Existing keys can still be updated; the checksum still counts. */
+	assert_int_equal(line("m0=100", NULL), 1);
+	assert_true(metric("m0") == 100.0);
+	assert_int_equal(line("checksum=z", "checksum"), 1);
+	assert_string_equal(sample.checksum, "z");
+	assert_true(metric("m63") == 63.0);
+}
+
+static void
+test_not_nul_terminated(void **state)
+{
+	const char	text[] = "a=12b=3";
+
+	(void)state;
+	/* Only len bytes count: "a=12" out of a longer buffer. */
+	assert_int_equal(metrics_line(&sample, text, 4, NULL), 1);
+	assert_true(metric("a") == 12.0);
+	assert_int_equal(sample.nmetrics, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_ints, reset),
+		cmocka_unit_test_setup(test_floats, reset),
+		cmocka_unit_test_setup(test_negative, reset),
+		cmocka_unit_test_setup(test_exponent, reset),
+		cmocka_unit_test_setup(test_blanks, reset),
+		cmocka_unit_test_setup(test_key_chars, reset),
+		cmocka_unit_test_setup(test_checksum_string, reset),
+		cmocka_unit_test_setup(test_checksum_other_key, reset),
+		cmocka_unit_test_setup(test_last_wins, reset),
+		cmocka_unit_test_setup(test_non_numeric, reset),
+		cmocka_unit_test_setup(test_hex_inf_nan, reset),
+		cmocka_unit_test_setup(test_builtin_ignored, reset),
+		cmocka_unit_test_setup(test_key_too_long, reset),
+		cmocka_unit_test_setup(test_limit, reset),
+		cmocka_unit_test_setup(test_not_nul_terminated, reset),
+	};
+
+	return (cmocka_run_group_tests_name("metrics", tests, NULL, NULL));
+}

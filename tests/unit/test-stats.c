@@ -1,0 +1,567 @@
+/*
+ * Unit tests for coordinator/stats.c. Quantiles, summaries and Wilcoxon
+ * p-values are checked against numbers R computed (fixtures/stats/, see its
+ * README); bootstrap and verdict cases are constructed here.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "coordinator/rng.h"
+#include "coordinator/stats.h"
+#include "tests/unit/fixtures/stats/fixtures.h"
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Fails unless got is within rel (relative) of want; equal infinities pass. */
+static void
+check_close(const char *what, double got, double want, double rel)
+{
+	double	err;
+
+	if (got == want)
+		return;
+	err = fabs(got - want) / fmax(fabs(want), 1e-300);
+	if (!(err <= rel))
+		fail_msg("%s: got %.17g, want %.17g (relative error %.3g > %.3g)",
+		    what, got, want, err, rel);
+}
+
+/* A uniform double in (0, 1). */
+static double
+uniform(struct rng *r)
+{
+	return (((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53);
+}
+
+/* A standard normal deviate (Box-Muller). */
+static double
+normal(struct rng *r)
+{
+	double	u1 = uniform(r), u2 = uniform(r);
+
+	return (sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2));
+}
+
+/* ---- quantiles and summaries against R ---------------------------------- */
+
+static int
+cmp_double(const void *pa, const void *pb)
+{
+	double	a = *(const double *)pa, b = *(const double *)pb;
+
+	return ((a > b) - (a < b));
+}
+
+static void
+test_summary_fixture(void **state)
+{
+	const struct fx_summary	*fx = *state;
+	struct stats_summary	 s;
+	double			*sorted, *copy;
+	char			 what[64];
+	size_t			 i;
+
+	sorted = malloc(fx->n * sizeof *sorted);
+	copy = malloc(fx->n * sizeof *copy);
+	assert_non_null(sorted);
+	assert_non_null(copy);
+	memcpy(sorted, fx->x, fx->n * sizeof *sorted);
+	memcpy(copy, fx->x, fx->n * sizeof *copy);
+	qsort(sorted, fx->n, sizeof *sorted, cmp_double);
+
+	for (i = 0; i < FX_NPROBS; i++) {
+		snprintf(what, sizeof what, "%s quantile(%g)", fx->name,
+		    fx_probs[i]);
+		check_close(what, stats_quantile(sorted, fx->n, fx_probs[i]),
+		    fx->q[i], 1e-14);
+	}
+
+	assert_int_equal(stats_summarize(fx->x, fx->n, &s), 0);
+	assert_int_equal(s.n, fx->n);
+	check_close("median", s.median, fx->median, 1e-15);
+	check_close("min", s.min, fx->min, 0);
+	check_close("max", s.max, fx->max, 0);
+	check_close("mean", s.mean, fx->mean, 1e-14);
+	check_close("q1", s.q1, fx->q1, 1e-14);
+	check_close("q3", s.q3, fx->q3, 1e-14);
+	check_close("iqr_pct", s.iqr_pct, fx->iqr_pct, 1e-12);
+	check_close("cv", s.cv, fx->cv, 1e-12);
+
+	check_close("stats_median", stats_median(fx->x, fx->n), fx->median,
+	    1e-15);
+	/* stats_median works on a copy. */
+	assert_memory_equal(copy, fx->x, fx->n * sizeof *copy);
+	free(sorted);
+	free(copy);
+}
+
+static void
+test_quantile_edges(void **state)
+{
+	const double	x[] = { 1, 2, 4, 8 };
+
+	(void)state;
+	assert_true(isnan(stats_quantile(x, 0, 0.5)));
+	assert_true(isnan(stats_quantile(x, 4, NAN)));
+	assert_true(stats_quantile(x, 4, -0.5) == 1);
+	assert_true(stats_quantile(x, 4, 1.5) == 8);
+	assert_true(stats_quantile(x, 1, 0.3) == 1);
+	/* (n - 1) * q = 1.5: halfway between 2 and 4. */
+	assert_true(stats_quantile(x, 4, 0.5) == 3);
+}
+
+static void
+test_summary_empty(void **state)
+{
+	struct stats_summary	s;
+	const double		x[] = { 5 };
+
+	(void)state;
+	memset(&s, 0xa5, sizeof s);
+	assert_int_equal(stats_summarize(x, 0, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_true(s.median == 0 && s.min == 0 && s.max == 0 &&
+	    s.mean == 0 && s.q1 == 0 && s.q3 == 0 && s.iqr_pct == 0 &&
+	    s.cv == 0);
+	assert_true(isnan(stats_median(x, 0)));
+}
+
+static void
+test_summary_zero_median(void **state)
+{
+	struct stats_summary	s;
+	const double		x[] = { -1, 0, 1 };
+
+	(void)state;
+	assert_int_equal(stats_summarize(x, NELEM(x), &s), 0);
+	assert_true(s.median == 0);
+	assert_true(s.iqr_pct == 0);	/* no division by a zero median */
+	assert_true(s.cv == 0);		/* nor by a zero mean */
+}
+
+static void
+test_median_duplicates(void **state)
+{
+	double	x[1000];
+	size_t	i;
+
+	(void)state;
+	/* Many equal values, reversed order: the selection stays correct. */
+	for (i = 0; i < NELEM(x); i++)
+		x[i] = (double)((NELEM(x) - 1 - i) / 100);
+	assert_true(stats_median(x, NELEM(x)) == 4.5);
+	assert_true(stats_median(x, NELEM(x) - 1) == 5);
+}
+
+/* ---- Wilcoxon signed-rank p-values against R ---------------------------- */
+
+static void
+test_wilcoxon_fixture(void **state)
+{
+	const struct fx_wilcoxon	*fx = *state;
+
+	check_close(fx->name, stats_wilcoxon_p(fx->d, fx->n), fx->p,
+	    fx->exact ? 1e-9 : 1e-6);
+}
+
+static void
+test_wilcoxon_edges(void **state)
+{
+	const double	zeros[] = { 0, 0, -0.0 };
+	const double	with_nan[] = { 1.5, NAN, -0.25, 2, 3, 0.75 };
+	const double	no_nan[] = { 1.5, -0.25, 2, 3, 0.75 };
+
+	(void)state;
+	assert_true(stats_wilcoxon_p(zeros, 0) == 1.0);
+	assert_true(stats_wilcoxon_p(zeros, NELEM(zeros)) == 1.0);
+	/* Missing differences are dropped, as R's na handling does. */
+	assert_true(stats_wilcoxon_p(with_nan, NELEM(with_nan)) ==
+	    stats_wilcoxon_p(no_nan, NELEM(no_nan)));
+	/* n = 5, V = 14 of 15: 2 * P(V >= 14) = 2 * 2 / 32. */
+	check_close("n5 v14", stats_wilcoxon_p(no_nan, NELEM(no_nan)),
+	    0.125, 1e-15);
+}
+
+/* ---- bootstrap of the median -------------------------------------------- */
+
+static void
+test_boot_deterministic(void **state)
+{
+	double	x[30], lo1, hi1, lo2, hi2, lo3, hi3;
+	struct rng r;
+	size_t	i;
+	int	differs = 0;
+	uint64_t seed;
+
+	(void)state;
+	rng_seed(&r, 7);
+	for (i = 0; i < NELEM(x); i++)
+		x[i] = exp(0.1 * normal(&r));
+	assert_int_equal(stats_boot_median(x, NELEM(x), 42, 0.95, &lo1, &hi1),
+	    0);
+	assert_int_equal(stats_boot_median(x, NELEM(x), 42, 0.95, &lo2, &hi2),
+	    0);
+	assert_true(lo1 == lo2 && hi1 == hi2);
+	/* Another seed generally moves at least one end. */
+	for (seed = 43; seed < 48; seed++) {
+		assert_int_equal(stats_boot_median(x, NELEM(x), seed, 0.95,
+		    &lo3, &hi3), 0);
+		if (lo3 != lo1 || hi3 != hi1)
+			differs++;
+	}
+	assert_true(differs >= 3);
+}
+
+static void
+test_boot_contains_median(void **state)
+{
+	double		x[25], lo, hi, med;
+	struct rng	r;
+	size_t		i, n;
+
+	(void)state;
+	rng_seed(&r, 11);
+	for (n = 2; n <= NELEM(x); n += 7) {
+		for (i = 0; i < n; i++)
+			x[i] = 1.02 * exp(0.05 * normal(&r));
+		med = stats_median(x, n);
+		assert_int_equal(stats_boot_median(x, n, n, 0.95, &lo, &hi),
+		    0);
+		assert_true(lo <= med && med <= hi);
+		assert_true(lo < hi);
+	}
+}
+
+static void
+test_boot_constant(void **state)
+{
+	const double	x[] = { 1.25, 1.25, 1.25, 1.25, 1.25, 1.25 };
+	double		lo, hi;
+
+	(void)state;
+	assert_int_equal(stats_boot_median(x, NELEM(x), 1, 0.95, &lo, &hi),
+	    0);
+	assert_true(lo == 1.25 && hi == 1.25);
+	assert_int_equal(stats_boot_median(x, 1, 1, 0.95, &lo, &hi), 0);
+	assert_true(lo == 1.25 && hi == 1.25);
+}
+
+static void
+test_boot_errors(void **state)
+{
+	const double	x[] = { 1, 2, 3 };
+	double		lo = 0, hi = 0;
+
+	(void)state;
+	assert_int_equal(stats_boot_median(x, 0, 1, 0.95, &lo, &hi), -1);
+	assert_true(isnan(lo) && isnan(hi));
+	assert_int_equal(stats_boot_median(x, 3, 1, 1.0, &lo, &hi), -1);
+	assert_int_equal(stats_boot_median(x, 3, 1, NAN, &lo, &hi), -1);
+	assert_int_equal(stats_boot_median_n(x, 3, 1, 0.9, 0, &lo, &hi), -1);
+}
+
+/*
+ * Coverage sanity, not a tuning target: a percentile bootstrap of a median
+ * from 20 values covers roughly its nominal 95% (the interval is made of
+ * a few order statistics, so it runs a little over or under). 200 samples
+ * of log-normal ratios with median 1.05; the binomial sd at 95% is 1.5
+ * points, so [85%, 99%] fails only when the method is wrong.
+ */
+static void
+test_boot_coverage(void **state)
+{
+	double		x[20], lo, hi;
+	struct rng	r;
+	size_t		s, i, covered = 0, nsamples = 200;
+
+	(void)state;
+	rng_seed(&r, 2024);
+	for (s = 0; s < nsamples; s++) {
+		for (i = 0; i < NELEM(x); i++)
+			x[i] = 1.05 * exp(0.04 * normal(&r));
+		/* 1000 resamples keep this fast under valgrind. */
+		assert_int_equal(stats_boot_median_n(x, NELEM(x), s, 0.95,
+		    1000, &lo, &hi), 0);
+		if (lo <= 1.05 && 1.05 <= hi)
+			covered++;
+	}
+	print_message("coverage %zu/%zu\n", covered, nsamples);
+	assert_true(covered >= 170 && covered <= 198);
+}
+
+/* 1000 ratios, STATS_BOOT_N resamples: the size of a long run. */
+static void
+test_boot_large(void **state)
+{
+	double		*x, lo, hi, med, secs;
+	struct rng	 r;
+	clock_t		 t0;
+	size_t		 i, n = 1000;
+
+	(void)state;
+	x = malloc(n * sizeof *x);
+	assert_non_null(x);
+	rng_seed(&r, 99);
+	for (i = 0; i < n; i++)
+		x[i] = 0.97 * exp(0.1 * normal(&r));
+	t0 = clock();
+	assert_int_equal(stats_boot_median(x, n, 5, 0.95, &lo, &hi), 0);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	med = stats_median(x, n);
+	print_message("boot 1000 x %d: %.3f s CPU\n", STATS_BOOT_N, secs);
+	assert_true(lo <= med && med <= hi);
+	/* The interval of a median of 1000 with 10% noise is about +/-0.8%. */
+	assert_true(hi - lo > 0.002 && hi - lo < 0.03);
+	/* Timing means nothing under valgrind or sanitizers (set by
+	 * tests/run-unit.sh for valgrind); elsewhere it is a budget. */
+	if (getenv("VALGRIND") == NULL && getenv("ORCH_NO_TIMING") == NULL)
+		assert_true(secs < 2.0);
+	free(x);
+}
+
+/* ---- geometric mean over benchmarks ------------------------------------- */
+
+static void
+test_geomean_constant(void **state)
+{
+	const double	 a[] = { 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1 };
+	const double	 b[] = { 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2 };
+	const double	*ratios[] = { a, b };
+	const size_t	 n[] = { NELEM(a), NELEM(b) };
+	double		 est, lo, hi;
+
+	(void)state;
+	assert_int_equal(stats_boot_geomean(ratios, n, 2, 3, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("est", est, sqrt(1.32), 1e-14);
+	assert_true(lo == est && hi == est);
+}
+
+static void
+test_geomean_nan_skipped(void **state)
+{
+	/* Missing rounds (NAN) and a benchmark with fewer rounds. */
+	const double	 a[] = { 1.1, NAN, 1.1, NAN, 1.1, 1.1, NAN, 1.1 };
+	const double	 b[] = { 1.2, 1.2, 1.2, 1.2, NAN };
+	/* One valid round of ten: most resamples miss it and fall back to
+	 * its point estimate. */
+	const double	 c[] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+	    1.3 };
+	/* No valid round at all: left out of the mean. */
+	const double	 d[] = { NAN, NAN, NAN };
+	const double	*ratios[] = { a, b, c, d };
+	const size_t	 n[] = { NELEM(a), NELEM(b), NELEM(c), NELEM(d) };
+	double		 est, lo, hi;
+
+	(void)state;
+	assert_int_equal(stats_boot_geomean(ratios, n, 2, 3, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("est ab", est, sqrt(1.32), 1e-14);
+	assert_true(lo == est && hi == est);
+	assert_int_equal(stats_boot_geomean(ratios, n, 3, 3, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("est abc", est, cbrt(1.1 * 1.2 * 1.3), 1e-14);
+	assert_true(lo == est && hi == est);
+	assert_int_equal(stats_boot_geomean(ratios, n, 4, 3, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("est abcd", est, cbrt(1.1 * 1.2 * 1.3), 1e-14);
+	assert_true(lo == est && hi == est);
+}
+
+static void
+test_geomean_spread(void **state)
+{
+	double		 a[15], b[15], est, lo, hi, lo2, hi2, e2;
+	const double	*ratios[] = { a, b };
+	const size_t	 n[] = { NELEM(a), NELEM(b) };
+	struct rng	 r;
+	size_t		 i;
+
+	(void)state;
+	rng_seed(&r, 5);
+	for (i = 0; i < NELEM(a); i++) {
+		a[i] = 0.9 * exp(0.05 * normal(&r));
+		b[i] = 1.1 * exp(0.05 * normal(&r));
+	}
+	assert_int_equal(stats_boot_geomean(ratios, n, 2, 8, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("est", est, sqrt(stats_median(a, NELEM(a)) *
+	    stats_median(b, NELEM(b))), 1e-14);
+	assert_true(lo < est && est < hi);
+	assert_int_equal(stats_boot_geomean(ratios, n, 2, 8, 0.95, &e2, &lo2,
+	    &hi2), 0);
+	assert_true(e2 == est && lo2 == lo && hi2 == hi);
+}
+
+static void
+test_geomean_errors(void **state)
+{
+	const double	 a[] = { NAN, NAN };
+	const double	*ratios[] = { a };
+	const size_t	 n[] = { NELEM(a) };
+	const size_t	 n0[] = { 0 };
+	const double	 z[] = { 0, 0, 0 };
+	const double	*zratios[] = { z };
+	const size_t	 nz[] = { NELEM(z) };
+	double		 est = 0, lo = 0, hi = 0;
+
+	(void)state;
+	assert_int_equal(stats_boot_geomean(ratios, n, 0, 1, 0.95, &est, &lo,
+	    &hi), -1);
+	assert_int_equal(stats_boot_geomean(ratios, n, 1, 1, 0.95, &est, &lo,
+	    &hi), -1);
+	assert_true(isnan(est) && isnan(lo) && isnan(hi));
+	assert_int_equal(stats_boot_geomean(ratios, n0, 1, 1, 0.95, &est, &lo,
+	    &hi), -1);
+	/* A zero median has no logarithm: nothing left to average. */
+	assert_int_equal(stats_boot_geomean(zratios, nz, 1, 1, 0.95, &est, &lo,
+	    &hi), -1);
+	assert_int_equal(stats_boot_geomean(ratios, n, 1, 1, 1.5, &est, &lo,
+	    &hi), -1);
+}
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+struct verdict_case {
+	const char		*name;
+	double			 ratio, lo, hi, min_effect;
+	int			 higher_better;
+	size_t			 npairs;
+	int			 checksum_ok;
+	enum stats_verdict	 want;
+};
+
+static const struct verdict_case verdict_cases[] = {
+	{ "clear_better", 0.90, 0.88, 0.92, 0.01, 0, 20, 1, VERDICT_BETTER },
+	{ "clear_worse", 1.10, 1.08, 1.12, 0.01, 0, 20, 1, VERDICT_WORSE },
+	{ "same_inside_min_effect", 1.002, 0.995, 1.008, 0.01, 0, 20, 1,
+	    VERDICT_SAME },
+	{ "same_excluding_1", 1.004, 1.002, 1.006, 0.01, 0, 20, 1,
+	    VERDICT_SAME },
+	{ "straddles_1", 0.97, 0.90, 1.05, 0.01, 0, 20, 1,
+	    VERDICT_INCONCLUSIVE },
+	{ "excludes_1_estimate_within", 0.995, 0.985, 0.998, 0.01, 0, 20, 1,
+	    VERDICT_INCONCLUSIVE },
+	{ "estimate_beyond_interval_touches_1", 0.95, 0.90, 1.0, 0.01, 0, 20,
+	    1, VERDICT_INCONCLUSIVE },
+	{ "checksum_mismatch", 0.90, 0.88, 0.92, 0.01, 0, 20, 0,
+	    VERDICT_INVALID },
+	{ "four_pairs", 0.90, 0.88, 0.92, 0.01, 0, 4, 1, VERDICT_INVALID },
+	{ "five_pairs", 0.90, 0.88, 0.92, 0.01, 0, 5, 1, VERDICT_BETTER },
+	{ "higher_better_lower_ratio", 0.90, 0.88, 0.92, 0.01, 1, 20, 1,
+	    VERDICT_WORSE },
+	{ "higher_better_higher_ratio", 1.10, 1.08, 1.12, 0.01, 1, 20, 1,
+	    VERDICT_BETTER },
+	{ "zero_min_effect", 0.999, 0.998, 0.9995, 0, 0, 20, 1,
+	    VERDICT_BETTER },
+	{ "nan_ratio", NAN, 0.88, 0.92, 0.01, 0, 20, 1,
+	    VERDICT_INCONCLUSIVE },
+	{ "nan_interval", 0.90, NAN, NAN, 0.01, 0, 20, 1,
+	    VERDICT_INCONCLUSIVE },
+	{ "nan_and_few_pairs", NAN, NAN, NAN, 0.01, 0, 3, 1, VERDICT_INVALID },
+};
+
+static void
+test_verdict_case(void **state)
+{
+	const struct verdict_case	*c = *state;
+	enum stats_verdict		 got;
+
+	got = stats_verdict(c->ratio, c->lo, c->hi, c->min_effect,
+	    c->higher_better, c->npairs, c->checksum_ok);
+	if (got != c->want)
+		fail_msg("%s: got %s, want %s", c->name,
+		    stats_verdict_name(got), stats_verdict_name(c->want));
+}
+
+static void
+test_verdict_names(void **state)
+{
+	(void)state;
+	assert_string_equal(stats_verdict_name(VERDICT_BETTER), "better");
+	assert_string_equal(stats_verdict_name(VERDICT_WORSE), "worse");
+	assert_string_equal(stats_verdict_name(VERDICT_SAME), "same");
+	assert_string_equal(stats_verdict_name(VERDICT_INCONCLUSIVE),
+	    "inconclusive");
+	assert_string_equal(stats_verdict_name(VERDICT_INVALID), "invalid");
+}
+
+/* ---- groups --------------------------------------------------------------- */
+
+/* One named test per row of a data table. */
+#define TABLE_TESTS(dst, tbl, fn) do {					\
+	size_t	_i;							\
+	for (_i = 0; _i < NELEM(tbl); _i++) {				\
+		(dst)[_i].name = (tbl)[_i].name;			\
+		(dst)[_i].test_func = (fn);				\
+		(dst)[_i].setup_func = NULL;				\
+		(dst)[_i].teardown_func = NULL;				\
+		(dst)[_i].initial_state = (void *)(uintptr_t)&(tbl)[_i]; \
+	}								\
+} while (0)
+
+int
+main(void)
+{
+	struct CMUnitTest	summaries[NELEM(fx_summaries)];
+	struct CMUnitTest	wilcoxons[NELEM(fx_wilcoxons)];
+	struct CMUnitTest	verdicts[NELEM(verdict_cases)];
+	const struct CMUnitTest	quantile[] = {
+		cmocka_unit_test(test_quantile_edges),
+		cmocka_unit_test(test_summary_empty),
+		cmocka_unit_test(test_summary_zero_median),
+		cmocka_unit_test(test_median_duplicates),
+	};
+	const struct CMUnitTest	wilcoxon[] = {
+		cmocka_unit_test(test_wilcoxon_edges),
+	};
+	const struct CMUnitTest	boot[] = {
+		cmocka_unit_test(test_boot_deterministic),
+		cmocka_unit_test(test_boot_contains_median),
+		cmocka_unit_test(test_boot_constant),
+		cmocka_unit_test(test_boot_errors),
+		cmocka_unit_test(test_boot_coverage),
+		cmocka_unit_test(test_boot_large),
+	};
+	const struct CMUnitTest	geomean[] = {
+		cmocka_unit_test(test_geomean_constant),
+		cmocka_unit_test(test_geomean_nan_skipped),
+		cmocka_unit_test(test_geomean_spread),
+		cmocka_unit_test(test_geomean_errors),
+	};
+	const struct CMUnitTest	verdict[] = {
+		cmocka_unit_test(test_verdict_names),
+	};
+	int			fails = 0;
+
+	TABLE_TESTS(summaries, fx_summaries, test_summary_fixture);
+	TABLE_TESTS(wilcoxons, fx_wilcoxons, test_wilcoxon_fixture);
+	TABLE_TESTS(verdicts, verdict_cases, test_verdict_case);
+
+	fails += _cmocka_run_group_tests("stats_summary_vs_r", summaries,
+	    NELEM(summaries), NULL, NULL);
+	fails += cmocka_run_group_tests_name("stats_quantile", quantile, NULL,
+	    NULL);
+	fails += _cmocka_run_group_tests("stats_wilcoxon_vs_r", wilcoxons,
+	    NELEM(wilcoxons), NULL, NULL);
+	fails += cmocka_run_group_tests_name("stats_wilcoxon", wilcoxon, NULL,
+	    NULL);
+	fails += cmocka_run_group_tests_name("stats_boot_median", boot, NULL,
+	    NULL);
+	fails += cmocka_run_group_tests_name("stats_boot_geomean", geomean,
+	    NULL, NULL);
+	fails += _cmocka_run_group_tests("stats_verdict_cases", verdicts,
+	    NELEM(verdicts), NULL, NULL);
+	fails += cmocka_run_group_tests_name("stats_verdict", verdict, NULL,
+	    NULL);
+	return (fails == 0 ? 0 : 1);
+}
