@@ -690,11 +690,9 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 	out->start_ns = exec_now(CLOCK_REALTIME);
 	pid = exec_spawn(req, outp[1], errp[1], &t0);
 	e = errno;
-	if (pinned) {
-		pinned = 0;
-		if (facts_pin(NULL, err, sizeof err) == -1)
-			log_warnx("cannot restore CPU affinity: %s", err);
-	}
+	/* The child has its own copy of the affinity now. */
+	if (pinned && facts_pin(NULL, err, sizeof err) == -1)
+		log_warnx("cannot restore CPU affinity: %s", err);
 	exec_close(&outp[1]);
 	exec_close(&errp[1]);
 	if (pid == -1) {
@@ -824,8 +822,6 @@ out:
 		while (wait4(pid, &wstatus, 0, &ru) == -1 && errno == EINTR)
 			;
 	}
-	if (pinned && facts_pin(NULL, err, sizeof err) == -1)
-		log_warnx("cannot restore CPU affinity: %s", err);
 	exec_close(&io.outfd);
 	exec_close(&io.errfd);
 	exec_close(&outp[0]);

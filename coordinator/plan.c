@@ -23,6 +23,7 @@ plan_set(struct plan_entry *e, size_t bench, uint32_t variant, uint32_t round,
 	e->warmup = warmup;
 }
 
+/* Builds one host's run order from the suite and seed (see plan.h). */
 int
 plan_order(const struct suite *s, uint64_t seed, struct plan_entry **out,
     size_t *n)

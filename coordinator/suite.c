@@ -62,7 +62,7 @@ enum { BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT };
 struct suite_parse {
 	struct suite	*s;
 	const char	*path;		/* as given, for messages */
-	char		*dir;		/* the suite file's directory; NULL: cwd */
+	char		*dir;		/* of the suite file; NULL: cwd */
 	const char	*text;
 	size_t		 len;
 	size_t		 off;		/* next unread byte of text */
@@ -74,15 +74,15 @@ struct suite_parse {
 	size_t		 idx;		/* its variant or bench index */
 	int		 sect_line;
 	char		 label[PROTO_NAME_MAX + 16];	/* "[bench.NAME]" */
-	int		 seen[16];	/* line of each key of the section; 0: not yet */
+	int		 seen[16];	/* line of each key seen, or 0 */
 
 	int		 suite_line;	/* of [suite]; 0: none */
 	char		 ref[PROTO_NAME_MAX];
 	int		 ref_line;	/* of reference; 0: none */
-	uint32_t	 timeout_ms;	/* [suite] timeout, the benches' default */
+	uint32_t	 timeout_ms;	/* [suite] timeout: benches' default */
 
 	/* [bench.NAME] checks that need two keys, done once both are known. */
-	char		*better;	/* better not yet checked against metrics */
+	char		*better;	/* not yet checked against metrics */
 	int		 better_line;
 	int		 args_line;	/* args not yet checked against files */
 };
@@ -225,7 +225,7 @@ suite_parse_decimal(const char *v, double *out)
 		digits++;
 		if (mant != 0 || *v != '0')
 			sig++;
-		/* 15 digits and 10^22 are exact in a double, so one division rounds. */
+		/* 15 digits and 10^22 are exact doubles: one rounding. */
 		if (sig > 15 || (dot && ++fdig > 22))
 			return (-1);
 		mant = mant * 10 + (uint64_t)(*v - '0');
@@ -375,6 +375,7 @@ suite_free_words(char **w, size_t n)
 	free(w);
 }
 
+/* Splits words like sh without expansion (see suite.h). */
 int
 suite_split(const char *value, char ***words, size_t *nwords, char **cause)
 {
@@ -460,6 +461,7 @@ out:
 	return (r);
 }
 
+/* Expands {os} and {arch} (see suite.h). */
 int
 suite_expand(const char *tmpl, const char *os, const char *arch, char *out,
     size_t outlen)
@@ -616,8 +618,8 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		    strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
 			s->subtract_floor = 0;
 		else
-			suite_error(p, p->line, "%s subtract_floor: '%s' is not "
-			    "yes or no", p->label, v);
+			suite_error(p, p->line, "%s subtract_floor: '%s' is "
+			    "not yes or no", p->label, v);
 		break;
 	case SK_TIMEOUT:
 		suite_timeout(p, v, &p->timeout_ms);
@@ -771,9 +773,10 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 		else if (strcmp(dir, "higher") == 0)
 			hi = 1;
 		else {
-			suite_error(p, line, "%s better: bad item '%s%s%s' (want "
-			    "lower, higher or METRIC:lower|higher)", p->label,
-			    m != NULL ? m : "", m != NULL ? ":" : "", dir);
+			suite_error(p, line, "%s better: bad item '%s%s%s' "
+			    "(want lower, higher or METRIC:lower|higher)",
+			    p->label, m != NULL ? m : "", m != NULL ? ":" : "",
+			    dir);
 			goto out;
 		}
 		if (m == NULL) {
@@ -795,8 +798,8 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 				break;
 		}
 		if (i == b->nmetrics) {
-			suite_error(p, line, "%s better: '%s' is not in metrics",
-			    p->label, m);
+			suite_error(p, line, "%s better: '%s' is not in "
+			    "metrics", p->label, m);
 			goto out;
 		}
 		if (set[i]) {
@@ -916,8 +919,8 @@ suite_metrics(struct suite_parse *p, const char *v)
 			*next++ = '\0';
 		item = suite_trim(item);
 		if (!suite_name_ok(item, strlen(item))) {
-			suite_error(p, p->line, "%s metrics: bad name '%s' (want "
-			    SUITE_NAME_RULE ")", p->label, item);
+			suite_error(p, p->line, "%s metrics: bad name '%s' "
+			    "(want " SUITE_NAME_RULE ")", p->label, item);
 			goto out;
 		}
 		for (i = 0; i < b->nmetrics; i++) {
@@ -1080,7 +1083,8 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 	struct suite		*s = p->s;
 	struct suite_variant	*v;
 	struct suite_bench	*b;
-	const char		*kind = sect == SECT_VARIANT ? "variant" : "bench";
+	const char		*kind = sect == SECT_VARIANT ? "variant" :
+				    "bench";
 	size_t			 i, n = sect == SECT_VARIANT ? s->nvariants :
 				    s->nbenches;
 	int			 first = 0;
@@ -1210,7 +1214,7 @@ suite_reader(char *str, int num, void *stream)
 	const char		*l, *e, *nl;
 	size_t			 n;
 
-	if (p->failed || p->off >= p->len || num < 2)
+	if (p->failed || p->off >= p->len || num < 3)
 		return (NULL);
 	l = p->text + p->off;
 	nl = memchr(l, '\n', p->len - p->off);
@@ -1235,13 +1239,15 @@ suite_reader(char *str, int num, void *stream)
 		suite_error(p, p->line, "syntax error: expected key = value");
 		return (NULL);
 	}
-	if (n > (size_t)num - 1) {
+	/* Keep the newline: an inih built to grow its buffer looks for it. */
+	if (n + 2 > (size_t)num) {
 		suite_error(p, p->line, "line too long (at most %d characters)",
-		    num - 1);
+		    num - 2);
 		return (NULL);
 	}
 	memcpy(str, l, n);
-	str[n] = '\0';
+	str[n] = '\n';
+	str[n + 1] = '\0';
 	return (str);
 }
 
@@ -1320,9 +1326,8 @@ suite_default_name(struct suite *s, const char *path)
 		n -= 4;
 	if (n >= sizeof s->name)
 		n = sizeof s->name - 1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		s->name[i] = suite_name_ok(b + i, 1) ? b[i] : '_';
-	}
 	s->name[n] = '\0';
 	if (n == 0)
 		snprintf(s->name, sizeof s->name, "suite");
@@ -1360,6 +1365,7 @@ suite_finish(struct suite_parse *p)
 		suite_error(p, 0, "no [bench.NAME] section");
 }
 
+/* Loads and checks a suite file (see suite.h). */
 int
 suite_load(const char *path, struct suite **out, char **cause)
 {
@@ -1422,6 +1428,7 @@ out:
 	return (r);
 }
 
+/* Frees a suite and everything it owns; NULL is ok. */
 void
 suite_free(struct suite *s)
 {

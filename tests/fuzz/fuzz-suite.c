@@ -42,6 +42,7 @@ fuzz_setup(void)
 	return (0);
 }
 
+/* Loads one input as a suite file; aborts if the result breaks a promise. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

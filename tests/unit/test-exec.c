@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* sched_getaffinity, to check pinning */
 #include <sched.h>
 #endif
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
@@ -841,6 +842,30 @@ test_fds_not_inherited(void **state)
 	assert_true(n >= 3 && n <= 5);
 }
 
+static void
+test_agent_idle_while_running(void **state)
+{
+	char *const	argv[] = { prog("sleeper"), (char *)"500", NULL };
+	struct exec_req	req;
+	struct rusage	a, b;
+	int64_t		used;
+
+	(void)state;
+	/* The agent sleeps in poll(): no CPU taken from the benchmark. */
+	req_init(&req, argv);
+	assert_int_equal(getrusage(RUSAGE_SELF, &a), 0);
+	assert_int_equal(exec_run(&req, &sample), 0);
+	assert_int_equal(getrusage(RUSAGE_SELF, &b), 0);
+	assert_int_equal(sample.status, PROTO_ST_OK);
+	used = (int64_t)(b.ru_utime.tv_sec - a.ru_utime.tv_sec) * 1000000 +
+	    (b.ru_utime.tv_usec - a.ru_utime.tv_usec) +
+	    (int64_t)(b.ru_stime.tv_sec - a.ru_stime.tv_sec) * 1000000 +
+	    (b.ru_stime.tv_usec - a.ru_stime.tv_usec);
+	if (used > 50000)
+		fail_msg("the agent used %lld us of CPU during a 500 ms run",
+		    (long long)used);
+}
+
 int
 main(void)
 {
@@ -873,6 +898,7 @@ main(void)
 		cmocka_unit_test_setup(test_maxrss, dirty),
 		cmocka_unit_test_setup(test_no_fd_or_child_leak, dirty),
 		cmocka_unit_test_setup(test_fds_not_inherited, dirty),
+		cmocka_unit_test_setup(test_agent_idle_while_running, dirty),
 	};
 
 	return (cmocka_run_group_tests_name("exec", tests, group_setup,

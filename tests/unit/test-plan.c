@@ -109,9 +109,9 @@ check_plan(const struct suite *s, const struct plan_entry *e, size_t n)
 	assert_int_equal(at, n);
 	for (j = 0; j < nb * k * k; j++) {
 		if (pos[j] < lo || pos[j] > hi)
-			fail_msg("bench %zu variant %zu position %zu: %zu times, "
-			    "want %zu..%zu", j / (k * k), j / k % k, j % k, pos[j],
-			    lo, hi);
+			fail_msg("bench %zu variant %zu position %zu: %zu "
+			    "times, want %zu..%zu", j / (k * k), j / k % k,
+			    j % k, pos[j], lo, hi);
 	}
 	free(pos);
 	free(seen);
@@ -134,7 +134,8 @@ test_shapes(void **state)
 				for (w = 0; w <= 2; w++) {
 					s = make_suite(k, nb, r, w);
 					for (seed = 0; seed < 4; seed++) {
-						e = order(s, seed * 7919 + r, &n);
+						e = order(s, seed * 7919 + r,
+						    &n);
 						check_plan(s, e, n);
 						free(e);
 					}
@@ -327,6 +328,7 @@ test_empty(void **state)
 	suite_free(s);
 }
 
+/* Runs every plan test. */
 int
 main(void)
 {

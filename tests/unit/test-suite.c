@@ -79,6 +79,7 @@ slurp(const char *path)
 
 /* ---- a suite with every key --------------------------------------------- */
 
+/* Every key of good.ini parses to its exact value. */
 static void
 test_good(void **state)
 {
@@ -148,7 +149,7 @@ test_good(void **state)
 	assert_string_equal(b->metrics[2].name, "calls_per_s");
 	assert_int_equal(b->metrics[2].higher, 1);
 	assert_string_equal(b->checksum, "checksum");
-	assert_int_equal(b->timeout_ms, 1);	/* 0.4 ms: rounded up, not to none */
+	assert_int_equal(b->timeout_ms, 1);	/* 0.4 ms: up, not to none */
 
 	b = &s->benches[1];
 	assert_string_equal(b->name, "plain");
@@ -190,6 +191,7 @@ test_good_absolute(void **state)
 	suite_free(s);
 }
 
+/* A suite with only what is required gets every default. */
 static void
 test_defaults(void **state)
 {
@@ -221,6 +223,20 @@ test_defaults(void **state)
 	suite_free(s);
 }
 
+/* The longest line inih accepts (the next length is a bad-* case). */
+static void
+test_long_line(void **state)
+{
+	struct suite	*s;
+
+	(void)state;
+	s = load_ok(DIR "long-line.ini");
+	assert_int_equal(s->benches[0].nargs, 1);
+	assert_int_equal(strlen(s->benches[0].args[0]), 191);
+	suite_free(s);
+}
+
+/* A file that cannot be opened: the path and the reason, no line. */
 static void
 test_missing_file(void **state)
 {
@@ -230,7 +246,8 @@ test_missing_file(void **state)
 	(void)state;
 	assert_int_equal(suite_load(DIR "no-such.ini", &s, &cause), -1);
 	assert_null(s);
-	assert_string_equal(cause, DIR "no-such.ini: No such file or directory");
+	assert_string_equal(cause,
+	    DIR "no-such.ini: No such file or directory");
 	free(cause);
 	suite_free(NULL);
 }
@@ -382,7 +399,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-checksum.ini",
 	    ":7: [bench.a] checksum: bad name 'sum=1' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
 	{ "bad-long-line.ini",
-	    ":2: line too long (at most 199 characters)" },
+	    ":2: line too long (at most 198 characters)" },
 	{ "bad-first-error.ini",
 	    ":2: [suite] rounds: 0 is out of range 1..100000" },
 	{ "bad-first-syntax.ini",
@@ -391,6 +408,7 @@ static const struct bad_case bad_cases[] = {
 	    ":3: NUL byte in file" },
 };
 
+/* One bad fixture: suite_load fails with exactly the expected cause. */
 static void
 test_bad(void **state)
 {
@@ -442,6 +460,7 @@ static const struct split_case split_cases[] = {
 	{ "'x' \"y", NULL, "unterminated \" quote" },
 };
 
+/* Each split case gives its words or its error. */
 static void
 test_split(void **state)
 {
@@ -505,6 +524,7 @@ test_split_limit(void **state)
 
 /* ---- suite_expand ------------------------------------------------------- */
 
+/* {os} and {arch} are replaced, other braces kept, small buffers refused. */
 static void
 test_expand(void **state)
 {
@@ -532,6 +552,7 @@ test_expand(void **state)
 	assert_int_equal(suite_expand("abc", "linux", "x", out, 0), -1);
 }
 
+/* Runs the named cases, then one test per bad fixture. */
 int
 main(void)
 {
@@ -539,6 +560,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_good_absolute),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_limit),

@@ -1,0 +1,35 @@
+# The agent on its own: version, key handling, and frames from strangers.
+. tests/e2e/lib.sh
+
+"$AGENT" --version | grep -Eq '^orch-agent [0-9.]+ protocol [0-9]+$' || fail "--version"
+
+note "a malformed key line: the agent refuses and exits"
+rc=0; echo "not a key" | timeout 10 "$AGENT" serve --workdir="$T/w1" >"$T/out1" 2>"$T/err1" || rc=$?
+[ "$rc" != 0 ] || fail "agent accepted a bad key line"
+expect_grep 'malformed key line' "$T/err1"
+[ ! -s "$T/out1" ] || fail "agent printed an endpoint without a key"
+
+note "stdin closed before any key: the agent exits at once"
+rc=0; timeout 10 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/err2" || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "agent did not exit on EOF (rc $rc)"
+
+note "a stranger's frames are dropped, never parsed or acted on"
+key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkfifo "$T/stdin"
+"$AGENT" serve --workdir="$T/w2" <"$T/stdin" >"$T/ep" 2>"$T/err3" &
+apid=$!
+exec 7>"$T/stdin"
+echo "ORCH-KEY 1 $key run-x" >&7
+for i in $(seq 1 50); do [ -s "$T/ep" ] && break; sleep 0.1; done
+ep=$(awk '{print $3}' "$T/ep")
+case "$ep" in tcp://127.0.0.1:*) ;; *) fail "no endpoint: $(cat "$T/ep")";; esac
+head -c 300 /dev/urandom > "$T/junk"
+timeout 5 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
+for i in $(seq 1 30); do grep -q 'dropped' "$T/err3" && break; sleep 0.1; done
+expect_grep 'dropped a [0-9]+-byte frame' "$T/err3"
+kill -0 "$apid" || fail "the agent died of random bytes"
+[ -z "$(ls -A "$T/w2/runs" 2>/dev/null)" ] || fail "the agent ran something"
+exec 7>&-	# the lifeline closes: the agent must go
+for i in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$apid" 2>/dev/null && fail "agent still running after stdin closed"
+echo PASS

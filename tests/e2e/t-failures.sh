@@ -1,0 +1,34 @@
+# Benchmarks that crash, time out, exit non-zero or disagree on checksums:
+# each is a failed sample with its status and reason; the run goes on.
+. tests/e2e/lib.sh
+
+start=$(date +%s)
+rc=0; run_orch "$T/log" run --out="$T/out" --seed=1 tests/suites/failures.ini || rc=$?
+cat "$T/log"
+expect_eq "exit code (runs failed)" "$rc" 3
+[ $(( $(date +%s) - start )) -lt 60 ] || fail "timeouts did not cut the sleeps short"
+S="$T/out/summary.json" C="$T/out/samples.csv" M="$T/out/report.md"
+expect_grep '10 measured runs? failed|measured runs failed' "$T/log"
+# Statuses as recorded, one per run (the wall_ns row).
+for want in "crash signal 10" "slow timeout 10" "exit3 failed 10" "ok ok 10" "checksum ok 10"; do
+	set -- $want
+	got=$(awk -F, -v b=$1 -v s=$2 '$4==b && $10==s && $11=="wall_ns"' "$C" | wc -l)
+	expect_eq "$1 runs with status $2" "$got" "$3"
+done
+# A timed-out run was cut at its 0.5 s deadline.
+awk -F, '$4=="slow" && $11=="wall_ns" && ($12 < 400000000 || $12 > 5000000000) {bad=1} END {exit bad}' "$C" \
+	|| fail "a timed-out run's wall time is not near 0.5 s"
+# Results count the failures; the good benchmark compares as the same.
+expect_eq "crash failed count" "$(jq '[.results[] | select(.bench=="crash" and .variant=="A")][0].failed' "$S")" 5
+expect_eq "ok verdict" "$(jq -r '.comparisons[] | select(.bench=="ok") | .verdict' "$S")" same
+# Disagreeing checksums: invalid, no ratio, and the reason names the runs.
+expect_eq "checksum verdict" "$(jq -r '.comparisons[] | select(.bench=="checksum") | .verdict' "$S")" invalid
+expect_eq "checksum ratio" "$(jq -r '.comparisons[] | select(.bench=="checksum") | .ratio' "$S")" null
+jq -r '.comparisons[] | select(.bench=="checksum") | .reason' "$S" | grep -q "checksums disagree" || fail "no reason for invalid"
+# The report shows why each failed.
+expect_grep 'signal 11' "$M"
+expect_grep 'timed out after 500 ms' "$M"
+expect_grep 'disk on fire' "$M"
+expect_grep 'No ratio for B vs A:.*checksums disagree' "$M"
+no_leftovers
+echo PASS
