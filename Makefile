@@ -9,7 +9,10 @@
 SHELL := /bin/bash
 
 CC      ?= cc
-PKGS    := libssh2 nanomsg msgpack libcrypto inih
+# The agent needs only these; `make agent` builds it alone (orch deploy
+# runs that on hosts without a prebuilt agent, e.g. the M2).
+AGENT_PKGS := nanomsg msgpack libcrypto
+PKGS    ?= libssh2 $(AGENT_PKGS) inih
 UNAME_S := $(shell uname -s)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -70,7 +73,11 @@ FLAGS_FILE := $(O)/.flags
 FLAGS_NOW  := $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(LIBS)
 $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] || printf '%s' '$(FLAGS_NOW)' > $(FLAGS_FILE))
 
-.PHONY: all programs demo check check-unit check-san check-valgrind check-e2e deps deps-check clean bench fuzz
+# agent: the agent alone, with only its libraries (what orch deploy runs).
+agent:
+	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent
+
+.PHONY: agent all programs demo check check-unit check-san check-valgrind check-e2e deps deps-check clean bench fuzz
 
 all: deps-check programs suites
 
@@ -150,10 +157,10 @@ check: deps
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-e2e
 
-check-unit: $(UNIT_BIN)
+check-unit: $(UNIT_BIN) suites
 	@./tests/run-unit.sh $(UNIT_BIN)
 
-check-valgrind: $(UNIT_BIN)
+check-valgrind: $(UNIT_BIN) suites
 	@VALGRIND=1 ./tests/run-unit.sh $(UNIT_BIN)
 
 check-e2e: programs suites

@@ -59,6 +59,7 @@ struct host {
 	int		 line;		/* of its inventory section, 0 built-in */
 	char		 logpath[1024];	/* the agent's stderr goes here */
 	int		 verbose;	/* run the agent with -v */
+	int		 no_deploy;	/* refuse rather than install the agent */
 
 	/* Session. */
 	struct chan	 chan;
@@ -111,5 +112,13 @@ int	host_run(struct host *h, const struct proto_plan *plan,
 void	host_close(struct host *h);
 
 extern const struct host_ops host_local_ops;
+extern const struct host_ops host_ssh_ops;
+
+/* Lets the SSH backend add unknown host keys (never changed ones). */
+void	host_ssh_accept_new(int on);
+
+struct ssh_target;
+/* Fills an SSH target from a host's inventory settings. */
+void	host_ssh_target(const struct host *h, struct ssh_target *t);
 
 #endif

@@ -7,9 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/check.h"
+#include "coordinator/deploy.h"
 #include "coordinator/host.h"
+#include "coordinator/inventory.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
+#include "coordinator/ssh.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/version.h"
@@ -21,10 +25,16 @@ usage(void)
 	fprintf(stderr,
 	    "usage: orch run [--hosts=LIST] [--inventory=FILE] [--rounds=N] "
 	    "[--seed=N]\n"
-	    "                [--out=DIR] [--max-load=F] [--fail-on=worse] [-v] "
-	    "SUITE.ini\n"
+	    "                [--out=DIR] [--max-load=F] [--fail-on=worse]\n"
+	    "                [--accept-new-host-keys] [-v] SUITE.ini\n"
+	    "       orch check [--hosts=LIST] [--inventory=FILE] "
+	    "[--accept-new-host-keys]\n"
+	    "       orch deploy [--hosts=LIST] [--inventory=FILE] [--force] "
+	    "[--accept-new-host-keys]\n"
 	    "       orch report [--fail-on=worse] DIR\n"
-	    "       orch --version\n");
+	    "       orch --version\n"
+	    "LIST: host and group names, `all`, comma separated; `local` is "
+	    "this machine.\n");
 	exit(2);
 }
 
@@ -48,18 +58,18 @@ bad:
 	exit(2);
 }
 
-/* Finds bin/orch-agent beside this program. */
+/*
+ * Finds orch-agent beside this program ($ORCH_AGENT overrides) and the
+ * source tree above it (orch deploy builds the agent on hosts from it).
+ */
 static void
 find_agent(const char *argv0)
 {
-	char		 self[PATH_MAX], path[PATH_MAX + 16], *slash;
+	char		 self[PATH_MAX], path[PATH_MAX + 32], *slash;
 	const char	*env;
 	ssize_t		 n;
+	int		 up;
 
-	if ((env = getenv("ORCH_AGENT")) != NULL) {
-		host_local_set_agent(env);
-		return;
-	}
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0)
 		self[n] = '\0';
@@ -69,7 +79,20 @@ find_agent(const char *argv0)
 		return;
 	*slash = '\0';
 	snprintf(path, sizeof path, "%s/orch-agent", self);
+	if ((env = getenv("ORCH_AGENT")) != NULL)
+		snprintf(path, sizeof path, "%s", env);
 	host_local_set_agent(path);
+	deploy_set_agent(path);
+	for (up = 0; up < 3; up++) {
+		if ((slash = strrchr(self, '/')) == NULL)
+			break;
+		*slash = '\0';
+		snprintf(path, sizeof path, "%s/agent/serve.c", self);
+		if (access(path, R_OK) == 0) {
+			deploy_set_root(self);
+			break;
+		}
+	}
 }
 
 /* Joins argv into one line for the record. */
@@ -91,33 +114,33 @@ join_args(int argc, char **argv)
 	return (s);
 }
 
-/* Resolves --hosts into hosts; only `local` until an inventory exists. */
+/*
+ * Resolves --hosts against the inventory (--inventory, $ORCH_INVENTORY or
+ * inventory/hosts.ini); exits 2 with the file and line on bad input.
+ */
 static struct host *
-resolve_hosts(const char *list, size_t *n)
+resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 {
-	struct host	*hosts = NULL;
-	char		*copy, *tok, *save = NULL;
+	struct inventory	*inv = NULL;
+	struct host		*hosts = NULL;
+	const char		*path;
+	char			*cause = NULL;
+	size_t			 i;
+	int			 required;
 
-	*n = 0;
-	if (list == NULL)
-		list = "local";
-	copy = xstrdup(list);
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (strcmp(tok, "local") != 0) {
-			fprintf(stderr, "orch: --hosts: unknown host '%s'\n",
-			    tok);
-			exit(2);
-		}
-		hosts = xreallocarray(hosts, *n + 1, sizeof *hosts);
-		host_local_init(&hosts[(*n)++]);
-	}
-	free(copy);
-	if (*n == 0) {
-		fprintf(stderr, "orch: --hosts: empty list\n");
+	path = inventory_path(inv_opt, &required);
+	if (inventory_load(path, required, &inv, &cause) != 0 ||
+	    inventory_resolve(inv, list, &hosts, n, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		inventory_free(inv);
 		exit(2);
+	}
+	inventory_free(inv);
+	for (i = 0; i < *n; i++) {
+		if (hosts[i].ops == NULL)
+			hosts[i].ops = &host_ssh_ops;
+		hosts[i].chan.sock = -1;
 	}
 	return (hosts);
 }
@@ -134,10 +157,11 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "max-load", required_argument, NULL, 'L' },
 		{ "fail-on", required_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts	 opts;
-	const char	*hosts = NULL;
+	const char	*hosts = NULL, *inv = NULL;
 	char		*end, *cmdline;
 	int		 ch, r;
 
@@ -149,6 +173,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			hosts = optarg;
 			break;
 		case 'i':
+			inv = optarg;
+			break;
+		case 'A':
+			host_ssh_accept_new(1);
 			break;
 		case 'r':
 			opts.rounds = (uint32_t)parse_u64("--rounds", optarg,
@@ -196,7 +224,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	if (optind != argc - 1)
 		usage();
 	opts.suite = argv[optind];
-	opts.hosts = resolve_hosts(hosts, &opts.nhosts);
+	opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	cmdline = join_args(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
@@ -246,6 +274,54 @@ cmd_report(int argc, char **argv)
 	return (0);
 }
 
+/* orch check and orch deploy share their options. */
+static int
+cmd_hosts(int argc, char **argv, int deploy)
+{
+	static const struct option longopts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct host	*hosts;
+	const char	*list = NULL, *inv = NULL;
+	size_t		 n;
+	int		 ch, force = 0, r;
+
+	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'H':
+			list = optarg;
+			break;
+		case 'i':
+			inv = optarg;
+			break;
+		case 'A':
+			host_ssh_accept_new(1);
+			break;
+		case 'F':
+			if (!deploy)
+				usage();
+			force = 1;
+			break;
+		case 'v':
+			log_init("orch", LOG_DEBUG);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	hosts = resolve_hosts(inv, list, &n);
+	r = deploy ? deploy_main(hosts, n, force) : check_main(hosts, n);
+	free(hosts);
+	return (r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -257,6 +333,12 @@ main(int argc, char **argv)
 		return (0);
 	}
 	find_agent(argv[0]);
+	if (ssh_init() != 0)
+		fatalx("libssh2_init failed");
+	if (strcmp(argv[1], "check") == 0)
+		return (cmd_hosts(argc - 1, argv + 1, 0));
+	if (strcmp(argv[1], "deploy") == 0)
+		return (cmd_hosts(argc - 1, argv + 1, 1));
 	if (strcmp(argv[1], "run") == 0)
 		return (cmd_run(argc - 1, argv + 1, argc, argv));
 	if (strcmp(argv[1], "report") == 0)

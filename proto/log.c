@@ -25,6 +25,9 @@ log_level(void)
 	return (log_lvl);
 }
 
+static void log_vwrite(int, const char *, const char *, va_list)
+    __attribute__((format(printf, 3, 0)));
+
 static void
 log_vwrite(int level, const char *suffix, const char *fmt, va_list ap)
 {

@@ -1,0 +1,229 @@
+/* orch check: a readiness table per host, and what to fix before measuring. */
+#include <sys/statvfs.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coordinator/check.h"
+#include "coordinator/deploy.h"
+#include "coordinator/host.h"
+#include "coordinator/ssh.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+struct check_row {
+	struct host	*h;
+	pthread_t	 thread;
+	char		 reach[64];
+	char		 hostkey[160];
+	char		 auth[160];
+	char		 agent[64];
+	char		 disk[32];
+	char		 warnings[2048];
+	int		 nwarn;
+	int		 ready;
+	char		 error[HOST_ERR_LEN];
+};
+
+/* Returns the value of an extra fact, or "" when absent. */
+static const char *
+check_fact(const struct host *h, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < h->facts.nextra; i++) {
+		if (strcmp(h->facts.extra[i].key, key) == 0)
+			return (h->facts.extra[i].value);
+	}
+	return ("");
+}
+
+int
+check_warnings(const struct host *h, char *buf, size_t len)
+{
+	const char	*v;
+	int		 n = 0;
+	double		 per_core;
+
+#define W(...) do {							\
+	snprintf(buf + strlen(buf), len - strlen(buf), __VA_ARGS__);	\
+	n++;								\
+} while (0)
+	buf[0] = '\0';
+	v = check_fact(h, "governor");
+	if (*v != '\0' && strcmp(v, "performance") != 0 &&
+	    strcmp(v, "unknown") != 0)
+		W("CPU frequency governor is %s, not performance: clock speed "
+		    "varies with load\n", v);
+	v = check_fact(h, "boost");
+	if (strcmp(v, "on") == 0)
+		W("turbo/boost is on: clock speed depends on temperature and "
+		    "other load\n");
+	v = check_fact(h, "aslr");
+	if (strcmp(v, "on") == 0 || strcmp(v, "partial") == 0)
+		W("ASLR is %s: memory layout changes run to run (fine for "
+		    "interleaved A/B; note it)\n", v);
+	v = check_fact(h, "thp");
+	if (strcmp(v, "always") == 0)
+		W("transparent huge pages are 'always': memory-bound numbers "
+		    "may swing\n");
+	v = check_fact(h, "vm");
+	if (strncmp(v, "yes", 3) == 0)
+		W("running in a virtual machine (%s): neighbours share the "
+		    "hardware\n", v);
+	v = check_fact(h, "smt");
+	if (strcmp(v, "on") == 0)
+		W("SMT (hyper-threading) is on: pin benchmarks to one thread "
+		    "per core (pin =)\n");
+	if (h->facts.cores > 0) {
+		per_core = h->facts.load[0] / h->facts.cores;
+		if (per_core > 1.0 / 3)
+			W("1-minute load %.2f is above a third of %u cores: a "
+			    "run would wait\n", h->facts.load[0],
+			    h->facts.cores);
+	}
+	if (strcmp(h->facts.os, "darwin") == 0)
+		W("macOS has no CPU affinity: pin = is not applied there\n");
+#undef W
+	return (n);
+}
+
+static void *
+check_thread(void *arg)
+{
+	struct check_row	*row = arg;
+	struct host		*h = row->h;
+	struct ssh		 s;
+	struct ssh_target	 t;
+	struct statvfs		 sv;
+	char			 err[HOST_ERR_LEN], how[256], wd[PATH_MAX];
+	char			 cmd[PATH_MAX + 32], out[1024], errb[1024];
+	unsigned long long	 kb;
+
+	snprintf(row->reach, sizeof row->reach, "-");
+	snprintf(row->hostkey, sizeof row->hostkey, "-");
+	snprintf(row->auth, sizeof row->auth, "-");
+	snprintf(row->agent, sizeof row->agent, "-");
+	snprintf(row->disk, sizeof row->disk, "-");
+	if (h->ops == &host_ssh_ops) {
+		host_ssh_target(h, &t);
+		if (ssh_open(&s, &t, err, sizeof err) != 0) {
+			snprintf(row->error, sizeof row->error, "%s", err);
+			if (strstr(err, "cannot connect") != NULL ||
+			    strstr(err, "resolve") != NULL)
+				snprintf(row->reach, sizeof row->reach, "no");
+			else
+				snprintf(row->reach, sizeof row->reach, "yes");
+			if (strstr(err, "host key") != NULL ||
+			    strstr(err, "HOST KEY") != NULL)
+				snprintf(row->hostkey, sizeof row->hostkey,
+				    "REFUSED");
+			else if (strstr(err, "authentication") != NULL) {
+				snprintf(row->hostkey, sizeof row->hostkey,
+				    "ok");
+				snprintf(row->auth, sizeof row->auth, "FAILED");
+			}
+			return (NULL);
+		}
+		snprintf(row->reach, sizeof row->reach, "yes");
+		snprintf(row->hostkey, sizeof row->hostkey, "%s",
+		    s.hostkey_status);
+		snprintf(row->auth, sizeof row->auth, "ok");
+		if (deploy_agent(&s, h, -1, how, sizeof how, err,
+		    sizeof err) != 0) {
+			snprintf(row->agent, sizeof row->agent, "missing");
+			snprintf(row->error, sizeof row->error, "%s", err);
+			ssh_close(&s);
+			return (NULL);
+		}
+		if (deploy_workdir(h, wd, sizeof wd) == 0) {
+			snprintf(cmd, sizeof cmd, "mkdir -p %s && df -Pk %s | "
+			    "tail -1", wd, wd);
+			if (ssh_run(&s, cmd, NULL, out, sizeof out, errb,
+			    sizeof errb, 10000) == 0 &&
+			    sscanf(out, "%*s %*s %*s %llu", &kb) == 1)
+				snprintf(row->disk, sizeof row->disk,
+				    "%.1f GiB", (double)kb / (1024 * 1024));
+		}
+		ssh_close(&s);
+	} else
+		snprintf(row->reach, sizeof row->reach, "local");
+
+	h->no_deploy = 1;
+	if (host_open(h, "check") != 0) {
+		snprintf(row->error, sizeof row->error, "%s", h->error);
+		host_close(h);
+		return (NULL);
+	}
+	snprintf(row->agent, sizeof row->agent, "%s", h->agent_version);
+	if (h->ops != &host_ssh_ops && statvfs(h->facts.workdir, &sv) == 0)
+		snprintf(row->disk, sizeof row->disk, "%.1f GiB",
+		    (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+	host_close(h);
+	row->nwarn = check_warnings(h, row->warnings, sizeof row->warnings);
+	row->ready = 1;
+	return (NULL);
+}
+
+int
+check_main(struct host *hosts, size_t n)
+{
+	struct check_row	*rows;
+	struct host		*h;
+	size_t			 i;
+	int			 all = 1;
+	char			*p, *line, *save;
+
+	rows = xcalloc(n, sizeof *rows);
+	for (i = 0; i < n; i++) {
+		rows[i].h = &hosts[i];
+		if (pthread_create(&rows[i].thread, NULL, check_thread,
+		    &rows[i]) != 0)
+			fatalx("pthread_create failed");
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(rows[i].thread, NULL);
+
+	printf("%-12s %-9s %-10s %-6s %-8s %-16s %-28s %5s %6s %10s  %s\n",
+	    "HOST", "REACHABLE", "HOST KEY", "AUTH", "AGENT", "OS/ARCH", "CPU",
+	    "CORES", "LOAD", "DISK FREE", "READY");
+	for (i = 0; i < n; i++) {
+		char	osarch[40] = "-", cpu[29] = "-", cores[8] = "-";
+		char	load[16] = "-";
+
+		h = rows[i].h;
+		if (rows[i].ready) {
+			snprintf(osarch, sizeof osarch, "%s/%s", h->facts.os,
+			    h->facts.arch);
+			snprintf(cpu, sizeof cpu, "%s", h->facts.cpu_model);
+			snprintf(cores, sizeof cores, "%u", h->facts.cores);
+			snprintf(load, sizeof load, "%.2f", h->facts.load[0]);
+		}
+		printf("%-12s %-9s %-10.10s %-6.6s %-8s %-16s %-28s %5s %6s "
+		    "%10s  %s\n", h->name, rows[i].reach, rows[i].hostkey,
+		    rows[i].auth, rows[i].agent, osarch, cpu, cores, load,
+		    rows[i].disk, rows[i].ready ? "yes" : "NO");
+	}
+	for (i = 0; i < n; i++) {
+		h = rows[i].h;
+		if (!rows[i].ready) {
+			all = 0;
+			printf("\n%s: not ready: %s\n", h->name, rows[i].error);
+			continue;
+		}
+		if (rows[i].nwarn == 0)
+			continue;
+		printf("\n%s: %d warning%s:\n", h->name, rows[i].nwarn,
+		    rows[i].nwarn == 1 ? "" : "s");
+		p = rows[i].warnings;
+		save = NULL;
+		for (line = strtok_r(p, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save))
+			printf("  - %s\n", line);
+	}
+	free(rows);
+	return (all ? 0 : 3);
+}

@@ -1,0 +1,23 @@
+/* `orch check`: is each host ready for a release run? */
+#ifndef COORDINATOR_CHECK_H
+#define COORDINATOR_CHECK_H
+
+#include <stddef.h>
+
+struct host;
+
+/*
+ * Connects to every host at once (never installing anything), prints a
+ * readiness table and the warnings that make numbers less trustworthy.
+ * Returns 0 when every host is ready, else 3.
+ */
+int	check_main(struct host *hosts, size_t n);
+
+/*
+ * Appends to buf the warnings a host's facts deserve (one per line,
+ * "governor is powersave: ..."), as pyperf system show does. Returns the
+ * number of warnings.
+ */
+int	check_warnings(const struct host *h, char *buf, size_t len);
+
+#endif

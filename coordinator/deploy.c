@@ -1,0 +1,281 @@
+/* orch deploy: the agent onto a host, prebuilt or built there. */
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/deploy.h"
+#include "coordinator/host.h"
+#include "coordinator/ssh.h"
+#include "proto/log.h"
+#include "proto/proto.h"
+#include "proto/version.h"
+
+#define DEPLOY_CMD_TIMEOUT	30000	/* ms for small commands */
+#define DEPLOY_BUILD_TIMEOUT	600000	/* ms for make on the host */
+
+static char	deploy_root[PATH_MAX] = ".";
+static char	deploy_prebuilt[PATH_MAX] = "bin/orch-agent";
+
+void
+deploy_set_root(const char *root)
+{
+	snprintf(deploy_root, sizeof deploy_root, "%s", root);
+}
+
+void
+deploy_set_agent(const char *path)
+{
+	snprintf(deploy_prebuilt, sizeof deploy_prebuilt, "%s", path);
+}
+
+int
+deploy_workdir(const struct host *h, char *out, size_t len)
+{
+	const char	*wd = h->workdir[0] != '\0' ? h->workdir : "~/.orch";
+	const char	*p;
+
+	for (p = wd; *p != '\0'; p++) {
+		if (strchr("\"\\`$", *p) != NULL || (unsigned char)*p < 0x20)
+			return (-1);
+	}
+	if (strcmp(wd, "~") == 0)
+		snprintf(out, len, "\"$HOME\"");
+	else if (strncmp(wd, "~/", 2) == 0)
+		snprintf(out, len, "\"$HOME/%s\"", wd + 2);
+	else
+		snprintf(out, len, "\"%s\"", wd);
+	return (0);
+}
+
+/* Normalizes `uname -m` output to x86_64 / aarch64. */
+static void
+deploy_arch(char *arch)
+{
+	if (strcmp(arch, "arm64") == 0)
+		strcpy(arch, "aarch64");
+	else if (strcmp(arch, "amd64") == 0)
+		strcpy(arch, "x86_64");
+}
+
+/* Says which packages give a host a compiler and the agent's libraries. */
+static void
+deploy_hint(const char *os, char *buf, size_t len)
+{
+	if (strcmp(os, "darwin") == 0)
+		snprintf(buf, len, "install them with: xcode-select --install; "
+		    "brew install pkg-config nanomsg msgpack openssl");
+	else
+		snprintf(buf, len, "install them with: apt-get install "
+		    "build-essential pkg-config libnanomsg-dev libmsgpack-dev "
+		    "libssl-dev");
+}
+
+/* Runs `orch-agent --version` there; returns 1 when it is ours, else 0. */
+static int
+deploy_check(struct ssh *s, const char *wd, char *out, size_t outlen,
+    char *errb, size_t errlen)
+{
+	char	cmd[PATH_MAX + 64], want[128];
+	int	rc;
+
+	snprintf(cmd, sizeof cmd, "%s/bin/orch-agent --version", wd);
+	rc = ssh_run(s, cmd, NULL, out, outlen, errb, errlen,
+	    DEPLOY_CMD_TIMEOUT);
+	snprintf(want, sizeof want, "orch-agent %s protocol %d", ORCH_VERSION,
+	    PROTO_VERSION);
+	return (rc == 0 && strncmp(out, want, strlen(want)) == 0);
+}
+
+int
+deploy_agent(struct ssh *s, struct host *h, int force, char *how,
+    size_t howlen, char *err, size_t errlen)
+{
+	struct utsname	 u;
+	struct stat	 st;
+	char		 wd[PATH_MAX], out[4096], errb[8192], cmd[PATH_MAX * 2];
+	char		 os[32] = "", arch[32] = "", local_arch[64], path[PATH_MAX];
+	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
+	uint64_t	 bytes;
+	int		 rc;
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0) {
+		snprintf(err, errlen, "%s: workdir '%s' holds characters orch "
+		    "will not pass to a shell", h->name, h->workdir);
+		return (-1);
+	}
+	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
+	    sizeof errb)) {
+		snprintf(how, howlen, "up to date (%.*s)",
+		    (int)strcspn(out, "\n"), out);
+		return (0);
+	}
+	if (force < 0) {
+		snprintf(err, errlen, "%s: %s; run: orch deploy --hosts=%s",
+		    h->name, out[0] != '\0' ? "agent is outdated" :
+		    "no agent installed", h->name);
+		return (-1);
+	}
+	rc = ssh_run(s, "uname -sm", NULL, out, sizeof out, errb, sizeof errb,
+	    DEPLOY_CMD_TIMEOUT);
+	if (rc != 0 || sscanf(out, "%31s %31s", os, arch) != 2) {
+		snprintf(err, errlen, "%s: cannot run uname on the host: %s",
+		    h->name, errb[0] ? errb : "no output");
+		return (-1);
+	}
+	for (char *p = os; *p != '\0'; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	deploy_arch(arch);
+	snprintf(remote, sizeof remote, "%s/bin/orch-agent",
+	    h->workdir[0] ? h->workdir : "~/.orch");
+
+	/* A prebuilt agent: ours when the host matches this machine. */
+	uname(&u);
+	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
+	deploy_arch(local_arch);
+	snprintf(path, sizeof path, "%s/bin/agents/%s-%s/orch-agent",
+	    deploy_root, os, arch);
+	if (stat(path, &st) != 0) {
+		snprintf(path, sizeof path, "%s", deploy_prebuilt);
+		if (strcmp(arch, local_arch) != 0 ||
+		    strcmp(os, strcmp(u.sysname, "Darwin") == 0 ? "darwin" :
+		    "linux") != 0 || stat(path, &st) != 0)
+			path[0] = '\0';
+	}
+	if (path[0] != '\0') {
+		if (ssh_put(s, path, remote, 0755, &bytes, err, errlen) != 0)
+			return (-1);
+		if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
+			snprintf(how, howlen, "pushed prebuilt %s-%s agent "
+			    "(%llu bytes)", os, arch,
+			    (unsigned long long)bytes);
+			return (0);
+		}
+		log_info("%s: the prebuilt agent does not run there (%.200s): "
+		    "building from source", h->name, errb);
+	}
+
+	/* Build from source on the host: the M2's path. */
+	snprintf(tarball, sizeof tarball, "/tmp/orch-src-%ld.tar.gz",
+	    (long)getpid());
+	snprintf(cmd, sizeof cmd, "tar -czf %s -C '%s' Makefile proto agent "
+	    "tests/deps.sh 2>&1", tarball, deploy_root);
+	if (system(cmd) != 0) {
+		snprintf(err, errlen, "cannot pack the agent's sources from %s",
+		    deploy_root);
+		unlink(tarball);
+		return (-1);
+	}
+	snprintf(remote, sizeof remote, "%s/src.tar.gz",
+	    h->workdir[0] ? h->workdir : "~/.orch");
+	rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+	unlink(tarball);
+	if (rc != 0)
+		return (-1);
+	snprintf(cmd, sizeof cmd, "cd %s && rm -rf src && mkdir src && "
+	    "tar -xzf src.tar.gz -C src && "
+	    "command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
+	    "exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
+	    "a C compiler (cc)' >&2; exit 97; }; "
+	    "make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
+	    "test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
+	    "cp src/bin/orch-agent bin/orch-agent.new && "
+	    "mv bin/orch-agent.new bin/orch-agent", wd);
+	rc = ssh_run(s, cmd, NULL, out, sizeof out, errb, sizeof errb,
+	    DEPLOY_BUILD_TIMEOUT);
+	deploy_hint(os, hint, sizeof hint);
+	if (rc == 97) {
+		snprintf(err, errlen, "%s: cannot build the agent there: %.*s; "
+		    "%s", h->name, (int)strcspn(errb, "\n"), errb, hint);
+		return (-1);
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: building the agent there failed%s: "
+		    "%.300s; %s", h->name, strstr(errb, "not found") != NULL ||
+		    strstr(errb, "No such file") != NULL ?
+		    " (a library or header is missing)" : "", errb, hint);
+		return (-1);
+	}
+	if (!deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
+		snprintf(err, errlen, "%s: the agent built there does not run: "
+		    "%.200s", h->name, errb);
+		return (-1);
+	}
+	snprintf(how, howlen, "built from source on the host (%s-%s)", os,
+	    arch);
+	return (0);
+}
+
+struct deploy_job {
+	struct host	*h;
+	int		 force;
+	pthread_t	 thread;
+	int		 ok;
+	char		 how[256];
+	char		 err[HOST_ERR_LEN];
+};
+
+static void *
+deploy_thread(void *arg)
+{
+	struct deploy_job	*j = arg;
+	struct ssh		 s;
+	struct ssh_target	 t;
+
+	if (j->h->ops != &host_ssh_ops) {
+		snprintf(j->how, sizeof j->how, "runs %s directly",
+		    deploy_prebuilt);
+		j->ok = 1;
+		return (NULL);
+	}
+	host_ssh_target(j->h, &t);
+	if (ssh_open(&s, &t, j->err, sizeof j->err) != 0)
+		return (NULL);
+	if (deploy_agent(&s, j->h, j->force, j->how, sizeof j->how, j->err,
+	    sizeof j->err) == 0)
+		j->ok = 1;
+	ssh_close(&s);
+	return (NULL);
+}
+
+int
+deploy_main(struct host *hosts, size_t n, int force)
+{
+	struct deploy_job	*jobs;
+	size_t			 i;
+	int			 r = 0;
+
+	if ((jobs = calloc(n, sizeof *jobs)) == NULL) {
+		log_warnx("out of memory");
+		return (3);
+	}
+	for (i = 0; i < n; i++) {
+		jobs[i].h = &hosts[i];
+		jobs[i].force = force;
+		if (pthread_create(&jobs[i].thread, NULL, deploy_thread,
+		    &jobs[i]) != 0) {
+			log_warnx("pthread_create failed");
+			free(jobs);
+			return (3);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(jobs[i].thread, NULL);
+	for (i = 0; i < n; i++) {
+		if (jobs[i].ok)
+			printf("%s: %s\n", hosts[i].name, jobs[i].how);
+		else {
+			printf("%s: FAILED: %s\n", hosts[i].name, jobs[i].err);
+			r = 3;
+		}
+	}
+	free(jobs);
+	return (r);
+}

@@ -1,0 +1,37 @@
+/* Installing orch-agent on a host: a prebuilt binary, or built from source there. */
+#ifndef COORDINATOR_DEPLOY_H
+#define COORDINATOR_DEPLOY_H
+
+#include <stddef.h>
+
+struct ssh;
+struct host;
+
+/* Sets the source tree (the directory holding agent/, proto/, Makefile). */
+void	deploy_set_root(const char *root);
+
+/* Sets the prebuilt agent for hosts of this machine's os/arch. */
+void	deploy_set_agent(const char *path);
+
+/* orch deploy: installs or updates the agent on every host at once. */
+int	deploy_main(struct host *hosts, size_t n, int force);
+
+/*
+ * Makes sure WORKDIR/bin/orch-agent on the host is this version (force
+ * > 0: reinstall anyway; force < 0: only check, and fail when it is not). Pushes the prebuilt agent when one matches the host's
+ * os/arch, else pushes the sources and builds them there with make. On
+ * success *how says what was done ("up to date", "pushed prebuilt
+ * linux-x86_64", "built from source"). Returns 0 or -1 with words in err
+ * (a missing compiler or library names the package to install).
+ */
+int	deploy_agent(struct ssh *s, struct host *h, int force, char *how,
+	    size_t howlen, char *err, size_t errlen);
+
+/*
+ * Writes the shell-quoted remote path of the agent's workdir ("~/x" is
+ * "$HOME/x"). Returns 0, or -1 when the workdir holds characters we will
+ * not quote.
+ */
+int	deploy_workdir(const struct host *h, char *out, size_t len);
+
+#endif

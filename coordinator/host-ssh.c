@@ -1,0 +1,462 @@
+/*
+ * Lab hosts over SSH: the agent started by an exec channel (the run key on
+ * its stdin, which stays open as its lifeline), files pushed by SFTP into
+ * its cache, and — with transport=tunnel — the nanomsg connection relayed
+ * through a direct-tcpip channel, so only the SSH port must be reachable.
+ *
+ * libssh2 sessions are not thread-safe: a relay thread owns the session
+ * between calls, and every use holds the host's mutex.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coordinator/deploy.h"
+#include "coordinator/host.h"
+#include "coordinator/ssh.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+#define HS_START_TIMEOUT	20000	/* ms for the agent's endpoint line */
+#define HS_STOP_TIMEOUT		5000	/* ms for the agent to exit */
+#define HS_BUF			65536
+
+struct host_ssh {
+	struct ssh	 ssh;
+	LIBSSH2_CHANNEL	*exec;		/* the agent; stdin is its lifeline */
+	LIBSSH2_CHANNEL	*fwd;		/* direct-tcpip to the agent (tunnel) */
+	int		 lfd;		/* local listener nanomsg connects to */
+	int		 cfd;		/* nanomsg's connection, accepted */
+	int		 agent_port;
+	int		 logfd;		/* the agent's stderr goes here */
+	pthread_t	 thread;
+	int		 running;
+	pthread_mutex_t	 mtx;
+	volatile int	 quit;
+	volatile int	 dead;		/* the agent's channel closed */
+	char		 up[HS_BUF];	/* bytes from cfd not yet in fwd */
+	size_t		 uplen, upoff;
+};
+
+static int	hs_accept_new;		/* --accept-new-host-keys */
+
+void
+host_ssh_accept_new(int on)
+{
+	hs_accept_new = on;
+}
+
+void
+host_ssh_target(const struct host *h, struct ssh_target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->name = h->name;
+	t->address = h->address;
+	t->port = h->port > 0 ? h->port : 22;
+	t->user = h->user;
+	t->identity = h->identity;
+	t->accept_new = hs_accept_new;
+	t->timeout_ms = 10000;
+}
+
+/* Writes all of buf to fd (blocking). */
+static int
+hs_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			struct pollfd pfd = { fd, POLLOUT, 0 };
+
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		if (n <= 0)
+			return (-1);
+		buf += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+/* Closes the tunnel's current connection, both ends. */
+static void
+hs_drop_conn(struct host_ssh *x)
+{
+	if (x->fwd != NULL) {
+		libssh2_channel_send_eof(x->fwd);
+		libssh2_channel_close(x->fwd);
+		libssh2_channel_free(x->fwd);
+		x->fwd = NULL;
+	}
+	if (x->cfd != -1)
+		close(x->cfd);
+	x->cfd = -1;
+	x->uplen = x->upoff = 0;
+}
+
+/* One pass of the relay, under the mutex. Returns 1 when it moved bytes. */
+static int
+hs_pump(struct host *h, struct host_ssh *x)
+{
+	char	buf[HS_BUF];
+	ssize_t	n;
+	int	moved = 0, fd, ignored;
+
+	libssh2_session_set_blocking(x->ssh.session, 0);
+	libssh2_keepalive_send(x->ssh.session, &ignored);
+
+	/* The agent's stderr to its log; stdout has nothing more for us. */
+	if (x->exec != NULL && !x->dead) {
+		while ((n = libssh2_channel_read_stderr(x->exec, buf,
+		    sizeof buf)) > 0) {
+			moved = 1;
+			if (x->logfd != -1 &&
+			    hs_write_all(x->logfd, buf, (size_t)n) != 0)
+				log_debug("%s: agent log write failed", h->name);
+		}
+		while ((n = libssh2_channel_read(x->exec, buf, sizeof buf)) > 0)
+			moved = 1;
+		if (libssh2_channel_eof(x->exec) ||
+		    (n < 0 && n != LIBSSH2_ERROR_EAGAIN)) {
+			x->dead = 1;
+			moved = 1;
+		}
+	}
+	if (x->lfd == -1)
+		return (moved);
+
+	/* nanomsg (re)connects: relay the new connection. */
+	if (x->cfd == -1 && x->fwd == NULL &&
+	    (fd = accept(x->lfd, NULL, NULL)) != -1) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		x->cfd = fd;
+		moved = 1;
+	}
+	if (x->cfd != -1 && x->fwd == NULL) {
+		x->fwd = libssh2_channel_direct_tcpip_ex(x->ssh.session,
+		    "127.0.0.1", x->agent_port, "127.0.0.1", 0);
+		if (x->fwd == NULL && libssh2_session_last_errno(
+		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
+			log_warnx("%s: cannot open the tunnel to the agent",
+			    h->name);
+			hs_drop_conn(x);
+		}
+		return (1);
+	}
+	if (x->fwd == NULL)
+		return (moved);
+
+	/* Agent to coordinator. */
+	while ((n = libssh2_channel_read(x->fwd, buf, sizeof buf)) > 0) {
+		moved = 1;
+		if (hs_write_all(x->cfd, buf, (size_t)n) != 0) {
+			hs_drop_conn(x);
+			return (1);
+		}
+	}
+	if (libssh2_channel_eof(x->fwd) ||
+	    (n < 0 && n != LIBSSH2_ERROR_EAGAIN)) {
+		hs_drop_conn(x);
+		return (1);
+	}
+	/* Coordinator to agent. */
+	for (;;) {
+		if (x->upoff == x->uplen) {
+			x->upoff = x->uplen = 0;
+			n = read(x->cfd, x->up, sizeof x->up);
+			if (n == 0 || (n == -1 && errno != EAGAIN &&
+			    errno != EINTR)) {
+				hs_drop_conn(x);
+				return (1);
+			}
+			if (n <= 0)
+				break;
+			x->uplen = (size_t)n;
+		}
+		n = libssh2_channel_write(x->fwd, x->up + x->upoff,
+		    x->uplen - x->upoff);
+		if (n == LIBSSH2_ERROR_EAGAIN)
+			break;
+		if (n < 0) {
+			hs_drop_conn(x);
+			return (1);
+		}
+		x->upoff += (size_t)n;
+		moved = 1;
+	}
+	return (moved);
+}
+
+/* The relay thread: pumps until told to quit. */
+static void *
+hs_thread(void *arg)
+{
+	struct host		*h = arg;
+	struct host_ssh		*x = h->priv;
+	struct pollfd		 pfd[3];
+	int			 n, moved, dir;
+
+	while (!x->quit) {
+		pthread_mutex_lock(&x->mtx);
+		moved = hs_pump(h, x);
+		dir = libssh2_session_block_directions(x->ssh.session);
+		pthread_mutex_unlock(&x->mtx);
+		if (moved)
+			continue;
+		n = 0;
+		pfd[n].fd = x->ssh.sock;
+		pfd[n].events = POLLIN;
+		if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			pfd[n].events |= POLLOUT;
+		n++;
+		if (x->lfd != -1 && x->cfd == -1) {
+			pfd[n].fd = x->lfd;
+			pfd[n++].events = POLLIN;
+		}
+		if (x->cfd != -1 && x->upoff == x->uplen) {
+			pfd[n].fd = x->cfd;
+			pfd[n++].events = POLLIN;
+		}
+		poll(pfd, (nfds_t)n, 200);
+	}
+	return (NULL);
+}
+
+/* Opens a loopback listener on an ephemeral port; returns fd or -1. */
+static int
+hs_listen(int *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		sl = sizeof sin;
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
+	    listen(fd, 4) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &sl) == -1) {
+		close(fd);
+		return (-1);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	*port = ntohs(sin.sin_port);
+	return (fd);
+}
+
+/* Reads the agent's endpoint line from the exec channel (blocking). */
+static int
+hs_read_line(struct host_ssh *x, char *line, size_t len)
+{
+	size_t	n = 0;
+	ssize_t	r;
+
+	libssh2_session_set_timeout(x->ssh.session, HS_START_TIMEOUT);
+	while (n < len - 1) {
+		r = libssh2_channel_read(x->exec, line + n, 1);
+		if (r <= 0)
+			return (-1);
+		if (line[n] == '\n')
+			break;
+		n++;
+	}
+	line[n] = '\0';
+	libssh2_session_set_timeout(x->ssh.session, 0);
+	return (0);
+}
+
+static int
+hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
+    char *err, size_t errlen)
+{
+	struct host_ssh		*x;
+	struct ssh_target	 t;
+	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 128];
+	char			 line[256], ep[200], how[256], errb[4096];
+	char			 host_part[128];
+	int			 proto, lport;
+
+	x = xcalloc(1, sizeof *x);
+	x->lfd = x->cfd = x->logfd = -1;
+	x->ssh.sock = -1;
+	pthread_mutex_init(&x->mtx, NULL);
+	h->priv = x;
+	if (h->logpath[0] != '\0')
+		x->logfd = open(h->logpath, O_WRONLY | O_CREAT | O_APPEND |
+		    O_CLOEXEC, 0644);
+
+	host_ssh_target(h, &t);
+	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
+		return (-1);
+	if (h->no_deploy) {
+		if (deploy_agent(&x->ssh, h, -1, how, sizeof how, err,
+		    errlen) != 0)
+			return (-1);
+	} else if (deploy_agent(&x->ssh, h, 0, how, sizeof how, err,
+	    errlen) != 0)
+		return (-1);
+	log_debug("%s: agent %s", h->name, how);
+	if (deploy_workdir(h, wd, sizeof wd) != 0) {
+		snprintf(err, errlen, "bad workdir '%s'", h->workdir);
+		return (-1);
+	}
+	if (h->transport == HOST_TRANSPORT_DIRECT)
+		snprintf(cmd, sizeof cmd, "exec %s/bin/orch-agent serve "
+		    "--workdir=%s --bind=%s%s", wd, wd, h->address,
+		    h->verbose ? " -v" : "");
+	else
+		snprintf(cmd, sizeof cmd, "exec %s/bin/orch-agent serve "
+		    "--workdir=%s%s", wd, wd, h->verbose ? " -v" : "");
+
+	libssh2_session_set_blocking(x->ssh.session, 1);
+	libssh2_session_set_timeout(x->ssh.session, HS_START_TIMEOUT);
+	if ((x->exec = libssh2_channel_open_session(x->ssh.session)) == NULL ||
+	    libssh2_channel_exec(x->exec, cmd) != 0) {
+		snprintf(err, errlen, "cannot start the agent over SSH");
+		return (-1);
+	}
+	if (libssh2_channel_write(x->exec, key_line, strlen(key_line)) !=
+	    (ssize_t)strlen(key_line)) {
+		snprintf(err, errlen, "cannot hand the key to the agent");
+		return (-1);
+	}
+	if (hs_read_line(x, line, sizeof line) != 0) {
+		errb[0] = '\0';
+		libssh2_session_set_blocking(x->ssh.session, 0);
+		ssize_t n = libssh2_channel_read_stderr(x->exec, errb,
+		    sizeof errb - 1);
+		errb[n > 0 ? n : 0] = '\0';
+		snprintf(err, errlen, "the agent printed no endpoint within "
+		    "%d s%s%.300s", HS_START_TIMEOUT / 1000,
+		    errb[0] ? ": " : "", errb);
+		return (-1);
+	}
+	if (sscanf(line, "ORCH-AGENT %d %199s", &proto, ep) != 2 ||
+	    proto != PROTO_VERSION ||
+	    sscanf(ep, "tcp://%127[^:]:%d", host_part, &x->agent_port) != 2) {
+		snprintf(err, errlen, "the agent printed '%.100s', not an "
+		    "endpoint of protocol %d", line, PROTO_VERSION);
+		return (-1);
+	}
+	if (h->transport == HOST_TRANSPORT_DIRECT) {
+		snprintf(endpoint, len, "%s", ep);
+	} else {
+		if ((x->lfd = hs_listen(&lport)) == -1) {
+			snprintf(err, errlen, "cannot listen on loopback: %s",
+			    strerror(errno));
+			return (-1);
+		}
+		snprintf(endpoint, len, "tcp://127.0.0.1:%d", lport);
+	}
+	libssh2_session_set_timeout(x->ssh.session, 0);
+	if (pthread_create(&x->thread, NULL, hs_thread, h) != 0) {
+		snprintf(err, errlen, "cannot start the relay thread");
+		return (-1);
+	}
+	x->running = 1;
+	return (0);
+}
+
+static int
+hs_push(struct host *h, const char *path, const char *sha, int executable,
+    char *err, size_t errlen)
+{
+	struct host_ssh	*x = h->priv;
+	char		 remote[PATH_MAX];
+	uint64_t	 bytes;
+	int		 r;
+
+	snprintf(remote, sizeof remote, "%s/cache/%s", h->facts.workdir, sha);
+	pthread_mutex_lock(&x->mtx);
+	r = ssh_put(&x->ssh, path, remote, executable ? 0700 : 0600, &bytes,
+	    err, errlen);
+	libssh2_session_set_blocking(x->ssh.session, 0);
+	pthread_mutex_unlock(&x->mtx);
+	return (r);
+}
+
+static int
+hs_alive(struct host *h)
+{
+	struct host_ssh	*x = h->priv;
+
+	return (x != NULL && x->running && !x->dead);
+}
+
+static void
+hs_stop(struct host *h)
+{
+	struct host_ssh		*x = h->priv;
+	struct timespec		 ts = { 0, 20 * 1000 * 1000 };
+	int			 i;
+
+	if (x == NULL)
+		return;
+	if (x->exec != NULL) {
+		/* Close the lifeline: the agent exits by itself. */
+		pthread_mutex_lock(&x->mtx);
+		libssh2_session_set_blocking(x->ssh.session, 1);
+		libssh2_session_set_timeout(x->ssh.session, 2000);
+		libssh2_channel_send_eof(x->exec);
+		libssh2_session_set_timeout(x->ssh.session, 0);
+		pthread_mutex_unlock(&x->mtx);
+		for (i = 0; x->running && i < HS_STOP_TIMEOUT / 20 && !x->dead;
+		    i++)
+			nanosleep(&ts, NULL);
+		if (!x->dead)
+			log_warnx("%s: the agent did not exit within %d s",
+			    h->name, HS_STOP_TIMEOUT / 1000);
+	}
+	x->quit = 1;
+	if (x->running)
+		pthread_join(x->thread, NULL);
+	x->running = 0;
+	if (x->ssh.session != NULL) {
+		libssh2_session_set_blocking(x->ssh.session, 1);
+		libssh2_session_set_timeout(x->ssh.session, 2000);
+		hs_drop_conn(x);
+		if (x->exec != NULL) {
+			libssh2_channel_close(x->exec);
+			libssh2_channel_free(x->exec);
+		}
+	}
+	ssh_close(&x->ssh);
+	if (x->lfd != -1)
+		close(x->lfd);
+	if (x->cfd != -1)
+		close(x->cfd);
+	if (x->logfd != -1)
+		close(x->logfd);
+	pthread_mutex_destroy(&x->mtx);
+	free(x);
+	h->priv = NULL;
+}
+
+const struct host_ops host_ssh_ops = {
+	"ssh",
+	hs_start,
+	hs_push,
+	hs_alive,
+	hs_stop,
+};

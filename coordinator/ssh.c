@@ -1,0 +1,734 @@
+/* SSH sessions through libssh2, checked and authenticated like OpenSSH. */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "coordinator/ssh.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+#define SSH_WRITE_CHUNK	(35 * 30000)	/* ~1 MiB, a multiple of 30000 */
+
+/* Host-key algorithms libssh2 1.10 offers, most preferred first. */
+static const char *const ssh_algs[] = {
+	"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
+	"ecdsa-sha2-nistp521", "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa",
+};
+#define SSH_NALGS	(sizeof ssh_algs / sizeof ssh_algs[0])
+
+int
+ssh_init(void)
+{
+	return (libssh2_init(0) == 0 ? 0 : -1);
+}
+
+/* Returns $HOME, or the passwd entry's home, or "/". */
+static const char *
+ssh_home(void)
+{
+	const char	*h = getenv("HOME");
+	struct passwd	*pw;
+
+	if (h != NULL && *h != '\0')
+		return (h);
+	if ((pw = getpwuid(getuid())) != NULL)
+		return (pw->pw_dir);
+	return ("/");
+}
+
+const char *
+ssh_known_hosts_path(void)
+{
+	static char	 path[PATH_MAX];
+	const char	*e = getenv("ORCH_KNOWN_HOSTS");
+
+	if (e != NULL && *e != '\0')
+		return (e);
+	snprintf(path, sizeof path, "%s/.ssh/known_hosts", ssh_home());
+	return (path);
+}
+
+const char *
+ssh_sftp_path(const char *path)
+{
+	if (strncmp(path, "~/", 2) == 0)
+		return (path + 2);
+	return (path);
+}
+
+/* Expands a leading ~/ with the local home. */
+static void
+ssh_expand(const char *in, char *out, size_t len)
+{
+	if (strncmp(in, "~/", 2) == 0)
+		snprintf(out, len, "%s/%s", ssh_home(), in + 2);
+	else
+		snprintf(out, len, "%s", in);
+}
+
+/* Returns milliseconds of CLOCK_MONOTONIC. */
+static int64_t
+ssh_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Connects a TCP socket within timeout_ms. Returns the fd or -1 (err). */
+static int
+ssh_connect_tcp(const struct ssh_target *t, char *err, size_t errlen)
+{
+	struct addrinfo	 hints, *res = NULL, *ai;
+	struct pollfd	 pfd;
+	char		 port[16];
+	socklen_t	 sl;
+	int		 fd = -1, e, soerr = 0, flags;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof port, "%d", t->port);
+	if ((e = getaddrinfo(t->address, port, &hints, &res)) != 0) {
+		snprintf(err, errlen, "cannot resolve %s: %s", t->address,
+		    gai_strerror(e));
+		return (-1);
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol)) == -1)
+			continue;
+		flags = fcntl(fd, F_GETFL);
+		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			goto connected;
+		if (errno == EINPROGRESS) {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			if (poll(&pfd, 1, t->timeout_ms) == 1) {
+				sl = sizeof soerr;
+				getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+				if (soerr == 0)
+					goto connected;
+				errno = soerr;
+			} else
+				errno = ETIMEDOUT;
+		}
+		e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+	}
+	snprintf(err, errlen, "cannot connect to %s port %d: %s", t->address,
+	    t->port, strerror(errno));
+	freeaddrinfo(res);
+	return (-1);
+connected:
+	fcntl(fd, F_SETFL, flags);
+	freeaddrinfo(res);
+	return (fd);
+}
+
+/* Decodes base64 into out; returns the length or -1. */
+static int
+ssh_b64dec(const char *in, unsigned char *out, size_t outlen)
+{
+	size_t	len = strlen(in), pad = 0;
+	int	n;
+
+	if (len == 0 || len % 4 != 0 || len / 4 * 3 > outlen)
+		return (-1);
+	if (in[len - 1] == '=')
+		pad++;
+	if (len > 1 && in[len - 2] == '=')
+		pad++;
+	if ((n = EVP_DecodeBlock(out, (const unsigned char *)in, (int)len)) < 0)
+		return (-1);
+	return (n - (int)pad);
+}
+
+/* Returns 1 when a known_hosts host field matches name ("h" or "[h]:p"). */
+static int
+ssh_kh_match(const char *field, const char *name)
+{
+	unsigned char	 salt[64], hash[64], mac[EVP_MAX_MD_SIZE];
+	char		 buf[1024], *tok, *save = NULL, *s, *h;
+	size_t		 maclen = 0;
+	int		 saltlen, hashlen, neg, matched = 0;
+
+	if (strncmp(field, "|1|", 3) == 0) {
+		snprintf(buf, sizeof buf, "%s", field + 3);
+		if ((h = strchr(buf, '|')) == NULL)
+			return (0);
+		*h++ = '\0';
+		saltlen = ssh_b64dec(buf, salt, sizeof salt);
+		hashlen = ssh_b64dec(h, hash, sizeof hash);
+		if (saltlen <= 0 || hashlen != 20)
+			return (0);
+		if (EVP_Q_mac(NULL, "HMAC", NULL, "SHA1", NULL, salt,
+		    (size_t)saltlen, (const unsigned char *)name, strlen(name),
+		    mac, sizeof mac, &maclen) == NULL || maclen != 20)
+			return (0);
+		return (memcmp(mac, hash, 20) == 0);
+	}
+	snprintf(buf, sizeof buf, "%s", field);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		s = tok;
+		neg = *s == '!';
+		if (neg)
+			s++;
+		if (fnmatch(s, name, 0) == 0) {
+			if (neg)
+				return (0);
+			matched = 1;
+		}
+	}
+	return (matched);
+}
+
+/*
+ * Builds the host-key algorithm preference: algorithms of keys that
+ * known_hosts holds for name first, then the rest, so a host whose ed25519
+ * key alone is known does not negotiate ECDSA and look unknown.
+ */
+static void
+ssh_hostkey_pref(const char *name, char *out, size_t len)
+{
+	FILE	*f;
+	char	 line[8192], *fields[3], *p, *save;
+	int	 known[SSH_NALGS], i, n;
+	size_t	 a;
+
+	memset(known, 0, sizeof known);
+	if ((f = fopen(ssh_known_hosts_path(), "r")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL) {
+			p = line;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p == '#' || *p == '@' || *p == '\n' || *p == '\0')
+				continue;
+			save = NULL;
+			for (n = 0; n < 3; n++) {
+				fields[n] = strtok_r(n == 0 ? p : NULL, " \t\n",
+				    &save);
+				if (fields[n] == NULL)
+					break;
+			}
+			if (n < 3 || !ssh_kh_match(fields[0], name))
+				continue;
+			for (a = 0; a < SSH_NALGS; a++) {
+				if (strcmp(fields[1], ssh_algs[a]) == 0 ||
+				    (strcmp(fields[1], "ssh-rsa") == 0 &&
+				    strncmp(ssh_algs[a], "rsa-", 4) == 0))
+					known[a] = 1;
+			}
+		}
+		fclose(f);
+	}
+	out[0] = '\0';
+	for (i = 1; i >= 0; i--) {
+		for (a = 0; a < SSH_NALGS; a++) {
+			if (known[a] != i)
+				continue;
+			if (out[0] != '\0')
+				strncat(out, ",", len - strlen(out) - 1);
+			strncat(out, ssh_algs[a], len - strlen(out) - 1);
+		}
+	}
+}
+
+/* Returns the base64 SHA-256 fingerprint of the session's host key. */
+static void
+ssh_fingerprint(LIBSSH2_SESSION *session, int type, char *out, size_t len)
+{
+	const char	*h = libssh2_hostkey_hash(session,
+	    LIBSSH2_HOSTKEY_HASH_SHA256);
+	unsigned char	 b64[64];
+	const char	*name;
+	int		 n;
+
+	switch (type) {
+	case LIBSSH2_HOSTKEY_TYPE_ED25519:
+		name = "ED25519";
+		break;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+		name = "ECDSA";
+		break;
+	case LIBSSH2_HOSTKEY_TYPE_RSA:
+		name = "RSA";
+		break;
+	default:
+		name = "unknown";
+	}
+	if (h == NULL) {
+		snprintf(out, len, "%s key (no fingerprint)", name);
+		return;
+	}
+	n = EVP_EncodeBlock(b64, (const unsigned char *)h, 32);
+	while (n > 0 && b64[n - 1] == '=')
+		n--;
+	snprintf(out, len, "%s key SHA256:%.*s", name, n, (char *)b64);
+}
+
+/* Appends one known_hosts line, creating ~/.ssh when needed. */
+static int
+ssh_kh_append(const char *line, char *err, size_t errlen)
+{
+	const char	*path = ssh_known_hosts_path();
+	char		 dir[PATH_MAX], *slash;
+	FILE		*f;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+	}
+	if ((f = fopen(path, "a")) == NULL) {
+		snprintf(err, errlen, "cannot add the host key to %s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	fputs(line, f);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot add the host key to %s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/* Checks the server's host key against known_hosts. Returns 0 or -1. */
+static int
+ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
+    size_t errlen)
+{
+	LIBSSH2_KNOWNHOSTS		*kh = NULL;
+	struct libssh2_knownhost	*store = NULL;
+	const char			*key;
+	char				 entry[300], line[4096];
+	size_t				 keylen, outlen;
+	int				 type, mask, r = -1, check;
+
+	key = libssh2_session_hostkey(s->session, &keylen, &type);
+	if (key == NULL) {
+		snprintf(err, errlen, "%s: no host key from the server",
+		    t->name);
+		return (-1);
+	}
+	ssh_fingerprint(s->session, type, s->fingerprint,
+	    sizeof s->fingerprint);
+	if ((kh = libssh2_knownhost_init(s->session)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (-1);
+	}
+	/* A missing file is an empty one. */
+	libssh2_knownhost_readfile(kh, ssh_known_hosts_path(),
+	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	mask = (type + 1) << LIBSSH2_KNOWNHOST_KEY_SHIFT;
+	check = libssh2_knownhost_checkp(kh, t->address, t->port, key, keylen,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
+	    NULL);
+	if (t->port == 22)
+		snprintf(entry, sizeof entry, "%s", t->address);
+	else
+		snprintf(entry, sizeof entry, "[%s]:%d", t->address, t->port);
+	switch (check) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+		snprintf(s->hostkey_status, sizeof s->hostkey_status, "known");
+		r = 0;
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		snprintf(err, errlen, "%s: HOST KEY CHANGED for %s: it now "
+		    "presents %s, which does not match %s. Someone may be "
+		    "intercepting the connection; if the host was reinstalled, "
+		    "remove the old key with: ssh-keygen -f %s -R '%s'",
+		    t->name, entry, s->fingerprint, ssh_known_hosts_path(),
+		    ssh_known_hosts_path(), entry);
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
+		if (!t->accept_new) {
+			snprintf(err, errlen, "%s: unknown host key for %s (%s, "
+			    "not in %s). Check the fingerprint with the host's "
+			    "owner, then add it (ssh-keyscan -p %d %s >> %s) or "
+			    "rerun with --accept-new-host-keys", t->name, entry,
+			    s->fingerprint, ssh_known_hosts_path(), t->port,
+			    t->address, ssh_known_hosts_path());
+			break;
+		}
+		if (libssh2_knownhost_addc(kh, entry, NULL, key, keylen,
+		    "added by orch", 13, LIBSSH2_KNOWNHOST_TYPE_PLAIN |
+		    LIBSSH2_KNOWNHOST_KEYENC_RAW | mask, &store) != 0 ||
+		    libssh2_knownhost_writeline(kh, store, line, sizeof line,
+		    &outlen, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
+			snprintf(err, errlen, "%s: cannot record the new host "
+			    "key", t->name);
+			break;
+		}
+		if (ssh_kh_append(line, err, errlen) != 0)
+			break;
+		log_info("%s: added %s for %s to %s", t->name, s->fingerprint,
+		    entry, ssh_known_hosts_path());
+		snprintf(s->hostkey_status, sizeof s->hostkey_status,
+		    "added (new)");
+		r = 0;
+		break;
+	default:
+		snprintf(err, errlen, "%s: cannot check the host key against "
+		    "%s", t->name, ssh_known_hosts_path());
+	}
+	libssh2_knownhost_free(kh);
+	return (r);
+}
+
+/* Authenticates with ssh-agent identities, then key files. */
+static int
+ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
+{
+	LIBSSH2_AGENT			*agent;
+	struct libssh2_agent_publickey	*id = NULL, *prev = NULL;
+	char				 tried[1024] = "", path[PATH_MAX];
+	const char			*files[3];
+	size_t				 nfiles = 0, i, n = 0;
+	char				*msg;
+	int				 ok = 0;
+
+	if (getenv("SSH_AUTH_SOCK") != NULL &&
+	    (agent = libssh2_agent_init(s->session)) != NULL) {
+		if (libssh2_agent_connect(agent) == 0 &&
+		    libssh2_agent_list_identities(agent) == 0) {
+			while (libssh2_agent_get_identity(agent, &id, prev) == 0) {
+				n++;
+				if (libssh2_agent_userauth(agent, t->user, id) ==
+				    0) {
+					ok = 1;
+					snprintf(s->auth, sizeof s->auth,
+					    "ssh-agent key %s", id->comment);
+					break;
+				}
+				prev = id;
+			}
+			libssh2_agent_disconnect(agent);
+		}
+		libssh2_agent_free(agent);
+		snprintf(tried, sizeof tried, "ssh-agent (%zu identit%s)", n,
+		    n == 1 ? "y" : "ies");
+	}
+	if (ok)
+		return (0);
+	if (t->identity != NULL && t->identity[0] != '\0')
+		files[nfiles++] = t->identity;
+	else {
+		files[nfiles++] = "~/.ssh/id_ed25519";
+		files[nfiles++] = "~/.ssh/id_ecdsa";
+	}
+	for (i = 0; i < nfiles; i++) {
+		ssh_expand(files[i], path, sizeof path);
+		if (access(path, R_OK) != 0) {
+			if (t->identity != NULL && t->identity[0] != '\0') {
+				snprintf(err, errlen, "%s: identity %s: %s",
+				    t->name, path, strerror(errno));
+				return (-1);
+			}
+			continue;
+		}
+		if (libssh2_userauth_publickey_fromfile_ex(s->session, t->user,
+		    (unsigned int)strlen(t->user), NULL, path, NULL) == 0) {
+			snprintf(s->auth, sizeof s->auth, "key %s", path);
+			return (0);
+		}
+		msg = NULL;
+		libssh2_session_last_error(s->session, &msg, NULL, 0);
+		snprintf(tried + strlen(tried), sizeof tried - strlen(tried),
+		    "%s%s (%s)", tried[0] ? ", " : "", path,
+		    msg != NULL ? msg : "rejected");
+	}
+	snprintf(err, errlen, "%s: authentication failed for %s@%s port %d: "
+	    "tried %s", t->name, t->user, t->address, t->port,
+	    tried[0] ? tried : "no keys (no ssh-agent, no ~/.ssh/id_ed25519 "
+	    "or id_ecdsa; set identity in the inventory)");
+	return (-1);
+}
+
+int
+ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
+{
+	char	pref[512], *msg;
+	int	e;
+
+	memset(s, 0, sizeof *s);
+	s->sock = -1;
+	if ((s->sock = ssh_connect_tcp(t, err, errlen)) == -1)
+		return (-1);
+	if ((s->session = libssh2_session_init()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	libssh2_session_set_blocking(s->session, 1);
+	libssh2_session_set_timeout(s->session, t->timeout_ms);
+	if (t->port == 22)
+		snprintf(pref, sizeof pref, "%s", t->address);
+	else
+		snprintf(pref, sizeof pref, "[%s]:%d", t->address, t->port);
+	ssh_hostkey_pref(pref, pref, sizeof pref);
+	if (libssh2_session_method_pref(s->session, LIBSSH2_METHOD_HOSTKEY,
+	    pref) != 0)
+		log_debug("%s: host key preference '%s' refused", t->name, pref);
+	if ((e = libssh2_session_handshake(s->session, s->sock)) != 0) {
+		msg = NULL;
+		libssh2_session_last_error(s->session, &msg, NULL, 0);
+		snprintf(err, errlen, "%s: SSH handshake with %s port %d "
+		    "failed: %s", t->name, t->address, t->port,
+		    msg != NULL ? msg : "unknown error");
+		goto fail;
+	}
+	if (ssh_check_hostkey(s, t, err, errlen) != 0)
+		goto fail;
+	if (ssh_auth(s, t, err, errlen) != 0)
+		goto fail;
+	libssh2_keepalive_config(s->session, 1, 15);
+	libssh2_session_set_timeout(s->session, 0);
+	return (0);
+fail:
+	ssh_close(s);
+	return (-1);
+}
+
+void
+ssh_close(struct ssh *s)
+{
+	if (s->session != NULL) {
+		libssh2_session_set_blocking(s->session, 1);
+		libssh2_session_set_timeout(s->session, 2000);
+		libssh2_session_disconnect(s->session, "orch done");
+		libssh2_session_free(s->session);
+		s->session = NULL;
+	}
+	if (s->sock != -1)
+		close(s->sock);
+	s->sock = -1;
+}
+
+/* Waits for the socket in the direction libssh2 needs, at most ms. */
+static void
+ssh_wait(struct ssh *s, int ms)
+{
+	struct pollfd	pfd;
+	int		dir = libssh2_session_block_directions(s->session);
+
+	pfd.fd = s->sock;
+	pfd.events = 0;
+	if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
+		pfd.events |= POLLIN;
+	if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+		pfd.events |= POLLOUT;
+	if (pfd.events == 0)
+		pfd.events = POLLIN;
+	poll(&pfd, 1, ms);
+}
+
+int
+ssh_run(struct ssh *s, const char *cmd, const char *input, char *out,
+    size_t outlen, char *errbuf, size_t errlen, int timeout_ms)
+{
+	LIBSSH2_CHANNEL	*ch;
+	int64_t		 deadline = ssh_now_ms() + timeout_ms;
+	size_t		 no = 0, ne = 0, in_off = 0, in_len;
+	char		 buf[16384];
+	ssize_t		 n;
+	int		 r = -1, progress, eof_sent = 0;
+
+	in_len = input != NULL ? strlen(input) : 0;
+	out[0] = '\0';
+	errbuf[0] = '\0';
+	libssh2_session_set_blocking(s->session, 1);
+	libssh2_session_set_timeout(s->session, timeout_ms);
+	if ((ch = libssh2_channel_open_session(s->session)) == NULL) {
+		snprintf(errbuf, errlen, "cannot open an SSH channel");
+		libssh2_session_set_timeout(s->session, 0);
+		return (-1);
+	}
+	if (libssh2_channel_exec(ch, cmd) != 0) {
+		snprintf(errbuf, errlen, "cannot run '%s'", cmd);
+		goto out;
+	}
+	libssh2_session_set_blocking(s->session, 0);
+	for (;;) {
+		progress = 0;
+		if (in_off < in_len) {
+			n = libssh2_channel_write(ch, input + in_off,
+			    in_len - in_off);
+			if (n > 0) {
+				in_off += (size_t)n;
+				progress = 1;
+			}
+		}
+		if (in_off == in_len && !eof_sent &&
+		    libssh2_channel_send_eof(ch) != LIBSSH2_ERROR_EAGAIN)
+			eof_sent = 1;
+		n = libssh2_channel_read(ch, buf, sizeof buf);
+		if (n > 0) {
+			progress = 1;
+			if (no + (size_t)n >= outlen)
+				n = (ssize_t)(outlen - 1 - no);
+			memcpy(out + no, buf, (size_t)n);
+			no += (size_t)n;
+			out[no] = '\0';
+		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			break;
+		n = libssh2_channel_read_stderr(ch, buf, sizeof buf);
+		if (n > 0) {
+			progress = 1;
+			if (ne + (size_t)n >= errlen)
+				n = (ssize_t)(errlen - 1 - ne);
+			memcpy(errbuf + ne, buf, (size_t)n);
+			ne += (size_t)n;
+			errbuf[ne] = '\0';
+		}
+		if (libssh2_channel_eof(ch))
+			break;
+		if (ssh_now_ms() > deadline) {
+			r = -2;
+			goto out;
+		}
+		if (!progress)
+			ssh_wait(s, 100);
+	}
+	while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN &&
+	    ssh_now_ms() < deadline)
+		ssh_wait(s, 100);
+	while (libssh2_channel_wait_closed(ch) == LIBSSH2_ERROR_EAGAIN &&
+	    ssh_now_ms() < deadline)
+		ssh_wait(s, 100);
+	r = libssh2_channel_get_exit_status(ch);
+	if (r < 0 || r > 255)
+		r = 255;
+out:
+	libssh2_session_set_blocking(s->session, 1);
+	libssh2_session_set_timeout(s->session, 2000);
+	libssh2_channel_free(ch);
+	libssh2_session_set_timeout(s->session, 0);
+	return (r);
+}
+
+/* SFTP calls by NUL-terminated path (libssh2's macros truncate lengths). */
+static unsigned int
+ssh_len(const char *p)
+{
+	return ((unsigned int)strlen(p));
+}
+
+/* Creates the remote directories of path (all but its last part). */
+static void
+ssh_mkparents(LIBSSH2_SFTP *sftp, const char *path)
+{
+	char	tmp[PATH_MAX], *p;
+
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (p = tmp + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		libssh2_sftp_mkdir_ex(sftp, tmp, ssh_len(tmp), 0700);	/* EEXIST is fine */
+		*p = '/';
+	}
+}
+
+int
+ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
+    uint64_t *bytes, char *err, size_t errlen)
+{
+	LIBSSH2_SFTP		*sftp = NULL;
+	LIBSSH2_SFTP_HANDLE	*fh = NULL;
+	char			 tmp[PATH_MAX], *buf = NULL;
+	const char		*rpath = ssh_sftp_path(remote);
+	ssize_t			 n, w;
+	size_t			 off;
+	int			 fd = -1, r = -1;
+
+	*bytes = 0;
+	libssh2_session_set_blocking(s->session, 1);
+	if ((fd = open(local, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", local, strerror(errno));
+		return (-1);
+	}
+	if ((sftp = libssh2_sftp_init(s->session)) == NULL) {
+		snprintf(err, errlen, "cannot start SFTP");
+		goto out;
+	}
+	ssh_mkparents(sftp, rpath);
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", rpath, (long)getpid());
+	fh = libssh2_sftp_open_ex(sftp, tmp, ssh_len(tmp), LIBSSH2_FXF_WRITE |
+	    LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC, mode, LIBSSH2_SFTP_OPENFILE);
+	if (fh == NULL) {
+		snprintf(err, errlen, "cannot create %s on the host (SFTP "
+		    "error %lu)", tmp, libssh2_sftp_last_error(sftp));
+		goto out;
+	}
+	buf = xmalloc(SSH_WRITE_CHUNK);
+	for (;;) {
+		n = read(fd, buf, SSH_WRITE_CHUNK);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "%s: %s", local, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		for (off = 0; off < (size_t)n; off += (size_t)w) {
+			w = libssh2_sftp_write(fh, buf + off, (size_t)n - off);
+			if (w < 0) {
+				snprintf(err, errlen, "writing %s on the host "
+				    "failed (SFTP error %lu)", tmp,
+				    libssh2_sftp_last_error(sftp));
+				goto out;
+			}
+		}
+		*bytes += (uint64_t)n;
+	}
+	libssh2_sftp_close(fh);
+	fh = NULL;
+	if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
+	    ssh_len(rpath), LIBSSH2_SFTP_RENAME_OVERWRITE |
+	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) != 0) {
+		/* Servers without posix-rename refuse to overwrite. */
+		libssh2_sftp_unlink_ex(sftp, rpath, ssh_len(rpath));
+		if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
+		    ssh_len(rpath), 0) != 0) {
+			snprintf(err, errlen, "cannot rename %s to %s on the "
+			    "host", tmp, rpath);
+			libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	if (fh != NULL) {
+		libssh2_sftp_close(fh);
+		libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
+	}
+	if (sftp != NULL)
+		libssh2_sftp_shutdown(sftp);
+	free(buf);
+	close(fd);
+	return (r);
+}

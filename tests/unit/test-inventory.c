@@ -1,0 +1,674 @@
+/*
+ * Unit tests for coordinator/inventory.c: an inventory with every key, the
+ * defaults, one fixture per bad input (tests/unit/inventory/bad-*.ini) with
+ * the exact message beside it, resolving --hosts lists, and picking the
+ * inventory path. Run from the repository root: fixture paths and messages
+ * are relative.
+ */
+#include <sys/types.h>
+
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "coordinator/inventory.h"
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define DIR		"tests/unit/inventory/"
+#define HOME		"/home/tester"
+
+/* Sets the environment every test starts from. */
+static int
+setup_env(void **state)
+{
+	(void)state;
+	setenv("HOME", HOME, 1);
+	setenv("USER", "alice", 1);
+	unsetenv("ORCH_WORKDIR");
+	unsetenv("ORCH_INVENTORY");
+	return (0);
+}
+
+/* Loads a fixture that must parse, failing the test with the cause if not. */
+static struct inventory *
+load_ok(const char *path, int required)
+{
+	struct inventory	*inv = NULL;
+	char			*cause = NULL;
+
+	if (inventory_load(path, required, &inv, &cause) != 0)
+		fail_msg("%s: %s", path, cause != NULL ? cause : "(no cause)");
+	assert_null(cause);
+	assert_non_null(inv);
+	return (inv);
+}
+
+/* Resolves list, which must work, and renders the names as "a b c". */
+static struct host *
+resolve_ok(const struct inventory *inv, const char *list, size_t *n,
+    char *names, size_t len)
+{
+	struct host	*hosts = NULL;
+	char		*cause = NULL;
+	size_t		 i, o = 0;
+
+	if (inventory_resolve(inv, list, &hosts, n, &cause) != 0)
+		fail_msg("%s: %s", list != NULL ? list : "(null)",
+		    cause != NULL ? cause : "(no cause)");
+	assert_null(cause);
+	assert_non_null(hosts);
+	assert_true(*n > 0);
+	names[0] = '\0';
+	for (i = 0; i < *n; i++)
+		o += (size_t)snprintf(names + o, len - o, "%s%s",
+		    i > 0 ? " " : "", hosts[i].name);
+	return (hosts);
+}
+
+/* Resolves list, which must fail with exactly want. */
+static void
+resolve_bad(const struct inventory *inv, const char *list, const char *want)
+{
+	struct host	*hosts = (struct host *)1;
+	char		*cause = NULL;
+	size_t		 n = 99;
+
+	assert_int_equal(inventory_resolve(inv, list, &hosts, &n, &cause), -1);
+	assert_null(hosts);
+	assert_int_equal(n, 0);
+	assert_non_null(cause);
+	assert_string_equal(cause, want);
+	free(cause);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* Every key of good.ini parses to its exact value. */
+static void
+test_good(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[256];
+
+	(void)state;
+	inv = load_ok(DIR "good.ini", 1);
+	assert_int_equal(inventory_nhosts(inv), 3);
+	assert_string_equal(inventory_host_name(inv, 0), "epyc");
+	assert_string_equal(inventory_host_name(inv, 1), "m2");
+	assert_string_equal(inventory_host_name(inv, 2), "twocore");
+	assert_null(inventory_host_name(inv, 3));
+
+	h = resolve_ok(inv, "epyc,m2,twocore", &n, names, sizeof names);
+	assert_int_equal(n, 3);
+	assert_string_equal(h[0].name, "epyc");
+	assert_null(h[0].ops);
+	assert_null(h[0].priv);
+	assert_string_equal(h[0].address, "epyc.lab.example.org");
+	assert_int_equal(h[0].port, 2222);
+	assert_string_equal(h[0].user, "bench");
+	assert_string_equal(h[0].identity, HOME "/.ssh/id_ed25519");
+	assert_int_equal(h[0].transport, HOST_TRANSPORT_DIRECT);
+	assert_string_equal(h[0].workdir, "/srv/orch");
+	assert_string_equal(h[0].pin, "2,3");
+	assert_true(h[0].max_load == 0.33);
+	assert_int_equal(h[0].line, 2);
+	assert_int_equal(h[0].chan.sock, -1);
+	assert_int_equal(h[0].status, HOST_OK);
+
+	assert_string_equal(h[1].name, "m2");
+	assert_string_equal(h[1].address, "192.0.2.10");
+	assert_int_equal(h[1].port, 22);
+	assert_string_equal(h[1].user, "alice");
+	assert_string_equal(h[1].identity, "/keys/m2 key");
+	assert_int_equal(h[1].transport, HOST_TRANSPORT_TUNNEL);
+	assert_string_equal(h[1].workdir, "~/.orch");
+	assert_string_equal(h[1].pin, "");
+	assert_true(h[1].max_load < 0);
+	assert_int_equal(h[1].line, 13);
+
+	assert_string_equal(h[2].name, "twocore");
+	assert_string_equal(h[2].address, "twocore.lab.example.org");
+	assert_string_equal(h[2].user, "ops");
+	assert_string_equal(h[2].identity, "");
+	assert_int_equal(h[2].transport, HOST_TRANSPORT_TUNNEL);
+	assert_string_equal(h[2].pin, "0-1,3,5-5");
+	assert_int_equal(h[2].line, 17);
+	free(h);
+	inventory_free(inv);
+}
+
+/* A host with only an address gets every default. */
+static void
+test_defaults(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	inv = load_ok(DIR "defaults.ini", 0);
+	h = resolve_ok(inv, "solo", &n, names, sizeof names);
+	assert_int_equal(n, 1);
+	assert_string_equal(h->name, "solo");
+	assert_null(h->ops);
+	assert_string_equal(h->address, "solo.example.org");
+	assert_int_equal(h->port, 22);
+	assert_string_equal(h->user, "alice");
+	assert_string_equal(h->identity, "");
+	assert_int_equal(h->transport, HOST_TRANSPORT_TUNNEL);
+	assert_string_equal(h->workdir, "~/.orch");
+	assert_string_equal(h->pin, "");
+	assert_true(h->max_load < 0);
+	assert_int_equal(h->line, 1);
+	free(h);
+	inventory_free(inv);
+}
+
+/* Without $USER the default user is the login name from the password file. */
+static void
+test_default_user_passwd(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	struct passwd		*pw;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	if ((pw = getpwuid(getuid())) == NULL || strlen(pw->pw_name) >= 64)
+		skip();
+	unsetenv("USER");
+	inv = load_ok(DIR "defaults.ini", 0);
+	h = resolve_ok(inv, "solo", &n, names, sizeof names);
+	assert_string_equal(h->user, pw->pw_name);
+	free(h);
+	inventory_free(inv);
+	setenv("USER", "", 1);	/* empty counts as unset */
+	inv = load_ok(DIR "defaults.ini", 0);
+	h = resolve_ok(inv, "solo", &n, names, sizeof names);
+	assert_string_equal(h->user, pw->pw_name);
+	free(h);
+	inventory_free(inv);
+}
+
+/* An unusable $USER is reported at the host's section. */
+static void
+test_default_user_bad(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	char			*cause = NULL;
+
+	(void)state;
+	setenv("USER", "two words", 1);
+	assert_int_equal(inventory_load(DIR "defaults.ini", 0, &inv, &cause),
+	    -1);
+	assert_null(inv);
+	assert_string_equal(cause, DIR "defaults.ini:1: [host.solo] missing "
+	    "user, and the login name 'two words' cannot be used");
+	free(cause);
+}
+
+/* A file of comments and blank lines is an empty inventory. */
+static void
+test_empty_file(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	inv = load_ok(DIR "empty.ini", 1);
+	assert_int_equal(inventory_nhosts(inv), 0);
+	h = resolve_ok(inv, NULL, &n, names, sizeof names);
+	assert_string_equal(names, "local");
+	free(h);
+	resolve_bad(inv, "all",
+	    "--hosts: 'all' names no hosts (" DIR "empty.ini has none)");
+	resolve_bad(inv, "epyc", "--hosts: unknown host or group 'epyc' ("
+	    DIR "empty.ini has no hosts)");
+	inventory_free(inv);
+}
+
+/* A missing file is an error only when the user named it. */
+static void
+test_missing_required(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	char			*cause = NULL;
+
+	(void)state;
+	assert_int_equal(inventory_load(DIR "no-such.ini", 1, &inv, &cause),
+	    -1);
+	assert_null(inv);
+	assert_string_equal(cause, DIR "no-such.ini: No such file or "
+	    "directory");
+	free(cause);
+	assert_int_equal(inventory_load(DIR "good.ini/x", 1, &inv, &cause),
+	    -1);
+	assert_null(inv);
+	assert_string_equal(cause, DIR "good.ini/x: No such file or "
+	    "directory");
+	free(cause);
+	inventory_free(NULL);
+}
+
+/* A missing default file is an empty inventory: `local` still resolves. */
+static void
+test_missing_optional(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	setenv("ORCH_WORKDIR", "/tmp/orch-wd", 1);
+	inv = load_ok(DIR "no-such.ini", 0);
+	assert_int_equal(inventory_nhosts(inv), 0);
+	assert_null(inventory_host_name(inv, 0));
+	h = resolve_ok(inv, NULL, &n, names, sizeof names);
+	assert_int_equal(n, 1);
+	assert_string_equal(h->name, "local");
+	assert_ptr_equal(h->ops, &host_local_ops);
+	assert_string_equal(h->workdir, "/tmp/orch-wd");
+	assert_string_equal(h->pin, "");
+	assert_true(h->max_load < 0);
+	assert_int_equal(h->line, 0);
+	free(h);
+	h = resolve_ok(inv, " local , local", &n, names, sizeof names);
+	assert_string_equal(names, "local");
+	free(h);
+	resolve_bad(inv, "epyc", "--hosts: unknown host or group 'epyc' ("
+	    DIR "no-such.ini does not exist; only 'local' exists)");
+	resolve_bad(inv, "all", "--hosts: 'all' names no hosts ("
+	    DIR "no-such.ini does not exist)");
+	inventory_free(inv);
+}
+
+/* A file that cannot be read is an error even when not required. */
+static void
+test_unreadable(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	char			*cause = NULL;
+
+	(void)state;
+	assert_int_equal(inventory_load(DIR, 0, &inv, &cause), -1);
+	assert_null(inv);
+	assert_string_equal(cause, DIR ": Is a directory");
+	free(cause);
+}
+
+/* A file over 1 MiB is refused before parsing. */
+static void
+test_too_large(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	char			 path[] = "/tmp/test-inventory.XXXXXX", *cause;
+	char			 want[128];
+	FILE			*f;
+	int			 fd;
+	size_t			 i;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	for (i = 0; i < 1024 * 1024; i++)
+		fputc(i % 64 == 63 ? '\n' : ';', f);
+	assert_int_equal(fclose(f), 0);
+	/* Exactly the limit is fine. */
+	inv = load_ok(path, 1);
+	inventory_free(inv);
+	assert_non_null(f = fopen(path, "a"));
+	fputc('\n', f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(inventory_load(path, 1, &inv, &cause), -1);
+	assert_null(inv);
+	snprintf(want, sizeof want, "%s: file too large (over 1048576 bytes)",
+	    path);
+	assert_string_equal(cause, want);
+	free(cause);
+	unlink(path);
+}
+
+/* ---- bad inputs: fixture file, then the message after its path ---------- */
+
+struct bad_case {
+	const char	*file;
+	const char	*want;	/* the cause after "tests/unit/inventory/FILE" */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "bad-syntax.ini",
+	    ":3: syntax error: expected key = value" },
+	{ "bad-section-bracket.ini",
+	    ":3: syntax error: missing ']'" },
+	{ "bad-section-text.ini",
+	    ":1: syntax error: text after ']'" },
+	{ "bad-unknown-section.ini",
+	    ":4: unknown section [suite] (want [host.NAME] or [group.NAME])" },
+	{ "bad-unknown-section-empty.ini",
+	    ":1: unknown section [hosts] (want [host.NAME] or [group.NAME])" },
+	{ "bad-outside.ini",
+	    ":2: key 'address' outside any section" },
+	{ "bad-empty-key.ini",
+	    ":2: [host.a] unknown key ''" },
+	{ "bad-unknown-key-host.ini",
+	    ":3: [host.a] unknown key 'adress'" },
+	{ "bad-unknown-key-group.ini",
+	    ":4: [group.g] unknown key 'members'" },
+	{ "bad-dup-key.ini",
+	    ":5: [host.a] duplicate key 'port' (first on line 3)" },
+	{ "bad-dup-key-group.ini",
+	    ":5: [group.g] duplicate key 'hosts' (first on line 4)" },
+	{ "bad-dup-host.ini",
+	    ":5: duplicate section [host.a] (first on line 1)" },
+	{ "bad-dup-group.ini",
+	    ":5: duplicate section [group.g] (first on line 3)" },
+	{ "bad-dup-local.ini",
+	    ":3: duplicate section [host.local] (first on line 1)" },
+	{ "bad-same-name-group.ini",
+	    ":3: [group.lab] has the same name as [host.lab] (line 1)" },
+	{ "bad-same-name-host.ini",
+	    ":4: [host.lab] has the same name as [group.lab] (line 1)" },
+	{ "bad-name.ini",
+	    ":1: [host.a b] bad name 'a b' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	{ "bad-name-empty.ini",
+	    ":1: [group.] bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	{ "bad-name-long.ini",
+	    ":1: [host.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn] bad name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	{ "bad-name-char.ini",
+	    ":1: [host.epyc/1] bad name 'epyc/1' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	{ "bad-reserved-all-group.ini",
+	    ":1: [group.all] 'all' is reserved (it means every host)" },
+	{ "bad-reserved-all-host.ini",
+	    ":1: [host.all] 'all' is reserved (it means every host)" },
+	{ "bad-reserved-local-group.ini",
+	    ":1: [group.local] 'local' is reserved (the built-in host)" },
+	{ "bad-local-key.ini",
+	    ":3: [host.local] the built-in local host takes only workdir, pin and max_load" },
+	{ "bad-local-unknown-key.ini",
+	    ":2: [host.local] the built-in local host takes only workdir, pin and max_load" },
+	{ "bad-local-pin.ini",
+	    ":2: [host.local] bad pin 'all' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-missing-address.ini",
+	    ":1: [host.a] missing address" },
+	{ "bad-missing-address-last.ini",
+	    ":3: [host.b] missing address" },
+	{ "bad-address-empty.ini",
+	    ":2: [host.a] bad address '' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	{ "bad-address-space.ini",
+	    ":2: [host.a] bad address 'epyc lab' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	{ "bad-address-dash.ini",
+	    ":2: [host.a] bad address '-oProxyCommand=x' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	{ "bad-port-zero.ini",
+	    ":3: [host.a] bad port '0' (want 1 to 65535)" },
+	{ "bad-port-big.ini",
+	    ":3: [host.a] bad port '70000' (want 1 to 65535)" },
+	{ "bad-port-text.ini",
+	    ":3: [host.a] bad port '22x' (want 1 to 65535)" },
+	{ "bad-port-sign.ini",
+	    ":3: [host.a] bad port '+22' (want 1 to 65535)" },
+	{ "bad-port-empty.ini",
+	    ":3: [host.a] bad port '' (want 1 to 65535)" },
+	{ "bad-user-empty.ini",
+	    ":3: [host.a] bad user '' (want a login name: no spaces, no leading '-', at most 63 characters)" },
+	{ "bad-user-space.ini",
+	    ":3: [host.a] bad user 'bench user' (want a login name: no spaces, no leading '-', at most 63 characters)" },
+	{ "bad-identity-user.ini",
+	    ":3: [host.a] identity: '~bob/.ssh/id_ed25519': only ~/ is expanded, not ~user" },
+	{ "bad-transport.ini",
+	    ":3: [host.a] bad transport 'ssh' (want tunnel or direct)" },
+	{ "bad-workdir-empty.ini",
+	    ":3: [host.a] bad workdir '' (want a directory path)" },
+	{ "bad-pin-text.ini",
+	    ":3: [host.a] bad pin '2,x' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-pin-range.ini",
+	    ":3: [host.a] bad pin '3-1' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-pin-big.ini",
+	    ":3: [host.a] bad pin '0-1024' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-pin-trailing.ini",
+	    ":3: [host.a] bad pin '1,' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-pin-space.ini",
+	    ":3: [host.a] bad pin '1, 2' (want a CPU list like 0-3,8 with CPUs 0 to 1023)" },
+	{ "bad-max-load-neg.ini",
+	    ":3: [host.a] bad max_load '-1' (want a number >= 0, like 0.33)" },
+	{ "bad-max-load-text.ini",
+	    ":3: [host.a] bad max_load '0.3x' (want a number >= 0, like 0.33)" },
+	{ "bad-max-load-exp.ini",
+	    ":3: [host.a] bad max_load '1e3' (want a number >= 0, like 0.33)" },
+	{ "bad-max-load-dot.ini",
+	    ":3: [host.a] bad max_load '.' (want a number >= 0, like 0.33)" },
+	{ "bad-group-unknown.ini",
+	    ":7: [group.lab] unknown host or group 'm3'" },
+	{ "bad-group-unknown-later.ini",
+	    ":4: [group.b] unknown host or group 'c'" },
+	{ "bad-group-self.ini",
+	    ":4: [group.a] includes itself (a -> a)" },
+	{ "bad-group-cycle.ini",
+	    ":4: [group.a] includes itself (a -> b -> a)" },
+	{ "bad-group-cycle-deep.ini",
+	    ":6: [group.a] includes itself (a -> b -> c -> a)" },
+	{ "bad-group-missing-hosts.ini",
+	    ":3: [group.g] missing hosts" },
+	{ "bad-group-empty-list.ini",
+	    ":2: [group.g] hosts: empty list" },
+	{ "bad-group-empty-name.ini",
+	    ":6: [group.g] hosts: empty name in 'a,,b'" },
+	{ "bad-group-trailing.ini",
+	    ":4: [group.g] hosts: empty name in 'a,'" },
+	{ "bad-group-bad-name.ini",
+	    ":6: [group.g] hosts: bad name 'epyc m2' (want 1 to 63 of A-Z a-z 0-9 _ . -, separated by commas)" },
+	{ "bad-group-all.ini",
+	    ":4: [group.g] hosts: 'all' cannot be a member (name the hosts or groups)" },
+	{ "bad-group-twice.ini",
+	    ":4: [group.g] hosts: 'a' listed twice" },
+	{ "bad-nul.ini",
+	    ":3: NUL byte in file" },
+	{ "bad-long-line.ini",
+	    ":2: line too long (at most 198 characters)" },
+};
+
+/* One bad fixture: the load fails with exactly the expected message. */
+static void
+test_bad(void **state)
+{
+	const struct bad_case	*c = *state;
+	struct inventory	*inv = (struct inventory *)1;
+	char			*cause = NULL, path[256], want[512];
+
+	setup_env(NULL);
+	snprintf(path, sizeof path, DIR "%s", c->file);
+	snprintf(want, sizeof want, "%s%s", path, c->want);
+	assert_int_equal(inventory_load(path, 0, &inv, &cause), -1);
+	assert_null(inv);
+	assert_non_null(cause);
+	assert_string_equal(cause, want);
+	free(cause);
+}
+
+/* ---- resolving --hosts ------------------------------------------------- */
+
+/* Host names, groups, nested groups, `all` and `local`, in list order. */
+static void
+test_resolve(void **state)
+{
+	static const struct {
+		const char	*list;
+		const char	*want;
+	} cases[] = {
+		{ "epyc", "epyc" },
+		{ "m2,epyc", "m2 epyc" },
+		{ "lab", "epyc m2 twocore" },
+		{ "arm", "m2" },
+		{ "nested", "m2 local epyc twocore" },
+		{ "all", "epyc m2 twocore" },
+		{ "local,all", "local epyc m2 twocore" },
+		{ "all,local", "epyc m2 twocore local" },
+		{ "local", "local" },
+		{ " twocore , epyc,lab ,twocore,local,nested ",
+		    "twocore epyc m2 local" },
+		{ "arm,arm,nested,all", "m2 local epyc twocore" },
+	};
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 i, n;
+	char			 names[256];
+
+	(void)state;
+	inv = load_ok(DIR "good.ini", 1);
+	for (i = 0; i < NELEM(cases); i++) {
+		h = resolve_ok(inv, cases[i].list, &n, names, sizeof names);
+		if (strcmp(names, cases[i].want) != 0)
+			fail_msg("'%s': got '%s', want '%s'", cases[i].list,
+			    names, cases[i].want);
+		free(h);
+	}
+	inventory_free(inv);
+}
+
+/* Unknown names list what exists; empty lists and names are refused. */
+static void
+test_resolve_bad(void **state)
+{
+	struct inventory	*inv;
+
+	(void)state;
+	inv = load_ok(DIR "good.ini", 1);
+	resolve_bad(inv, "nope", "--hosts: unknown host or group 'nope' ("
+	    DIR "good.ini has: epyc, m2, twocore; groups: lab, arm, nested)");
+	resolve_bad(inv, "epyc,EPYC", "--hosts: unknown host or group 'EPYC' "
+	    "(" DIR "good.ini has: epyc, m2, twocore; groups: lab, arm, "
+	    "nested)");
+	resolve_bad(inv, "", "--hosts: empty list");
+	resolve_bad(inv, "  ", "--hosts: empty list");
+	resolve_bad(inv, " , ,", "--hosts: empty list");
+	resolve_bad(inv, "epyc,,m2", "--hosts: empty name in 'epyc,,m2'");
+	resolve_bad(inv, "epyc,", "--hosts: empty name in 'epyc,'");
+	inventory_free(inv);
+	resolve_bad(NULL, "epyc", "--hosts: unknown host or group 'epyc' (no "
+	    "inventory; only 'local' exists)");
+}
+
+/* [host.local] overrides workdir (~/ expanded here), pin and max_load. */
+static void
+test_resolve_local(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[256];
+
+	(void)state;
+	setenv("ORCH_WORKDIR", "/tmp/orch-wd", 1);
+	inv = load_ok(DIR "good.ini", 1);
+	h = resolve_ok(inv, NULL, &n, names, sizeof names);
+	assert_int_equal(n, 1);
+	assert_string_equal(h->name, "local");
+	assert_ptr_equal(h->ops, &host_local_ops);
+	assert_int_equal(h->chan.sock, -1);
+	assert_string_equal(h->workdir, HOME "/orch-work");
+	assert_string_equal(h->pin, "1");
+	assert_true(h->max_load == 0.5);
+	assert_int_equal(h->line, 29);
+	free(h);
+	inventory_free(inv);
+
+	/* Only max_load: workdir stays as host_local_init() set it. */
+	inv = load_ok(DIR "local-only.ini", 1);
+	assert_int_equal(inventory_nhosts(inv), 0);
+	h = resolve_ok(inv, "me", &n, names, sizeof names);
+	assert_string_equal(names, "local");
+	assert_string_equal(h->workdir, "/tmp/orch-wd");
+	assert_string_equal(h->pin, "");
+	assert_true(h->max_load == 0);
+	assert_int_equal(h->line, 1);
+	free(h);
+	resolve_bad(inv, "all", "--hosts: 'all' names no hosts ("
+	    DIR "local-only.ini has none)");
+	resolve_bad(inv, "you", "--hosts: unknown host or group 'you' ("
+	    DIR "local-only.ini has no hosts; groups: me)");
+	inventory_free(inv);
+
+	/* No inventory at all: the built-in host as is. */
+	unsetenv("ORCH_WORKDIR");
+	h = resolve_ok(NULL, "local", &n, names, sizeof names);
+	assert_string_equal(h->workdir, "");
+	assert_true(h->max_load < 0);
+	free(h);
+}
+
+/* ---- inventory_path ----------------------------------------------------- */
+
+/* --inventory beats $ORCH_INVENTORY, which beats the default. */
+static void
+test_path(void **state)
+{
+	int	req = -1;
+
+	(void)state;
+	assert_string_equal(inventory_path(NULL, &req), "inventory/hosts.ini");
+	assert_int_equal(req, 0);
+	setenv("ORCH_INVENTORY", "", 1);
+	req = -1;
+	assert_string_equal(inventory_path(NULL, &req), "inventory/hosts.ini");
+	assert_int_equal(req, 0);
+	setenv("ORCH_INVENTORY", "/etc/orch/lab.ini", 1);
+	req = -1;
+	assert_string_equal(inventory_path(NULL, &req), "/etc/orch/lab.ini");
+	assert_int_equal(req, 1);
+	req = -1;
+	assert_string_equal(inventory_path("mine.ini", &req), "mine.ini");
+	assert_int_equal(req, 1);
+	unsetenv("ORCH_INVENTORY");
+	req = -1;
+	assert_string_equal(inventory_path("mine.ini", &req), "mine.ini");
+	assert_int_equal(req, 1);
+}
+
+/* Runs the named cases, then one test per bad fixture. */
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_good, setup_env),
+		cmocka_unit_test_setup(test_defaults, setup_env),
+		cmocka_unit_test_setup(test_default_user_passwd, setup_env),
+		cmocka_unit_test_setup(test_default_user_bad, setup_env),
+		cmocka_unit_test_setup(test_empty_file, setup_env),
+		cmocka_unit_test_setup(test_missing_required, setup_env),
+		cmocka_unit_test_setup(test_missing_optional, setup_env),
+		cmocka_unit_test_setup(test_unreadable, setup_env),
+		cmocka_unit_test_setup(test_too_large, setup_env),
+		cmocka_unit_test_setup(test_resolve, setup_env),
+		cmocka_unit_test_setup(test_resolve_bad, setup_env),
+		cmocka_unit_test_setup(test_resolve_local, setup_env),
+		cmocka_unit_test_setup(test_path, setup_env),
+	};
+	struct CMUnitTest	bad[NELEM(bad_cases)];
+	size_t			i;
+	int			fails = 0;
+
+	for (i = 0; i < NELEM(bad_cases); i++) {
+		memset(&bad[i], 0, sizeof bad[i]);
+		bad[i].name = bad_cases[i].file;
+		bad[i].test_func = test_bad;
+		bad[i].initial_state = (void *)(uintptr_t)&bad_cases[i];
+	}
+	fails += cmocka_run_group_tests_name("inventory", tests, NULL, NULL);
+	fails += _cmocka_run_group_tests("inventory_bad", bad, NELEM(bad),
+	    NULL, NULL);
+	return (fails != 0);
+}
