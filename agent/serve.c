@@ -4,6 +4,7 @@
  * lifeline: when it closes the coordinator is gone, and the agent kills the
  * benchmark it is running and exits.
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -51,6 +52,7 @@ struct serve {
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
 	int			 bye;		/* BYE received */
+	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
 };
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
@@ -430,6 +432,48 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	return (r);
 }
 
+/*
+ * Takes the host's run lock, WORKDIR/run.lock: one run per host at a time.
+ * flock() dies with its holder, so a crashed run never leaves it stuck.
+ * Returns 0, or -1 with who holds it in why.
+ */
+static int
+serve_lock(struct serve *s, char *why, size_t len)
+{
+	char		 path[PATH_MAX], info[512], when[32], held[512];
+	const char	*from = getenv("SSH_CLIENT"), *user = getenv("USER");
+	struct tm	 tm;
+	time_t		 now = time(NULL);
+	ssize_t		 n;
+	int		 fd;
+
+	if (s->lockfd != -1)
+		return (0);
+	snprintf(path, sizeof path, "%s/run.lock", s->workdir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		n = pread(fd, held, sizeof held - 1, 0);
+		held[n > 0 ? n : 0] = '\0';
+		held[strcspn(held, "\n")] = '\0';
+		snprintf(why, len, "host busy: another orch run holds %s (%s)",
+		    path, held[0] ? held : "no details");
+		close(fd);
+		return (-1);
+	}
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(info, sizeof info, "run %s, agent pid %ld, user %s, from %s, "
+	    "since %s\n", s->run_id, (long)getpid(), user ? user : "?",
+	    from ? from : "this machine", when);
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, info, strlen(info), 0) == -1)
+		log_warn("%s", path);
+	s->lockfd = fd;
+	return (0);
+}
+
 /* Verifies a plan's files, then runs its steps, streaming samples. */
 static int
 serve_plan(struct serve *s, const struct proto_plan *plan)
@@ -442,6 +486,10 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	int			 r = 0, ok = 1;
 
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
+	if (serve_lock(s, reason, sizeof reason) != 0) {
+		r = serve_error(s, "busy", "%s", reason);
+		goto out;
+	}
 	for (i = 0; i < plan->nfiles; i++) {
 		if (serve_cache_check(s, plan->files[i], &files[i]) != 0) {
 			r = serve_error(s, "file", "file %s is not in the cache "
@@ -542,6 +590,7 @@ serve_main(const struct serve_opts *opts)
 	memset(&s, 0, sizeof s);
 	s.opts = opts;
 	s.chan.sock = -1;
+	s.lockfd = -1;
 	if (exec_init() != 0) {
 		log_warn("exec_init");
 		return (3);
@@ -634,6 +683,8 @@ serve_main(const struct serve_opts *opts)
 			goto out;
 	}
 out:
+	if (s.lockfd != -1)
+		close(s.lockfd);
 	chan_close(&s.chan);
 	return (code);
 }

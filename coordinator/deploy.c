@@ -137,12 +137,15 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    h->workdir[0] ? h->workdir : "~/.orch");
 
 	/* A prebuilt agent: ours when the host matches this machine. */
+	path[0] = '\0';
 	uname(&u);
 	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
 	deploy_arch(local_arch);
 	snprintf(path, sizeof path, "%s/bin/agents/%s-%s/orch-agent",
 	    deploy_root, os, arch);
-	if (stat(path, &st) != 0) {
+	if (force == 2)
+		path[0] = '\0';	/* --from-source */
+	else if (stat(path, &st) != 0) {
 		snprintf(path, sizeof path, "%s", deploy_prebuilt);
 		if (strcmp(arch, local_arch) != 0 ||
 		    strcmp(os, strcmp(u.sysname, "Darwin") == 0 ? "darwin" :

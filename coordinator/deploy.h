@@ -18,7 +18,8 @@ int	deploy_main(struct host *hosts, size_t n, int force);
 
 /*
  * Makes sure WORKDIR/bin/orch-agent on the host is this version (force
- * > 0: reinstall anyway; force < 0: only check, and fail when it is not). Pushes the prebuilt agent when one matches the host's
+ * 1: reinstall anyway; 2: reinstall built from source; -1: only check,
+ * and fail when it is not). Pushes the prebuilt agent when one matches the host's
  * os/arch, else pushes the sources and builds them there with make. On
  * success *how says what was done ("up to date", "pushed prebuilt
  * linux-x86_64", "built from source"). Returns 0 or -1 with words in err

@@ -210,6 +210,7 @@ host_sync(struct host *h, size_t n, char *const *paths,
 				*pushed += (uint64_t)ftello(f);
 			fclose(f);
 		}
+		h->npushed++;
 	}
 	r = 0;
 out:

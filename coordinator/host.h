@@ -68,6 +68,8 @@ struct host {
 	struct proto_facts facts;
 
 	/* Outcome. */
+	uint64_t	 pushed;	/* bytes pushed to its cache this run */
+	uint32_t	 npushed;	/* files pushed */
 	int		 status;	/* HOST_* */
 	char		 error[HOST_ERR_LEN];
 };

@@ -30,7 +30,8 @@ usage(void)
 	    "       orch check [--hosts=LIST] [--inventory=FILE] "
 	    "[--accept-new-host-keys]\n"
 	    "       orch deploy [--hosts=LIST] [--inventory=FILE] [--force] "
-	    "[--accept-new-host-keys]\n"
+	    "[--from-source]\n"
+	    "                [--accept-new-host-keys]\n"
 	    "       orch report [--fail-on=worse] DIR\n"
 	    "       orch --version\n"
 	    "LIST: host and group names, `all`, comma separated; `local` is "
@@ -283,6 +284,7 @@ cmd_hosts(int argc, char **argv, int deploy)
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "from-source", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -305,7 +307,12 @@ cmd_hosts(int argc, char **argv, int deploy)
 		case 'F':
 			if (!deploy)
 				usage();
-			force = 1;
+			force = force > 1 ? force : 1;
+			break;
+		case 'S':
+			if (!deploy)
+				usage();
+			force = 2;
 			break;
 		case 'v':
 			log_init("orch", LOG_DEBUG);

@@ -272,9 +272,11 @@ record_hostend(struct record *r, const struct host *h)
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 4);
+	msgpack_pack_map(&pk, 6);
 	rec_kstr(&pk, "t", "hostend");
 	rec_kstr(&pk, "host", h->name);
+	rec_kuint(&pk, "pushed_bytes", h->pushed);
+	rec_kuint(&pk, "pushed_files", h->npushed);
 	rec_kstr(&pk, "status", h->status == HOST_OK ? "ok" : "failed");
 	rec_kstr(&pk, "error", h->error);
 	return (rec_flush(r, &sb));
@@ -796,6 +798,12 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		hidx = rec_host(ds, name);
 		h = &ds->hosts[hidx];
 		h->ended = 1;
+		if ((v = rec_get(o, "pushed_bytes")) != NULL &&
+		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+			h->pushed_bytes = v->via.u64;
+		if ((v = rec_get(o, "pushed_files")) != NULL &&
+		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+			h->pushed_files = v->via.u64;
 		rec_gbuf(o, "status", role, sizeof role);
 		h->failed = strcmp(role, "ok") != 0;
 		free(h->error);

@@ -39,6 +39,8 @@ struct ds_host {
 	int		 ended;		/* a hostend record was seen */
 	int		 failed;
 	char		*error;
+	uint64_t	 pushed_bytes;	/* to its cache during the run */
+	uint64_t	 pushed_files;
 };
 
 struct ds_file {

@@ -56,6 +56,9 @@ report_json(const struct analysis *a, FILE *f)
 		fprintf(f, ", \"samples\": %zu, \"failed_samples\": %zu, "
 		    "\"retries\": %zu", a->hosts[i].samples,
 		    a->hosts[i].failed, a->hosts[i].retries);
+		fprintf(f, ", \"pushed_files\": %llu, \"pushed_bytes\": %llu",
+		    (unsigned long long)h->pushed_files,
+		    (unsigned long long)h->pushed_bytes);
 		fputs(", \"load_median\": ", f);
 		json_num(f, a->hosts[i].load_med);
 		fputs(", \"load_max\": ", f);

@@ -28,6 +28,9 @@ rep_host_cmp(const void *a, const void *b)
 	const struct ds_host	*y = &rep_sort_ds->hosts[((const struct rep_host *)b)->host];
 	int			 c;
 
+	/* Hosts that never said hello (no facts) come last. */
+	if ((x->facts.arch[0] == '\0') != (y->facts.arch[0] == '\0'))
+		return (x->facts.arch[0] == '\0' ? 1 : -1);
 	if ((c = strcmp(x->facts.arch, y->facts.arch)) != 0)
 		return (c);
 	if ((c = strcmp(x->facts.cpu_model, y->facts.cpu_model)) != 0)

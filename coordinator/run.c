@@ -442,8 +442,9 @@ run_host_thread(void *arg)
 	rh->started_ms = run_now_ms();
 	if (host_sync(rh->h, rh->nfiles, paths,
 	    (const char (*)[PROTO_SHA_HEX])shas, exe, &rh->pushed) == 0) {
-		log_debug("%s: pushed %llu bytes", rh->h->name,
-		    (unsigned long long)rh->pushed);
+		rh->h->pushed = rh->pushed;
+		log_debug("%s: pushed %u files, %llu bytes", rh->h->name,
+		    rh->h->npushed, (unsigned long long)rh->pushed);
 		host_run(rh->h, &rh->plan, run_sample_cb, rh, &run_stop);
 	}
 	if (record_hostend(&run->rec, rh->h) != 0)

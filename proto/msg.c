@@ -173,6 +173,9 @@ static const struct msg_field msg_done_tab[] = {
 	MSG_FMAX(struct proto_done, ok, 1),
 };
 
+/* msg_dec_map tracks the fields it has seen in a 64-bit mask. */
+_Static_assert(MSG_NITEMS(msg_sample_tab) <= 64, "sample table too long");
+
 /* Every message type, its name, its fields and any whole-message check. */
 static const struct msg_type {
 	enum proto_type		 type;

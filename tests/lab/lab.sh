@@ -16,9 +16,12 @@
 # the time of the call (your earlier `trap cleanup EXIT` keeps running, after
 # lab_down, and still sees the test's exit status in $?). A trap you set AFTER
 # lab_up replaces ours: then call lab_down from it. lab_down is idempotent.
-# bash runs the EXIT trap on SIGTERM/SIGINT too (e.g. `timeout`), so only a
-# SIGKILL leaks a lab; `bash tests/lab/lab.sh down /tmp/orch-lab.XXXXXX`
-# cleans that up. LAB_KEEP=1 keeps the directory (logs, keys) for debugging.
+# bash runs the EXIT trap on SIGTERM and SIGINT too, but a second signal can
+# kill it halfway (coreutils `timeout` signals the shell twice), and SIGKILL
+# skips it: so lab_up also starts a reaper, a detached process that runs
+# lab_down once the shell that called lab_up is gone, and exits as soon as
+# lab_down has run. By hand: `bash tests/lab/lab.sh down /tmp/orch-lab.XXXXXX`.
+# LAB_KEEP=1 keeps the directory (logs, keys) for debugging.
 #
 # Modes (see README.md for the address plan):
 #   netns     (default when root and `ip netns` works): host hN is network
@@ -94,9 +97,10 @@ lab_up() {
 	export LAB LAB_MODE LAB_N LAB_USER LAB_INVENTORY LAB_SSH_CONFIG \
 	    LAB_KNOWN_HOSTS LAB_KEY LAB_KEY_ECDSA LAB_KEY_OTHER
 	_LAB_ADDR=() _LAB_PORT=() _LAB_NS=() _LAB_VH=() _LAB_VN=() _LAB_PEER=()
-	_LAB_ORPHANS=()
+	_LAB_ORPHANS=() _LAB_REAPER=
 	_lab_install_trap
 	_lab_save
+	_lab_start_reaper
 
 	if ! _lab_make_keys "$n"; then
 		_lab_fail_up
@@ -160,12 +164,20 @@ lab_down() {
 			_lab_wait_gone 20 $pids
 		fi
 		if [ "${LAB_KEEP:-0}" = 1 ]; then
+			# Without lab.env, no reaper or `lab.sh down` acts again.
+			mv -f "$LAB/lab.env" "$LAB/lab.env.down" 2>/dev/null
 			echo "lab: LAB_KEEP=1: kept $LAB" >&2
 		else
 			rm -rf "$LAB"
 		fi
 	fi
-	_LAB_UP=
+	# The reaper goes last, so that it can finish a teardown that a second
+	# signal cut short; it runs this itself when the shell died, so it must
+	# not kill itself then.
+	if [ -z "${_LAB_REAPING:-}" ] && [ -n "${_LAB_REAPER:-}" ]; then
+		_lab_kill_if_same "$_LAB_REAPER"
+	fi
+	_LAB_UP= _LAB_REAPER=
 	_LAB_NS=() _LAB_VH=() _LAB_VN=() _LAB_ORPHANS=()
 	return 0
 }
@@ -332,7 +344,8 @@ _lab_save() {
 	{
 		declare -p LAB LAB_MODE LAB_N LAB_USER LAB_INVENTORY LAB_SSH_CONFIG \
 		    LAB_KNOWN_HOSTS LAB_KEY LAB_KEY_ECDSA LAB_KEY_OTHER _LAB_ID \
-		    _LAB_ADDR _LAB_PORT _LAB_NS _LAB_VH _LAB_VN _LAB_PEER _LAB_ORPHANS
+		    _LAB_ADDR _LAB_PORT _LAB_NS _LAB_VH _LAB_VN _LAB_PEER _LAB_ORPHANS \
+		    _LAB_REAPER
 		echo "_LAB_UP=1"
 	} >"$LAB/lab.env.tmp" 2>/dev/null && mv -f "$LAB/lab.env.tmp" "$LAB/lab.env"
 }
@@ -412,6 +425,9 @@ _lab_make_netns() {
 			echo "lab: setting up namespace $ns for h$i failed" >&2
 			break
 		fi
+		# A SYN sent before the carrier is up is lost and costs a 1 s
+		# retransmit: wait for it here.
+		_lab_wait_carrier "$i" || break
 		[ "$i" -lt "$n" ] || r=0
 	done
 	exec {fd}>&-
@@ -553,14 +569,19 @@ EOF
 	} >"$LAB/inventory.ini"
 }
 
-# Polls (at most ~5 s, 0.1 s steps) until hN's sshd lets our key in.
+# Polls (for ~5 s, in 0.1 s steps) until hN's sshd lets our key in. The
+# probe opens the sftp subsystem: it proves the listener, the host key and
+# pubkey auth, and starts no login shell (whose rc files may be slow).
 _lab_wait_ready() {
-	local i=$1 try
-	for ((try = 0; try < 50; try++)); do
-		if timeout 5 ssh -F "$LAB/ssh_config" -o ConnectTimeout=1 "h$i" true \
+	local i=$1 end pid
+	end=$(( ${EPOCHREALTIME/./} / 1000 + 5000 ))
+	while :; do
+		if pid=$(_lab_listener_pid "$i") &&
+		    timeout 5 ssh -F "$LAB/ssh_config" -o ConnectTimeout=2 -s "h$i" sftp \
 		    </dev/null >/dev/null 2>&1; then
 			return 0
 		fi
+		[ $(( ${EPOCHREALTIME/./} / 1000 )) -lt "$end" ] || break
 		sleep 0.1
 	done
 	_lab_no_sshd "$i"
@@ -594,11 +615,49 @@ _lab_descendants() {
 
 # "pid:starttime", identifying a process across pid reuse.
 _lab_ident() {
-	local stat
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	local stat pid=$1
+	read -r stat 2>/dev/null <"/proc/$pid/stat" || return 1
 	stat=${stat##*) }
 	set -- $stat
-	echo "$1:${20}"
+	echo "$pid:${20}"
+}
+
+# True while the pid names a live process (a zombie counts as gone: PID 1
+# in a container may never reap it).
+_lab_alive() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+# Starts the reaper (see the top of this file), detached from the caller's
+# jobs (a caller's bare `wait` must not wait for it) and from its process
+# group and session (signals sent to the test's group must not reach it).
+_lab_start_reaper() {
+	local shell=$BASHPID me self
+	# (Not $(_lab_ident "$BASHPID"): that would name the subshell.)
+	me=$(_lab_ident "$shell") || return 0
+	self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+	_LAB_REAPER=$( (setsid bash "$self" reap "$me" "$LAB" </dev/null >/dev/null 2>&1 &
+	    echo $!) )
+	# Recorded as pid:starttime; lab_down kills it only if it is still it.
+	[ -z "$_LAB_REAPER" ] || _LAB_REAPER=$(_lab_ident "$_LAB_REAPER")
+	_lab_save
+}
+
+# The reaper's body: waits while the shell WHO (pid:starttime) lives and the
+# lab is up, then tears the lab down if it still is.
+_lab_reap() {
+	local who=$1 dir=$2
+	trap '' INT TERM HUP
+	while [ -f "$dir/lab.env" ] && [ "$(_lab_ident "${who%%:*}")" = "$who" ]; do
+		sleep 0.25
+	done
+	[ -f "$dir/lab.env" ] || return 0
+	. "$dir/lab.env"
+	_LAB_REAPING=1
+	lab_down
 }
 
 # Kills a process recorded by _lab_ident if it is still that process.
@@ -615,7 +674,7 @@ _lab_wait_gone() {
 	for ((try = 0; try < steps; try++)); do
 		alive=
 		for p in "$@"; do
-			kill -0 "$p" 2>/dev/null && alive=1
+			_lab_alive "$p" && alive=1
 		done
 		[ -n "$alive" ] || return 0
 		sleep 0.1
@@ -655,9 +714,16 @@ _lab_link() {
 	fi
 	ip -n "${_LAB_NS[i]}" link set "${_LAB_VN[i]}" "$2" || return 1
 	[ "$2" = up ] || return 0
+	_lab_wait_carrier "$i"
+}
+
+# Waits (at most ~5 s) until both ends of hN's veth are operationally up.
+_lab_wait_carrier() {
+	local i=$1 try a b
 	for ((try = 0; try < 50; try++)); do
-		if ip link show "${_LAB_VH[i]}" 2>/dev/null | grep -q 'state UP' &&
-		    ip -n "${_LAB_NS[i]}" link show "${_LAB_VN[i]}" 2>/dev/null | grep -q 'state UP'; then
+		read -r a 2>/dev/null <"/sys/class/net/${_LAB_VH[i]}/operstate"
+		b=$(ip -n "${_LAB_NS[i]}" -o link show "${_LAB_VN[i]}" 2>/dev/null)
+		if [ "$a" = up ] && [[ $b == *"state UP"* ]]; then
 			return 0
 		fi
 		sleep 0.1
@@ -676,6 +742,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 		fi
 		. "$2/lab.env"
 		lab_down
+		;;
+	reap:*)
+		_lab_reap "$2" "$3"
 		;;
 	*)
 		echo "usage: bash lab.sh down /tmp/orch-lab.XXXXXX (or source it from a test)" >&2

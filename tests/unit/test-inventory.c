@@ -343,6 +343,189 @@ test_too_large(void **state)
 	unlink(path);
 }
 
+/* The documented example inventory loads, with the values it shows. */
+static void
+test_example(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[256];
+
+	(void)state;
+	inv = load_ok("inventory/example.ini", 1);
+	h = resolve_ok(inv, "lab,local", &n, names, sizeof names);
+	assert_string_equal(names, "epyc m2 twocore local");
+	assert_string_equal(h[0].address, "epyc.lab.example.org");
+	assert_int_equal(h[0].port, 22);
+	assert_string_equal(h[0].user, "bench");
+	assert_string_equal(h[0].identity, HOME "/.ssh/id_ed25519");
+	assert_int_equal(h[0].transport, HOST_TRANSPORT_TUNNEL);
+	assert_string_equal(h[0].workdir, "~/.orch");
+	assert_string_equal(h[0].pin, "2,3");
+	assert_true(h[0].max_load == 0.33);
+	assert_string_equal(h[1].address, "m2.lab.example.org");
+	assert_string_equal(h[1].pin, "");
+	assert_true(h[1].max_load < 0);
+	assert_string_equal(h[2].address, "192.0.2.20");
+	assert_int_equal(h[2].port, 2222);
+	assert_string_equal(h[2].identity, "");
+	assert_string_equal(h[2].pin, "1");
+	assert_true(h[2].max_load == 0.5);
+	assert_string_equal(h[3].pin, "");
+	assert_int_equal(h[3].line, 0);
+	free(h);
+	inventory_free(inv);
+}
+
+/* A BOM, CRLF line ends and trailing blanks are accepted. */
+static void
+test_crlf(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	inv = load_ok(DIR "crlf.ini", 1);
+	h = resolve_ok(inv, "w", &n, names, sizeof names);
+	assert_string_equal(names, "win");
+	assert_string_equal(h->address, "win.example.org");
+	assert_int_equal(h->port, 2200);
+	assert_int_equal(h->line, 2);
+	free(h);
+	inventory_free(inv);
+}
+
+/* Without $HOME, ~/ is expanded with the password file's home. */
+static void
+test_tilde_passwd(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	struct passwd		*pw;
+	size_t			 n;
+	char			 names[256], want[1100];
+
+	(void)state;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir[0] == '\0' ||
+	    strlen(pw->pw_dir) > 400)
+		skip();
+	snprintf(want, sizeof want, "%s/.ssh/id_ed25519", pw->pw_dir);
+	unsetenv("HOME");
+	inv = load_ok(DIR "good.ini", 1);
+	h = resolve_ok(inv, "epyc", &n, names, sizeof names);
+	assert_string_equal(h->identity, want);
+	free(h);
+	inventory_free(inv);
+}
+
+/* A ~/ path too long once expanded is refused, not cut. */
+static void
+test_tilde_long(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	char			 home[501], *cause = NULL;
+
+	(void)state;
+	memset(home, 'h', sizeof home - 1);
+	home[0] = '/';
+	home[sizeof home - 1] = '\0';
+	setenv("HOME", home, 1);
+	assert_int_equal(inventory_load(DIR "good.ini", 1, &inv, &cause), -1);
+	assert_null(inv);
+	assert_string_equal(cause, DIR "good.ini:6: [host.epyc] identity: "
+	    "'~/.ssh/id_ed25519' is too long once expanded (at most 511 "
+	    "characters)");
+	free(cause);
+}
+
+/* Writes text to a new temporary file whose name goes into path. */
+static void
+write_tmp(char *path, size_t len, const char *text)
+{
+	FILE	*f;
+	int	 fd;
+
+	snprintf(path, len, "/tmp/test-inventory.XXXXXX");
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Builds an inventory of nhosts hosts h0.. and ngroups groups g0.. (g_i = h_i). */
+static char *
+many(size_t nhosts, size_t ngroups)
+{
+	char	*t;
+	size_t	 i, o = 0, len = (nhosts + ngroups) * 48 + 1;
+
+	assert_non_null(t = malloc(len));
+	t[0] = '\0';
+	for (i = 0; i < nhosts; i++)
+		o += (size_t)snprintf(t + o, len - o, "[host.h%zu]\naddress = "
+		    "h%zu\n", i, i);
+	for (i = 0; i < ngroups; i++)
+		o += (size_t)snprintf(t + o, len - o, "[group.g%zu]\nhosts = "
+		    "h%zu\n", i, i % (nhosts > 0 ? nhosts : 1));
+	return (t);
+}
+
+/* 1024 hosts and groups load; one more of either is refused. */
+static void
+test_limits(void **state)
+{
+	struct inventory	*inv = (struct inventory *)1;
+	struct host		*h;
+	char			 path[64], want[1024], *text, *cause = NULL;
+	size_t			 n;
+
+	(void)state;
+	text = many(1024, 1024);
+	write_tmp(path, sizeof path, text);
+	free(text);
+	inv = load_ok(path, 1);
+	assert_int_equal(inventory_nhosts(inv), 1024);
+	assert_string_equal(inventory_host_name(inv, 1023), "h1023");
+	h = NULL;
+	assert_int_equal(inventory_resolve(inv, "all,g5", &h, &n, &cause), 0);
+	assert_int_equal(n, 1024);
+	assert_string_equal(h[5].name, "h5");
+	free(h);
+	snprintf(want, sizeof want, "--hosts: unknown host or group 'x' (%s "
+	    "has: h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12, h13, "
+	    "h14, h15, h16, h17, h18, h19, h20, h21, h22, h23, h24, h25, h26, "
+	    "h27, h28, h29, h30, h31, ... (992 more); groups: g0, g1, g2, g3, "
+	    "g4, g5, g6, g7, g8, g9, g10, g11, g12, g13, g14, g15, g16, g17, "
+	    "g18, g19, g20, g21, g22, g23, g24, g25, g26, g27, g28, g29, g30, "
+	    "g31, ... (992 more))", path);
+	resolve_bad(inv, "x", want);
+	inventory_free(inv);
+	unlink(path);
+
+	text = many(1025, 0);
+	write_tmp(path, sizeof path, text);
+	free(text);
+	assert_int_equal(inventory_load(path, 1, &inv, &cause), -1);
+	snprintf(want, sizeof want, "%s:2049: too many hosts (at most 1024)",
+	    path);
+	assert_string_equal(cause, want);
+	free(cause);
+	unlink(path);
+
+	text = many(1, 1025);
+	write_tmp(path, sizeof path, text);
+	free(text);
+	assert_int_equal(inventory_load(path, 1, &inv, &cause), -1);
+	snprintf(want, sizeof want, "%s:2051: too many groups (at most 1024)",
+	    path);
+	assert_string_equal(cause, want);
+	free(cause);
+	unlink(path);
+}
+
 /* ---- bad inputs: fixture file, then the message after its path ---------- */
 
 struct bad_case {
@@ -429,6 +612,8 @@ static const struct bad_case bad_cases[] = {
 	    ":3: [host.a] bad user 'bench user' (want a login name: no spaces, no leading '-', at most 63 characters)" },
 	{ "bad-identity-user.ini",
 	    ":3: [host.a] identity: '~bob/.ssh/id_ed25519': only ~/ is expanded, not ~user" },
+	{ "bad-identity-control.ini",
+	    ":3: [host.a] bad identity: control character in path" },
 	{ "bad-transport.ini",
 	    ":3: [host.a] bad transport 'ssh' (want tunnel or direct)" },
 	{ "bad-workdir-empty.ini",
@@ -522,6 +707,15 @@ test_resolve(void **state)
 		    "twocore epyc m2 local" },
 		{ "arm,arm,nested,all", "m2 local epyc twocore" },
 	};
+	static const struct {
+		const char	*list;
+		const char	*want;
+	} diamond[] = {
+		{ "top", "h1 h2 h3" },
+		{ "right", "h1 h2" },
+		{ "h3,right,top", "h3 h1 h2" },
+		{ "h2,bottom,all", "h2 h1 h3" },
+	};
 	struct inventory	*inv;
 	struct host		*h;
 	size_t			 i, n;
@@ -534,6 +728,15 @@ test_resolve(void **state)
 		if (strcmp(names, cases[i].want) != 0)
 			fail_msg("'%s': got '%s', want '%s'", cases[i].list,
 			    names, cases[i].want);
+		free(h);
+	}
+	inventory_free(inv);
+	inv = load_ok(DIR "diamond.ini", 1);
+	for (i = 0; i < NELEM(diamond); i++) {
+		h = resolve_ok(inv, diamond[i].list, &n, names, sizeof names);
+		if (strcmp(names, diamond[i].want) != 0)
+			fail_msg("'%s': got '%s', want '%s'", diamond[i].list,
+			    names, diamond[i].want);
 		free(h);
 	}
 	inventory_free(inv);
@@ -582,7 +785,7 @@ test_resolve_local(void **state)
 	assert_string_equal(h->workdir, HOME "/orch-work");
 	assert_string_equal(h->pin, "1");
 	assert_true(h->max_load == 0.5);
-	assert_int_equal(h->line, 29);
+	assert_int_equal(h->line, 30);
 	free(h);
 	inventory_free(inv);
 
@@ -652,6 +855,11 @@ main(void)
 		cmocka_unit_test_setup(test_missing_optional, setup_env),
 		cmocka_unit_test_setup(test_unreadable, setup_env),
 		cmocka_unit_test_setup(test_too_large, setup_env),
+		cmocka_unit_test_setup(test_example, setup_env),
+		cmocka_unit_test_setup(test_crlf, setup_env),
+		cmocka_unit_test_setup(test_tilde_passwd, setup_env),
+		cmocka_unit_test_setup(test_tilde_long, setup_env),
+		cmocka_unit_test_setup(test_limits, setup_env),
 		cmocka_unit_test_setup(test_resolve, setup_env),
 		cmocka_unit_test_setup(test_resolve_bad, setup_env),
 		cmocka_unit_test_setup(test_resolve_local, setup_env),
