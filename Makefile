@@ -6,6 +6,7 @@
 #   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin)
 
 .DEFAULT_GOAL := all
+comma := ,
 SHELL := /bin/bash
 
 CC      ?= cc
@@ -35,7 +36,6 @@ else
   O    := build/default
   SANFLAGS :=
 endif
-comma := ,
 BIN := $(if $(SANITIZE),$(O)/bin,bin)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -26,7 +26,7 @@
 #define INV_HOSTS_MAX		1024
 #define INV_GROUPS_MAX		1024
 #define INV_MEMBERS_MAX		1024		/* names in one group */
-#define INV_CPU_MAX		1023		/* the agent pins with a cpu_set_t */
+#define INV_CPU_MAX		1023		/* highest CPU in a cpu_set_t */
 #define INV_LIST_MAX		32		/* names shown in a message */
 #define INV_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
 #define INV_PW_BUF		16384		/* getpwuid_r buffer */
@@ -47,9 +47,9 @@ struct inv_host {
 	char		 address[HOST_FIELD(address)];
 	int		 port;
 	char		 user[HOST_FIELD(user)];
-	char		 identity[HOST_FIELD(identity)];	/* ~/ expanded */
+	char		 identity[HOST_FIELD(identity)]; /* ~/ expanded */
 	int		 transport;	/* HOST_TRANSPORT_* */
-	char		 workdir[HOST_FIELD(workdir)];	/* "" for local: unset */
+	char		 workdir[HOST_FIELD(workdir)];	/* local: "" unset */
 	char		 pin[HOST_FIELD(pin)];		/* "": none */
 	double		 max_load;	/* < 0: the suite's */
 	int		 line;		/* of the section header */
@@ -84,7 +84,7 @@ struct inventory {
 	size_t		 nhosts;
 	struct inv_group *groups;	/* in file order */
 	size_t		 ngroups;
-	struct inv_host	 local;		/* [host.local] workdir, pin, max_load */
+	struct inv_host	 local;		/* [host.local] overrides */
 	int		 local_line;	/* of [host.local]; 0: none */
 	struct inv_name	*index;		/* hosts and groups, sorted */
 	size_t		 nindex;
@@ -122,7 +122,7 @@ struct inv_parse {
 	enum inv_sect	 sect;		/* the current section */
 	int		 sect_line;
 	char		 label[HOST_FIELD(name) + 16];	/* "[host.NAME]" */
-	int		 seen[HK_COUNT];	/* line of each key seen, or 0 */
+	int		 seen[HK_COUNT];	/* line of each key, or 0 */
 };
 
 /* A growing string for messages; oom is set when an append failed. */
@@ -310,8 +310,8 @@ inv_tilde(struct inv_parse *p, const char *key, const char *v, char *out,
 
 	if (v[0] != '~') {
 		if (strlen(v) >= len) {
-			inv_error(p, p->line, "%s %s: '%s' is too long (at most "
-			    "%zu characters)", p->label, key, v, len - 1);
+			inv_error(p, p->line, "%s %s: '%s' is too long (at "
+			    "most %zu characters)", p->label, key, v, len - 1);
 			return (-1);
 		}
 		memcpy(out, v, strlen(v) + 1);
@@ -462,9 +462,9 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 	case HK_ADDRESS:
 		if (*v == '\0' || *v == '-' || !inv_no_space(v) ||
 		    inv_copy(h->address, sizeof h->address, v) != 0)
-			inv_error(p, p->line, "%s bad address '%s' (want a host "
-			    "name or IP address: no spaces, no leading '-', "
-			    "at most %zu characters)", p->label, v,
+			inv_error(p, p->line, "%s bad address '%s' (want a "
+			    "host name or IP address: no spaces, no leading "
+			    "'-', at most %zu characters)", p->label, v,
 			    sizeof h->address - 1);
 		break;
 	case HK_PORT:
@@ -517,8 +517,8 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 		break;
 	case HK_PIN:
 		if (!inv_cpus_ok(v) || inv_copy(h->pin, sizeof h->pin, v) != 0)
-			inv_error(p, p->line, "%s bad pin '%s' (want a CPU list "
-			    "like 0-3,8 with CPUs 0 to %d)", p->label, v,
+			inv_error(p, p->line, "%s bad pin '%s' (want a CPU "
+			    "list like 0-3,8 with CPUs 0 to %d)", p->label, v,
 			    INV_CPU_MAX);
 		break;
 	case HK_MAX_LOAD:
@@ -634,8 +634,8 @@ inv_handler(void *user, const char *section, const char *key, const char *v)
 		return (0);
 	}
 	if (p->seen[k] != 0) {
-		inv_error(p, p->line, "%s duplicate key '%s' (first on line %d)",
-		    p->label, key, p->seen[k]);
+		inv_error(p, p->line, "%s duplicate key '%s' (first on line "
+		    "%d)", p->label, key, p->seen[k]);
 		return (0);
 	}
 	p->seen[k] = p->line;
@@ -923,8 +923,8 @@ inv_read(struct inv_parse *p)
 	for (;;) {
 		if (len == cap) {
 			if (cap > INV_FILE_MAX) {
-				inv_error(p, 0, "file too large (over %d bytes)",
-				    INV_FILE_MAX);
+				inv_error(p, 0, "file too large (over %d "
+				    "bytes)", INV_FILE_MAX);
 				goto out;
 			}
 			cap = cap == 0 ? 4096 : cap * 2;

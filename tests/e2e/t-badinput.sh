@@ -50,7 +50,7 @@ expect_grep "^nothing ran" "$T/arch.log"
 bad nofile "no-such-suite.ini" run --out="$T/out-nofile" "$T/no-such-suite.ini"
 bad rounds-flag "--rounds" run --rounds=0 --out="$T/out-rounds-flag" suites/example.ini
 bad seed-flag "--seed: 'abc'" run --seed=abc --out="$T/out-seed-flag" suites/example.ini
-bad hosts-flag "unknown host 'nope'" run --hosts=nope --out="$T/out-hosts-flag" suites/example.ini
+bad hosts-flag "unknown host or group 'nope'" run --hosts=nope --out="$T/out-hosts-flag" suites/example.ini
 bad fail-on "--fail-on" run --fail-on=better --out="$T/out-fail-on" suites/example.ini
 bad usage "usage" run
 echo PASS

@@ -2,7 +2,7 @@
 . tests/e2e/lib.sh
 
 OUT="$T/out"
-rc=0; run_orch "$T/log" run --out="$OUT" --seed=7 --max-load=0 suites/example.ini || rc=$?
+rc=0; run_orch "$T/log" run --out="$OUT" --seed=7 --rounds=30 --max-load=0 suites/example.ini || rc=$?
 cat "$T/log"
 expect_eq "exit code" "$rc" 0
 for f in samples.msgpack samples.csv summary.json report.md; do
@@ -10,6 +10,7 @@ for f in samples.msgpack samples.csv summary.json report.md; do
 done
 
 S="$OUT/summary.json"
+jq -r '.comparisons[] | [.bench, .metric, .variant, .ratio, .ci_low, .ci_high, .verdict] | @tsv' "$S"
 expect_eq "seed recorded" "$(jq .seed "$S")" 7
 expect_eq "reference" "$(jq -r .reference "$S")" A
 expect_eq "host" "$(jq -r '.hosts[0].name + " " + .hosts[0].status' "$S")" "local ok"
@@ -25,17 +26,17 @@ jq -e '[.comparisons[] | select(.verdict=="better")] | length == 0' "$S" >/dev/n
 # maxrss is the same program, same data: never a difference worth a verdict.
 v=$(jq -r '.comparisons[] | select(.metric=="maxrss_kb") | .verdict' "$S")
 [ "$v" = same ] || [ "$v" = inconclusive ] || fail "maxrss verdict $v"
-# Results: 20 good runs per variant, none failed.
-jq -e '[.results[] | select(.n != 20 or .failed != 0)] | length == 0' "$S" >/dev/null || fail "n != 20 somewhere"
+# Results: 30 good runs per variant, none failed.
+jq -e '[.results[] | select(.n != 30 or .failed != 0)] | length == 0' "$S" >/dev/null || fail "n != 30 somewhere"
 
 C="$OUT/samples.csv"
 expect_eq "csv header" "$(head -1 "$C")" "run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,metric,value"
 # Interleaved: per bench, each round has A and B; half the rounds run A first.
 for b in hash sort; do
 	first=$(awk -F, -v b=$b '$4==b && $9==0 && $11=="wall_ns" { if (!($6 in f)) f[$6]=$5 } END { for (r in f) print f[r] }' "$C" | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' ')
-	expect_eq "$b first-variant balance" "$first" "A=10 B=10 "
+	expect_eq "$b first-variant balance" "$first" "A=15 B=15 "
 	rounds=$(awk -F, -v b=$b '$4==b && $9==0 && $11=="wall_ns" {print $6}' "$C" | sort -n | uniq -c | awk '$1==2' | wc -l)
-	expect_eq "$b rounds with both variants" "$rounds" 20
+	expect_eq "$b rounds with both variants" "$rounds" 30
 done
 # Never all A then all B: execution order alternates within the first rounds.
 seqs=$(awk -F, '$4=="hash" && $9==0 && $11=="wall_ns" {print $8" "$5}' "$C" | sort -n | awk '{print $2}' | head -20 | tr -d '\n')

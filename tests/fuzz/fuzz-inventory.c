@@ -110,7 +110,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		fuzz_resolve(inv, "local", 1);
 		if (inventory_nhosts(inv) > 0)
-			fuzz_resolve(inv, "all,local", inventory_nhosts(inv) + 1);
+			fuzz_resolve(inv, "all,local",
+			    inventory_nhosts(inv) + 1);
 		for (i = 0; i < inventory_nhosts(inv) && i < 16; i++)
 			fuzz_resolve(inv, inventory_host_name(inv, i), 1);
 		/* Group names, and anything else, resolve or fail cleanly. */

@@ -714,6 +714,10 @@ _lab_link() {
 	fi
 	ip -n "${_LAB_NS[i]}" link set "${_LAB_VN[i]}" "$2" || return 1
 	[ "$2" = up ] || return 0
+	# Forget neighbours that failed to resolve while the link was down;
+	# until they expire, connecting gives "No route to host".
+	ip neigh flush dev "${_LAB_VH[i]}" 2>/dev/null
+	ip -n "${_LAB_NS[i]}" neigh flush dev "${_LAB_VN[i]}" 2>/dev/null
 	_lab_wait_carrier "$i"
 }
 

@@ -455,7 +455,7 @@ write_tmp(char *path, size_t len, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Builds an inventory of nhosts hosts h0.. and ngroups groups g0.. (g_i = h_i). */
+/* Returns an inventory of hosts h0.. and groups g0.. (g_i holds one host). */
 static char *
 many(size_t nhosts, size_t ngroups)
 {
@@ -530,7 +530,7 @@ test_limits(void **state)
 
 struct bad_case {
 	const char	*file;
-	const char	*want;	/* the cause after "tests/unit/inventory/FILE" */
+	const char	*want;	/* the cause after the fixture's path */
 };
 
 static const struct bad_case bad_cases[] = {
