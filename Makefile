@@ -75,13 +75,19 @@ $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] 
 
 # agent: the agent alone, with only its libraries (what orch deploy runs).
 agent:
-	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent
+	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
 .PHONY: agent all programs demo check check-unit check-san check-valgrind check-e2e deps deps-check clean bench fuzz
 
 all: deps-check programs suites
 
-programs: $(BIN)/orch $(BIN)/orch-agent
+programs: $(BIN)/orch $(BIN)/orch-agent $(BIN)/orch-null
+
+# The floor program: static where the C library allows (not on macOS).
+NULL_LDFLAGS := $(if $(filter Darwin,$(UNAME_S)),,-static)
+$(BIN)/orch-null: agent/null/orch-null.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -o $@ $< $(NULL_LDFLAGS) 2>/dev/null || $(CC) -O2 -o $@ $<
 
 $(O)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(@D)

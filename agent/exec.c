@@ -650,6 +650,7 @@ int
 exec_run(const struct exec_req *req, struct proto_sample *out)
 {
 	struct exec_io	 io;
+	struct facts_counters ctr;
 	struct pollfd	 pfd[4];
 	struct rusage	 ru;
 	char		 err[256];
@@ -663,6 +664,7 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 
 	exec_reset(out);
 	memset(&io, 0, sizeof io);
+	memset(&ctr, 0, sizeof ctr);
 	memset(&ru, 0, sizeof ru);
 	io.out = out;
 	io.checksum_key = req->checksum_key;
@@ -684,6 +686,12 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 			goto out;
 		}
 		pinned = 1;
+	}
+
+	if (req->counters != NULL && *req->counters != '\0' &&
+	    facts_counters_open(&ctr, req->counters, err, sizeof err) == -1) {
+		exec_reason(out, "%s", err);
+		goto out;
 	}
 
 	exec_sigdrain();	/* wake-ups left from earlier runs */
@@ -795,6 +803,7 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 	out->maxrss_kb = facts_maxrss_kb(&ru);
 	out->nvcsw = ru.ru_nvcsw < 0 ? 0 : (uint64_t)ru.ru_nvcsw;
 	out->nivcsw = ru.ru_nivcsw < 0 ? 0 : (uint64_t)ru.ru_nivcsw;
+	facts_counters_close(&ctr, lost ? NULL : out);
 	if (lost) {
 		out->status = PROTO_ST_FAILED;
 		exec_reason(out, "agent error: the child was reaped elsewhere"
@@ -817,6 +826,7 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 		exec_status_reason(req, out);
 
 out:
+	facts_counters_close(&ctr, NULL);
 	if (pid != -1 && !reaped) {
 		exec_killgroup(pid);
 		while (wait4(pid, &wstatus, 0, &ru) == -1 && errno == EINTR)

@@ -18,6 +18,7 @@ struct exec_req {
 	const char	*checksum_key;	/* NULL or "": none */
 	const char	*pin;		/* CPU list ("2,3", "0-3") or NULL */
 	int		 lifeline_fd;	/* -1, or an fd whose EOF or hangup aborts the run */
+	const char	*counters;	/* counters to read as metrics, or NULL */
 };
 
 /*

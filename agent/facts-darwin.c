@@ -176,3 +176,22 @@ facts_pin(const char *list, char *err, size_t errlen)
 	snprintf(err, errlen, "CPU affinity is not supported on macOS");
 	return (-1);
 }
+
+/* macOS has no perf_event_open; kperf is private. */
+int
+facts_counters_open(struct facts_counters *c, const char *list, char *err,
+    size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	if (list == NULL || *list == '\0')
+		return (0);
+	snprintf(err, errlen, "hardware counters are not available on macOS");
+	return (-1);
+}
+
+void
+facts_counters_close(struct facts_counters *c, struct proto_sample *s)
+{
+	(void)s;
+	c->n = 0;
+}

@@ -1,7 +1,9 @@
 /* Machine facts, CPU pinning and rusage units on Linux. */
 #define _GNU_SOURCE
 
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 
 #include <ctype.h>
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include "agent/facts.h"
 
@@ -493,4 +497,109 @@ facts_pin(const char *list, char *err, size_t errlen)
 	r = 0;
 out:
 	return (r);
+}
+
+/* The counters orch knows, by the names suites use. */
+static const struct {
+	const char	*name;
+	uint32_t	 type;
+	uint64_t	 config;
+} facts_ctr_names[] = {
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "context-switches", PERF_TYPE_SOFTWARE,
+	    PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+};
+
+int
+facts_counters_open(struct facts_counters *c, const char *list, char *err,
+    size_t errlen)
+{
+	struct perf_event_attr	 attr;
+	char			 buf[256], *tok, *save = NULL, *end;
+	size_t			 i;
+	long			 fd;
+	int			 e;
+
+	memset(c, 0, sizeof *c);
+	if (errlen > 0)
+		err[0] = '\0';
+	if (list == NULL || *list == '\0')
+		return (0);
+	snprintf(buf, sizeof buf, "%s", list);
+	for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", ", &save)) {
+		for (i = 0; i < sizeof facts_ctr_names /
+		    sizeof facts_ctr_names[0]; i++) {
+			if (strcmp(tok, facts_ctr_names[i].name) == 0)
+				break;
+		}
+		if (i == sizeof facts_ctr_names / sizeof facts_ctr_names[0]) {
+			snprintf(err, errlen, "unknown counter '%s'", tok);
+			goto fail;
+		}
+		if (c->n == FACTS_COUNTERS_MAX) {
+			snprintf(err, errlen, "more than %d counters",
+			    FACTS_COUNTERS_MAX);
+			goto fail;
+		}
+		memset(&attr, 0, sizeof attr);
+		attr.size = sizeof attr;
+		attr.type = facts_ctr_names[i].type;
+		attr.config = facts_ctr_names[i].config;
+		attr.disabled = 1;
+		attr.inherit = 1;
+		attr.enable_on_exec = 1;
+		/* Software events happen in the kernel: count them there. */
+		attr.exclude_kernel = facts_ctr_names[i].type ==
+		    PERF_TYPE_HARDWARE;
+		attr.exclude_hv = 1;
+		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+		    PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			/* Say why, and measure the counters that work. */
+			e = errno;
+			snprintf(err + strlen(err), errlen - strlen(err),
+			    "%sthe kernel refused counter '%s' (perf_event_open:"
+			    " %s%s)", err[0] ? "; " : "", tok, strerror(e),
+			    e == EACCES || e == EPERM ? "; see "
+			    "/proc/sys/kernel/perf_event_paranoid" : e ==
+			    ENOENT || e == EOPNOTSUPP ? "; no such hardware "
+			    "counter here, e.g. in a VM" : "");
+			continue;
+		}
+		c->fd[c->n] = (int)fd;
+		snprintf(c->name[c->n], sizeof c->name[c->n], "%s", tok);
+		c->n++;
+	}
+	(void)end;
+	return (c->n);
+fail:
+	facts_counters_close(c, NULL);
+	return (-1);
+}
+
+void
+facts_counters_close(struct facts_counters *c, struct proto_sample *s)
+{
+	uint64_t	v;
+	int		i;
+
+	for (i = 0; i < c->n; i++) {
+		if (s != NULL && s->nmetrics < PROTO_METRICS_MAX &&
+		    read(c->fd[i], &v, sizeof v) == (ssize_t)sizeof v) {
+			snprintf(s->metrics[s->nmetrics].key,
+			    sizeof s->metrics[s->nmetrics].key, "%s",
+			    c->name[i]);
+			s->metrics[s->nmetrics++].value = (double)v;
+		}
+		close(c->fd[i]);
+	}
+	c->n = 0;
 }

@@ -37,4 +37,31 @@ uint64_t facts_maxrss_kb(const struct rusage *ru);
  */
 int	facts_pin(const char *list, char *err, size_t errlen);
 
+#define FACTS_COUNTERS_MAX	8
+
+/* Performance counters that the next spawned program inherits. */
+struct facts_counters {
+	int	n;
+	int	fd[FACTS_COUNTERS_MAX];
+	char	name[FACTS_COUNTERS_MAX][PROTO_NAME_MAX];
+};
+
+/*
+ * Opens the counters named in list ("instructions, cycles,
+ * context-switches, task-clock", comma separated) on this process,
+ * disabled, inherited by children and enabled when a child execs: they
+ * count the benchmark and its children, never the agent. Counters the
+ * kernel refuses are skipped, with its reasons in err ("" when none).
+ * Returns the number opened (0 for an empty list), or -1 for an unknown
+ * name, with none left open (on macOS, -1 for any non-empty list).
+ */
+int	facts_counters_open(struct facts_counters *c, const char *list,
+	    char *err, size_t errlen);
+
+/*
+ * Adds each counter's value to s's metrics (when s is not NULL; read after
+ * the child was reaped) and closes them.
+ */
+void	facts_counters_close(struct facts_counters *c, struct proto_sample *s);
+
 #endif

@@ -48,6 +48,7 @@ main(int argc, char **argv)
 	opts.bind = "127.0.0.1";
 	opts.key_timeout_ms = 30000;
 	opts.hello_timeout_ms = 60000;
+	opts.self = argv[0];
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (ch) {

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,12 @@ struct serve {
 	uint32_t		 seq;		/* next sample's seq */
 	int			 bye;		/* BYE received */
 	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
+	char			 null_sha[PROTO_SHA_HEX];	/* orch-null in the cache, or "" */
+	double			 self_load;	/* our own share of the load average */
+	int64_t			 self_at;	/* when self_load was last brought up to date */
+	int			 self_running;	/* a benchmark of ours runs now */
+	const char		*counters;	/* the plan's, when the kernel allows */
+	char			 ctrlist[128];	/* those the kernel accepted */
 };
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
@@ -310,6 +317,95 @@ serve_envp(const struct proto_cmd *cmd)
 }
 
 /*
+ * Brings our own contribution to the 1-minute load average up to date and
+ * notes whether a benchmark runs from now on. The kernel's load average is
+ * an exponential average with a one-minute time constant of the number of
+ * runnable tasks; our benchmark is one of them while it runs, so it must
+ * not count as "busy" against us.
+ */
+static void
+serve_self_load(struct serve *s, int running)
+{
+	int64_t	now = serve_now_ms();
+	double	decay;
+
+	if (s->self_at != 0) {
+		decay = exp(-(double)(now - s->self_at) / 60000.0);
+		s->self_load = s->self_load * decay +
+		    (s->self_running ? 1.0 : 0.0) * (1.0 - decay);
+	}
+	s->self_at = now;
+	s->self_running = running;
+}
+
+/* Sends a STATUS message; failures are logged, never fatal. */
+static void
+serve_status(struct serve *s, const char *state, double load, double limit,
+    uint32_t waited_ms, const char *detail)
+{
+	struct proto_msg	msg;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_STATUS;
+	snprintf(msg.u.state.state, sizeof msg.u.state.state, "%s", state);
+	snprintf(msg.u.state.detail, sizeof msg.u.state.detail, "%s", detail);
+	msg.u.state.load1 = load;
+	msg.u.state.limit = limit;
+	msg.u.state.waited_ms = waited_ms;
+	serve_send(s, &msg);
+}
+
+/*
+ * Copies orch-null, the harness-floor program installed beside the agent,
+ * into the cache so that it runs through the same verified path as every
+ * benchmark. Leaves null_sha empty when there is none.
+ */
+static void
+serve_install_null(struct serve *s)
+{
+	char	src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], buf[65536], *slash;
+	ssize_t	n;
+	int	in = -1, out = -1, ok = 0;
+
+	if (s->opts->self == NULL || strchr(s->opts->self, '/') == NULL)
+		return;
+	snprintf(src, sizeof src, "%s", s->opts->self);
+	slash = strrchr(src, '/');
+	snprintf(slash + 1, sizeof src - (size_t)(slash + 1 - src), "orch-null");
+	if (hash_file(src, s->null_sha) != 0) {
+		log_debug("no floor program %s: %s", src, strerror(errno));
+		s->null_sha[0] = '\0';
+		return;
+	}
+	if (serve_cache_check(s, s->null_sha, NULL) == 0)
+		return;
+	snprintf(dst, sizeof dst, "%s/cache/%s", s->workdir, s->null_sha);
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0700)) == -1)
+		goto out;
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			goto out;
+	}
+	if (n == 0 && close(out) == 0) {
+		out = -1;
+		ok = rename(tmp, dst) == 0;
+	}
+out:
+	if (in != -1)
+		close(in);
+	if (out != -1)
+		close(out);
+	if (!ok) {
+		log_warn("cannot install the floor program %s", src);
+		unlink(tmp);
+		s->null_sha[0] = '\0';
+	}
+}
+
+/*
  * Waits until the 1-minute load is at most max_load per core, backing off,
  * for at most wait_ms. Returns 0 when quiet, 1 when still busy (reason
  * filled), SERVE_GONE or -1.
@@ -320,25 +416,36 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 {
 	struct proto_msg	msg;
 	uint32_t		cores = facts_cores();
-	double			load, limit = plan->max_load * cores;
+	double			load, others, limit = plan->max_load * cores;
 	int64_t			start = serve_now_ms(), waited;
-	int			backoff = 1000, r;
+	int			backoff = 1000, r, told = 0;
+	char			detail[256];
 
 	if (plan->max_load <= 0)
 		return (0);
 	for (;;) {
+		serve_self_load(s, 0);
 		load = facts_load1();
-		if (load < 0 || load <= limit)
+		others = load - s->self_load;
+		if (load < 0 || others <= limit)
 			return (0);
 		waited = serve_now_ms() - start;
 		if (waited >= (int64_t)plan->load_wait_ms) {
 			snprintf(reason, len, "too busy: 1-minute load %.2f "
-			    "above %.2f (max_load %.2f x %u cores) after "
-			    "waiting %lld s", load, limit, plan->max_load,
-			    cores, (long long)(waited / 1000));
+			    "(%.2f without our benchmarks) stayed above %.2f "
+			    "(max_load %.4g x %u cores) for %lld s", load,
+			    others, limit, plan->max_load, cores,
+			    (long long)(waited / 1000));
 			return (1);
 		}
-		log_info("load %.2f above %.2f: waiting", load, limit);
+		snprintf(detail, sizeof detail, "waiting: 1-minute load %.2f "
+		    "above %.2f (max_load %.4g x %u cores)", others, limit,
+		    plan->max_load, cores);
+		if (!told || backoff >= 8000)
+			log_info("%s", detail);
+		serve_status(s, "waiting-load", load, limit, (uint32_t)waited,
+		    detail);
+		told = 1;
 		if (backoff > (int)(plan->load_wait_ms - waited))
 			backoff = (int)(plan->load_wait_ms - waited);
 		r = serve_wait(s, &msg, backoff);
@@ -425,8 +532,11 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	req.checksum_key = cmd->checksum_key;
 	req.pin = plan->pin[0] != '\0' ? plan->pin : NULL;
 	req.lifeline_fd = 0;
+	req.counters = s->counters;
+	serve_self_load(s, 1);
 	if (exec_run(&req, smp) != 0)
 		r = SERVE_GONE;
+	serve_self_load(s, 0);
 	free(argv);
 	free(envp);
 	return (r);
@@ -503,6 +613,29 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		    s->rundir, strerror(errno));
 		goto out;
 	}
+	s->counters = NULL;
+	if (plan->counters[0] != '\0') {
+		struct facts_counters	probe;
+		char			why[256], note[300];
+		int			n, k;
+
+		n = facts_counters_open(&probe, plan->counters, why,
+		    sizeof why);
+		s->ctrlist[0] = '\0';
+		for (k = 0; k < n; k++)
+			snprintf(s->ctrlist + strlen(s->ctrlist),
+			    sizeof s->ctrlist - strlen(s->ctrlist), "%s%s",
+			    k ? "," : "", probe.name[k]);
+		facts_counters_close(&probe, NULL);
+		if (n > 0)
+			s->counters = s->ctrlist;
+		if (n < 0 || why[0] != '\0') {
+			snprintf(note, sizeof note, "counters not measured: %s",
+			    why);
+			log_info("%s", note);
+			serve_status(s, "note", facts_load1(), 0, 0, note);
+		}
+	}
 
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_SAMPLE;
@@ -575,6 +708,14 @@ serve_hello(struct serve *s, const struct proto_hello *h)
 	facts_collect(&msg.u.hello.facts);
 	snprintf(msg.u.hello.facts.workdir, sizeof msg.u.hello.facts.workdir,
 	    "%s", s->workdir);
+	if (s->null_sha[0] != '\0' &&
+	    msg.u.hello.facts.nextra < PROTO_FACTS_EXTRA_MAX) {
+		struct proto_kv	*kv;
+
+		kv = &msg.u.hello.facts.extra[msg.u.hello.facts.nextra++];
+		snprintf(kv->key, sizeof kv->key, "null_sha");
+		snprintf(kv->value, sizeof kv->value, "%s", s->null_sha);
+	}
 	return (serve_send(s, &msg));
 }
 
@@ -605,6 +746,7 @@ serve_main(const struct serve_opts *opts)
 		log_warn("workdir %s/cache", s.workdir);
 		return (3);
 	}
+	serve_install_null(&s);
 	if (serve_read_key(&s, key) != 0)
 		return (3);
 	snprintf(s.rundir, sizeof s.rundir, "%s/runs/%s", s.workdir, s.run_id);

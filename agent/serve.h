@@ -7,6 +7,7 @@ struct serve_opts {
 	const char	*bind;		/* address to bind, default 127.0.0.1 */
 	int		 key_timeout_ms;	/* wait for the key line this long */
 	int		 hello_timeout_ms;	/* and for the coordinator's hello */
+	const char	*self;		/* argv[0]: orch-null sits beside it */
 };
 
 /*

@@ -41,6 +41,15 @@ check_fact(const struct host *h, const char *key)
 	return ("");
 }
 
+/* Returns an extra fact for printing: its value, or "unknown". */
+static const char *
+check_or(const struct host *h, const char *key)
+{
+	const char	*v = check_fact(h, key);
+
+	return (*v != '\0' ? v : "unknown");
+}
+
 int
 check_warnings(const struct host *h, char *buf, size_t len)
 {
@@ -214,9 +223,21 @@ check_main(struct host *hosts, size_t n)
 			printf("\n%s: not ready: %s\n", h->name, rows[i].error);
 			continue;
 		}
+		printf("\n%s: facts: governor=%s boost=%s smt=%s aslr=%s "
+		    "thp=%s vm=%s", h->name, check_or(h, "governor"),
+		    check_or(h, "boost"), check_or(h, "smt"),
+		    check_or(h, "aslr"), check_or(h, "thp"),
+		    check_or(h, "vm"));
+		if (*check_fact(h, "model") != '\0')
+			printf(" model=%s", check_fact(h, "model"));
+		if (*check_fact(h, "perf_cores") != '\0')
+			printf(" perf_cores=%s efficiency_cores=%s",
+			    check_fact(h, "perf_cores"),
+			    check_or(h, "efficiency_cores"));
+		printf("\n");
 		if (rows[i].nwarn == 0)
 			continue;
-		printf("\n%s: %d warning%s:\n", h->name, rows[i].nwarn,
+		printf("%s: %d warning%s:\n", h->name, rows[i].nwarn,
 		    rows[i].nwarn == 1 ? "" : "s");
 		p = rows[i].warnings;
 		save = NULL;

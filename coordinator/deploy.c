@@ -153,8 +153,22 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 			path[0] = '\0';
 	}
 	if (path[0] != '\0') {
+		char	nullsrc[PATH_MAX + 16], nulldst[PATH_MAX], *sl;
+		uint64_t nb = 0;
+
 		if (ssh_put(s, path, remote, 0755, &bytes, err, errlen) != 0)
 			return (-1);
+		/* The floor program travels with its agent. */
+		snprintf(nullsrc, sizeof nullsrc, "%s", path);
+		if ((sl = strrchr(nullsrc, '/')) != NULL)
+			snprintf(sl + 1, sizeof nullsrc - (size_t)(sl + 1 -
+			    nullsrc), "orch-null");
+		snprintf(nulldst, sizeof nulldst, "%s/bin/orch-null",
+		    h->workdir[0] ? h->workdir : "~/.orch");
+		if (stat(nullsrc, &st) == 0 &&
+		    ssh_put(s, nullsrc, nulldst, 0755, &nb, err, errlen) != 0)
+			return (-1);
+		bytes += nb;
 		if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
 			snprintf(how, howlen, "pushed prebuilt %s-%s agent "
 			    "(%llu bytes)", os, arch,
@@ -190,7 +204,10 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    "make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
 	    "test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
 	    "cp src/bin/orch-agent bin/orch-agent.new && "
-	    "mv bin/orch-agent.new bin/orch-agent", wd);
+	    "mv bin/orch-agent.new bin/orch-agent && "
+	    "{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
+	    "bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }",
+	    wd);
 	rc = ssh_run(s, cmd, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_BUILD_TIMEOUT);
 	deploy_hint(os, hint, sizeof hint);

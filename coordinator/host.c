@@ -161,7 +161,8 @@ out:
 
 int
 host_sync(struct host *h, size_t n, char *const *paths,
-    const char (*shas)[PROTO_SHA_HEX], const int *executable, uint64_t *pushed)
+    const char (*shas)[PROTO_SHA_HEX], const int *executable, int *fresh,
+    uint64_t *pushed)
 {
 	struct proto_msg	 msg;
 	char			 err[HOST_ERR_LEN];
@@ -170,6 +171,8 @@ host_sync(struct host *h, size_t n, char *const *paths,
 	FILE			*f;
 
 	*pushed = 0;
+	for (j = 0; j < n; j++)
+		fresh[j] = 0;
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_QUERY;
 	msg.u.hashes.n = n;
@@ -198,8 +201,11 @@ host_sync(struct host *h, size_t n, char *const *paths,
 			if (strcmp(shas[i], shas[j]) == 0)
 				break;
 		}
-		if (i < j)
+		if (i < j) {
+			fresh[j] = 1;
 			continue;
+		}
+		fresh[j] = 1;
 		if (h->ops->push(h, paths[j], shas[j], executable[j], err,
 		    sizeof err) != 0) {
 			host_fail(h, "push %s: %s", paths[j], err);
@@ -221,7 +227,7 @@ out:
 
 int
 host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
-    void *arg, volatile int *stop)
+    host_state_cb scb, void *arg, volatile int *stop)
 {
 	struct proto_msg	msg, ack;
 	char			err[CHAN_ERR_LEN];
@@ -276,6 +282,11 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 			host_fail(h, "agent: %s", msg.u.error.msg);
 			proto_msg_free(&msg);
 			return (-1);
+		case PROTO_STATUS:
+			if (scb != NULL)
+				scb(h, &msg.u.state, arg);
+			proto_msg_free(&msg);
+			break;
 		default:
 			log_warnx("%s: unexpected %s during the run", h->name,
 			    proto_type_name(msg.type));

@@ -78,6 +78,10 @@ struct host {
 typedef int (*host_sample_cb)(struct host *, const struct proto_sample *,
     void *arg);
 
+/* Called for every STATUS message (waiting for the load, notes). */
+typedef void (*host_state_cb)(struct host *, const struct proto_state *,
+    void *arg);
+
 /* Fills h as the built-in host `local`. */
 void	host_local_init(struct host *h);
 
@@ -95,12 +99,12 @@ int	host_open(struct host *h, const char *run_id);
 
 /*
  * Makes sure the agent's cache holds each (path, sha) pair: asks which it
- * has (QUERY/HAVE) and pushes the rest. *pushed counts bytes sent. Returns 0
- * or -1 (h->error).
+ * has (QUERY/HAVE) and pushes the rest. fresh[i] is set to 1 for each file
+ * pushed now; *pushed counts bytes sent. Returns 0 or -1 (h->error).
  */
 int	host_sync(struct host *h, size_t n, char *const *paths,
 	    const char (*shas)[PROTO_SHA_HEX], const int *executable,
-	    uint64_t *pushed);
+	    int *fresh, uint64_t *pushed);
 
 /*
  * Sends the plan and receives its samples until DONE, calling cb for each.
@@ -108,7 +112,8 @@ int	host_sync(struct host *h, size_t n, char *const *paths,
  * samples received so far have been passed to cb).
  */
 int	host_run(struct host *h, const struct proto_plan *plan,
-	    host_sample_cb cb, void *arg, volatile int *stop);
+	    host_sample_cb cb, host_state_cb scb, void *arg,
+	    volatile int *stop);
 
 /* Says BYE and stops the agent; safe after any failure. */
 void	host_close(struct host *h);

@@ -128,8 +128,12 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 15);
+	msgpack_pack_map(&pk, 19);
 	rec_kstr(&pk, "t", "run");
+	rec_kuint(&pk, "subtract_floor", (uint64_t)s->subtract_floor);
+	rec_kstr(&pk, "counters", s->counters);
+	rec_kuint(&pk, "retries", s->retries);
+	rec_kdouble(&pk, "max_load", s->max_load);
 	rec_kstr(&pk, "run_id", run_id);
 	rec_kstr(&pk, "orch_version", ORCH_VERSION);
 	rec_kstr(&pk, "suite", s->name);
@@ -204,14 +208,15 @@ record_host(struct record *r, const struct host *h)
 
 int
 record_file(struct record *r, const char *host, const char *variant,
-    const char *role, const char *path, const char *sha)
+    const char *role, const char *path, const char *sha, int fresh)
 {
 	msgpack_sbuffer	sb;
 	msgpack_packer	pk;
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 6);
+	msgpack_pack_map(&pk, 7);
+	rec_kuint(&pk, "fresh", fresh ? 1 : 0);
 	rec_kstr(&pk, "t", "file");
 	rec_kstr(&pk, "host", host);
 	rec_kstr(&pk, "variant", variant);
@@ -265,6 +270,24 @@ record_sample(struct record *r, const char *host, const char *bench,
 }
 
 int
+record_state(struct record *r, const char *host, const struct proto_state *st)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 6);
+	rec_kstr(&pk, "t", "state");
+	rec_kstr(&pk, "host", host);
+	rec_kstr(&pk, "state", st->state);
+	rec_kstr(&pk, "detail", st->detail);
+	rec_kdouble(&pk, "load1", st->load1);
+	rec_kuint(&pk, "waited_ms", st->waited_ms);
+	return (rec_flush(r, &sb));
+}
+
+int
 record_hostend(struct record *r, const struct host *h)
 {
 	msgpack_sbuffer	sb;
@@ -313,6 +336,7 @@ record_close(struct record *r, const char *ended)
 /* ---- loading ---------------------------------------------------------- */
 
 struct rec_ctx {
+	struct dataset	*ds;
 	const char	*path;
 	size_t		 index;		/* record number, for messages */
 	char		*cause;
@@ -534,6 +558,14 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	if (rec_guint(c, o, "reference", &u) != 0)
 		return (-1);
 	ds->ref = (size_t)u;
+	if ((v = rec_get(o, "subtract_floor")) != NULL &&
+	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		ds->subtract_floor = v->via.u64 != 0;
+	free(ds->counters);
+	if ((v = rec_get(o, "counters")) != NULL && v->type == MSGPACK_OBJECT_STR)
+		ds->counters = rec_strdup_obj(v);
+	else
+		ds->counters = xstrdup("");
 	v = rec_get(o, "variants");
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size < 1)
 		goto bad;
@@ -650,22 +682,31 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	return (0);
 }
 
+static int	rec_sample_fields(struct rec_ctx *, const msgpack_object *,
+		    struct ds_sample *, const char *);
+
 static int
 rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
 	struct ds_sample	*s;
-	const msgpack_object	*v;
 	char			 host[128], bench[PROTO_NAME_MAX];
 	char			 variant[PROTO_NAME_MAX], status[16];
-	uint64_t		 u;
-	int64_t			 i64;
-	long			 b, vr, k;
+	long			 b, vr;
 	size_t			 i;
 
 	rec_gbuf(o, "host", host, sizeof host);
 	rec_gbuf(o, "bench", bench, sizeof bench);
 	rec_gbuf(o, "variant", variant, sizeof variant);
 	rec_gbuf(o, "status", status, sizeof status);
+	if (strcmp(bench, RECORD_FLOOR) == 0 && host[0] != '\0') {
+		ds->floors = xreallocarray(ds->floors, ds->nfloors + 1,
+		    sizeof *ds->floors);
+		s = &ds->floors[ds->nfloors++];
+		memset(s, 0, sizeof *s);
+		s->err = xstrdup("");
+		s->host = rec_host(ds, host);
+		return (rec_sample_fields(c, o, s, status));
+	}
 	b = -1;
 	for (i = 0; i < ds->nbenches; i++) {
 		if (strcmp(ds->benches[i].name, bench) == 0)
@@ -678,13 +719,34 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		    host, bench, variant);
 		return (-1);
 	}
-	ds->samples = xreallocarray(ds->samples, ds->nsamples + 1,
-	    sizeof *ds->samples);
+	if (ds->nsamples == ds->samples_cap) {
+		ds->samples_cap = ds->samples_cap ? ds->samples_cap * 2 : 1024;
+		ds->samples = xreallocarray(ds->samples, ds->samples_cap,
+		    sizeof *ds->samples);
+	}
 	s = &ds->samples[ds->nsamples];
 	memset(s, 0, sizeof *s);
 	s->host = rec_host(ds, host);
 	s->bench = (size_t)b;
 	s->variant = (size_t)vr;
+	ds->nsamples++;
+	free(s->err);
+	s->err = NULL;
+	return (rec_sample_fields(c, o, s, status));
+}
+
+/* Reads the fields every sample has, floor or not. */
+static int
+rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
+    struct ds_sample *s, const char *status)
+{
+	const msgpack_object	*v;
+	uint64_t		 u;
+	int64_t			 i64;
+	long			 k;
+	size_t			 i;
+	struct dataset		*ds = c->ds;
+
 	for (i = 0; i < 4; i++) {
 		if (strcmp(status, proto_status_name((int)i)) == 0)
 			s->status = (int)i;
@@ -715,8 +777,11 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		if (rec_guint(c, o, ds_builtin_names[i], &s->builtin[i]) != 0)
 			return (-1);
 	}
-	if ((s->err = rec_gstr(c, o, "err")) == NULL)
+	free(s->err);
+	if ((s->err = rec_gstr(c, o, "err")) == NULL) {
+		s->err = xstrdup("");
 		return (-1);
+	}
 	v = rec_get(o, "checksum");
 	if (v != NULL && v->type == MSGPACK_OBJECT_STR)
 		s->checksum = rec_strdup_obj(v);
@@ -744,7 +809,6 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 			s->mval[s->nmetrics++] = kv->val.via.f64;
 		}
 	}
-	ds->nsamples++;
 	return (0);
 }
 
@@ -784,6 +848,9 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		memset(f, 0, sizeof *f);
 		f->host = rec_host(ds, name);
 		f->role = xstrdup(role);
+		if ((v = rec_get(o, "fresh")) != NULL &&
+		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+			f->fresh = v->via.u64 != 0;
 		if ((f->variant = rec_gstr(c, o, "variant")) == NULL ||
 		    (f->path = rec_gstr(c, o, "path")) == NULL ||
 		    (f->sha = rec_gstr(c, o, "sha256")) == NULL) {
@@ -813,6 +880,27 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		else
 			h->error = xstrdup("");
 		return (0);
+	}
+	if (strcmp(t, "state") == 0) {
+		struct ds_note	*nt;
+		double		 d = 0;
+
+		rec_gbuf(o, "host", name, sizeof name);
+		hidx = rec_host(ds, name);
+		ds->notes = xreallocarray(ds->notes, ds->nnotes + 1,
+		    sizeof *ds->notes);
+		nt = &ds->notes[ds->nnotes++];
+		memset(nt, 0, sizeof *nt);
+		nt->host = hidx;
+		if ((nt->state = rec_gstr(c, o, "state")) == NULL)
+			nt->state = xstrdup("");
+		if ((nt->detail = rec_gstr(c, o, "detail")) == NULL)
+			nt->detail = xstrdup("");
+		if (rec_gnum(c, o, "load1", &nt->load1) != 0 ||
+		    rec_gnum(c, o, "waited_ms", &d) != 0)
+			return (-1);
+		nt->waited_ms = (uint32_t)d;
+		return (c->cause != NULL ? -1 : 0);
 	}
 	if (strcmp(t, "end") == 0) {
 		free(ds->ended);
@@ -864,6 +952,8 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	}
 	ds = xcalloc(1, sizeof *ds);
 	ds->ended = xstrdup("");
+	ds->counters = xstrdup("");
+	c.ds = ds;
 	while (off < got) {
 		ur = msgpack_unpack_next(&u, buf, got, &off);
 		if (ur == MSGPACK_UNPACK_CONTINUE) {
@@ -951,6 +1041,19 @@ dataset_free(struct dataset *ds)
 		free(ds->samples[i].err);
 	}
 	free(ds->samples);
+	for (i = 0; i < ds->nfloors; i++) {
+		free(ds->floors[i].mkey);
+		free(ds->floors[i].mval);
+		free(ds->floors[i].checksum);
+		free(ds->floors[i].err);
+	}
+	free(ds->floors);
+	for (i = 0; i < ds->nnotes; i++) {
+		free(ds->notes[i].state);
+		free(ds->notes[i].detail);
+	}
+	free(ds->notes);
+	free(ds->counters);
 	for (i = 0; i < ds->nmnames; i++)
 		free(ds->mnames[i]);
 	free(ds->mnames);

@@ -49,6 +49,16 @@ struct ds_file {
 	char		*role;		/* "bin" or "file:NAME" */
 	char		*path;		/* local path */
 	char		*sha;
+	int		 fresh;		/* pushed during this run */
+};
+
+/* What an agent said between samples: load waits and notes. */
+struct ds_note {
+	size_t		 host;
+	char		*state;		/* "waiting-load", "note" */
+	char		*detail;
+	double		 load1;
+	uint32_t	 waited_ms;
 };
 
 struct ds_sample {
@@ -89,6 +99,13 @@ struct dataset {
 	struct ds_file	*files;
 	size_t		 nsamples;
 	struct ds_sample *samples;
+	size_t		 samples_cap;
+	size_t		 nfloors;	/* runs of the floor program, "(floor)" */
+	struct ds_sample *floors;
+	size_t		 nnotes;
+	struct ds_note	*notes;
+	int		 subtract_floor;
+	char		*counters;	/* "" none */
 	size_t		 nmnames;	/* program metric names seen */
 	char		**mnames;
 	int		 truncated;	/* the last record was cut short */
@@ -136,9 +153,16 @@ int	record_run(struct record *r, const char *run_id, const struct suite *s,
 /* Appends a host's facts after its hello. */
 int	record_host(struct record *r, const struct host *h);
 
-/* Appends a file a host runs or reads. */
+/* Appends a file a host runs or reads; fresh: pushed during this run. */
 int	record_file(struct record *r, const char *host, const char *variant,
-	    const char *role, const char *path, const char *sha);
+	    const char *role, const char *path, const char *sha, int fresh);
+
+/* Appends what an agent said between samples. */
+int	record_state(struct record *r, const char *host,
+	    const struct proto_state *st);
+
+/* The pseudo-benchmark of the harness floor's samples. */
+#define RECORD_FLOOR	"(floor)"
 
 /* Appends one sample, naming its bench and variant. */
 int	record_sample(struct record *r, const char *host, const char *bench,

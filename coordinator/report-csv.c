@@ -8,12 +8,20 @@
 
 static const struct dataset *csv_ds;
 
+/* Returns sample i of the samples followed by the floor's runs. */
+static const struct ds_sample *
+csv_sample(const struct dataset *ds, size_t i)
+{
+	return (i < ds->nsamples ? &ds->samples[i] :
+	    &ds->floors[i - ds->nsamples]);
+}
+
 /* Orders samples by host name, then execution order. */
 static int
 csv_cmp(const void *a, const void *b)
 {
-	const struct ds_sample	*x = &csv_ds->samples[*(const size_t *)a];
-	const struct ds_sample	*y = &csv_ds->samples[*(const size_t *)b];
+	const struct ds_sample	*x = csv_sample(csv_ds, *(const size_t *)a);
+	const struct ds_sample	*y = csv_sample(csv_ds, *(const size_t *)b);
 	int			 c;
 
 	c = strcmp(csv_ds->hosts[x->host].name, csv_ds->hosts[y->host].name);
@@ -43,7 +51,8 @@ csv_field(FILE *f, const char *s)
 
 /* Writes the columns every row of one sample shares. */
 static void
-csv_prefix(FILE *f, const struct dataset *ds, const struct ds_sample *s)
+csv_prefix(FILE *f, const struct dataset *ds, const struct ds_sample *s,
+    int floor)
 {
 	csv_field(f, ds->run_id);
 	fputc(',', f);
@@ -51,9 +60,9 @@ csv_prefix(FILE *f, const struct dataset *ds, const struct ds_sample *s)
 	fputc(',', f);
 	csv_field(f, ds->hosts[s->host].facts.arch);
 	fputc(',', f);
-	csv_field(f, ds->benches[s->bench].name);
+	csv_field(f, floor ? RECORD_FLOOR : ds->benches[s->bench].name);
 	fputc(',', f);
-	csv_field(f, ds->variants[s->variant]);
+	csv_field(f, floor ? "" : ds->variants[s->variant]);
 	fprintf(f, ",%u,%u,%u,%d,%s,", s->round, s->attempt, s->seq,
 	    s->warmup, proto_status_name(s->status));
 }
@@ -62,26 +71,28 @@ int
 report_csv(const struct dataset *ds, FILE *f)
 {
 	const struct ds_sample	*s;
-	size_t			*order, i, j;
+	size_t			*order, i, j, n = ds->nsamples + ds->nfloors;
+	int			 fl;
 
-	order = xcalloc(ds->nsamples + 1, sizeof *order);
-	for (i = 0; i < ds->nsamples; i++)
+	order = xcalloc(n + 1, sizeof *order);
+	for (i = 0; i < n; i++)
 		order[i] = i;
 	csv_ds = ds;
-	qsort(order, ds->nsamples, sizeof *order, csv_cmp);
+	qsort(order, n, sizeof *order, csv_cmp);
 	fputs("run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,"
 	    "metric,value\n", f);
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[order[i]];
+	for (i = 0; i < n; i++) {
+		s = csv_sample(ds, order[i]);
+		fl = order[i] >= ds->nsamples;
 		for (j = 0; j < DS_NBUILTIN; j++) {
-			csv_prefix(f, ds, s);
+			csv_prefix(f, ds, s, fl);
 			fprintf(f, "%s,%llu\n", ds_builtin_names[j],
 			    (unsigned long long)s->builtin[j]);
 		}
-		csv_prefix(f, ds, s);
+		csv_prefix(f, ds, s, fl);
 		fprintf(f, "load1,%.2f\n", s->load1);
 		for (j = 0; j < s->nmetrics; j++) {
-			csv_prefix(f, ds, s);
+			csv_prefix(f, ds, s, fl);
 			csv_field(f, ds->mnames[s->mkey[j]]);
 			fprintf(f, ",%.17g\n", s->mval[j]);
 		}

@@ -5,6 +5,103 @@
 #include "coordinator/json.h"
 #include "coordinator/report.h"
 
+/* How a variant's files relate to the reference's (REP_FILES_*). */
+static const char *const json_files[] = { "different", "same", "identical" };
+
+/* Writes the groups, geometric means, matrix rows and answers (additions). */
+static void
+json_across(const struct analysis *a, FILE *f)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g;
+	const struct rep_geo	*geo;
+	const struct rep_row	*row;
+	const struct ds_host	*h;
+	size_t			 i, j;
+
+	fputs("  \"groups\": [", f);
+	for (i = 0; i < a->ngroups; i++) {
+		g = &a->groups[i];
+		h = &ds->hosts[a->hosts[g->from].host];
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"label\": ", f);
+		json_str(f, g->label);
+		fputs(", \"arch\": ", f);
+		json_str(f, h->facts.arch);
+		fputs(", \"cpu_model\": ", f);
+		json_str(f, h->facts.cpu_model);
+		fputs(", \"hosts\": [", f);
+		for (j = g->from; j < g->to; j++) {
+			if (j > g->from)
+				fputs(", ", f);
+			json_str(f, ds->hosts[a->hosts[j].host].name);
+		}
+		fputs("]}", f);
+	}
+	fputs(a->ngroups ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"geomeans\": [", f);
+	for (i = 0; i < a->ngeos; i++) {
+		geo = &a->geos[i];
+		h = &ds->hosts[a->hosts[a->groups[geo->group].from].host];
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"group\": ", f);
+		json_str(f, a->groups[geo->group].label);
+		fputs(", \"arch\": ", f);
+		json_str(f, h->facts.arch);
+		fputs(", \"cpu_model\": ", f);
+		json_str(f, h->facts.cpu_model);
+		fputs(", \"variant\": ", f);
+		json_str(f, ds->variants[geo->variant]);
+		fputs(", \"reference\": ", f);
+		json_str(f, ds->variants[ds->ref]);
+		fprintf(f, ", \"n\": %zu, \"invalid\": %zu", geo->nused,
+		    geo->ninvalid);
+		fputs(", \"geomean\": ", f);
+		json_num(f, geo->est);
+		fputs(", \"ci_low\": ", f);
+		json_num(f, geo->lo);
+		fputs(", \"ci_high\": ", f);
+		json_num(f, geo->hi);
+		fprintf(f, ", \"verdict\": \"%s\", \"inverted\": %s, "
+		    "\"aa\": %s}", stats_verdict_name(geo->verdict),
+		    a->inverted ? "true" : "false", geo->aa ? "true" : "false");
+	}
+	fputs(a->ngeos ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"matrix\": [", f);
+	for (i = 0; i < a->nrows; i++) {
+		row = &a->rows[i];
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"bench\": ", f);
+		json_str(f, ds->benches[row->bench].name);
+		fputs(", \"metric\": ", f);
+		json_str(f, ds->benches[row->bench].metrics[0]);
+		fputs(", \"variant\": ", f);
+		json_str(f, ds->variants[row->variant]);
+		fprintf(f, ", \"differs\": %s, \"agreement\": ",
+		    row->differs ? "true" : "false");
+		json_str(f, row->agreement);
+		fputs("}", f);
+	}
+	fputs(a->nrows ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"answers\": [", f);
+	for (i = 0; i < a->nanswers; i++) {
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"variant\": ", f);
+		json_str(f, ds->variants[a->answers[i].variant]);
+		fputs(", \"reference\": ", f);
+		json_str(f, ds->variants[ds->ref]);
+		fputs(", \"headline\": ", f);
+		json_str(f, a->answers[i].headline);
+		fputs(", \"detail\": ", f);
+		json_str(f, a->answers[i].detail);
+		fputs("}", f);
+	}
+	fputs(a->nanswers ? "\n  ]\n" : "]\n", f);
+}
+
 int
 report_json(const struct analysis *a, FILE *f)
 {
@@ -94,6 +191,7 @@ report_json(const struct analysis *a, FILE *f)
 		json_num(f, res->sum.n ? res->sum.iqr_pct : NAN);
 		fputs(", \"cv\": ", f);
 		json_num(f, res->sum.n ? res->sum.cv : NAN);
+		fprintf(f, ", \"retried\": %zu", res->retried);
 		fputs("}", f);
 	}
 	fputs(a->nresults ? "\n  ],\n" : "],\n", f);
@@ -130,8 +228,11 @@ report_json(const struct analysis *a, FILE *f)
 		fputs(c->metric == 0 ? "true" : "false", f);
 		fputs(", \"reason\": ", f);
 		json_str(f, c->reason);
+		fprintf(f, ", \"files\": \"%s\"", json_files[c->files]);
 		fputs("}", f);
 	}
-	fputs(a->ncmps ? "\n  ]\n}\n" : "]\n}\n", f);
+	fputs(a->ncmps ? "\n  ],\n" : "],\n", f);
+	json_across(a, f);
+	fputs("}\n", f);
 	return (ferror(f) ? -1 : 0);
 }

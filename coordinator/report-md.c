@@ -5,6 +5,22 @@
 
 #include "coordinator/report.h"
 
+/* Escapes text for a table cell or a line: pipes, newlines and tags. */
+static void
+md_cell(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else if (*s == '<')
+			fputs("\\<", f);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+}
+
 /* Writes a ratio with its interval, or why there is none. */
 static void
 md_ratio(FILE *f, const struct rep_cmp *c)
@@ -16,47 +32,198 @@ md_ratio(FILE *f, const struct rep_cmp *c)
 	fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
 }
 
-/* Writes a verdict in words with the size of the effect. */
+/* Writes a verdict in words, with the size of the effect when proven. */
+static void
+md_verdict_of(FILE *f, enum stats_verdict v, double ratio)
+{
+	switch (v) {
+	case VERDICT_BETTER:
+	case VERDICT_WORSE:
+		fprintf(f, "**%s** (%+.1f%%)", stats_verdict_name(v),
+		    (ratio - 1) * 100);
+		break;
+	default:
+		fputs(stats_verdict_name(v), f);
+	}
+}
+
 static void
 md_verdict(FILE *f, const struct rep_cmp *c)
 {
-	double	pct;
-
-	switch (c->verdict) {
-	case VERDICT_BETTER:
-	case VERDICT_WORSE:
-		pct = (c->ratio - 1) * 100;
-		fprintf(f, "**%s** (%+.1f%%)", stats_verdict_name(c->verdict),
-		    pct);
-		break;
-	default:
-		fputs(stats_verdict_name(c->verdict), f);
-	}
+	md_verdict_of(f, c->verdict, c->ratio);
 }
 
-/* Returns 1 when hosts i and j (indices into a->hosts) share a section. */
-static int
-md_same_group(const struct analysis *a, size_t i, size_t j)
-{
-	const struct ds_host	*x = &a->ds->hosts[a->hosts[i].host];
-	const struct ds_host	*y = &a->ds->hosts[a->hosts[j].host];
-
-	return (strcmp(x->facts.arch, y->facts.arch) == 0 &&
-	    strcmp(x->facts.cpu_model, y->facts.cpu_model) == 0);
-}
-
-/* Escapes a table cell: pipes and newlines would break the table. */
+/* Writes one matrix cell: verdict, ratio and interval, or the refusal. */
 static void
-md_cell(FILE *f, const char *s)
+md_matrix_cell(FILE *f, const struct rep_cmp *c)
 {
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else
-			fputc(*s, f);
+	char	reason[256];
+
+	if (c == NULL) {
+		fputs("—", f);
+		return;
 	}
+	md_verdict(f, c);
+	if (c->verdict == VERDICT_INVALID) {
+		report_short_reason(c->reason, reason, sizeof reason);
+		fputs("<br>", f);
+		md_cell(f, reason);
+	} else {
+		fputs("<br>", f);
+		md_ratio(f, c);
+	}
+	if (c->files == REP_FILES_AA)
+		fputs("<br>*A/A comparison (identical files)*", f);
+}
+
+/* Writes the hosts that failed, with their errors, at the top. */
+static void
+md_failed_hosts(FILE *f, const struct analysis *a)
+{
+	const struct ds_host	*h;
+	size_t			 i;
+
+	if (a->nfailed_hosts == 0)
+		return;
+	fprintf(f, "> **%zu host%s failed.** Partial results are kept; no "
+	    "verdict is drawn from fewer than %d good pairs.\n>\n",
+	    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
+	    STATS_MIN_PAIRS);
+	for (i = 0; i < a->nhosts; i++) {
+		h = &a->ds->hosts[a->hosts[i].host];
+		if (!h->failed && h->ended)
+			continue;
+		fprintf(f, "> - `%s` (%s): ", h->name,
+		    a->groups[a->hosts[i].group].known ?
+		    a->groups[a->hosts[i].group].label : "no facts");
+		md_cell(f, h->ended ? (h->error[0] ? h->error : "failed") :
+		    "the record ends before this host finished");
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+/* The one-line answer per variant. */
+static void
+md_answers(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_answer	*ans;
+	size_t			 i;
+
+	fputs("## Answer\n\n", f);
+	for (i = 0; i < a->nanswers; i++) {
+		ans = &a->answers[i];
+		fprintf(f, "- **%s vs %s: ", ds->variants[ans->variant],
+		    ds->variants[ds->ref]);
+		md_cell(f, ans->headline);
+		fputs("** — ", f);
+		md_cell(f, ans->detail);
+		fputs("\n", f);
+	}
+	fputs("\nPer architecture, the verdict of the geometric mean of the "
+	    "primary metric's ratios over its benchmarks and hosts; the "
+	    "matrix below has each benchmark's own.\n\n", f);
+}
+
+/* The benchmark × host matrix and the geometric means. */
+static void
+md_across(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g;
+	const struct rep_geo	*geo;
+	const struct rep_row	*row;
+	size_t			 i, j, k, vd, ncols = 0;
+
+	for (i = 0; i < a->nhosts; i++)
+		ncols += a->groups[a->hosts[i].group].known;
+	fputs("## Across architectures\n\n", f);
+	if (ncols == 0) {
+		fputs("No host gave results.\n\n", f);
+		return;
+	}
+	fputs("Primary metric of each benchmark; ratio = variant / reference "
+	    "(median of per-round paired ratios) with its 95% bootstrap "
+	    "interval. One column per host, under its architecture and CPU "
+	    "model.\n\n", f);
+	fputs("| bench | metric | variant |", f);
+	for (i = 0; i < a->nhosts; i++) {
+		g = &a->groups[a->hosts[i].group];
+		if (!g->known)
+			continue;
+		fputc(' ', f);
+		md_cell(f, g->label);
+		fprintf(f, "<br>`%s` |", ds->hosts[a->hosts[i].host].name);
+	}
+	if (ncols > 1)
+		fputs(" agreement |", f);
+	fputs("\n|---|---|---|", f);
+	for (i = 0; i < ncols + (ncols > 1); i++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (j = 0; j < a->nrows; j++) {
+		row = &a->rows[j];
+		fprintf(f, "| %s | %s | %s |", ds->benches[row->bench].name,
+		    ds->benches[row->bench].metrics[0],
+		    ds->variants[row->variant]);
+		for (i = 0; i < a->nhosts; i++) {
+			if (!a->groups[a->hosts[i].group].known)
+				continue;
+			fputc(' ', f);
+			md_matrix_cell(f, analysis_cmp(a, a->hosts[i].host,
+			    row->bench, 0, row->variant));
+			fputs(" |", f);
+		}
+		if (ncols > 1) {
+			fputc(' ', f);
+			if (row->differs)
+				fputs("⚠ **differs:** ", f);
+			md_cell(f, row->agreement);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+
+	fprintf(f, "Geometric mean of each variant's primary-metric ratios per "
+	    "architecture, over every valid comparison of its hosts, with a "
+	    "95%% bootstrap interval that resamples rounds jointly across "
+	    "benchmarks%s:\n\n", a->inverted ? "; ratios of higher-is-better "
+	    "metrics are inverted, so below 1 is better" : "");
+	fputs("| architecture | hosts | variant | benchmarks | geomean [95% CI] "
+	    "| verdict | per benchmark |\n", f);
+	fputs("|---|---|---|---:|---|---|---|\n", f);
+	for (i = 0; i < a->ngeos; i++) {
+		geo = &a->geos[i];
+		g = &a->groups[geo->group];
+		fputs("| ", f);
+		md_cell(f, g->label);
+		fputs(" | ", f);
+		for (j = g->from; j < g->to; j++)
+			fprintf(f, "%s%s", j > g->from ? ", " : "",
+			    ds->hosts[a->hosts[j].host].name);
+		fprintf(f, " | %s | %zu | ", ds->variants[geo->variant],
+		    geo->nused);
+		if (geo->nused > 0)
+			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
+			    geo->hi);
+		else
+			fputs("—", f);
+		fputs(" | ", f);
+		md_verdict_of(f, geo->verdict, geo->est);
+		if (geo->aa)
+			fputs("<br>*A/A comparison (identical files)*", f);
+		fputs(" | ", f);
+		for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+			if (geo->count[vd] > 0)
+				fprintf(f, "%s%zu %s", k++ ? ", " : "",
+				    geo->count[vd],
+				    stats_verdict_name((enum stats_verdict)vd));
+		}
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
 }
 
 static void
@@ -87,6 +254,67 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 	fputc('\n', f);
 }
 
+/* Says which variants ran the reference's very files on a host. */
+static void
+md_files_notes(FILE *f, const struct analysis *a, size_t hostidx)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	size_t			 v;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref || ds->nbenches == 0 ||
+		    (c = analysis_cmp(a, hostidx, 0, 0, v)) == NULL)
+			continue;
+		if (c->files == REP_FILES_AA)
+			fprintf(f, "> **A/A comparison (identical files):** on "
+			    "`%s`, %s runs byte-identical files with the same "
+			    "settings as %s; its verdicts measure the host's "
+			    "noise, not a change.\n\n", ds->hosts[hostidx].name,
+			    ds->variants[v], ds->variants[ds->ref]);
+		else if (c->files == REP_FILES_SAME)
+			fprintf(f, "On `%s`, %s runs the same files as %s "
+			    "(equal SHA-256) and differs only in its settings "
+			    "(env, args).\n\n", ds->hosts[hostidx].name,
+			    ds->variants[v], ds->variants[ds->ref]);
+	}
+}
+
+/* Counts the failed and retried runs of a benchmark on a host. */
+static void
+md_bench_counts(FILE *f, const struct analysis *a, size_t hostidx, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 v, nf = 0, nr = 0, k;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, hostidx, b, 0, v)) == NULL)
+			continue;
+		nf += res->failed;
+		nr += res->retried;
+	}
+	if (nf == 0 && nr == 0)
+		return;
+	fprintf(f, "Runs of `%s` on %s: %zu failed", ds->benches[b].name,
+	    ds->hosts[hostidx].name, nf);
+	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
+		    res->failed > 0)
+			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
+			    ds->variants[v], res->failed);
+	}
+	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
+	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
+		    res->retried > 0)
+			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
+			    ds->variants[v], res->retried);
+	}
+	fprintf(f, "%s; a round whose final attempt failed has no pair.\n\n",
+	    nr > 0 ? ")" : "");
+}
+
 /* The benchmark tables of one host. */
 static void
 md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
@@ -101,8 +329,8 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 		fprintf(f, "#### `%s` on %s\n\n", ds->benches[b].name,
 		    ds->hosts[hostidx].name);
 		fputs("| metric | variant | n | median | min … max | IQR % | "
-		    "ratio [95% CI] | p | verdict |\n", f);
-		fputs("|---|---|---:|---:|---|---:|---|---:|---|\n", f);
+		    "CV % | ratio [95% CI] | p | verdict |\n", f);
+		fputs("|---|---|---:|---:|---|---:|---:|---|---:|---|\n", f);
 		for (i = 0; i < a->nresults; i++) {
 			res = &a->results[i];
 			if (res->host != hostidx || res->bench != b)
@@ -114,27 +342,23 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			    lo, sizeof lo);
 			report_fmt_value(mn, res->sum.n ? res->sum.max : NAN,
 			    hi, sizeof hi);
+			c = analysis_cmp(a, hostidx, b, res->metric,
+			    res->variant);
 			fprintf(f, "| %s%s%s | %s%s | %zu", res->metric == 0 ?
 			    "**" : "", mn, res->metric == 0 ? "**" : "",
 			    ds->variants[res->variant],
-			    res->variant == ds->ref ? " (ref)" : "",
-			    res->sum.n);
+			    res->variant == ds->ref ? " (ref)" :
+			    c != NULL && c->files == REP_FILES_AA ? " (A/A)" :
+			    "", res->sum.n);
 			if (res->failed > 0)
 				fprintf(f, " (+%zu failed)", res->failed);
 			fprintf(f, " | %s | %s … %s | ", med, lo, hi);
 			if (res->sum.n)
-				fprintf(f, "%.1f", res->sum.iqr_pct);
+				fprintf(f, "%.1f | %.1f", res->sum.iqr_pct,
+				    res->sum.cv * 100);
 			else
-				fputs("-", f);
+				fputs("- | -", f);
 			fputs(" | ", f);
-			c = NULL;
-			for (j = 0; j < a->ncmps; j++) {
-				if (a->cmps[j].host == hostidx &&
-				    a->cmps[j].bench == b &&
-				    a->cmps[j].metric == res->metric &&
-				    a->cmps[j].variant == res->variant)
-					c = &a->cmps[j];
-			}
 			if (c == NULL) {
 				fputs("reference | | |\n", f);
 				continue;
@@ -159,6 +383,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 				fputs("\n\n", f);
 			}
 		}
+		md_bench_counts(f, a, hostidx, b);
 	}
 }
 
@@ -169,7 +394,7 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
 	char			 tail[160];
-	size_t			 i, shown = 0, n = 0, len;
+	size_t			 i, shown = 0, n = 0, len, st;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
@@ -187,14 +412,10 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 		len = strlen(s->err);
 		while (len > 0 && (s->err[len - 1] == '\n'))
 			len--;
-		{
-			size_t	st = len;
-
-			while (st > 0 && s->err[st - 1] != '\n')
-				st--;
-			snprintf(tail, sizeof tail, "%.*s", (int)(len - st),
-			    s->err + st);
-		}
+		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
+			;
+		snprintf(tail, sizeof tail, "%.*s", (int)(len - st),
+		    s->err + st);
 		fprintf(f, "| %u | %s | %s | %u%s | %u | %s", s->seq,
 		    ds->benches[s->bench].name, ds->variants[s->variant],
 		    s->round, s->warmup ? " (warmup)" : "", s->attempt,
@@ -214,65 +435,12 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 		fputc('\n', f);
 }
 
-int
-report_md(const struct analysis *a, FILE *f)
+/* The metadata that lets the evidence stand alone. */
+static void
+md_run(FILE *f, const struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
-	const struct ds_host	*h;
-	const struct rep_cmp	*c;
-	size_t			 i, j, g, b, v;
-
-	fprintf(f, "# orch report: %s\n\n", ds->suite_name);
-	fprintf(f, "Run `%s` of suite `%s` (%s): %zu variants over %u "
-	    "interleaved rounds (%u warmup run%s each first), reference `%s`, "
-	    "min_effect %.3g.\n\n", ds->run_id, ds->suite_name,
-	    ds->suite_path, ds->nvariants, ds->rounds, ds->warmup,
-	    ds->warmup == 1 ? "" : "s", ds->variants[ds->ref],
-	    ds->min_effect);
-	if (ds->ended[0] == '\0' || ds->truncated)
-		fputs("> **Incomplete record:** the run did not finish; the "
-		    "numbers below cover what was recorded.\n\n", f);
-	if (a->nfailed_hosts > 0)
-		fprintf(f, "> **%zu host%s failed**; see its section.\n\n",
-		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
-
-	fputs("## Verdicts\n\n", f);
-	fputs("Primary metric of each benchmark; ratio = variant / reference "
-	    "(median of per-round paired ratios) with its 95% bootstrap "
-	    "interval.\n\n", f);
-	fputs("| host | arch | bench | metric | variant | ratio [95% CI] | "
-	    "verdict |\n|---|---|---|---|---|---|---|\n", f);
-	for (i = 0; i < a->nhosts; i++) {
-		for (j = 0; j < a->ncmps; j++) {
-			c = &a->cmps[j];
-			if (c->host != a->hosts[i].host || c->metric != 0)
-				continue;
-			h = &ds->hosts[c->host];
-			fprintf(f, "| %s | %s | %s | %s | %s | ", h->name,
-			    h->facts.arch, ds->benches[c->bench].name,
-			    ds->benches[c->bench].metrics[0],
-			    ds->variants[c->variant]);
-			md_ratio(f, c);
-			fputs(" | ", f);
-			md_verdict(f, c);
-			fputs(" |\n", f);
-		}
-	}
-	fputc('\n', f);
-
-	for (i = 0; i < a->nhosts; i = g) {
-		for (g = i + 1; g < a->nhosts && md_same_group(a, i, g); g++)
-			;
-		h = &ds->hosts[a->hosts[i].host];
-		fprintf(f, "## %s · %s\n\n", h->facts.arch[0] ? h->facts.arch :
-		    "unknown arch", h->facts.cpu_model[0] ?
-		    h->facts.cpu_model : "unknown CPU");
-		md_host_table(f, a, i, g);
-		for (j = i; j < g; j++) {
-			md_host_benches(f, a, a->hosts[j].host);
-			md_failures(f, a, a->hosts[j].host);
-		}
-	}
+	size_t			 i, b, v;
 
 	fputs("## Run\n\n", f);
 	fprintf(f, "- orch %s; started %s, ended %s\n", ds->orch_version,
@@ -294,11 +462,13 @@ report_md(const struct analysis *a, FILE *f)
 	if (ds->nfiles > 0) {
 		fputs("\nFiles run, per host (SHA-256):\n\n| host | variant | "
 		    "role | path | sha256 |\n|---|---|---|---|---|\n", f);
-		for (i = 0; i < ds->nfiles; i++)
-			fprintf(f, "| %s | %s | %s | %s | `%.16s…` |\n",
+		for (i = 0; i < ds->nfiles; i++) {
+			fprintf(f, "| %s | %s | %s | ",
 			    ds->hosts[ds->files[i].host].name,
-			    ds->files[i].variant, ds->files[i].role,
-			    ds->files[i].path, ds->files[i].sha);
+			    ds->files[i].variant, ds->files[i].role);
+			md_cell(f, ds->files[i].path);
+			fprintf(f, " | `%s` |\n", ds->files[i].sha);
+		}
 	}
 	fputs("\n<details><summary>Suite file as run</summary>\n\n```ini\n", f);
 	fputs(ds->suite_text, f);
@@ -306,5 +476,48 @@ report_md(const struct analysis *a, FILE *f)
 	    ds->suite_text[strlen(ds->suite_text) - 1] != '\n')
 		fputc('\n', f);
 	fputs("```\n\n</details>\n", f);
+}
+
+int
+report_md(const struct analysis *a, FILE *f)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g;
+	size_t			 i, j;
+
+	fprintf(f, "# orch report: %s\n\n", ds->suite_name);
+	fprintf(f, "Run `%s` of suite `%s` (%s): %zu variants over %u "
+	    "interleaved rounds (%u warmup run%s each first), reference `%s`, "
+	    "min_effect %.3g.\n\n", ds->run_id, ds->suite_name,
+	    ds->suite_path, ds->nvariants, ds->rounds, ds->warmup,
+	    ds->warmup == 1 ? "" : "s", ds->variants[ds->ref],
+	    ds->min_effect);
+	if (ds->ended[0] == '\0' || ds->truncated)
+		fputs("> **Incomplete record:** the run did not finish; the "
+		    "numbers below cover what was recorded.\n\n", f);
+	md_failed_hosts(f, a);
+	md_answers(f, a);
+	md_across(f, a);
+
+	for (i = 0; i < a->ngroups; i++) {
+		g = &a->groups[i];
+		fputs("## ", f);
+		md_cell(f, g->label);
+		fputs("\n\n", f);
+		md_host_table(f, a, g->from, g->to);
+		for (j = g->from; j < g->to; j++)
+			md_files_notes(f, a, a->hosts[j].host);
+		for (j = g->from; j < g->to; j++) {
+			if (a->hosts[j].samples == 0 &&
+			    !a->groups[i].known) {
+				fprintf(f, "No runs were recorded on %s.\n\n",
+				    ds->hosts[a->hosts[j].host].name);
+				continue;
+			}
+			md_host_benches(f, a, a->hosts[j].host);
+			md_failures(f, a, a->hosts[j].host);
+		}
+	}
+	md_run(f, a);
 	return (ferror(f) ? -1 : 0);
 }

@@ -1,7 +1,9 @@
 /* Analysis of a dataset, and writing every report file atomically. */
 #include <errno.h>
+#include <ini.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +125,120 @@ rep_cells(const struct dataset *ds, size_t host, size_t bench,
 	}
 }
 
+/* Appends printf-style text to the string *s (NULL: start one). */
+static void __attribute__((format(printf, 2, 3)))
+rep_appendf(char **s, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 old = *s == NULL ? 0 : strlen(*s);
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatalx("rep_appendf: bad format");
+	*s = xreallocarray(*s, old + (size_t)n + 1, 1);
+	va_start(ap, fmt);
+	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+}
+
+/* Collects the settings (every key but bin) of each variant's section. */
+struct rep_settings_ctx {
+	const struct dataset	*ds;
+	char			**text;		/* per variant */
+};
+
+/* The inih callback of rep_settings; returns 1 (go on). */
+static int
+rep_settings_cb(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct rep_settings_ctx	*c = user;
+	size_t			 v;
+
+	if (strncmp(section, "variant.", 8) != 0 || strcmp(name, "bin") == 0)
+		return (1);
+	for (v = 0; v < c->ds->nvariants; v++) {
+		if (strcmp(section + 8, c->ds->variants[v]) == 0)
+			rep_appendf(&c->text[v], "%s=%s\n", name, value);
+	}
+	return (1);
+}
+
+/*
+ * Returns each variant's settings from the suite file as run, as text to
+ * compare ("" when none), or NULL when the text does not parse.
+ */
+static char **
+rep_settings(const struct dataset *ds)
+{
+	struct rep_settings_ctx	c;
+	size_t			v;
+
+	c.ds = ds;
+	c.text = xcalloc(ds->nvariants + 1, sizeof *c.text);
+	if (ini_parse_string(ds->suite_text, rep_settings_cb, &c) != 0) {
+		for (v = 0; v < ds->nvariants; v++)
+			free(c.text[v]);
+		free(c.text);
+		return (NULL);
+	}
+	for (v = 0; v < ds->nvariants; v++) {
+		if (c.text[v] == NULL)
+			c.text[v] = xstrdup("");
+	}
+	return (c.text);
+}
+
+/* Returns the SHA-256 of variant's bin file on host, or NULL. */
+static const char *
+rep_bin_sha(const struct dataset *ds, size_t host, size_t variant)
+{
+	const struct ds_file	*f;
+	const char		*sha = NULL;
+	size_t			 i;
+
+	for (i = 0; i < ds->nfiles; i++) {
+		f = &ds->files[i];
+		if (f->host == host && strcmp(f->role, "bin") == 0 &&
+		    strcmp(f->variant, ds->variants[variant]) == 0)
+			sha = f->sha;
+	}
+	return (sha);
+}
+
+/*
+ * Fills files[variant] with how each variant's files on host relate to the
+ * reference's (REP_FILES_*). Same files with unknown settings (settings
+ * NULL) count as REP_FILES_SAME: A/A is claimed only when known.
+ */
+static void
+rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
+{
+	const char	*rsha, *sha;
+	size_t		 v;
+
+	rsha = rep_bin_sha(ds, host, ds->ref);
+	for (v = 0; v < ds->nvariants; v++) {
+		files[v] = REP_FILES_DIFFER;
+		sha = rep_bin_sha(ds, host, v);
+		if (v == ds->ref || rsha == NULL || sha == NULL ||
+		    strcmp(rsha, sha) != 0)
+			continue;
+		files[v] = REP_FILES_SAME;
+		if (settings != NULL &&
+		    strcmp(settings[v], settings[ds->ref]) == 0)
+			files[v] = REP_FILES_AA;
+	}
+}
+
+static void	rep_groups(struct analysis *);
+static void	rep_geos(struct analysis *);
+static void	rep_rows(struct analysis *);
+static void	rep_answers(struct analysis *);
+
 int
 analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 {
@@ -134,8 +250,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	double			*vals, *ratios, *logs, v, rv, *loads;
 	uint32_t		 R = ds->rounds;
 	size_t			 h, hi, b, m, vr, r, i, n, nl;
-	char			 reason[256];
-	int			 ck;
+	char			 reason[256], **settings;
+	int			 ck, *files;
 
 	(void)cause;
 	a = xcalloc(1, sizeof *a);
@@ -147,6 +263,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
 
+	settings = rep_settings(ds);
+	files = xcalloc(ds->nvariants + 1, sizeof *files);
 	cells = xcalloc(ds->nvariants * (R + 1) + 1, sizeof *cells);
 	vals = xcalloc(R + 1, sizeof *vals);
 	ratios = xcalloc(R + 1, sizeof *ratios);
@@ -174,6 +292,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 			rh->load_med = stats_quantile(loads, nl, 0.5);
 			rh->load_max = loads[nl - 1];
 		}
+		rep_files(ds, h, settings, files);
 		for (b = 0; b < ds->nbenches; b++) {
 			rep_cells(ds, h, b, cells, R);
 			for (vr = 0; vr < ds->nvariants; vr++) {
@@ -227,8 +346,12 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 					cmp->variant = vr;
 					cmp->ratio = cmp->lo = cmp->hi = NAN;
 					cmp->p = NAN;
+					cmp->files = files[vr];
+					cmp->rratio = xcalloc(R + 1,
+					    sizeof *cmp->rratio);
 					n = 0;
 					for (r = 1; r <= R; r++) {
+						cmp->rratio[r - 1] = NAN;
 						s = cells[vr * (R + 1) + r].s;
 						rs = cells[ds->ref * (R + 1) + r].s;
 						if (s == NULL || rs == NULL ||
@@ -240,6 +363,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 							continue;
 						ratios[n] = v / rv;
 						logs[n] = log(v / rv);
+						cmp->rratio[r - 1] = v / rv;
 						n++;
 					}
 					cmp->npairs = n;
@@ -278,18 +402,407 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	free(ratios);
 	free(logs);
 	free(loads);
+	free(files);
+	if (settings != NULL) {
+		for (vr = 0; vr < ds->nvariants; vr++)
+			free(settings[vr]);
+		free(settings);
+	}
+	rep_groups(a);
+	rep_geos(a);
+	rep_rows(a);
+	rep_answers(a);
 	*out = a;
 	return (0);
+}
+
+const struct rep_cmp *
+analysis_cmp(const struct analysis *a, size_t host, size_t bench,
+    size_t metric, size_t variant)
+{
+	const struct rep_cmp	*c;
+	size_t			 i;
+
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->host == host && c->bench == bench &&
+		    c->metric == metric && c->variant == variant)
+			return (c);
+	}
+	return (NULL);
+}
+
+const struct rep_result *
+analysis_result(const struct analysis *a, size_t host, size_t bench,
+    size_t metric, size_t variant)
+{
+	const struct rep_result	*r;
+	size_t			 i;
+
+	for (i = 0; i < a->nresults; i++) {
+		r = &a->results[i];
+		if (r->host == host && r->bench == bench &&
+		    r->metric == metric && r->variant == variant)
+			return (r);
+	}
+	return (NULL);
+}
+
+const struct rep_geo *
+analysis_geo(const struct analysis *a, size_t group, size_t variant)
+{
+	size_t	i;
+
+	for (i = 0; i < a->ngeos; i++) {
+		if (a->geos[i].group == group && a->geos[i].variant == variant)
+			return (&a->geos[i]);
+	}
+	return (NULL);
+}
+
+const char *
+analysis_headline(const enum stats_verdict *v, size_t n)
+{
+	size_t	c[VERDICT_INVALID + 1], i;
+
+	memset(c, 0, sizeof c);
+	for (i = 0; i < n; i++)
+		c[v[i]]++;
+	if (c[VERDICT_INVALID] == n)
+		return ("invalid");
+	if (c[VERDICT_BETTER] > 0 && c[VERDICT_WORSE] > 0)
+		return ("mixed");
+	if (c[VERDICT_WORSE] > 0)
+		return (c[VERDICT_WORSE] == n ? "worse on all architectures" :
+		    "worse on some architectures");
+	if (c[VERDICT_BETTER] > 0) {
+		if (c[VERDICT_BETTER] == n)
+			return ("better on all architectures");
+		/* Proven better here and proven the same there. */
+		if (c[VERDICT_SAME] > 0)
+			return ("mixed");
+		return ("better on some architectures");
+	}
+	if (c[VERDICT_SAME] == n)
+		return ("same on all architectures");
+	if (c[VERDICT_INCONCLUSIVE] > 0)
+		return ("inconclusive");
+	return ("same on some architectures");
+}
+
+void
+report_short_reason(const char *reason, char *buf, size_t len)
+{
+	size_t	n = strcspn(reason, ":;");
+
+	snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+/* Returns 1 when hosts i and j (indices into a->hosts) share a group. */
+static int
+rep_same_group(const struct analysis *a, size_t i, size_t j)
+{
+	const struct ds_host	*x = &a->ds->hosts[a->hosts[i].host];
+	const struct ds_host	*y = &a->ds->hosts[a->hosts[j].host];
+
+	return (strcmp(x->facts.arch, y->facts.arch) == 0 &&
+	    strcmp(x->facts.cpu_model, y->facts.cpu_model) == 0);
+}
+
+/* Splits the sorted hosts into groups of one architecture and CPU model. */
+static void
+rep_groups(struct analysis *a)
+{
+	const struct ds_host	*h;
+	struct rep_group	*g;
+	size_t			 i, j;
+
+	a->groups = xcalloc(a->nhosts + 1, sizeof *a->groups);
+	for (i = 0; i < a->nhosts; i = j) {
+		for (j = i + 1; j < a->nhosts && rep_same_group(a, i, j); j++)
+			;
+		g = &a->groups[a->ngroups];
+		g->from = i;
+		g->to = j;
+		h = &a->ds->hosts[a->hosts[i].host];
+		g->known = h->facts.arch[0] != '\0';
+		xasprintf(&g->label, "%s · %s", h->facts.arch[0] ?
+		    h->facts.arch : "unknown arch", h->facts.cpu_model[0] ?
+		    h->facts.cpu_model : "unknown CPU");
+		for (; i < j; i++)
+			a->hosts[i].group = a->ngroups;
+		a->ngroups++;
+	}
+}
+
+/*
+ * The geometric mean of each variant's primary ratios per known group,
+ * over every valid (host, bench) comparison; ratios of a higher-is-better
+ * primary metric are inverted so that below 1 always means better.
+ */
+static void
+rep_geos(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	struct rep_geo		*geo;
+	struct rng		 rng;
+	const double		**rr;
+	double			**inv;
+	size_t			*n, g, v, i, b, k, ninv, r, naa, nhosts;
+	char			*key;
+
+	a->geos = xcalloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
+	rr = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
+	inv = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
+	n = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *n);
+	for (b = 0; b < ds->nbenches; b++) {
+		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
+			a->inverted = 1;
+	}
+	for (g = 0; g < a->ngroups; g++) {
+		if (!a->groups[g].known)
+			continue;
+		for (v = 0; v < ds->nvariants; v++) {
+			if (v == ds->ref)
+				continue;
+			geo = &a->geos[a->ngeos++];
+			geo->group = g;
+			geo->variant = v;
+			geo->est = geo->lo = geo->hi = NAN;
+			k = ninv = naa = nhosts = 0;
+			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
+				nhosts++;
+				for (b = 0; b < ds->nbenches; b++) {
+					c = analysis_cmp(a, a->hosts[i].host,
+					    b, 0, v);
+					if (c == NULL)
+						continue;
+					if (b == 0 && c->files == REP_FILES_AA)
+						naa++;
+					geo->count[c->verdict]++;
+					if (c->verdict == VERDICT_INVALID) {
+						geo->ninvalid++;
+						continue;
+					}
+					n[k] = ds->rounds;
+					if (ds->benches[b].higher[0]) {
+						inv[ninv] = xcalloc(ds->rounds
+						    + 1, sizeof **inv);
+						for (r = 0; r < ds->rounds; r++)
+							inv[ninv][r] =
+							    1 / c->rratio[r];
+						rr[k++] = inv[ninv++];
+					} else
+						rr[k++] = c->rratio;
+				}
+			}
+			geo->nused = k;
+			geo->aa = nhosts > 0 && naa == nhosts;
+			geo->verdict = VERDICT_INVALID;
+			if (k > 0) {
+				xasprintf(&key, "geomean/%s/%s",
+				    a->groups[g].label, ds->variants[v]);
+				rng_seed_str(&rng, ds->seed, key);
+				free(key);
+				if (stats_boot_geomean(rr, n, k,
+				    rng_next(&rng), 0.95, &geo->est, &geo->lo,
+				    &geo->hi) == 0)
+					geo->verdict = stats_verdict(geo->est,
+					    geo->lo, geo->hi, ds->min_effect,
+					    0, STATS_MIN_PAIRS, 1);
+			}
+			for (i = 0; i < ninv; i++)
+				free(inv[i]);
+		}
+	}
+	free(rr);
+	free(inv);
+	free(n);
+}
+
+/*
+ * Appends to *s the groups (a list joined by " and ") where the primary
+ * comparison of (bench, variant) has verdict vd; a group whose hosts do
+ * not all share it names the hosts that do.
+ */
+static void
+rep_where(const struct analysis *a, size_t bench, size_t variant,
+    enum stats_verdict vd, char **s)
+{
+	const struct rep_group	*grp;
+	const struct rep_cmp	*c;
+	char			*hosts;
+	size_t			 g, i, k = 0, nin, t;
+
+	for (g = 0; g < a->ngroups; g++) {
+		grp = &a->groups[g];
+		if (!grp->known)
+			continue;
+		hosts = NULL;
+		nin = t = 0;
+		for (i = grp->from; i < grp->to; i++) {
+			c = analysis_cmp(a, a->hosts[i].host, bench, 0, variant);
+			if (c == NULL)
+				continue;
+			t++;
+			if (c->verdict != vd)
+				continue;
+			rep_appendf(&hosts, "%s%s", nin++ ? ", " : "",
+			    a->ds->hosts[a->hosts[i].host].name);
+		}
+		if (nin > 0) {
+			rep_appendf(s, "%s%s", k++ ? " and " : "", grp->label);
+			if (nin < t)
+				rep_appendf(s, " (%s)", hosts);
+		}
+		free(hosts);
+	}
+}
+
+/* The matrix rows: per bench and variant, where the verdicts agree. */
+static void
+rep_rows(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	struct rep_row		*row;
+	size_t			 b, v, i, ncells, ndistinct, nclause;
+	int			 vd, seen[VERDICT_INVALID + 1];
+
+	a->rows = xcalloc(ds->nbenches * ds->nvariants + 1, sizeof *a->rows);
+	for (b = 0; b < ds->nbenches; b++) {
+		for (v = 0; v < ds->nvariants; v++) {
+			if (v == ds->ref)
+				continue;
+			row = &a->rows[a->nrows++];
+			row->bench = b;
+			row->variant = v;
+			memset(seen, 0, sizeof seen);
+			ncells = 0;
+			for (i = 0; i < a->nhosts; i++) {
+				if (!a->groups[a->hosts[i].group].known ||
+				    (c = analysis_cmp(a, a->hosts[i].host, b,
+				    0, v)) == NULL)
+					continue;
+				seen[c->verdict] = 1;
+				ncells++;
+			}
+			/* Only proven verdicts can contradict each other. */
+			row->differs = seen[VERDICT_BETTER] +
+			    seen[VERDICT_WORSE] + seen[VERDICT_SAME] >= 2;
+			for (ndistinct = 0, vd = 0; vd <= VERDICT_INVALID; vd++)
+				ndistinct += (size_t)seen[vd];
+			if (ncells < 2) {
+				row->agreement = xstrdup("");
+				continue;
+			}
+			if (ndistinct == 1) {
+				for (vd = 0; !seen[vd]; vd++)
+					;
+				xasprintf(&row->agreement, "%s on every host",
+				    stats_verdict_name((enum stats_verdict)vd));
+				continue;
+			}
+			for (nclause = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+				if (!seen[vd])
+					continue;
+				rep_appendf(&row->agreement, "%s%s on ",
+				    nclause++ ? ", " : "",
+				    stats_verdict_name((enum stats_verdict)vd));
+				rep_where(a, b, v, (enum stats_verdict)vd,
+				    &row->agreement);
+			}
+		}
+	}
+}
+
+/* The one-line answers: per variant, its verdict in every known group. */
+static void
+rep_answers(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_geo	*geo;
+	struct rep_answer	*ans;
+	enum stats_verdict	*vs;
+	size_t			 v, g, n, vd, k;
+
+	a->answers = xcalloc(ds->nvariants + 1, sizeof *a->answers);
+	vs = xcalloc(a->ngroups + 1, sizeof *vs);
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref)
+			continue;
+		ans = &a->answers[a->nanswers++];
+		ans->variant = v;
+		n = 0;
+		for (g = 0; g < a->ngroups; g++) {
+			if ((geo = analysis_geo(a, g, v)) == NULL)
+				continue;
+			vs[n] = geo->verdict;
+			if (n > 0)
+				rep_appendf(&ans->detail, "; ");
+			rep_appendf(&ans->detail, "%s: %s", a->groups[g].label,
+			    stats_verdict_name(geo->verdict));
+			if (geo->nused > 0)
+				rep_appendf(&ans->detail, ", geomean %.3f "
+				    "[%.3f, %.3f] over %zu benchmark%s (",
+				    geo->est, geo->lo, geo->hi, geo->nused,
+				    geo->nused == 1 ? "" : "s");
+			else
+				rep_appendf(&ans->detail, ", no valid "
+				    "comparison (");
+			for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+				if (geo->count[vd] == 0)
+					continue;
+				rep_appendf(&ans->detail, "%s%zu %s",
+				    k++ ? ", " : "", geo->count[vd],
+				    stats_verdict_name((enum stats_verdict)vd));
+			}
+			rep_appendf(&ans->detail, ")");
+			if (geo->aa)
+				rep_appendf(&ans->detail, ", A/A comparison "
+				    "(identical files)");
+			n++;
+		}
+		if (n == 0) {
+			ans->headline = xstrdup("invalid");
+			ans->detail = xstrdup("no host gave results");
+		} else if (n == 1) {
+			/* One architecture: name it rather than say "all". */
+			for (g = 0; analysis_geo(a, g, v) == NULL; g++)
+				;
+			xasprintf(&ans->headline, "%s on %s",
+			    stats_verdict_name(vs[0]), a->groups[g].label);
+		} else
+			ans->headline = xstrdup(analysis_headline(vs, n));
+	}
+	free(vs);
 }
 
 void
 analysis_free(struct analysis *a)
 {
+	size_t	i;
+
 	if (a == NULL)
 		return;
+	for (i = 0; i < a->ncmps; i++)
+		free(a->cmps[i].rratio);
+	for (i = 0; i < a->ngroups; i++)
+		free(a->groups[i].label);
+	for (i = 0; i < a->nrows; i++)
+		free(a->rows[i].agreement);
+	for (i = 0; i < a->nanswers; i++) {
+		free(a->answers[i].headline);
+		free(a->answers[i].detail);
+	}
 	free(a->hosts);
 	free(a->results);
 	free(a->cmps);
+	free(a->groups);
+	free(a->geos);
+	free(a->rows);
+	free(a->answers);
 	free(a);
 }
 
@@ -327,8 +840,6 @@ report_fmt_value(const char *metric, double v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.4g", v);
 }
-
-typedef int (*rep_writer)(const void *, FILE *);
 
 /* Writes DIR/name through DIR/.name.tmp and a rename. */
 static int
@@ -381,6 +892,12 @@ rep_md_cb(const void *a, FILE *f)
 	return (report_md(a, f));
 }
 
+static int
+rep_html_cb(const void *a, FILE *f)
+{
+	return (report_html(a, f));
+}
+
 int
 report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 {
@@ -394,7 +911,8 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 		goto out;
 	if (rep_write(dir, "samples.csv", rep_csv_cb, ds, cause) != 0 ||
 	    rep_write(dir, "summary.json", rep_json_cb, a, cause) != 0 ||
-	    rep_write(dir, "report.md", rep_md_cb, a, cause) != 0)
+	    rep_write(dir, "report.md", rep_md_cb, a, cause) != 0 ||
+	    rep_write(dir, "report.html", rep_html_cb, a, cause) != 0)
 		goto out;
 	if (nworse != NULL)
 		*nworse = a->nworse;

@@ -1,7 +1,8 @@
 /*
  * Reports: the analysis of a dataset (statistics per host, benchmark,
- * metric and variant) and its renderers. Every file is rendered from the
- * dataset alone, so `orch report DIR` reproduces them byte for byte.
+ * metric and variant; the architecture groups, their matrix and geometric
+ * means) and its renderers. Every file is rendered from the dataset alone,
+ * so `orch report DIR` reproduces them byte for byte.
  */
 #ifndef COORDINATOR_REPORT_H
 #define COORDINATOR_REPORT_H
@@ -18,6 +19,11 @@ struct rep_result {
 	size_t			 retried;	/* extra attempts */
 };
 
+/* How a variant's files on a host relate to the reference variant's. */
+#define REP_FILES_DIFFER	0	/* different bin, or not recorded */
+#define REP_FILES_SAME		1	/* same bin SHA-256, other settings */
+#define REP_FILES_AA		2	/* same bin and settings: A/A */
+
 struct rep_cmp {
 	size_t			 host, bench, metric, variant;
 	double			 ratio, lo, hi;	/* NAN when invalid */
@@ -25,6 +31,9 @@ struct rep_cmp {
 	size_t			 npairs;
 	enum stats_verdict	 verdict;
 	char			 reason[256];	/* why invalid */
+	int			 files;		/* REP_FILES_* */
+	double			*rratio;	/* [rounds]: round r+1's paired
+						   ratio, NAN when no good pair */
 };
 
 struct rep_host {
@@ -33,6 +42,39 @@ struct rep_host {
 	size_t		 failed;	/* final attempts that failed */
 	size_t		 retries;
 	double		 load_med, load_max;
+	size_t		 group;		/* index into analysis.groups */
+};
+
+/* Hosts of one architecture and CPU model: a section of the report. */
+struct rep_group {
+	size_t		 from, to;	/* its hosts: analysis.hosts[from, to) */
+	char		*label;		/* "x86_64 · AMD EPYC 9654" */
+	int		 known;		/* 0: hosts that never gave facts */
+};
+
+/* The geometric mean of one variant's primary ratios in one group. */
+struct rep_geo {
+	size_t			 group, variant;
+	size_t			 nused;		/* (host, bench) comparisons in it */
+	size_t			 ninvalid;	/* left out: invalid */
+	size_t			 count[VERDICT_INVALID + 1]; /* per verdict */
+	double			 est, lo, hi;	/* NAN when nused is 0 */
+	enum stats_verdict	 verdict;
+	int			 aa;		/* every host ran identical files */
+};
+
+/* One row of the matrix: a benchmark's primary metric under one variant. */
+struct rep_row {
+	size_t		 bench, variant;
+	int		 differs;	/* conclusive verdicts differ by host */
+	char		*agreement;	/* "better on aarch64 · Apple M2, same on …" */
+};
+
+/* The one-line answer for one variant against the reference. */
+struct rep_answer {
+	size_t		 variant;
+	char		*headline;	/* "better on all architectures", … */
+	char		*detail;	/* per group: verdict and geomean */
 };
 
 struct analysis {
@@ -43,6 +85,15 @@ struct analysis {
 	struct rep_result	*results;
 	size_t			 ncmps;
 	struct rep_cmp		*cmps;
+	size_t			 ngroups;	/* in host order */
+	struct rep_group	*groups;
+	size_t			 ngeos;		/* per known group and variant */
+	struct rep_geo		*geos;
+	size_t			 nrows;		/* per bench and variant */
+	struct rep_row		*rows;
+	size_t			 nanswers;	/* per non-reference variant */
+	struct rep_answer	*answers;
+	int			 inverted;	/* a primary metric is higher-better */
 	size_t			 nworse;	/* primary-metric worse verdicts */
 	size_t			 nfailed_hosts;
 	size_t			 nfailed_samples;
@@ -53,16 +104,36 @@ int	analysis_build(const struct dataset *ds, struct analysis **out,
 	    char **cause);
 void	analysis_free(struct analysis *a);
 
+/* Returns the comparison of (host, bench, metric, variant), or NULL. */
+const struct rep_cmp *analysis_cmp(const struct analysis *a, size_t host,
+	    size_t bench, size_t metric, size_t variant);
+
+/* Returns the result of (host, bench, metric, variant), or NULL. */
+const struct rep_result *analysis_result(const struct analysis *a,
+	    size_t host, size_t bench, size_t metric, size_t variant);
+
+/* Returns the geometric mean of variant in group, or NULL. */
+const struct rep_geo *analysis_geo(const struct analysis *a, size_t group,
+	    size_t variant);
+
+/*
+ * Returns the headline for one variant given its verdict in each of n
+ * architecture groups: "better on all architectures", "worse on some
+ * architectures", "mixed", "inconclusive", "invalid", … (see docs/report.md).
+ */
+const char *analysis_headline(const enum stats_verdict *v, size_t n);
+
 /* Renderers, each writing one file's content to f. Return 0 or -1. */
 int	report_json(const struct analysis *a, FILE *f);
 int	report_csv(const struct dataset *ds, FILE *f);
 int	report_md(const struct analysis *a, FILE *f);
+int	report_html(const struct analysis *a, FILE *f);
 
 /*
- * Loads DIR/samples.msgpack and writes samples.csv, summary.json and
- * report.md into DIR, each through a temporary file renamed into place.
- * *nworse and *nfailed, when not NULL, receive the number of worse
- * primary verdicts and of measured runs that failed.
+ * Loads DIR/samples.msgpack and writes samples.csv, summary.json,
+ * report.md and report.html into DIR, each through a temporary file
+ * renamed into place. *nworse and *nfailed, when not NULL, receive the
+ * number of worse primary verdicts and of measured runs that failed.
  * Returns 0, or -1 with *cause set.
  */
 int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
@@ -70,5 +141,11 @@ int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
 void	report_fmt_value(const char *metric, double v, char *buf, size_t len);
+
+/*
+ * Writes the short form of an invalid comparison's reason (up to its first
+ * ':' or ';', e.g. "checksums disagree") into buf.
+ */
+void	report_short_reason(const char *reason, char *buf, size_t len);
 
 #endif

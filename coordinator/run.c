@@ -51,6 +51,7 @@ struct run_host {
 	int64_t			 started_ms;
 	uint64_t		 pushed;	/* bytes */
 	int			 opened;
+	char			 state[256];	/* the agent's last STATUS */
 };
 
 struct run {
@@ -171,6 +172,8 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			fprintf(stderr, "done: %zu runs\n", x->total);
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
+		else if (x->state[0] != '\0')
+			fprintf(stderr, "%.70s\n", x->state);
 		else
 			fprintf(stderr, "round %u/%u  %zu/%zu runs  ETA %llds\n",
 			    x->round, run->suite->rounds, x->done, x->total,
@@ -313,7 +316,10 @@ run_build_plan(struct run *run, struct run_host *rh)
 	const struct suite	*s = run->suite;
 	struct proto_plan	*p = &rh->plan;
 	struct proto_cmd	*c;
+	const char		*null_sha;
+	uint32_t		 floor_cmd = 0;
 	size_t			 b, v, i, dbase = 0;
+	int			 has_floor = 0;
 
 	memset(p, 0, sizeof *p);
 	p->nfiles = rh->nfiles;
@@ -350,21 +356,49 @@ run_build_plan(struct run *run, struct run_host *rh)
 		}
 		dbase += sb->nfiles;
 	}
-	p->nsteps = run->norder;
-	p->steps = xcalloc(run->norder + 1, sizeof *p->steps);
-	for (i = 0; i < run->norder; i++) {
-		p->steps[i].cmd = run->order[i].bench * (uint32_t)s->nvariants +
-		    run->order[i].variant;
-		p->steps[i].round = run->order[i].round;
-		p->steps[i].warmup = (uint8_t)run->order[i].warmup;
+	/* The floor: orch-null from the agent's cache, once per round. */
+	null_sha = NULL;
+	for (i = 0; i < rh->h->facts.nextra; i++) {
+		if (strcmp(rh->h->facts.extra[i].key, "null_sha") == 0)
+			null_sha = rh->h->facts.extra[i].value;
 	}
+	if (null_sha != NULL && strlen(null_sha) == PROTO_SHA_HEX - 1) {
+		p->files = xreallocarray(p->files, p->nfiles + 1,
+		    sizeof *p->files);
+		memcpy(p->files[p->nfiles++], null_sha, PROTO_SHA_HEX);
+		p->cmds = xreallocarray(p->cmds, p->ncmds + 1, sizeof *p->cmds);
+		c = &p->cmds[p->ncmds];
+		memset(c, 0, sizeof *c);
+		snprintf(c->bench, sizeof c->bench, "%s", RECORD_FLOOR);
+		memcpy(c->exe, null_sha, PROTO_SHA_HEX);
+		c->args = xcalloc(1, sizeof *c->args);
+		c->env = xcalloc(1, sizeof *c->env);
+		c->timeout_ms = 10000;
+		floor_cmd = (uint32_t)p->ncmds++;
+		has_floor = 1;
+	}
+	p->steps = xcalloc(run->norder + s->rounds + 1, sizeof *p->steps);
+	for (i = 0; i < run->norder; i++) {
+		if (has_floor && run->order[i].round > 0 && (i == 0 ||
+		    run->order[i - 1].round != run->order[i].round)) {
+			p->steps[p->nsteps].cmd = floor_cmd;
+			p->steps[p->nsteps].round = run->order[i].round;
+			p->nsteps++;
+		}
+		p->steps[p->nsteps].cmd = run->order[i].bench *
+		    (uint32_t)s->nvariants + run->order[i].variant;
+		p->steps[p->nsteps].round = run->order[i].round;
+		p->steps[p->nsteps].warmup = (uint8_t)run->order[i].warmup;
+		p->nsteps++;
+	}
+	snprintf(p->counters, sizeof p->counters, "%s", s->counters);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
 	    run->opts->max_load >= 0 ? run->opts->max_load : s->max_load;
 	p->load_wait_ms = s->load_wait_s * 1000;
 	p->retries = s->retries;
 	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
 	    s->pin);
-	rh->total = run->norder;
+	rh->total = p->nsteps;
 }
 
 static void
@@ -404,6 +438,7 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	if (smp->cmd >= rh->plan.ncmds)
 		return (-1);
 	c = &rh->plan.cmds[smp->cmd];
+	rh->state[0] = '\0';
 	if (record_sample(&run->rec, h->name, c->bench, c->variant, smp) != 0) {
 		log_warnx("%s", run->rec.err);
 		return (-1);
@@ -421,6 +456,41 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	return (0);
 }
 
+/* Records what an agent says between samples and shows it. */
+static void
+run_state_cb(struct host *h, const struct proto_state *st, void *arg)
+{
+	struct run_host	*rh = arg;
+	struct run	*run = rh->run;
+
+	if (record_state(&run->rec, h->name, st) != 0)
+		log_warnx("%s", run->rec.err);
+	pthread_mutex_lock(&run->mtx);
+	snprintf(rh->state, sizeof rh->state, "%s", st->detail);
+	if (!run->tty && (strcmp(st->state, "note") == 0 ||
+	    st->waited_ms == 0 || st->waited_ms / 1000 % 60 < 2))
+		fprintf(stderr, "orch: %s: %s\n", h->name, st->detail);
+	pthread_mutex_unlock(&run->mtx);
+	run_progress(run, rh, RUN_EV_SAMPLE);
+}
+
+/* Records the files a host runs, saying which were pushed just now. */
+static void
+run_record_files(struct run *run, struct run_host *rh, const int *fresh)
+{
+	size_t	v, i;
+
+	for (v = 0; v < run->suite->nvariants; v++)
+		record_file(&run->rec, rh->h->name, run->suite->variants[v].name,
+		    "bin", rh->files[rh->bin[v]].path,
+		    rh->files[rh->bin[v]].sha, fresh[rh->bin[v]]);
+	for (i = 0; i < rh->nfiles; i++) {
+		if (!rh->files[i].executable)
+			record_file(&run->rec, rh->h->name, "", "data",
+			    rh->files[i].path, rh->files[i].sha, fresh[i]);
+	}
+}
+
 static void *
 run_host_thread(void *arg)
 {
@@ -428,10 +498,11 @@ run_host_thread(void *arg)
 	struct run	*run = rh->run;
 	char		**paths;
 	char		(*shas)[PROTO_SHA_HEX];
-	int		*exe;
+	int		*exe, *fresh;
 	size_t		 i;
 
 	paths = xcalloc(rh->nfiles + 1, sizeof *paths);
+	fresh = xcalloc(rh->nfiles + 1, sizeof *fresh);
 	shas = xcalloc(rh->nfiles + 1, sizeof *shas);
 	exe = xcalloc(rh->nfiles + 1, sizeof *exe);
 	for (i = 0; i < rh->nfiles; i++) {
@@ -441,11 +512,13 @@ run_host_thread(void *arg)
 	}
 	rh->started_ms = run_now_ms();
 	if (host_sync(rh->h, rh->nfiles, paths,
-	    (const char (*)[PROTO_SHA_HEX])shas, exe, &rh->pushed) == 0) {
+	    (const char (*)[PROTO_SHA_HEX])shas, exe, fresh, &rh->pushed) == 0) {
 		rh->h->pushed = rh->pushed;
 		log_debug("%s: pushed %u files, %llu bytes", rh->h->name,
 		    rh->h->npushed, (unsigned long long)rh->pushed);
-		host_run(rh->h, &rh->plan, run_sample_cb, rh, &run_stop);
+		run_record_files(run, rh, fresh);
+		host_run(rh->h, &rh->plan, run_sample_cb, run_state_cb, rh,
+		    &run_stop);
 	}
 	if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
@@ -454,6 +527,7 @@ run_host_thread(void *arg)
 	free(paths);
 	free(shas);
 	free(exe);
+	free(fresh);
 	return (NULL);
 }
 
@@ -629,15 +703,17 @@ run_main(const struct run_opts *opts)
 			continue;
 		}
 		record_host(&run.rec, rh->h);
-		for (v = 0; v < run.suite->nvariants; v++)
-			record_file(&run.rec, rh->h->name,
-			    run.suite->variants[v].name, "bin",
+		for (v = 0; v < run.suite->nvariants; v++) {
+			if (v == run.suite->ref || rh->bin[v] !=
+			    rh->bin[run.suite->ref])
+				continue;
+			fprintf(stderr, "orch: %s: variant %s runs the very file "
+			    "of reference %s (%s, SHA-256 %.12s...): an A/A "
+			    "comparison\n", rh->h->name,
+			    run.suite->variants[v].name,
+			    run.suite->variants[run.suite->ref].name,
 			    rh->files[rh->bin[v]].path,
 			    rh->files[rh->bin[v]].sha);
-		for (v = 0; v < rh->nfiles; v++) {
-			if (!rh->files[v].executable)
-				record_file(&run.rec, rh->h->name, "", "data",
-				    rh->files[v].path, rh->files[v].sha);
 		}
 	}
 	if (run.rec.failed) {

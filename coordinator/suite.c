@@ -41,13 +41,22 @@ enum suite_sect {
 static const char *const suite_suite_keys[] = {
 	"name", "rounds", "warmup", "seed", "min_effect", "reference",
 	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
-	NULL
+	"counters", NULL
 };
 enum {
 	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
 	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
-	SK_TIMEOUT,
+	SK_TIMEOUT, SK_COUNTERS,
 };
+
+/* Counters the agent can read (agent/facts-linux.c has the same list). */
+static const char *const suite_counter_names[] = {
+	"instructions", "cycles", "branches", "branch-misses", "cache-misses",
+	"context-switches", "task-clock", "page-faults", "cpu-migrations", NULL
+};
+
+struct suite_parse;
+static void	suite_counters(struct suite_parse *, const char *);
 
 static const char *const suite_variant_keys[] = {
 	"bin", "env", "args", NULL
@@ -624,6 +633,43 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 	case SK_TIMEOUT:
 		suite_timeout(p, v, &p->timeout_ms);
 		break;
+	case SK_COUNTERS:
+		suite_counters(p, v);
+		break;
+	}
+}
+
+/* Checks and stores a counters list: known names, comma separated. */
+static void
+suite_counters(struct suite_parse *p, const char *v)
+{
+	struct suite	*s = p->s;
+	char		 buf[256], *tok, *save = NULL;
+	size_t		 i, n = 0;
+
+	if (strlen(v) >= sizeof s->counters || strlen(v) >= sizeof buf) {
+		suite_error(p, p->line, "%s counters: list too long", p->label);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s", v);
+	s->counters[0] = '\0';
+	for (tok = strtok_r(buf, ", \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", \t", &save)) {
+		for (i = 0; suite_counter_names[i] != NULL; i++) {
+			if (strcmp(tok, suite_counter_names[i]) == 0)
+				break;
+		}
+		if (suite_counter_names[i] == NULL) {
+			suite_error(p, p->line, "%s counters: unknown counter "
+			    "'%s' (known: instructions, cycles, branches, "
+			    "branch-misses, cache-misses, context-switches, "
+			    "task-clock, page-faults, cpu-migrations)",
+			    p->label, tok);
+			return;
+		}
+		if (n++ > 0)
+			strcat(s->counters, ",");
+		strcat(s->counters, tok);
 	}
 }
 

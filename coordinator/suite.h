@@ -61,7 +61,8 @@ struct suite {
 	uint32_t	 load_wait_s;	/* default 600 */
 	uint32_t	 retries;	/* default 2 */
 	char		 pin[128];	/* "" none */
-	int		 subtract_floor;	/* 0 or 1 */
+	int		 subtract_floor;	/* 0 or 1; default 1 */
+	char		 counters[128];	/* hardware counters, comma separated */
 };
 
 /*

@@ -138,6 +138,7 @@ static const struct msg_field msg_plan_tab[] = {
 	MSG_F(struct proto_plan, load_wait_ms, MSG_U32),
 	MSG_F(struct proto_plan, retries, MSG_U32),
 	MSG_F(struct proto_plan, pin, MSG_STR),
+	MSG_F(struct proto_plan, counters, MSG_STR),
 };
 
 static const struct msg_field msg_sample_tab[] = {
@@ -173,6 +174,14 @@ static const struct msg_field msg_done_tab[] = {
 	MSG_FMAX(struct proto_done, ok, 1),
 };
 
+static const struct msg_field msg_status_tab[] = {
+	MSG_F(struct proto_state, state, MSG_STR),
+	MSG_F(struct proto_state, detail, MSG_STR),
+	MSG_F(struct proto_state, load1, MSG_F64),
+	MSG_F(struct proto_state, limit, MSG_F64),
+	MSG_F(struct proto_state, waited_ms, MSG_U32),
+};
+
 /* msg_dec_map tracks the fields it has seen in a 64-bit mask. */
 _Static_assert(MSG_NITEMS(msg_sample_tab) <= 64, "sample table too long");
 
@@ -195,6 +204,8 @@ static const struct msg_type {
 	{ PROTO_ACK, "ack", msg_ack_tab, MSG_NITEMS(msg_ack_tab), NULL },
 	{ PROTO_DONE, "done", msg_done_tab, MSG_NITEMS(msg_done_tab), NULL },
 	{ PROTO_BYE, "bye", NULL, 0, NULL },
+	{ PROTO_STATUS, "status", msg_status_tab, MSG_NITEMS(msg_status_tab),
+	    NULL },
 };
 
 /* Returns the description of a message type, or NULL. */

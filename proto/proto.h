@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	1	/* bump on any change */
+#define PROTO_VERSION	2	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -37,6 +37,7 @@ enum proto_type {
 	PROTO_ACK = 7,		/* coordinator: samples up to seq are stored */
 	PROTO_DONE = 8,		/* agent: the plan is finished */
 	PROTO_BYE = 9,		/* coordinator: exit now */
+	PROTO_STATUS = 10,	/* agent: what it is doing between samples */
 };
 
 /* Sample status; the value is the "status" field. */
@@ -136,6 +137,7 @@ struct proto_plan {
 	uint32_t	 load_wait_ms;	/* how long to wait for the load to drop */
 	uint32_t	 retries;	/* re-runs of a sample killed by a signal */
 	char		 pin[128];	/* CPU list for benchmark processes, "" none */
+	char		 counters[128];	/* hardware counters to read, "" none */
 };
 
 struct proto_metric {
@@ -178,6 +180,15 @@ struct proto_done {
 	uint8_t		ok;		/* 1 when every step ran */
 };
 
+/* STATUS: why the agent is not running samples right now. */
+struct proto_state {
+	char		state[32];	/* "waiting-load", "note" */
+	char		detail[256];	/* words for a person */
+	double		load1;		/* 1-minute load average seen */
+	double		limit;		/* the load it waits to fall below */
+	uint32_t	waited_ms;	/* so far */
+};
+
 /* A decoded message; only the member named by type is meaningful. */
 struct proto_msg {
 	enum proto_type	type;
@@ -189,6 +200,7 @@ struct proto_msg {
 		struct proto_sample	sample;
 		struct proto_ack	ack;
 		struct proto_done	done;
+		struct proto_state	state;
 	} u;
 };
 

@@ -32,10 +32,14 @@
 #             20000-60000.
 #
 # Set by lab_up (exported):
-#   LAB LAB_MODE LAB_N LAB_USER LAB_INVENTORY LAB_SSH_CONFIG LAB_KNOWN_HOSTS
-#   LAB_KEY (ed25519, authorized) LAB_KEY_ECDSA (authorized)
+#   LAB LAB_MODE (netns|loopback) LAB_N LAB_USER LAB_INVENTORY LAB_SSH_CONFIG
+#   LAB_KNOWN_HOSTS LAB_KEY (ed25519, authorized) LAB_KEY_ECDSA (authorized)
 #   LAB_KEY_OTHER (ed25519, NOT authorized: for refusal tests)
-# Per host: lab_addr hN, lab_port hN, lab_ns hN, lab_pid hN, workdir $LAB/hN/work.
+# Functions: lab_up lab_down lab_hosts lab_addr lab_port lab_ns lab_pid
+#   lab_ssh lab_link_down lab_link_up lab_stop_sshd lab_start_sshd
+#   lab_known_hosts_hashed lab_inventory_set lab_logs (each documented below).
+# Knobs: LAB_KEEP=1, LAB_READY_SECS (default 5), LAB_SSHD (default
+#   /usr/sbin/sshd).
 
 LAB_SSHD=${LAB_SSHD:-/usr/sbin/sshd}
 _LAB_ADDR_PREFIX=169.254.213
@@ -71,15 +75,16 @@ lab_up() {
 		return 1
 	fi
 	local tool
-	for tool in ssh ssh-keygen ss pgrep; do
+	for tool in ssh ssh-keygen ss pgrep setsid timeout flock; do
 		if ! command -v "$tool" >/dev/null 2>&1; then
-			echo "lab: '$tool' not found (packages openssh-client, iproute2, procps)" >&2
+			echo "lab: '$tool' not found (packages openssh-client, iproute2," \
+			    "procps, util-linux, coreutils)" >&2
 			return 1
 		fi
 	done
 	if [ "$(id -u)" -eq 0 ] && [ ! -d /run/sshd ]; then
 		# sshd's privilege separation directory; Debian's unit makes it.
-		mkdir -p -m 0755 /run/sshd || return 1
+		mkdir -m 0755 /run/sshd || return 1
 	fi
 
 	LAB=$(mktemp -d /tmp/orch-lab.XXXXXX) || return 1
@@ -129,8 +134,12 @@ lab_up() {
 	return 0
 }
 
-# lab_down: stops every process of the lab, deletes its namespaces and veths
-# and removes $LAB (kept when LAB_KEEP=1). Safe to call any number of times.
+# lab_down: stops every process of the lab — each sshd with its sessions and
+# what they run, every process in its namespaces, and any process whose
+# command line names a path under $LAB/ (agents, benchmarks, and clients
+# such as `orch --inventory=$LAB/inventory.ini` too) — deletes its namespaces
+# and veths and removes $LAB (kept when LAB_KEEP=1). $LAB stays set. Safe to
+# call any number of times.
 lab_down() {
 	local -; set +e
 	[ -n "${_LAB_UP:-}" ] || return 0
@@ -158,7 +167,7 @@ lab_down() {
 	# Backstop for programs started from the lab (agents, benchmarks) that
 	# left their session: anything whose command line names a lab path.
 	if [ -n "${LAB:-}" ]; then
-		pids=$(pgrep -f "$LAB/" | grep -vx "$$")
+		pids=$(pgrep -f "$LAB/" | grep -vx -e "$$" -e "$BASHPID")
 		if [ -n "$pids" ]; then
 			kill -KILL $pids 2>/dev/null
 			_lab_wait_gone 20 $pids
@@ -177,7 +186,7 @@ lab_down() {
 	if [ -z "${_LAB_REAPING:-}" ] && [ -n "${_LAB_REAPER:-}" ]; then
 		_lab_kill_if_same "$_LAB_REAPER"
 	fi
-	_LAB_UP= _LAB_REAPER=
+	_LAB_UP='' _LAB_REAPER=''
 	_LAB_NS=() _LAB_VH=() _LAB_VN=() _LAB_ORPHANS=()
 	return 0
 }
@@ -271,6 +280,25 @@ lab_known_hosts_hashed() {
 		echo "lab: ssh-keygen -H failed" >&2
 		return 1
 	}
+}
+
+# lab_inventory_set hN KEY VALUE: sets KEY = VALUE in [host.hN] of
+# $LAB/inventory.ini (e.g. transport direct, max_load 0.9, pin 0).
+lab_inventory_set() {
+	local -; set +e
+	local i; i=$(_lab_index "${1:-}") || return 1
+	if [ $# -ne 3 ]; then
+		echo "lab: usage: lab_inventory_set hN KEY VALUE" >&2
+		return 1
+	fi
+	awk -v sec="[host.h$i]" -v key="$2" -v val="$3" '
+	function put() { printf "%-8s = %s\n", key, val; done = 1 }
+	/^\[/ { if (in_sec && !done) put(); in_sec = ($0 == sec) }
+	in_sec { split($0, kv, "="); k = kv[1]; gsub(/[ \t]/, "", k)
+		if (k == key) { if (!done) put(); next } }
+	{ print }
+	END { if (in_sec && !done) put() }' "$LAB_INVENTORY" >"$LAB_INVENTORY.tmp" &&
+	    mv -f "$LAB_INVENTORY.tmp" "$LAB_INVENTORY"
 }
 
 # lab_logs [hN...]: prints the sshd logs of the given hosts (default: all).
@@ -569,12 +597,14 @@ EOF
 	} >"$LAB/inventory.ini"
 }
 
-# Polls (for ~5 s, in 0.1 s steps) until hN's sshd lets our key in. The
-# probe opens the sftp subsystem: it proves the listener, the host key and
-# pubkey auth, and starts no login shell (whose rc files may be slow).
+# Polls (for LAB_READY_SECS, default 5 s, in 0.1 s steps) until hN's sshd
+# lets our key in. The probe opens the sftp subsystem: it proves the
+# listener, the host key and pubkey auth, and starts no login shell (whose
+# rc files may be slow).
 _lab_wait_ready() {
-	local i=$1 end pid
-	end=$(( ${EPOCHREALTIME/./} / 1000 + 5000 ))
+	local i=$1 end pid secs=${LAB_READY_SECS:-5}
+	case $secs in ''|*[!0-9]*) secs=5 ;; esac
+	end=$(( ${EPOCHREALTIME/./} / 1000 + secs * 1000 ))
 	while :; do
 		if pid=$(_lab_listener_pid "$i") &&
 		    timeout 5 ssh -F "$LAB/ssh_config" -o ConnectTimeout=2 -s "h$i" sftp \

@@ -21,6 +21,7 @@ fi
 mode=${1:-}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND" >&2' ERR
 note() { echo "--- $* (at $(( ($(ms) - t_start) / 100 ))ds)"; }
 ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 t_start=$(ms)
@@ -73,6 +74,13 @@ for h in h1 h2 h3; do
 done
 grep -qx 'hosts = h1, h2, h3' "$LAB_INVENTORY" || fail "inventory: group line"
 grep -qx "user     = $(id -un)" "$LAB_INVENTORY" || fail "inventory: user"
+cp "$LAB_INVENTORY" "$T/inventory.ini"
+lab_inventory_set h2 transport direct
+lab_inventory_set h2 transport tunnel
+[ "$(diff "$T/inventory.ini" "$LAB_INVENTORY" | grep -c '^>')" = 1 ] &&
+    awk '/^\[host.h2\]/ { s = 1; next } /^\[/ { s = 0 } s && /^transport *= tunnel$/ { f = 1 } END { exit !f }' \
+    "$LAB_INVENTORY" || fail "lab_inventory_set: $(cat "$LAB_INVENTORY")"
+cp "$T/inventory.ini" "$LAB_INVENTORY"
 
 note "each host answers, as itself"
 endpoints=
@@ -108,9 +116,10 @@ probe -o HostKeyAlgorithms=ecdsa-sha2-nistp256 h1 || fail "ecdsa host key"
 probe -o UserKnownHostsFile="$LAB/known_hosts.hashed" h2 || fail "hashed known_hosts"
 ! probe -o UserKnownHostsFile=/dev/null h1 2>/dev/null || fail "unknown host key accepted"
 # h1's name with h2's keys: a changed host key must be refused.
-spec1=$(head -n 1 "$LAB/known_hosts" | cut -d' ' -f1)
-grep "^$(sed -n 3p "$LAB/known_hosts" | cut -d' ' -f1) " "$LAB/known_hosts" |
-    sed "s/^[^ ]*/$spec1/" >"$T/wrong_known_hosts"
+awk -v h1="$(sed -n 1p "$LAB/known_hosts" | cut -d' ' -f1)" \
+    -v h2="$(sed -n 3p "$LAB/known_hosts" | cut -d' ' -f1)" \
+    '$1 == h2 { $1 = h1; print }' "$LAB/known_hosts" >"$T/wrong_known_hosts"
+[ "$(wc -l <"$T/wrong_known_hosts")" -eq 2 ] || fail "could not make a wrong known_hosts"
 ! probe -o UserKnownHostsFile="$T/wrong_known_hosts" h1 2>/dev/null || fail "changed host key accepted"
 
 note "client keys"
@@ -144,7 +153,7 @@ if [ "$LAB_MODE" = netns ]; then
 	[ $(( $(ms) - t0 )) -ge 1500 ] || fail "h2 refused rather than dropped: $out"
 	probe h1 || fail "h1 lost with h2's link down"
 	lab_link_up h2 || fail "lab_link_up h2"
-	waitfor 30 s -o ConnectTimeout=2 h2 true || fail "h2 unreachable after lab_link_up"
+	waitfor 30 probe -o ConnectTimeout=2 h2 2>/dev/null || fail "h2 unreachable after lab_link_up"
 else
 	note "no links in loopback mode"
 	! lab_link_down h2 2>/dev/null || fail "lab_link_down worked in loopback mode"
@@ -156,9 +165,9 @@ pid3=$(lab_pid h3) || fail "lab_pid h3"
 lab_stop_sshd h3
 gone "$pid3" || fail "sshd $pid3 still runs"
 ! lab_pid h3 >/dev/null 2>&1 || fail "lab_pid h3 after stop"
-! s -o ConnectTimeout=2 h3 true 2>/dev/null || fail "h3 answers with sshd stopped"
+! probe -o ConnectTimeout=2 h3 2>/dev/null || fail "h3 answers with sshd stopped"
 lab_start_sshd h3 || fail "lab_start_sshd h3"
-s h3 true || fail "h3 after restart (same host keys)"
+probe h3 || fail "h3 after restart (same host keys)"
 
 note "sessions: --all ends them; a plain stop leaves them to lab_down"
 # session: starts `sleep 30` on h3 in the background; sets bg and remote.

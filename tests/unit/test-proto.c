@@ -177,6 +177,7 @@ make_plan(struct proto_msg *m)
 	p->load_wait_ms = 600000;
 	p->retries = 2;
 	strcpy(p->pin, "2,3");
+	strcpy(p->counters, "instructions,cycles");
 }
 
 static void
@@ -213,6 +214,7 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 	assert_int_equal(y->load_wait_ms, x->load_wait_ms);
 	assert_int_equal(y->retries, x->retries);
 	assert_string_equal(y->pin, x->pin);
+	assert_string_equal(y->counters, x->counters);
 }
 
 static void
@@ -1201,6 +1203,20 @@ test_msg_ack_done_bye(void **state)
 	m.type = PROTO_BYE;
 	test_roundtrip(&m, &out);
 	assert_int_equal(out.type, PROTO_BYE);
+
+	memset(&m, 0, sizeof m);
+	m.type = PROTO_STATUS;
+	strcpy(m.u.state.state, "waiting-load");
+	strcpy(m.u.state.detail, "1-minute load 1.52 above 0.67");
+	m.u.state.load1 = 1.52;
+	m.u.state.limit = 0.67;
+	m.u.state.waited_ms = 4000;
+	test_roundtrip(&m, &out);
+	assert_string_equal(out.u.state.state, "waiting-load");
+	assert_string_equal(out.u.state.detail, "1-minute load 1.52 above 0.67");
+	assert_true(out.u.state.load1 == 1.52);
+	assert_true(out.u.state.limit == 0.67);
+	assert_int_equal(out.u.state.waited_ms, 4000);
 }
 
 static void
@@ -1509,7 +1525,7 @@ test_decode_type(void **state)
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	u = 0;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
-	u = 10;
+	u = 11;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	i = -7;
 	test_edit_decode(&m, "t", put_int, &i, PROTO_ERR_TYPE);
@@ -1725,7 +1741,8 @@ test_names(void **state)
 	assert_string_equal(proto_type_name(PROTO_BYE), "bye");
 	assert_string_equal(proto_type_name(0), "unknown");
 	assert_string_equal(proto_type_name(-1), "unknown");
-	assert_string_equal(proto_type_name(10), "unknown");
+	assert_string_equal(proto_type_name(PROTO_STATUS), "status");
+	assert_string_equal(proto_type_name(11), "unknown");
 	assert_string_equal(proto_status_name(PROTO_ST_OK), "ok");
 	assert_string_equal(proto_status_name(PROTO_ST_FAILED), "failed");
 	assert_string_equal(proto_status_name(PROTO_ST_TIMEOUT), "timeout");
