@@ -698,6 +698,8 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 	out->start_ns = exec_now(CLOCK_REALTIME);
 	pid = exec_spawn(req, outp[1], errp[1], &t0);
 	e = errno;
+	if (pid != -1 && req->spawned != NULL)
+		req->spawned((long)pid, req->spawned_arg);
 	/* The child has its own copy of the affinity now. */
 	if (pinned && facts_pin(NULL, err, sizeof err) == -1)
 		log_warnx("cannot restore CPU affinity: %s", err);

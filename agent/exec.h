@@ -19,6 +19,9 @@ struct exec_req {
 	const char	*pin;		/* CPU list ("2,3", "0-3") or NULL */
 	int		 lifeline_fd;	/* -1, or an fd whose EOF or hangup aborts the run */
 	const char	*counters;	/* counters to read as metrics, or NULL */
+	void		(*spawned)(long pid, void *arg);	/* told the child's
+					   pid (its process group) once started */
+	void		*spawned_arg;
 };
 
 /*

@@ -16,6 +16,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: orch-agent --version\n"
 	    "       orch-agent serve [-v] [--workdir=DIR] [--bind=ADDR]\n"
+	    "       orch-agent status|stop --workdir=DIR --run=RUN-ID\n"
 	    "The run key is read from standard input; see proto/PROTOCOL.md.\n");
 	exit(2);
 }
@@ -41,6 +42,12 @@ main(int argc, char **argv)
 		    PROTO_VERSION);
 		return (0);
 	}
+	if (argc == 4 && (strcmp(argv[1], "status") == 0 ||
+	    strcmp(argv[1], "stop") == 0) &&
+	    strncmp(argv[2], "--workdir=", 10) == 0 &&
+	    strncmp(argv[3], "--run=", 6) == 0)
+		return (serve_ctl(argv[2] + 10, argv[3] + 6,
+		    strcmp(argv[1], "stop") == 0));
 	if (argc < 2 || strcmp(argv[1], "serve") != 0)
 		usage();
 

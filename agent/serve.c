@@ -6,6 +6,7 @@
  */
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,14 @@ extern char **environ;
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
 
+static void	serve_spawned(long, void *);
+#define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
+#define SERVE_TAKEOVER_WAIT	10000	/* ms for a stale agent of our run to go */
+
+/* Closed by the SIGTERM handler: its read end then polls as EOF. */
+static int			serve_stop_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t	serve_stopped;
+
 struct serve_file {
 	char	sha[PROTO_SHA_HEX];
 	char	path[PATH_MAX];
@@ -60,6 +70,12 @@ struct serve {
 	int			 self_running;	/* a benchmark of ours runs now */
 	const char		*counters;	/* the plan's, when the kernel allows */
 	char			 ctrlist[128];	/* those the kernel accepted */
+	int			 detached;	/* stdin closed: no coordinator */
+	int			 journal;	/* WORKDIR/runs/ID/journal, append */
+	int			 plan_done;	/* every step ran (or was refused) */
+	uint32_t		 linger_ms;	/* the plan's */
+	uint32_t		 cur_step;	/* what runs now, for the journal */
+	uint32_t		 cur_attempt;
 };
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
@@ -151,44 +167,94 @@ out:
 	return (rv);
 }
 
+/* Stops the agent at SIGTERM or SIGINT: closing the pipe wakes every poll. */
+static void
+serve_sigterm(int sig)
+{
+	int	saved = errno;
+
+	(void)sig;
+	serve_stopped = 1;
+	if (serve_stop_pipe[1] != -1) {
+		close(serve_stop_pipe[1]);
+		serve_stop_pipe[1] = -1;
+	}
+	errno = saved;
+}
+
+/* Sends our log to RUNDIR/agent.log: stderr went with the coordinator. */
+static void
+serve_detach_log(struct serve *s)
+{
+	char	path[PATH_MAX];
+	int	fd;
+
+	if (serve_mkdirs(s->rundir) == -1)
+		return;
+	snprintf(path, sizeof path, "%s/agent.log", s->rundir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0600)) == -1)
+		return;
+	dup2(fd, 2);
+	close(fd);
+}
+
 /*
- * Waits for the next message, at most timeout_ms, watching the lifeline.
- * Returns 0 with msg filled, CHAN_TIMEOUT, SERVE_GONE, or -1.
+ * Waits for the next message, at most timeout_ms, watching the lifeline
+ * (stdin) and the stop pipe. Returns 0 with msg filled, CHAN_TIMEOUT,
+ * SERVE_GONE once when stdin closes (then s->detached is set), SERVE_STOP,
+ * or -1.
  */
 static int
 serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 {
-	struct pollfd	pfd[2];
+	struct pollfd	pfd[3];
 	char		buf[64], err[CHAN_ERR_LEN];
 	int64_t		deadline = serve_now_ms() + timeout_ms;
 	ssize_t		n;
-	int		left, r;
+	int		left, r, np;
 
 	for (;;) {
-		r = chan_recv(&s->chan, msg, 0, err, sizeof err);
-		if (r != CHAN_TIMEOUT) {
-			if (r == -1)
-				log_warnx("%s", err);
-			return (r);
+		if (serve_stopped)
+			return (SERVE_STOP);
+		if (!s->detached) {
+			r = chan_recv(&s->chan, msg, 0, err, sizeof err);
+			if (r != CHAN_TIMEOUT) {
+				if (r == -1)
+					log_warnx("%s", err);
+				return (r);
+			}
 		}
 		left = (int)(deadline - serve_now_ms());
 		if (left <= 0)
 			return (CHAN_TIMEOUT);
-		pfd[0].fd = 0;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = chan_fd(&s->chan);
-		pfd[1].events = POLLIN;
-		if (poll(pfd, 2, left) == -1) {
+		np = 0;
+		pfd[np].fd = serve_stop_pipe[0];
+		pfd[np++].events = POLLIN;
+		if (!s->detached) {
+			pfd[np].fd = 0;
+			pfd[np++].events = POLLIN;
+			pfd[np].fd = chan_fd(&s->chan);
+			pfd[np++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)np, left) == -1) {
 			if (errno == EINTR)
 				continue;
 			log_warn("poll");
 			return (-1);
 		}
-		if (pfd[0].revents != 0) {
+		if (pfd[0].revents != 0)
+			return (SERVE_STOP);
+		if (np > 1 && pfd[1].revents != 0) {
 			n = read(0, buf, sizeof buf);
 			if (n == 0 || (n == -1 && errno != EINTR &&
-			    errno != EAGAIN))
+			    errno != EAGAIN)) {
+				log_info("the coordinator is gone: carrying on "
+				    "detached");
+				s->detached = 1;
+				serve_detach_log(s);
 				return (SERVE_GONE);
+			}
 		}
 	}
 }
@@ -199,6 +265,8 @@ serve_send(struct serve *s, const struct proto_msg *msg)
 {
 	char	err[CHAN_ERR_LEN];
 
+	if (s->detached)
+		return (0);	/* the journal keeps it for a resume */
 	if (chan_send(&s->chan, msg, SERVE_SEND_TIMEOUT, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		return (-1);
@@ -454,15 +522,18 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 				s->bye = 1;
 			proto_msg_free(&msg);
 			if (s->bye)
-				return (SERVE_GONE);
-		} else if (r != CHAN_TIMEOUT)
+				return (SERVE_STOP);
+		} else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
 			return (r);
 		if (backoff < 30000)
 			backoff *= 2;
 	}
 }
 
-/* Handles messages that may arrive while a plan runs. Returns 0 or SERVE_GONE. */
+/*
+ * Handles messages that may arrive while a plan runs. Returns 0, or
+ * SERVE_STOP (BYE, SIGTERM).
+ */
 static int
 serve_poll_between(struct serve *s)
 {
@@ -477,12 +548,15 @@ serve_poll_between(struct serve *s)
 			    proto_type_name(msg.type));
 		proto_msg_free(&msg);
 		if (s->bye)
-			return (SERVE_GONE);
+			return (SERVE_STOP);
 	}
-	return (r == SERVE_GONE ? SERVE_GONE : 0);
+	return (r == SERVE_STOP ? SERVE_STOP : 0);
 }
 
-/* Runs one attempt of one step into smp. Returns 0, or SERVE_GONE. */
+/*
+ * Runs one attempt of one step into smp. The benchmark outlives a lost
+ * coordinator; only a stop (SIGTERM) kills it. Returns 0 or SERVE_STOP.
+ */
 static int
 serve_run_one(struct serve *s, const struct proto_plan *plan,
     const struct serve_file *files, uint32_t stepno, uint32_t attempt,
@@ -531,15 +605,47 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	req.timeout_ms = cmd->timeout_ms;
 	req.checksum_key = cmd->checksum_key;
 	req.pin = plan->pin[0] != '\0' ? plan->pin : NULL;
-	req.lifeline_fd = 0;
+	req.lifeline_fd = serve_stop_pipe[0];
 	req.counters = s->counters;
+	req.spawned = s->journal != -1 ? serve_spawned : NULL;
+	req.spawned_arg = s;
+	s->cur_step = stepno;
+	s->cur_attempt = attempt;
 	serve_self_load(s, 1);
 	if (exec_run(&req, smp) != 0)
-		r = SERVE_GONE;
+		r = SERVE_STOP;
 	serve_self_load(s, 0);
 	free(argv);
 	free(envp);
 	return (r);
+}
+
+/*
+ * When the lock is held by an agent of our own run (a resume after the
+ * coordinator was lost), stops that agent — its journal goes on in us —
+ * and takes the lock. Returns 0 with the lock taken, or -1.
+ */
+static int
+serve_takeover(struct serve *s, int fd, const char *held)
+{
+	char	prefix[128];
+	long	pid;
+	int	i;
+
+	snprintf(prefix, sizeof prefix, "run %s, agent pid ", s->run_id);
+	if (strncmp(held, prefix, strlen(prefix)) != 0 ||
+	    (pid = strtol(held + strlen(prefix), NULL, 10)) <= 1 ||
+	    pid == (long)getpid())
+		return (-1);
+	log_info("taking over run %s from agent pid %ld", s->run_id, pid);
+	if (kill((pid_t)pid, SIGTERM) == -1 && errno != ESRCH)
+		return (-1);
+	for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return (0);
+		usleep(50 * 1000);
+	}
+	return (-1);
 }
 
 /*
@@ -568,10 +674,12 @@ serve_lock(struct serve *s, char *why, size_t len)
 		n = pread(fd, held, sizeof held - 1, 0);
 		held[n > 0 ? n : 0] = '\0';
 		held[strcspn(held, "\n")] = '\0';
-		snprintf(why, len, "host busy: another orch run holds %s (%s)",
-		    path, held[0] ? held : "no details");
-		close(fd);
-		return (-1);
+		if (serve_takeover(s, fd, held) != 0) {
+			snprintf(why, len, "host busy: another orch run holds "
+			    "%s (%s)", path, held[0] ? held : "no details");
+			close(fd);
+			return (-1);
+		}
 	}
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -584,17 +692,267 @@ serve_lock(struct serve *s, char *why, size_t len)
 	return (0);
 }
 
-/* Verifies a plan's files, then runs its steps, streaming samples. */
+/*
+ * The journal, WORKDIR/runs/ID/journal: what this host did, written and
+ * flushed before it is sent, so a lost coordinator loses nothing. Records
+ * are a kind byte, a 4-byte big-endian length and the payload:
+ *   'P' the plan's SHA-256 (hex): a resume must bring the same plan
+ *   'S' step and attempt (2 x 4 bytes): an attempt started
+ *   'C' step, attempt and the benchmark's pid (3 x 4 bytes): it runs
+ *   'R' an encoded SAMPLE message: an attempt ended
+ * A record cut short by a crash is dropped when the journal is reopened.
+ */
+#define JOURNAL_MAX_RECORD	PROTO_FRAME_MAX
+
+struct serve_progress {
+	uint32_t	*started;	/* per step: last attempt started */
+	uint32_t	*pid;		/* per step: its benchmark's pid */
+	uint32_t	*ended;		/* per step: last attempt ended */
+	uint8_t		*status;	/* per step: status of that attempt */
+	uint32_t	 nsamples;
+	int64_t		 last_seq;	/* -1: none */
+};
+
+/* Appends one record and flushes it to disk. Returns 0 or -1 (errno). */
+static int
+serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
+{
+	unsigned char	hdr[5];
+	struct iovec	iov[2];
+	ssize_t		n;
+
+	hdr[0] = (unsigned char)kind;
+	hdr[1] = (unsigned char)(len >> 24);
+	hdr[2] = (unsigned char)(len >> 16);
+	hdr[3] = (unsigned char)(len >> 8);
+	hdr[4] = (unsigned char)len;
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof hdr;
+	iov[1].iov_base = (void *)(uintptr_t)data;
+	iov[1].iov_len = len;
+	n = writev(s->journal, iov, 2);
+	if (n != (ssize_t)(sizeof hdr + len))
+		return (-1);
+	return (fsync(s->journal));
+}
+
+/*
+ * Opens the journal of this run: a new one, or the one a lost
+ * coordinator's agent left, whose progress fills pr. Resends the samples
+ * the coordinator does not have (seq > resume_seq). Returns 0 or -1 with
+ * a reason in why.
+ */
+static int
+serve_journal_open(struct serve *s, const struct proto_plan *plan,
+    const char *plan_sha, struct serve_progress *pr, char *why, size_t len)
+{
+	struct proto_msg	 msg;
+	unsigned char		 hdr[5], *buf = NULL;
+	char			 path[PATH_MAX];
+	uint32_t		 step, att, rlen;
+	off_t			 good = 0;
+	ssize_t			 n;
+	int			 r = -1, have_plan = 0;
+
+	pr->started = xcalloc(plan->nsteps + 1, sizeof *pr->started);
+	pr->pid = xcalloc(plan->nsteps + 1, sizeof *pr->pid);
+	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
+	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
+	pr->last_seq = -1;
+	snprintf(path, sizeof path, "%s/journal", s->rundir);
+	s->journal = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (s->journal == -1) {
+		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	buf = xmalloc(JOURNAL_MAX_RECORD);
+	for (;;) {
+		n = pread(s->journal, hdr, sizeof hdr, good);
+		if (n != (ssize_t)sizeof hdr)
+			break;
+		rlen = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
+		    (uint32_t)hdr[3] << 8 | hdr[4];
+		if (rlen > JOURNAL_MAX_RECORD || pread(s->journal, buf, rlen,
+		    good + 5) != (ssize_t)rlen)
+			break;
+		if (hdr[0] == 'P') {
+			if (rlen != PROTO_SHA_HEX - 1 ||
+			    memcmp(buf, plan_sha, rlen) != 0) {
+				snprintf(why, len, "%s holds another plan for "
+				    "run %s", path, s->run_id);
+				goto out;
+			}
+			have_plan = 1;
+		} else if (hdr[0] == 'S' && rlen == 8) {
+			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
+			    (uint32_t)buf[2] << 8 | buf[3];
+			att = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 |
+			    (uint32_t)buf[6] << 8 | buf[7];
+			if (step < plan->nsteps)
+				pr->started[step] = att;
+		} else if (hdr[0] == 'C' && rlen == 12) {
+			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
+			    (uint32_t)buf[2] << 8 | buf[3];
+			if (step < plan->nsteps)
+				pr->pid[step] = (uint32_t)buf[8] << 24 |
+				    (uint32_t)buf[9] << 16 |
+				    (uint32_t)buf[10] << 8 | buf[11];
+		} else if (hdr[0] == 'R') {
+			if (proto_decode(buf, rlen, &msg) != 0 ||
+			    msg.type != PROTO_SAMPLE) {
+				if (msg.type == PROTO_SAMPLE)
+					proto_msg_free(&msg);
+				break;
+			}
+			if (msg.u.sample.step < plan->nsteps) {
+				pr->ended[msg.u.sample.step] =
+				    msg.u.sample.attempt;
+				pr->status[msg.u.sample.step] =
+				    msg.u.sample.status;
+			}
+			pr->nsamples++;
+			if ((int64_t)msg.u.sample.seq > pr->last_seq)
+				pr->last_seq = msg.u.sample.seq;
+			if ((int64_t)msg.u.sample.seq > plan->resume_seq &&
+			    !s->detached) {
+				msg.type = PROTO_SAMPLE;
+				serve_send(s, &msg);
+			}
+			proto_msg_free(&msg);
+		} else
+			break;
+		good += 5 + (off_t)rlen;
+	}
+	if (ftruncate(s->journal, good) == -1) {
+		snprintf(why, len, "cannot truncate %s: %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	if (!have_plan && serve_journal_put(s, 'P', plan_sha,
+	    PROTO_SHA_HEX - 1) != 0) {
+		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (good > 0)
+		log_info("run %s: resuming from the journal (%u samples)",
+		    s->run_id, pr->nsamples);
+	/* A benchmark its dead agent left running must not overlap ours. */
+	for (step = 0; step < plan->nsteps; step++) {
+		if (pr->started[step] > pr->ended[step] && pr->pid[step] > 1 &&
+		    kill(-(pid_t)pr->pid[step], SIGKILL) == 0)
+			log_info("killed process group %u left by the lost "
+			    "agent", pr->pid[step]);
+	}
+	s->seq = (uint32_t)(pr->last_seq + 1);
+	r = 0;
+out:
+	free(buf);
+	return (r);
+}
+
+static void
+serve_progress_free(struct serve_progress *pr)
+{
+	free(pr->pid);
+	free(pr->started);
+	free(pr->ended);
+	free(pr->status);
+}
+
+/* Returns 1 when the step needs no further attempt. */
+static int
+serve_step_done(const struct proto_plan *plan, const struct serve_progress *pr,
+    uint32_t i)
+{
+	return (pr->ended[i] > 0 && pr->ended[i] >= pr->started[i] &&
+	    (pr->status[i] != PROTO_ST_SIGNAL || pr->ended[i] > plan->retries));
+}
+
+/* Hashes a plan's encoding: the identity of the plan in the journal. */
+static int
+serve_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
+{
+	struct proto_msg	 msg;
+	uint8_t			*buf;
+	size_t			 len;
+	struct proto_plan	 p = *plan;
+	int			 r;
+
+	/* What differs between a run and its resume is not the plan. */
+	p.resume_seq = -1;
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_PLAN;
+	msg.u.plan = p;
+	if (proto_encode(&msg, &buf, &len) != 0)
+		return (-1);
+	r = hash_buf(buf, len, sha);
+	free(buf);
+	return (r);
+}
+
+/* Journals the pid of a benchmark just started (no flush: it is on its way). */
+static void
+serve_spawned(long pid, void *arg)
+{
+	struct serve	*s = arg;
+	unsigned char	 rec[12], hdr[5];
+	uint32_t	 v[3];
+	int		 i;
+
+	v[0] = s->cur_step;
+	v[1] = s->cur_attempt;
+	v[2] = (uint32_t)pid;
+	for (i = 0; i < 3; i++) {
+		rec[4 * i] = (unsigned char)(v[i] >> 24);
+		rec[4 * i + 1] = (unsigned char)(v[i] >> 16);
+		rec[4 * i + 2] = (unsigned char)(v[i] >> 8);
+		rec[4 * i + 3] = (unsigned char)v[i];
+	}
+	hdr[0] = 'C';
+	hdr[1] = hdr[2] = hdr[3] = 0;
+	hdr[4] = sizeof rec;
+	if (write(s->journal, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
+	    write(s->journal, rec, sizeof rec) != (ssize_t)sizeof rec)
+		log_warn("journal");
+}
+
+/* Journals a sample, then sends it. Returns 0 or -1. */
+static int
+serve_record(struct serve *s, const struct proto_msg *msg)
+{
+	uint8_t	*buf;
+	size_t	 len;
+	int	 r;
+
+	if (proto_encode(msg, &buf, &len) != 0)
+		return (-1);
+	r = serve_journal_put(s, 'R', buf, len);
+	free(buf);
+	if (r != 0) {
+		log_warn("journal");
+		return (-1);
+	}
+	return (serve_send(s, msg));
+}
+
+/*
+ * Verifies a plan's files, then runs its steps (from its journal when the
+ * run is being resumed), journaling and streaming samples. Returns 0,
+ * SERVE_STOP, or -1.
+ */
 static int
 serve_plan(struct serve *s, const struct proto_plan *plan)
 {
 	struct proto_msg	 msg;
 	struct proto_sample	*smp;
 	struct serve_file	*files;
-	char			 reason[256] = "";
+	struct serve_progress	 pr;
+	unsigned char		 rec[8];
+	char			 reason[256] = "", sha[PROTO_SHA_HEX];
 	uint32_t		 i, attempt, nsent = 0;
 	int			 r = 0, ok = 1;
 
+	memset(&pr, 0, sizeof pr);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	if (serve_lock(s, reason, sizeof reason) != 0) {
 		r = serve_error(s, "busy", "%s", reason);
@@ -611,6 +969,12 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	if (serve_mkdirs(s->rundir) == -1) {
 		r = serve_error(s, "workdir", "cannot create %s: %s",
 		    s->rundir, strerror(errno));
+		goto out;
+	}
+	if (serve_plan_sha(plan, sha) != 0 ||
+	    serve_journal_open(s, plan, sha, &pr, reason, sizeof reason) != 0) {
+		r = serve_error(s, "journal", "%s", reason[0] ? reason :
+		    "cannot encode the plan");
 		goto out;
 	}
 	s->counters = NULL;
@@ -641,6 +1005,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	msg.type = PROTO_SAMPLE;
 	smp = &msg.u.sample;
 	for (i = 0; i < plan->nsteps && ok; i++) {
+		if (serve_step_done(plan, &pr, i))
+			continue;
 		if ((r = serve_poll_between(s)) != 0)
 			goto out;
 		r = serve_wait_quiet(s, plan, reason, sizeof reason);
@@ -651,12 +1017,28 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		}
 		if (r != 0)
 			goto out;
-		for (attempt = 1; ; attempt++) {
+		/* An attempt started but never ended died with its agent. */
+		attempt = (pr.started[i] > pr.ended[i] ? pr.started[i] :
+		    pr.ended[i]) + 1;
+		for (;; attempt++) {
+			rec[0] = (unsigned char)(i >> 24);
+			rec[1] = (unsigned char)(i >> 16);
+			rec[2] = (unsigned char)(i >> 8);
+			rec[3] = (unsigned char)i;
+			rec[4] = (unsigned char)(attempt >> 24);
+			rec[5] = (unsigned char)(attempt >> 16);
+			rec[6] = (unsigned char)(attempt >> 8);
+			rec[7] = (unsigned char)attempt;
+			if (serve_journal_put(s, 'S', rec, sizeof rec) != 0) {
+				log_warn("journal");
+				r = -1;
+				goto out;
+			}
 			if ((r = serve_run_one(s, plan, files, i, attempt,
 			    smp)) != 0)
 				goto out;
 			smp->seq = s->seq++;
-			if (serve_send(s, &msg) != 0) {
+			if (serve_record(s, &msg) != 0) {
 				r = -1;
 				goto out;
 			}
@@ -668,6 +1050,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 			    i, smp->signal, attempt + 1);
 		}
 	}
+	s->plan_done = 1;
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_DONE;
 	msg.u.done.nsamples = nsent;
@@ -675,6 +1058,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	snprintf(msg.u.done.reason, sizeof msg.u.done.reason, "%s", reason);
 	r = serve_send(s, &msg);
 out:
+	serve_progress_free(&pr);
 	free(files);
 	return (r);
 }
@@ -725,6 +1109,7 @@ serve_main(const struct serve_opts *opts)
 	struct serve		 s;
 	struct proto_msg	 msg;
 	uint8_t			 key[PROTO_KEY_LEN];
+	struct sigaction	 sa;
 	char			 endpoint[128], err[CHAN_ERR_LEN];
 	int			 r, greeted = 0, code = 3;
 
@@ -732,6 +1117,21 @@ serve_main(const struct serve_opts *opts)
 	s.opts = opts;
 	s.chan.sock = -1;
 	s.lockfd = -1;
+	s.journal = -1;
+	if (pipe(serve_stop_pipe) == -1) {
+		log_warn("pipe");
+		return (3);
+	}
+	fcntl(serve_stop_pipe[0], F_SETFD, FD_CLOEXEC);
+	fcntl(serve_stop_pipe[1], F_SETFD, FD_CLOEXEC);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = serve_sigterm;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	/* A dropped SSH session must not end a run: carry on detached. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 	if (exec_init() != 0) {
 		log_warn("exec_init");
 		return (3);
@@ -767,11 +1167,27 @@ serve_main(const struct serve_opts *opts)
 	    s.workdir);
 
 	for (;;) {
+		if (s.detached && !s.plan_done) {
+			log_info("no plan to carry on: exiting");
+			goto out;
+		}
+		if (s.detached) {
+			/* Hold the lock for a resume, then go. */
+			log_info("run %s complete, uncollected: lingering %u s",
+			    s.run_id, s.linger_ms / 1000);
+			r = serve_wait(&s, &msg, (int)s.linger_ms);
+			if (r == 0)
+				proto_msg_free(&msg);
+			code = 0;
+			goto out;
+		}
 		r = serve_wait(&s, &msg, greeted ? SERVE_IDLE_TIMEOUT :
 		    opts->hello_timeout_ms);
-		if (r == SERVE_GONE) {
-			log_debug("coordinator gone: exiting");
-			code = s.bye ? 0 : 3;
+		if (r == SERVE_GONE)
+			continue;
+		if (r == SERVE_STOP) {
+			log_info("stopped");
+			code = 0;
 			goto out;
 		}
 		if (r == CHAN_TIMEOUT) {
@@ -802,6 +1218,7 @@ serve_main(const struct serve_opts *opts)
 			r = serve_query(&s, &msg.u.hashes);
 			break;
 		case PROTO_PLAN:
+			s.linger_ms = msg.u.plan.linger_ms;
 			r = serve_plan(&s, &msg.u.plan);
 			break;
 		case PROTO_BYE:
@@ -817,16 +1234,114 @@ serve_main(const struct serve_opts *opts)
 			break;
 		}
 		proto_msg_free(&msg);
-		if (r == SERVE_GONE || s.bye) {
-			code = s.bye ? 0 : 3;
+		if (r == SERVE_STOP || s.bye) {
+			code = 0;
 			goto out;
 		}
 		if (r != 0)
 			goto out;
 	}
 out:
+	if (s.journal != -1)
+		close(s.journal);
 	if (s.lockfd != -1)
 		close(s.lockfd);
 	chan_close(&s.chan);
 	return (code);
+}
+
+/*
+ * Reads who holds WORKDIR/run.lock into held. Returns 1 when an agent
+ * holds it, 0 when nobody does, -1 on error.
+ */
+static int
+serve_lock_holder(const char *workdir, char *held, size_t len)
+{
+	char	path[PATH_MAX];
+	ssize_t	n;
+	int	fd, r;
+
+	held[0] = '\0';
+	snprintf(path, sizeof path, "%s/run.lock", workdir);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (errno == ENOENT ? 0 : -1);
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		r = 0;
+	else {
+		n = pread(fd, held, len - 1, 0);
+		held[n > 0 ? n : 0] = '\0';
+		held[strcspn(held, "\n")] = '\0';
+		r = 1;
+	}
+	close(fd);
+	return (r);
+}
+
+/* Counts the samples in a run's journal; -1 when there is none. */
+static long
+serve_journal_count(const char *workdir, const char *run_id)
+{
+	unsigned char	hdr[5];
+	char		path[PATH_MAX];
+	uint32_t	len;
+	off_t		off = 0;
+	long		n = 0;
+	int		fd;
+
+	snprintf(path, sizeof path, "%s/runs/%s/journal", workdir, run_id);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	while (pread(fd, hdr, sizeof hdr, off) == (ssize_t)sizeof hdr) {
+		len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
+		    (uint32_t)hdr[3] << 8 | hdr[4];
+		if (hdr[0] == 'R')
+			n++;
+		off += 5 + (off_t)len;
+	}
+	close(fd);
+	return (n);
+}
+
+int
+serve_ctl(const char *workdir, const char *run_id, int stop)
+{
+	char	held[512], prefix[128];
+	long	pid, n;
+	int	r, i;
+
+	r = serve_lock_holder(workdir, held, sizeof held);
+	n = serve_journal_count(workdir, run_id);
+	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
+	if (r == 1 && strncmp(held, prefix, strlen(prefix)) == 0) {
+		pid = strtol(held + strlen(prefix), NULL, 10);
+		if (!stop) {
+			printf("running pid %ld journal %ld (%s)\n", pid, n,
+			    held);
+			return (0);
+		}
+		if (pid > 1 && kill((pid_t)pid, SIGTERM) == -1 &&
+		    errno != ESRCH) {
+			printf("error: cannot stop pid %ld: %s\n", pid,
+			    strerror(errno));
+			return (1);
+		}
+		for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
+			if (serve_lock_holder(workdir, held, sizeof held) != 1)
+				break;
+			usleep(50 * 1000);
+		}
+		if (i == SERVE_TAKEOVER_WAIT / 50) {
+			printf("error: pid %ld did not stop within %d s\n", pid,
+			    SERVE_TAKEOVER_WAIT / 1000);
+			return (1);
+		}
+		printf("stopped pid %ld journal %ld\n", pid, n);
+		return (0);
+	}
+	if (r == 1)
+		printf("%s journal %ld (another run holds the host: %s)\n",
+		    stop ? "not-running" : "not-running", n, held);
+	else
+		printf("not-running journal %ld\n", n);
+	return (0);
 }

@@ -17,4 +17,12 @@ struct serve_opts {
  */
 int	serve_main(const struct serve_opts *opts);
 
+/*
+ * orch-agent status / stop: prints one line about run_id's agent on this
+ * host ("running pid N journal K (...)", "not-running journal K",
+ * "stopped pid N journal K"; K is -1 without a journal); stop sends it
+ * SIGTERM and waits for it. Returns the exit code.
+ */
+int	serve_ctl(const char *workdir, const char *run_id, int stop);
+
 #endif

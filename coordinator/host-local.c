@@ -42,6 +42,12 @@ host_local_set_agent(const char *path)
 	snprintf(local_agent, sizeof local_agent, "%s", path);
 }
 
+const char *
+host_local_agent(void)
+{
+	return (local_agent);
+}
+
 void
 host_local_init(struct host *h)
 {

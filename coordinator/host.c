@@ -32,6 +32,7 @@ host_fail(struct host *h, const char *fmt, ...)
 	vsnprintf(h->error, sizeof h->error, fmt, ap);
 	va_end(ap);
 	h->status = HOST_FAILED;
+	h->retryable = 0;
 }
 
 /* Sends msg or fails the host. */
@@ -236,8 +237,10 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_PLAN;
 	msg.u.plan = *plan;
-	if (host_send(h, &msg) != 0)
+	if (host_send(h, &msg) != 0) {
+		h->retryable = 1;
 		return (-1);
+	}
 	for (;;) {
 		if (stop != NULL && *stop) {
 			host_fail(h, "interrupted");
@@ -246,12 +249,14 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 		r = chan_recv(&h->chan, &msg, HOST_TICK, err, sizeof err);
 		if (r == -1) {
 			host_fail(h, "%s", err);
+			h->retryable = 1;
 			return (-1);
 		}
 		if (r == CHAN_TIMEOUT) {
 			if (!h->ops->alive(h)) {
 				host_fail(h, "the agent exited during the run "
 				    "(its log: %s)", h->logpath);
+				h->retryable = 1;
 				return (-1);
 			}
 			continue;
@@ -267,8 +272,10 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 				host_fail(h, "cannot store a sample: stopping");
 				return (-1);
 			}
-			if (host_send(h, &ack) != 0)
+			if (host_send(h, &ack) != 0) {
+				h->retryable = 1;
 				return (-1);
+			}
 			break;
 		case PROTO_DONE:
 			if (!msg.u.done.ok) {

@@ -71,6 +71,7 @@ struct host {
 	uint64_t	 pushed;	/* bytes pushed to its cache this run */
 	uint32_t	 npushed;	/* files pushed */
 	int		 status;	/* HOST_* */
+	int		 retryable;	/* the agent was lost, not refused */
 	char		 error[HOST_ERR_LEN];
 };
 
@@ -87,6 +88,9 @@ void	host_local_init(struct host *h);
 
 /* Sets the orch-agent program the local backend starts. */
 void	host_local_set_agent(const char *path);
+
+/* Returns the orch-agent program the local backend starts. */
+const char *host_local_agent(void);
 
 /*
  * Starts the agent with a fresh session key (one per host: hosts never

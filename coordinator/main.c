@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "coordinator/check.h"
+#include "coordinator/control.h"
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
@@ -25,6 +26,8 @@ usage(void)
 	fprintf(stderr,
 	    "usage: orch run [--hosts=LIST] [--inventory=FILE] [--rounds=N] "
 	    "[--seed=N]\n"
+	    "       orch run --resume=DIR [--inventory=FILE]\n"
+	    "       orch status DIR | orch stop DIR [--inventory=FILE]\n"
 	    "                [--out=DIR] [--max-load=F] [--fail-on=worse]\n"
 	    "                [--accept-new-host-keys] [-v] SUITE.ini\n"
 	    "       orch check [--hosts=LIST] [--inventory=FILE] "
@@ -159,6 +162,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "fail-on", required_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "resume", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts	 opts;
@@ -196,6 +200,9 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		case 'o':
 			opts.out = optarg;
 			break;
+		case 'R':
+			opts.resume = optarg;
+			break;
 		case 'L':
 			errno = 0;
 			opts.max_load = strtod(optarg, &end);
@@ -222,10 +229,28 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			usage();
 		}
 	}
-	if (optind != argc - 1)
-		usage();
-	opts.suite = argv[optind];
-	opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
+	if (opts.resume != NULL) {
+		char	*cause = NULL, *list;
+
+		if (optind != argc || opts.out != NULL || opts.rounds > 0 ||
+		    opts.has_seed) {
+			fprintf(stderr, "orch: --resume DIR takes the suite, "
+			    "rounds, seed and hosts from DIR\n");
+			return (2);
+		}
+		if ((list = run_resume_hosts(opts.resume, &cause)) == NULL) {
+			fprintf(stderr, "orch: %s\n", cause);
+			free(cause);
+			return (2);
+		}
+		opts.hosts = resolve_hosts(inv, list, &opts.nhosts);
+		free(list);
+	} else {
+		if (optind != argc - 1)
+			usage();
+		opts.suite = argv[optind];
+		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
+	}
 	cmdline = join_args(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
@@ -273,6 +298,39 @@ cmd_report(int argc, char **argv)
 		return (1);
 	}
 	return (0);
+}
+
+/* orch status DIR and orch stop DIR. */
+static int
+cmd_control(int argc, char **argv, int stop)
+{
+	static const struct option longopts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct host	*hosts;
+	const char	*inv = NULL;
+	char		*list, *cause = NULL;
+	size_t		 n;
+	int		 ch, r;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (ch != 'i')
+			usage();
+		inv = optarg;
+	}
+	if (optind != argc - 1)
+		usage();
+	if ((list = control_hosts(argv[optind], &cause)) == NULL) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (2);
+	}
+	hosts = resolve_hosts(inv, list, &n);
+	r = control_main(argv[optind], hosts, n, stop);
+	free(list);
+	free(hosts);
+	return (r);
 }
 
 /* orch check and orch deploy share their options. */
@@ -348,6 +406,10 @@ main(int argc, char **argv)
 		return (cmd_hosts(argc - 1, argv + 1, 1));
 	if (strcmp(argv[1], "run") == 0)
 		return (cmd_run(argc - 1, argv + 1, argc, argv));
+	if (strcmp(argv[1], "status") == 0)
+		return (cmd_control(argc - 1, argv + 1, 0));
+	if (strcmp(argv[1], "stop") == 0)
+		return (cmd_control(argc - 1, argv + 1, 1));
 	if (strcmp(argv[1], "report") == 0)
 		return (cmd_report(argc - 1, argv + 1));
 	fprintf(stderr, "orch: unknown command '%s'\n", argv[1]);

@@ -119,8 +119,41 @@ record_open(struct record *r, const char *dir, char **cause)
 }
 
 int
+record_reopen(struct record *r, const char *dir, uint64_t good_len,
+    char **cause)
+{
+	memset(r, 0, sizeof *r);
+	pthread_mutex_init(&r->mtx, NULL);
+	snprintf(r->path, sizeof r->path, "%s/%s", dir, RECORD_FILE);
+	r->fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (r->fd == -1 || ftruncate(r->fd, (off_t)good_len) == -1) {
+		xasprintf(cause, "%s: %s", r->path, strerror(errno));
+		if (r->fd != -1)
+			close(r->fd);
+		pthread_mutex_destroy(&r->mtx);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+record_resume(struct record *r, const char *at)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 2);
+	rec_kstr(&pk, "t", "resume");
+	rec_kstr(&pk, "at", at);
+	return (rec_flush(r, &sb));
+}
+
+int
 record_run(struct record *r, const char *run_id, const struct suite *s,
-    uint64_t seed, const char *cmdline, const char *started)
+    uint64_t seed, const char *cmdline, const char *started,
+    const struct host *hosts, size_t nhosts)
 {
 	msgpack_sbuffer	 sb;
 	msgpack_packer	 pk;
@@ -128,8 +161,12 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 19);
+	msgpack_pack_map(&pk, 20);
 	rec_kstr(&pk, "t", "run");
+	rec_str(&pk, "hosts");
+	msgpack_pack_array(&pk, nhosts);
+	for (i = 0; i < nhosts; i++)
+		rec_str(&pk, hosts[i].name);
 	rec_kuint(&pk, "subtract_floor", (uint64_t)s->subtract_floor);
 	rec_kstr(&pk, "counters", s->counters);
 	rec_kuint(&pk, "retries", s->retries);
@@ -578,6 +615,19 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	}
 	if (ds->ref >= ds->nvariants)
 		goto bad;
+	/* Every host the run started on, whether or not it said hello. */
+	v = rec_get(o, "hosts");
+	if (v != NULL && v->type == MSGPACK_OBJECT_ARRAY) {
+		for (i = 0; i < v->via.array.size; i++) {
+			char	*hn;
+
+			if (v->via.array.ptr[i].type != MSGPACK_OBJECT_STR)
+				goto bad;
+			hn = rec_strdup_obj(&v->via.array.ptr[i]);
+			rec_host(ds, hn);
+			free(hn);
+		}
+	}
 	v = rec_get(o, "benches");
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY)
 		goto bad;
@@ -771,6 +821,9 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	s->signal = (int)i64;
 	if (rec_gint(c, o, "start_ns", &s->start_ns) != 0)
 		return (-1);
+	if ((v = rec_get(o, "step")) != NULL &&
+	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		s->step = (uint32_t)v->via.u64;
 	if (rec_gnum(c, o, "load1", &s->load1) != 0)
 		return (-1);
 	for (i = 0; i < DS_NBUILTIN; i++) {
@@ -902,6 +955,10 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		nt->waited_ms = (uint32_t)d;
 		return (c->cause != NULL ? -1 : 0);
 	}
+	if (strcmp(t, "resume") == 0) {
+		ds->resumed++;
+		return (0);
+	}
 	if (strcmp(t, "end") == 0) {
 		free(ds->ended);
 		return ((ds->ended = rec_gstr(c, o, "ended")) == NULL ? -1 : 0);
@@ -975,6 +1032,7 @@ record_load(const char *dir, struct dataset **out, char **cause)
 		if (rec_load_one(&c, ds, &u.data) != 0)
 			goto out;
 		c.index++;
+		ds->good_len = off;
 	}
 	if (c.index == 0) {
 		xasprintf(&c.cause, "%s: empty record", path);

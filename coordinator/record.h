@@ -64,6 +64,7 @@ struct ds_note {
 struct ds_sample {
 	size_t		 host, bench, variant;
 	uint32_t	 round, attempt, seq;
+	uint32_t	 step;		/* index into the host's plan */
 	int		 warmup, status, exit_code, signal;
 	double		 load1;
 	int64_t		 start_ns;
@@ -109,6 +110,8 @@ struct dataset {
 	size_t		 nmnames;	/* program metric names seen */
 	char		**mnames;
 	int		 truncated;	/* the last record was cut short */
+	uint64_t	 good_len;	/* bytes of whole records */
+	int		 resumed;	/* times the run was resumed */
 };
 
 /*
@@ -146,9 +149,20 @@ struct host;
 /* Creates DIR/samples.msgpack (must not exist). Returns 0 or -1 (cause). */
 int	record_open(struct record *r, const char *dir, char **cause);
 
-/* Appends the run record. */
+/*
+ * Reopens DIR/samples.msgpack to append, cutting it back to good_len
+ * bytes (dropping a record a crash cut short). Returns 0 or -1 (cause).
+ */
+int	record_reopen(struct record *r, const char *dir, uint64_t good_len,
+	    char **cause);
+
+/* Appends a resume record. */
+int	record_resume(struct record *r, const char *at);
+
+/* Appends the run record, naming every host the run was started on. */
 int	record_run(struct record *r, const char *run_id, const struct suite *s,
-	    uint64_t seed, const char *cmdline, const char *started);
+	    uint64_t seed, const char *cmdline, const char *started,
+	    const struct host *hosts, size_t nhosts);
 
 /* Appends a host's facts after its hello. */
 int	record_host(struct record *r, const struct host *h);

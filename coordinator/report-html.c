@@ -1,10 +1,1393 @@
-/* report.html: placeholder. */
+/*
+ * report.html: one self-contained page (inline CSS and SVG, no scripts, no
+ * fetches) with the sections of report.md, a forest plot of the ratios per
+ * architecture and each benchmark's samples by round. Every number is
+ * printed with a fixed format, so re-rendering gives the same bytes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "coordinator/report.h"
+#include "proto/xmalloc.h"
+
+/* Colours of the verdicts, in enum stats_verdict order. */
+static const char *const html_vcolour[] = {
+	"#1a7f37", "#cf222e", "#0969da", "#9a6700", "#6e7781"
+};
+
+/* Colours of the variants: the reference first. */
+static const char *const html_palette[] = {
+	"#0969da", "#e16f24", "#8250df", "#1a7f37", "#bf3989", "#57606a"
+};
+
+/* The forest plot's geometry, in px. */
+#define FP_W		1100
+#define FP_LABEL	330	/* left column: what the row compares */
+#define FP_X0		340
+#define FP_X1		770
+#define FP_TEXT		790	/* right column: numbers and verdict */
+#define FP_ROW		24
+#define FP_TOP		30
+#define FP_AXIS		44
+
+/* The rounds plot's geometry, in px. */
+#define RP_W		1100
+#define RP_H		250
+#define RP_L		92
+#define RP_R		20
+#define RP_T		34
+#define RP_B		40
+
+static const char html_css[] =
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;background:#fff;color:#1f2328;font:14px/1.5 -apple-system,"
+    "BlinkMacSystemFont,\"Segoe UI\",\"Noto Sans\",Helvetica,Arial,"
+    "sans-serif}\n"
+    "main{max-width:1240px;margin:0 auto;padding:24px 28px 48px}\n"
+    "h1{font-size:26px;margin:0 0 4px}\n"
+    "h2{font-size:21px;margin:36px 0 12px;padding-bottom:6px;"
+    "border-bottom:1px solid #d0d7de}\n"
+    "h3{font-size:17px;margin:26px 0 8px}\n"
+    "h4{font-size:15px;margin:22px 0 6px}\n"
+    "code,pre{font-family:ui-monospace,SFMono-Regular,\"SF Mono\",Menlo,"
+    "Consolas,\"Liberation Mono\",monospace;font-size:12.5px}\n"
+    "code{background:#f6f8fa;padding:1px 4px;border-radius:4px}\n"
+    "pre{background:#f6f8fa;padding:12px;border-radius:6px;overflow:auto}\n"
+    ".meta{color:#57606a;margin:0 0 16px}\n"
+    ".banner{border-left:4px solid #cf222e;background:#fff5f5;"
+    "padding:8px 14px;margin:12px 0;border-radius:0 6px 6px 0}\n"
+    ".banner.warn{border-color:#9a6700;background:#fff8c5}\n"
+    ".banner ul{margin:4px 0 0;padding-left:20px}\n"
+    ".note{border-left:4px solid #0969da;background:#f1f8ff;"
+    "padding:6px 14px;margin:10px 0;border-radius:0 6px 6px 0}\n"
+    ".small{color:#57606a;font-size:12.5px}\n"
+    "ul.answers{list-style:none;padding:0;margin:0}\n"
+    "ul.answers li{margin:0 0 10px;padding:10px 14px;border:1px solid "
+    "#d0d7de;border-radius:6px}\n"
+    "ul.answers .head{font-size:16px;font-weight:600}\n"
+    ".scroll{overflow-x:auto}\n"
+    "table{border-collapse:collapse;margin:8px 0 14px;font-size:13px}\n"
+    "th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;"
+    "vertical-align:top}\n"
+    "th{background:#f6f8fa;font-weight:600}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;"
+    "white-space:nowrap}\n"
+    "td.c{white-space:nowrap}\n"
+    "table.matrix td.c{white-space:normal;min-width:140px}\n"
+    ".r{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+    "tr.primary td:first-child{font-weight:600}\n"
+    ".v{display:inline-block;padding:0 7px;border-radius:10px;"
+    "font-weight:600;font-size:12px;line-height:18px;white-space:nowrap}\n"
+    ".v-better{background:#dafbe1;color:#116329}\n"
+    ".v-worse{background:#ffebe9;color:#a40e26}\n"
+    ".v-same{background:#ddf4ff;color:#0a3069}\n"
+    ".v-inconclusive{background:#fff8c5;color:#7d4e00}\n"
+    ".v-invalid{background:#eaeef2;color:#424a53}\n"
+    ".aa{display:inline-block;margin-top:2px;font-size:11.5px;"
+    "color:#6639ba;font-weight:600}\n"
+    ".differs{color:#a40e26;font-weight:600}\n"
+    "td.agree{min-width:240px;font-size:12.5px}\n"
+    "tr.flag td.agree{background:#fff5f5}\n"
+    ".why{color:#57606a;font-size:12px}\n"
+    "figure{margin:8px 0 18px}\n"
+    "figcaption{color:#57606a;font-size:12.5px}\n"
+    "svg{display:block;max-width:100%;height:auto}\n"
+    "svg text{font-family:-apple-system,BlinkMacSystemFont,\"Segoe UI\","
+    "\"Noto Sans\",Helvetica,Arial,sans-serif;font-size:12px;fill:#1f2328}\n"
+    "svg text.dim{fill:#57606a}\n"
+    "svg text.mono{font-family:ui-monospace,Menlo,Consolas,\"Liberation "
+    "Mono\",monospace;font-size:11.5px}\n"
+    "details{margin:10px 0}\n"
+    "summary{cursor:pointer;font-weight:600}\n"
+    "footer{margin-top:40px;color:#57606a;font-size:12px}\n";
+
+/* Writes s escaped for HTML text and attribute values. */
+static void
+html_esc(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
+static void
+html_esc_cut(FILE *f, const char *s, size_t max)
+{
+	char	*copy;
+	size_t	 n = 0, i, keep = 0;
+
+	/* Count UTF-8 characters, not bytes, and cut between them. */
+	for (i = 0; s[i] != '\0'; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (n == max - 1)
+			keep = i;
+		n++;
+	}
+	if (n <= max) {
+		html_esc(f, s);
+		return;
+	}
+	copy = xmalloc(keep + 1);
+	memcpy(copy, s, keep);
+	copy[keep] = '\0';
+	html_esc(f, copy);
+	fputs("…", f);
+	free(copy);
+}
+
+/* Writes a verdict badge, with the size of the effect when proven. */
+static void
+html_badge(FILE *f, enum stats_verdict v, double ratio)
+{
+	fprintf(f, "<span class=\"v v-%s\">%s", stats_verdict_name(v),
+	    stats_verdict_name(v));
+	if ((v == VERDICT_BETTER || v == VERDICT_WORSE) && isfinite(ratio))
+		fprintf(f, " %+.1f%%", (ratio - 1) * 100);
+	fputs("</span>", f);
+}
+
+/* Writes a ratio with its interval, or a dash. */
+static void
+html_ratio(FILE *f, const struct rep_cmp *c)
+{
+	if (c->verdict == VERDICT_INVALID || !isfinite(c->ratio))
+		fputs("—", f);
+	else
+		fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
+}
+
+/* Returns the colour of variant v. */
+static const char *
+html_vcol(const struct dataset *ds, size_t v)
+{
+	size_t	k = v == ds->ref ? 0 : 1 + v - (v > ds->ref);
+
+	return (html_palette[k % (sizeof html_palette /
+	    sizeof html_palette[0])]);
+}
+
+/* ---- top of the page ---------------------------------------------------- */
+
+static void
+html_banners(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_host	*h;
+	size_t			 i;
+
+	if (ds->ended[0] == '\0' || ds->truncated)
+		fputs("<div class=\"banner warn\"><b>Incomplete record:</b> the "
+		    "run did not finish; the numbers below cover what was "
+		    "recorded.</div>\n", f);
+	if (a->nfailed_hosts == 0)
+		return;
+	fprintf(f, "<div class=\"banner\"><b>%zu host%s failed.</b> Partial "
+	    "results are kept; no verdict is drawn from fewer than %d good "
+	    "pairs.<ul>\n", a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
+	    STATS_MIN_PAIRS);
+	for (i = 0; i < a->nhosts; i++) {
+		h = &ds->hosts[a->hosts[i].host];
+		if (!h->failed && h->ended)
+			continue;
+		fputs("<li><code>", f);
+		html_esc(f, h->name);
+		fputs("</code> (", f);
+		html_esc(f, a->groups[a->hosts[i].group].known ?
+		    a->groups[a->hosts[i].group].label : "no facts");
+		fputs("): ", f);
+		html_esc(f, h->ended ? (h->error[0] ? h->error : "failed") :
+		    "the record ends before this host finished");
+		fputs("</li>\n", f);
+	}
+	fputs("</ul></div>\n", f);
+}
+
+/* Returns the verdict class a headline reads as, for its colour. */
+static enum stats_verdict
+html_headline_verdict(const char *headline)
+{
+	static const enum stats_verdict	order[] = {
+		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME,
+		VERDICT_INCONCLUSIVE, VERDICT_INVALID
+	};
+	size_t				i, n;
+
+	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+		n = strlen(stats_verdict_name(order[i]));
+		if (strncmp(headline, stats_verdict_name(order[i]), n) == 0)
+			return (order[i]);
+	}
+	return (VERDICT_INCONCLUSIVE);	/* "mixed" */
+}
+
+static void
+html_answers(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_answer	*ans;
+	size_t			 i;
+
+	fputs("<section id=\"answer\">\n<h2>Answer</h2>\n<ul class=\"answers\">\n",
+	    f);
+	for (i = 0; i < a->nanswers; i++) {
+		ans = &a->answers[i];
+		fputs("<li><span class=\"head\">", f);
+		html_esc(f, ds->variants[ans->variant]);
+		fputs(" vs ", f);
+		html_esc(f, ds->variants[ds->ref]);
+		fprintf(f, ":</span> <span class=\"v v-%s\" style=\"font-size:"
+		    "14px\">", stats_verdict_name(html_headline_verdict(
+		    ans->headline)));
+		html_esc(f, ans->headline);
+		fputs("</span><br><span class=\"small\">", f);
+		html_esc(f, ans->detail);
+		fputs("</span></li>\n", f);
+	}
+	fputs("</ul>\n<p class=\"small\">Per architecture, the verdict of the "
+	    "geometric mean of the primary metric's ratios over its benchmarks "
+	    "and hosts; the matrix below has each benchmark's own.</p>\n"
+	    "</section>\n", f);
+}
+
+/* ---- across architectures ---------------------------------------------- */
+
+static void
+html_matrix_cell(FILE *f, const struct rep_cmp *c)
+{
+	char	reason[256];
+
+	fputs("<td class=\"c\">", f);
+	if (c == NULL) {
+		fputs("—</td>", f);
+		return;
+	}
+	html_badge(f, c->verdict, c->ratio);
+	fputs("<br>", f);
+	if (c->verdict == VERDICT_INVALID) {
+		report_short_reason(c->reason, reason, sizeof reason);
+		fputs("<span class=\"why\">", f);
+		html_esc(f, reason);
+		fputs("</span>", f);
+	} else {
+		fputs("<span class=\"r\">", f);
+		html_ratio(f, c);
+		fputs("</span>", f);
+	}
+	if (c->files == REP_FILES_AA)
+		fputs("<br><span class=\"aa\">A/A comparison (identical "
+		    "files)</span>", f);
+	fputs("</td>", f);
+}
+
+static void
+html_matrix(FILE *f, const struct analysis *a, size_t ncols)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g;
+	const struct rep_row	*row;
+	size_t			 i, j;
+
+	fputs("<div class=\"scroll\"><table class=\"matrix\">\n<tr><th rowspan"
+	    "=\"2\">bench</th><th rowspan=\"2\">metric</th><th rowspan=\"2\">"
+	    "variant</th>", f);
+	for (i = 0; i < a->ngroups; i++) {
+		g = &a->groups[i];
+		if (!g->known)
+			continue;
+		fprintf(f, "<th colspan=\"%zu\">", g->to - g->from);
+		html_esc(f, g->label);
+		fputs("</th>", f);
+	}
+	if (ncols > 1)
+		fputs("<th rowspan=\"2\">agreement</th>", f);
+	fputs("</tr>\n<tr>", f);
+	for (i = 0; i < a->nhosts; i++) {
+		if (!a->groups[a->hosts[i].group].known)
+			continue;
+		fputs("<th><code>", f);
+		html_esc(f, ds->hosts[a->hosts[i].host].name);
+		fputs("</code></th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (j = 0; j < a->nrows; j++) {
+		row = &a->rows[j];
+		fputs(row->differs ? "<tr class=\"flag\"><td><code>" :
+		    "<tr><td><code>", f);
+		html_esc(f, ds->benches[row->bench].name);
+		fputs("</code></td><td>", f);
+		html_esc(f, ds->benches[row->bench].metrics[0]);
+		fputs("</td><td>", f);
+		html_esc(f, ds->variants[row->variant]);
+		fputs("</td>", f);
+		for (i = 0; i < a->nhosts; i++) {
+			if (!a->groups[a->hosts[i].group].known)
+				continue;
+			html_matrix_cell(f, analysis_cmp(a, a->hosts[i].host,
+			    row->bench, 0, row->variant));
+		}
+		if (ncols > 1) {
+			fputs("<td class=\"agree\">", f);
+			if (row->differs)
+				fputs("<span class=\"differs\">⚠ differs:"
+				    "</span> ", f);
+			html_esc(f, row->agreement);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+}
+
+static void
+html_geomeans(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_geo	*geo;
+	const struct rep_group	*g;
+	size_t			 i, j, k, vd;
+
+	fprintf(f, "<p>Geometric mean of each variant's primary-metric ratios "
+	    "per architecture, over every valid comparison of its hosts, with "
+	    "a 95%% bootstrap interval that resamples rounds jointly across "
+	    "benchmarks%s.</p>\n", a->inverted ? "; ratios of "
+	    "higher-is-better metrics are inverted, so below 1 is better" : "");
+	fputs("<div class=\"scroll\"><table>\n<tr><th>architecture</th><th>"
+	    "hosts</th><th>variant</th><th>benchmarks</th><th>geomean [95% CI]"
+	    "</th><th>verdict</th><th>per benchmark</th></tr>\n", f);
+	for (i = 0; i < a->ngeos; i++) {
+		geo = &a->geos[i];
+		g = &a->groups[geo->group];
+		fputs("<tr><td>", f);
+		html_esc(f, g->label);
+		fputs("</td><td>", f);
+		for (j = g->from; j < g->to; j++) {
+			if (j > g->from)
+				fputs(", ", f);
+			html_esc(f, ds->hosts[a->hosts[j].host].name);
+		}
+		fputs("</td><td>", f);
+		html_esc(f, ds->variants[geo->variant]);
+		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">",
+		    geo->nused);
+		if (geo->nused > 0)
+			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
+			    geo->hi);
+		else
+			fputs("—", f);
+		fputs("</td><td class=\"c\">", f);
+		html_badge(f, geo->verdict, geo->est);
+		if (geo->aa)
+			fputs("<br><span class=\"aa\">A/A comparison "
+			    "(identical files)</span>", f);
+		fputs("</td><td>", f);
+		for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+			if (geo->count[vd] > 0)
+				fprintf(f, "%s%zu %s", k++ ? ", " : "",
+				    geo->count[vd],
+				    stats_verdict_name((enum stats_verdict)vd));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+}
+
+/* ---- the forest plot ---------------------------------------------------- */
+
+struct fp_row {
+	const struct rep_cmp	*c;		/* NULL: a geometric mean */
+	const struct rep_geo	*geo;
+};
+
+/* Maps a ratio to x on the log scale [lo, hi]. */
+static double
+fp_x(double r, double lo, double hi)
+{
+	return (FP_X0 + (log(r) - log(lo)) / (log(hi) - log(lo)) *
+	    (FP_X1 - FP_X0));
+}
+
+/* Writes the ticks of the log axis: nice ratios, kept apart by 44 px. */
+static void
+fp_ticks(FILE *f, double lo, double hi, double ybase)
+{
+	static const double	nice[] = {
+		0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9,
+		0.95, 0.97, 0.98, 0.99, 0.995, 1, 1.005, 1.01, 1.02, 1.03,
+		1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.75, 2, 2.5, 3, 4,
+		5, 7.5, 10
+	};
+	const long		one = 17, n = sizeof nice / sizeof nice[0];
+	double			x, last;
+	long			i, dir;
+
+	/* From 1 outwards, each side on its own, so 1 is always labelled. */
+	for (dir = -1; dir <= 1; dir += 2) {
+		last = dir < 0 ? -1000 : fp_x(1, lo, hi);
+		for (i = dir < 0 ? one : one + 1; i >= 0 && i < n; i += dir) {
+			if (nice[i] < lo || nice[i] > hi)
+				continue;
+			x = fp_x(nice[i], lo, hi);
+			if (fabs(x - last) < 44)
+				continue;
+			last = x;
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
+			    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">"
+			    "%g</text>\n", x, ybase, x, ybase + 5, x, ybase + 18,
+			    nice[i]);
+		}
+	}
+}
+
+/* One forest plot: every primary comparison of a group, then its means. */
+static void
+html_forest(FILE *f, const struct analysis *a, size_t gi)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g = &a->groups[gi];
+	const struct rep_cmp	*c;
+	const struct rep_geo	*geo;
+	struct fp_row		*rows;
+	double			 lo, hi, y, x, xl, xh, pad, me = ds->min_effect;
+	double			 r, rl, rh;
+	char			 reason[256], label[512];
+	size_t			 n = 0, i, b, v, k, ngeo = 0;
+	enum stats_verdict	 vd;
+
+	rows = xcalloc((g->to - g->from) * ds->nbenches * ds->nvariants +
+	    ds->nvariants + 1, sizeof *rows);
+	for (b = 0; b < ds->nbenches; b++) {
+		for (v = 0; v < ds->nvariants; v++) {
+			for (i = g->from; i < g->to; i++) {
+				c = analysis_cmp(a, a->hosts[i].host, b, 0, v);
+				if (c != NULL)
+					rows[n++].c = c;
+			}
+		}
+	}
+	for (v = 0; v < ds->nvariants; v++) {
+		if ((geo = analysis_geo(a, gi, v)) != NULL) {
+			rows[n++].geo = geo;
+			ngeo++;
+		}
+	}
+	/* The scale: every interval, 1 and the band around it. */
+	lo = 1 - me;
+	hi = 1 + me;
+	for (k = 0; k < n; k++) {
+		if (rows[k].c != NULL && rows[k].c->verdict != VERDICT_INVALID &&
+		    isfinite(rows[k].c->lo)) {
+			rl = rows[k].c->lo;
+			rh = rows[k].c->hi;
+		} else if (rows[k].geo != NULL && rows[k].geo->nused > 0) {
+			rl = rows[k].geo->lo;
+			rh = rows[k].geo->hi;
+		} else
+			continue;
+		if (rl > 0 && rl < lo)
+			lo = rl;
+		if (rh > hi)
+			hi = rh;
+	}
+	if (!(lo > 0) || !(lo < 1))
+		lo = 0.99;
+	if (!(hi > 1))
+		hi = 1.01;
+	pad = (log(hi) - log(lo)) * 0.08;
+	lo = exp(log(lo) - pad);
+	hi = exp(log(hi) + pad);
+
+	y = FP_TOP + (double)n * FP_ROW + (ngeo > 0 ? 8 : 0);
+	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+	    "role=\"img\" aria-label=\"ratios and 95%% intervals on ",
+	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
+	html_esc(f, g->label);
+	fputs("\">\n", f);
+	/* The band of "same", the line at 1, and the column heads. */
+	xl = fp_x(1 - me, lo, hi);
+	xh = fp_x(1 + me, lo, hi);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
+	    "fill=\"#eaeef2\"/>\n", xl, FP_TOP - 6, xh - xl, y - FP_TOP + 6);
+	x = fp_x(1, lo, hi);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, FP_TOP - 6, x, y);
+	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+	    "stroke=\"#8c959f\"/>\n", FP_X0, y, FP_X1, y);
+	fprintf(f, "<text x=\"0\" y=\"16\" class=\"dim\">benchmark · metric · "
+	    "variant%s</text>", g->to - g->from > 1 ? " · host" : "");
+	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio (log scale), "
+	    "shaded: 1 ± min_effect %g</text>", FP_X0, me);
+	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio [95%% CI] "
+	    "verdict</text>\n", FP_TEXT);
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
+	    "text-anchor=\"end\">ratio = variant / reference</text>\n", FP_X1,
+	    y + 34);
+	fp_ticks(f, lo, hi, y);
+
+	for (k = 0; k < n; k++) {
+		y = FP_TOP + (double)k * FP_ROW + FP_ROW / 2.0 +
+		    (rows[k].geo != NULL ? 8 : 0);
+		if (rows[k].geo != NULL && (k == 0 || rows[k - 1].geo == NULL))
+			fprintf(f, "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" "
+			    "y2=\"%.1f\" stroke=\"#d0d7de\"/>\n", y - 16, FP_W,
+			    y - 16);
+		if (k % 2 == 0 && rows[k].geo == NULL)
+			fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%d\" "
+			    "height=\"%d\" fill=\"#f6f8fa\" "
+			    "fill-opacity=\"0.6\"/>", y - FP_ROW / 2.0, FP_W,
+			    FP_ROW);
+		if ((c = rows[k].c) != NULL) {
+			snprintf(label, sizeof label, "%s · %s%s · %s%s%s%s",
+			    ds->benches[c->bench].name,
+			    ds->benches[c->bench].metrics[0],
+			    ds->benches[c->bench].higher[0] ? " ↑" : "",
+			    ds->variants[c->variant],
+			    c->files == REP_FILES_AA ? " (A/A)" : "",
+			    g->to - g->from > 1 ? " · " : "",
+			    g->to - g->from > 1 ? ds->hosts[c->host].name : "");
+			vd = c->verdict;
+			r = c->ratio;
+			rl = c->lo;
+			rh = c->hi;
+		} else {
+			geo = rows[k].geo;
+			snprintf(label, sizeof label, "geometric mean · %s%s",
+			    ds->variants[geo->variant], geo->aa ? " (A/A)" : "");
+			vd = geo->verdict;
+			r = geo->nused > 0 ? geo->est : NAN;
+			rl = geo->lo;
+			rh = geo->hi;
+		}
+		fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
+		    rows[k].geo != NULL ? " font-weight=\"600\"" : "");
+		html_esc_cut(f, label, 48);
+		fputs("</text>", f);
+		if (!isfinite(r) || vd == VERDICT_INVALID) {
+			if (c != NULL)
+				report_short_reason(c->reason, reason,
+				    sizeof reason);
+			else
+				snprintf(reason, sizeof reason, "no valid "
+				    "comparison");
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
+			    "font-style=\"italic\">no ratio: ", FP_X0 + 6,
+			    y + 4);
+			html_esc_cut(f, reason, 60);
+			fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
+			    "class=\"mono\">—</text>", FP_TEXT, y + 4);
+		} else {
+			xl = fp_x(rl, lo, hi);
+			xh = fp_x(rh, lo, hi);
+			x = fp_x(r, lo, hi);
+			if (rows[k].geo != NULL)
+				fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,"
+				    "%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\"/>",
+				    xl - 3, y, x, y - 7, xh + 3, y, x, y + 7,
+				    html_vcolour[vd]);
+			else
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
+				    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				    "stroke-width=\"2.5\" "
+				    "stroke-linecap=\"round\"/><circle "
+				    "cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+				    "fill=\"%s\" stroke=\"#fff\" "
+				    "stroke-width=\"1.5\"/>", xl, y, xh, y,
+				    html_vcolour[vd], x, y, html_vcolour[vd]);
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
+			    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl,
+			    rh);
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
+		    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
+		    html_vcolour[vd], stats_verdict_name(vd));
+	}
+	fputs("</svg><figcaption>Each row: the median of the per-round paired "
+	    "ratios (dot) and its 95% bootstrap interval (line), coloured by "
+	    "verdict; diamonds: the geometric means. ↑ marks a "
+	    "higher-is-better metric.</figcaption></figure>\n", f);
+	free(rows);
+}
+
+/* ---- the samples by round ----------------------------------------------- */
+
+/* Returns a tick step of about range/4: 1, 2 or 5 times a power of ten. */
+static double
+rp_step(double range)
+{
+	double	raw = range / 4, mag, norm;
+
+	mag = pow(10, floor(log10(raw)));
+	norm = raw / mag;
+	if (norm < 1.5)
+		return (mag);
+	if (norm < 3)
+		return (2 * mag);
+	if (norm < 7)
+		return (5 * mag);
+	return (10 * mag);
+}
+
+/* Formats a tick of metric, in the unit that suits top, to step's precision. */
+static void
+rp_tick(const char *metric, double v, double step, double top, char *buf,
+    size_t len)
+{
+	size_t		 n = strlen(metric);
+	double		 unit = 1;
+	const char	*u = "";
+	int		 dec;
+
+	if (n > 3 && strcmp(metric + n - 3, "_ns") == 0) {
+		unit = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
+		u = top >= 1e9 ? " s" : top >= 1e6 ? " ms" : top >= 1e3 ?
+		    " us" : " ns";
+	} else if (n > 3 && strcmp(metric + n - 3, "_kb") == 0) {
+		unit = top >= 1048576 ? 1048576 : top >= 1024 ? 1024 : 1;
+		u = top >= 1048576 ? " GiB" : top >= 1024 ? " MiB" : " KiB";
+	} else if (top >= 1e9) {
+		unit = 1e9;
+		u = "G";
+	} else if (top >= 1e6) {
+		unit = 1e6;
+		u = "M";
+	} else if (top >= 1e4) {
+		unit = 1e3;
+		u = "k";
+	}
+	dec = (int)ceil(-log10(step / unit) - 1e-9);
+	if (dec < 0)
+		dec = 0;
+	if (dec > 4)
+		dec = 4;
+	snprintf(buf, len, "%.*f%s", dec, v / unit, u);
+}
+
+/* Returns 1 when s is the final attempt of its (variant, round). */
+static int
+rp_final(const struct dataset *ds, const struct ds_sample *s)
+{
+	const struct ds_sample	*t;
+	size_t			 i;
+
+	for (i = 0; i < ds->nsamples; i++) {
+		t = &ds->samples[i];
+		if (t->host == s->host && t->bench == s->bench &&
+		    t->variant == s->variant && t->round == s->round &&
+		    t->warmup == s->warmup && t->attempt > s->attempt)
+			return (0);
+	}
+	return (1);
+}
+
+/* The primary metric of one benchmark on one host, by round and variant. */
+static void
+html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	const struct rep_result	*res;
+	const char		*mn = ds->benches[b].metrics[0];
+	double			 lo = INFINITY, hi = -INFINITY, v, step, t;
+	double			 slotw, x, y, dx, pw, ph, top;
+	char			 buf[64], buf2[64], offscale[1024];
+	size_t			 i, vr, nv = ds->nvariants, np, nslots, k;
+	int			 warm = 0, first, clip;
+
+	offscale[0] = '\0';
+
+	for (i = 0; i < ds->nsamples; i++) {
+		s = &ds->samples[i];
+		if (s->host != host || s->bench != b)
+			continue;
+		if (s->warmup)
+			warm = 1;
+		if (s->warmup || s->status != 0 ||
+		    report_value(a, host, s, mn, &v) != 0)
+			continue;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if (!isfinite(lo))
+		return;
+	if (hi - lo < fabs(hi) * 1e-6 + 1e-12) {
+		t = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
+		lo -= t;
+		hi += t;
+	} else {
+		t = (hi - lo) * 0.08;
+		lo -= t;
+		hi += t;
+	}
+	step = rp_step(hi - lo);
+	top = fmax(fabs(lo), fabs(hi));
+	pw = RP_W - RP_L - RP_R;
+	ph = RP_H - RP_T - RP_B;
+	nslots = ds->rounds + (size_t)warm;
+	slotw = pw / (double)(nslots > 0 ? nslots : 1);
+	dx = fmin(6, slotw / (double)(nv + 1));
+
+	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
+	html_esc(f, mn);
+	fputs(" by round\">\n", f);
+	/* Grid and y ticks. */
+	for (t = ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
+		y = RP_T + (hi - t) / (hi - lo) * ph;
+		rp_tick(mn, fabs(t) < step * 1e-9 ? 0 : t, step, top, buf,
+		    sizeof buf);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"#eaeef2\"/><text x=\"%d\" y=\"%.1f\" "
+		    "text-anchor=\"end\" class=\"dim\">%s</text>\n", RP_L, y,
+		    RP_W - RP_R, y, RP_L - 8, y + 4, buf);
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" "
+	    "fill=\"none\" stroke=\"#d0d7de\"/>\n", RP_L, RP_T, pw, ph);
+	/* X labels: the warmup slot, then rounds (thinned to fit). */
+	for (i = 0; i < nslots; i++) {
+		size_t	round = i + 1 - (size_t)warm;
+		size_t	every = slotw >= 22 ? 1 : slotw >= 11 ? 2 :
+		    slotw >= 5 ? 5 : 10;
+
+		x = RP_L + ((double)i + 0.5) * slotw;
+		if (warm && i == 0)
+			snprintf(buf, sizeof buf, "w");
+		else if (round == 1 || round % every == 0)
+			snprintf(buf, sizeof buf, "%zu", round);
+		else
+			continue;
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+		    "class=\"dim\">%s</text>", x, RP_H - RP_B + 16, buf);
+	}
+	if (warm)
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+		    "stroke=\"#d0d7de\" stroke-dasharray=\"3 3\"/>",
+		    RP_L + slotw, RP_T, RP_L + slotw, RP_T + (int)ph);
+	fprintf(f, "\n<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+	    "class=\"dim\">round%s</text>\n", RP_L + pw / 2, RP_H - 6,
+	    warm ? " (w: warmup, not counted)" : "");
+
+	for (vr = 0; vr < nv; vr++) {
+		const char	*col = html_vcol(ds, vr);
+		double		 off = ((double)vr - (double)(nv - 1) / 2) * dx;
+
+		/* The median of the measured runs, dashed. */
+		res = analysis_result(a, host, b, 0, vr);
+		if (res != NULL && res->sum.n > 0) {
+			y = RP_T + (hi - res->sum.median) / (hi - lo) * ph;
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			    "y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.55\" "
+			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
+			    RP_W - RP_R, y, col);
+		}
+		/* A line through the measured runs, in round order. */
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+		    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" points=\"",
+		    col);
+		first = 1;
+		for (np = 1; np <= ds->rounds; np++) {
+			for (i = 0; i < ds->nsamples; i++) {
+				s = &ds->samples[i];
+				if (s->host != host || s->bench != b ||
+				    s->variant != vr || s->warmup ||
+				    s->round != np || s->status != 0 ||
+				    report_value(a, host, s, mn, &v) != 0)
+					continue;
+				x = RP_L + ((double)(np - 1) + (double)warm +
+				    0.5) * slotw + off;
+				y = RP_T + (hi - v) / (hi - lo) * ph;
+				fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+				first = 0;
+			}
+		}
+		fputs("\"/>\n", f);
+		for (i = 0; i < ds->nsamples; i++) {
+			s = &ds->samples[i];
+			if (s->host != host || s->bench != b ||
+			    s->variant != vr)
+				continue;
+			x = RP_L + ((double)(s->warmup ? 0 : s->round - 1 +
+			    (uint32_t)warm) + 0.5) * slotw + off;
+			if (s->status != 0) {
+				y = RP_T + ph - 7;
+				fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 "
+				    "8\" stroke=\"#cf222e\" stroke-width=\"2\">"
+				    "<title>", x - 4, y - 4);
+				html_esc(f, ds->variants[vr]);
+				fprintf(f, " %s %u attempt %u: %s</title>"
+				    "</path>\n", s->warmup ? "warmup" : "round",
+				    s->round, s->attempt,
+				    proto_status_name(s->status));
+				continue;
+			}
+			if (report_value(a, host, s, mn, &v) != 0 ||
+			    (!s->warmup && !rp_final(ds, s)))
+				continue;
+			report_fmt_value(mn, v, buf2, sizeof buf2);
+			y = RP_T + (hi - v) / (hi - lo) * ph;
+			/* A warmup off the scale: a triangle at the edge. */
+			clip = 0;
+			if (y < RP_T + 5) {
+				y = RP_T + 5;
+				clip = 1;
+			} else if (y > RP_T + ph - 5) {
+				y = RP_T + ph - 5;
+				clip = -1;
+			}
+			if (s->warmup && clip) {
+				fprintf(f, "<path d=\"M%.1f %.1fl4.5 %dh-9z\" "
+				    "fill=\"#fff\" stroke=\"%s\" "
+				    "stroke-width=\"1.5\">", x, y - 3.5 * clip,
+				    7 * clip, col);
+				k = strlen(offscale);
+				snprintf(offscale + k, sizeof offscale - k,
+				    "%s%s %s", k ? ", " : "", ds->variants[vr],
+				    buf2);
+			}
+			else if (s->warmup)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				    "r=\"4\" fill=\"#fff\" stroke=\"%s\" "
+				    "stroke-width=\"1.5\">", x, y, col);
+			else
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				    "r=\"3.5\" fill=\"%s\">", x, y, col);
+			fputs("<title>", f);
+			html_esc(f, ds->variants[vr]);
+			if (s->warmup)
+				fprintf(f, " warmup: %s%s</title>", buf2,
+				    clip ? " (off the scale)" : "");
+			else
+				fprintf(f, " round %u: %s</title>", s->round,
+				    buf2);
+			fputs(s->warmup && clip ? "</path>\n" : "</circle>\n",
+			    f);
+		}
+	}
+	/* The legend, across the top. */
+	x = RP_L;
+	for (vr = 0; vr < nv; vr++) {
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"14\" r=\"4\" fill=\"%s\"/>"
+		    "<text x=\"%.1f\" y=\"18\">", x + 4, html_vcol(ds, vr),
+		    x + 13);
+		html_esc_cut(f, ds->variants[vr], 16);
+		fprintf(f, "%s</text>", vr == ds->ref ? " (ref)" : "");
+		x += 30 + 7.5 * (double)(strlen(ds->variants[vr]) > 16 ? 17 :
+		    strlen(ds->variants[vr])) + (vr == ds->ref ? 36 : 0);
+	}
+	fprintf(f, "<circle cx=\"%.1f\" cy=\"14\" r=\"4\" fill=\"#fff\" "
+	    "stroke=\"#57606a\" stroke-width=\"1.5\"/><text x=\"%.1f\" "
+	    "y=\"18\" class=\"dim\">warmup</text>", x + 12, x + 21);
+	x += 86;
+	fprintf(f, "<path d=\"M%.1f 10l8 8m0 -8l-8 8\" stroke=\"#cf222e\" "
+	    "stroke-width=\"2\"/><text x=\"%.1f\" y=\"18\" class=\"dim\">"
+	    "failed run</text>", x + 8, x + 21);
+	x += 100;
+	fprintf(f, "<line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
+	    "stroke=\"#57606a\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" "
+	    "y=\"18\" class=\"dim\">median</text>\n", x + 6, x + 30, x + 36);
+	fputs("</svg><figcaption>", f);
+	html_esc(f, mn);
+	for (i = 0; i < a->nhosts; i++) {
+		if (a->hosts[i].host == host && a->hosts[i].floor_sub > 0 &&
+		    strcmp(mn, "wall_ns") == 0)
+			fputs(" (net of the harness floor)", f);
+	}
+	fputs(" of every run, by round; a drift shows as a slope, an outlier "
+	    "as a lone point.", f);
+	if (offscale[0] != '\0') {
+		fputs(" Warmups off the scale (triangles at the edge): ", f);
+		html_esc(f, offscale);
+		fputc('.', f);
+	}
+	fputs("</figcaption></figure>\n", f);
+}
+
+/* ---- per-architecture sections ------------------------------------------ */
+
+static void
+html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
+{
+	const struct ds_host	*h;
+	size_t			 i;
+
+	fputs("<div class=\"scroll\"><table>\n<tr><th>host</th><th>os</th>"
+	    "<th>cores</th><th>memory</th><th>kernel</th><th>agent</th>"
+	    "<th>samples</th><th>failed</th><th>retries</th><th>load "
+	    "(median / max)</th><th>status</th></tr>\n", f);
+	for (i = g->from; i < g->to; i++) {
+		h = &a->ds->hosts[a->hosts[i].host];
+		fputs("<tr><td><code>", f);
+		html_esc(f, h->name);
+		fputs("</code></td><td>", f);
+		html_esc(f, h->facts.os);
+		fprintf(f, "</td><td class=\"n\">%u</td><td class=\"n\">%.1f "
+		    "GiB</td><td>", h->facts.cores,
+		    (double)h->facts.mem_kb / (1024 * 1024));
+		html_esc(f, h->facts.kernel);
+		fputs("</td><td>", f);
+		html_esc(f, h->agent_version);
+		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu"
+		    "</td><td class=\"n\">%zu</td><td class=\"n\">%.2f / %.2f"
+		    "</td><td>", a->hosts[i].samples, a->hosts[i].failed,
+		    a->hosts[i].retries, a->hosts[i].load_med,
+		    a->hosts[i].load_max);
+		if (h->failed || !h->ended) {
+			fputs("<span class=\"v v-worse\">failed</span> ", f);
+			html_esc(f, h->ended ? h->error :
+			    "the record ends before this host finished");
+		} else
+			fputs("ok", f);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+}
+
+/* The measurement notes of one host: floor, first runs, waits, facts. */
+static void
+html_measure(FILE *f, const struct analysis *a, size_t i)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &ds->hosts[rh->host];
+	const struct hyg_first	*fr;
+	char			 b1[64], b2[64];
+	size_t			 k, n;
+
+	fputs("<li><code>", f);
+	html_esc(f, h->name);
+	fputs("</code>: ", f);
+	if (rh->hyg.floor.n > 0) {
+		report_fmt_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
+		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
+		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
+		    ", not subtracted");
+	} else
+		fputs("harness floor not measured", f);
+	for (k = 0; k < rh->hyg.nfirst; k++) {
+		fr = &rh->hyg.first[k];
+		report_fmt_value("wall_ns", fr->first_ns, b1, sizeof b1);
+		report_fmt_value("wall_ns", fr->median_ns, b2, sizeof b2);
+		fputs("; first run of ", f);
+		html_esc(f, ds->variants[fr->variant]);
+		fprintf(f, "'s freshly pushed file %s (<code>", b1);
+		html_esc(f, ds->benches[fr->bench].name);
+		fprintf(f, "</code>, seq %u) vs %s median measured", fr->seq, b2);
+	}
+	if (rh->hyg.nwaits > 0)
+		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
+		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
+		    (double)rh->hyg.waited_ms / 1000);
+	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
+		if (ds->notes[k].host != rh->host ||
+		    strcmp(ds->notes[k].state, "waiting-load") == 0)
+			continue;
+		fputs(n++ ? "; " : "; agent notes: ", f);
+		html_esc(f, ds->notes[k].detail);
+	}
+	for (n = 0, k = 0; k < h->facts.nextra; k++) {
+		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
+			continue;
+		fputs(n++ ? ", " : "; facts: ", f);
+		html_esc(f, h->facts.extra[k].key);
+		fputc('=', f);
+		html_esc(f, h->facts.extra[k].value);
+	}
+	fputs("</li>\n", f);
+}
+
+/* Says which variants ran the reference's very files, per group. */
+static void
+html_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	size_t			 v, i, k, kind;
+	int			 want;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref || ds->nbenches == 0)
+			continue;
+		for (kind = 0; kind < 2; kind++) {
+			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
+			for (k = 0, i = g->from; i < g->to; i++) {
+				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
+				if (c == NULL || c->files != want)
+					continue;
+				if (k++ == 0)
+					fputs(kind == 0 ? "<div class=\"note\">"
+					    "<b>A/A comparison (identical "
+					    "files):</b> on " : "<p>On ", f);
+				else
+					fputs(", ", f);
+				fputs("<code>", f);
+				html_esc(f, ds->hosts[a->hosts[i].host].name);
+				fputs("</code>", f);
+			}
+			if (k == 0)
+				continue;
+			fputs(", ", f);
+			html_esc(f, ds->variants[v]);
+			fputs(kind == 0 ? " runs byte-identical files with the "
+			    "same settings as " : " runs the same files as ", f);
+			html_esc(f, ds->variants[ds->ref]);
+			fputs(kind == 0 ? "; its verdicts measure the host's "
+			    "noise, not a change.</div>\n" : " (equal SHA-256) "
+			    "and differs only in its settings (env, args).</p>\n",
+			    f);
+		}
+	}
+}
+
+/* Counts the failed and retried runs of a benchmark on a host. */
+static void
+html_bench_counts(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 v, nf = 0, nr = 0, k;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) != NULL) {
+			nf += res->failed;
+			nr += res->retried;
+		}
+	}
+	if (nf == 0 && nr == 0)
+		return;
+	fprintf(f, "<p class=\"small\">Runs: %zu failed", nf);
+	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
+		    res->failed > 0) {
+			fputs(k++ ? ", " : " (", f);
+			html_esc(f, ds->variants[v]);
+			fprintf(f, " %zu", res->failed);
+		}
+	}
+	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
+	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
+		    res->retried > 0) {
+			fputs(k++ ? ", " : " (", f);
+			html_esc(f, ds->variants[v]);
+			fprintf(f, " %zu", res->retried);
+		}
+	}
+	fprintf(f, "%s; a round whose final attempt failed has no pair.</p>\n",
+	    nr > 0 ? ")" : "");
+}
+
+static void
+html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	const struct rep_cmp	*c;
+	char			 med[64], lo[64], hi[64];
+	size_t			 i;
+	const char		*mn;
+
+	fputs("<h4><code>", f);
+	html_esc(f, ds->benches[b].name);
+	fputs("</code> on <code>", f);
+	html_esc(f, ds->hosts[host].name);
+	fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr><th>metric"
+	    "</th><th>variant</th><th>n</th><th>median</th><th>min … max</th>"
+	    "<th>IQR %</th><th>CV %</th><th>ratio [95% CI]</th><th>p</th>"
+	    "<th>verdict</th></tr>\n", f);
+	for (i = 0; i < a->nresults; i++) {
+		res = &a->results[i];
+		if (res->host != host || res->bench != b)
+			continue;
+		mn = ds->benches[b].metrics[res->metric];
+		report_fmt_value(mn, res->sum.n ? res->sum.median : NAN, med,
+		    sizeof med);
+		report_fmt_value(mn, res->sum.n ? res->sum.min : NAN, lo,
+		    sizeof lo);
+		report_fmt_value(mn, res->sum.n ? res->sum.max : NAN, hi,
+		    sizeof hi);
+		c = analysis_cmp(a, host, b, res->metric, res->variant);
+		fprintf(f, "<tr%s><td>", res->metric == 0 ?
+		    " class=\"primary\"" : "");
+		html_esc(f, mn);
+		fprintf(f, "</td><td><span style=\"color:%s\">●</span> ",
+		    html_vcol(ds, res->variant));
+		html_esc(f, ds->variants[res->variant]);
+		fputs(res->variant == ds->ref ? " (ref)" : c != NULL &&
+		    c->files == REP_FILES_AA ? " <span class=\"aa\">A/A</span>" :
+		    "", f);
+		fprintf(f, "</td><td class=\"n\">%zu", res->sum.n);
+		if (res->failed > 0)
+			fprintf(f, " (+%zu failed)", res->failed);
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s … %s"
+		    "</td>", med, lo, hi);
+		if (res->sum.n)
+			fprintf(f, "<td class=\"n\">%.1f</td><td class=\"n\">"
+			    "%.1f</td>", res->sum.iqr_pct, res->sum.cv * 100);
+		else
+			fputs("<td class=\"n\">-</td><td class=\"n\">-</td>", f);
+		if (c == NULL) {
+			fputs("<td>reference</td><td></td><td></td></tr>\n", f);
+			continue;
+		}
+		fputs("<td class=\"n\">", f);
+		html_ratio(f, c);
+		fputs("</td><td class=\"n\">", f);
+		if (isfinite(c->p))
+			fprintf(f, "%.2g", c->p);
+		fputs("</td><td class=\"c\">", f);
+		html_badge(f, c->verdict, c->ratio);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->host != host || c->bench != b || c->metric != 0 ||
+		    c->verdict != VERDICT_INVALID)
+			continue;
+		fputs("<div class=\"banner\"><b>No ratio for ", f);
+		html_esc(f, ds->variants[c->variant]);
+		fputs(" vs ", f);
+		html_esc(f, ds->variants[ds->ref]);
+		fputs(":</b> ", f);
+		html_esc(f, c->reason);
+		fputs("</div>\n", f);
+	}
+	html_bench_counts(f, a, host, b);
+	html_rounds(f, a, host, b);
+}
+
+/* Lists the failed runs of one host with their status and stderr tail. */
+static void
+html_failures(FILE *f, const struct analysis *a, size_t host)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	char			*tail;
+	size_t			 i, shown = 0, n = 0, len, st;
+
+	for (i = 0; i < ds->nsamples; i++) {
+		s = &ds->samples[i];
+		if (s->host != host || s->status == 0)
+			continue;
+		if (n++ == 0) {
+			fputs("<h4>Failed runs on <code>", f);
+			html_esc(f, ds->hosts[host].name);
+			fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr>"
+			    "<th>seq</th><th>bench</th><th>variant</th><th>"
+			    "round</th><th>attempt</th><th>status</th><th>"
+			    "detail</th></tr>\n", f);
+		}
+		if (shown >= 20)
+			continue;
+		shown++;
+		/* The end of the tail says most: show its last line. */
+		len = strlen(s->err);
+		while (len > 0 && s->err[len - 1] == '\n')
+			len--;
+		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
+			;
+		tail = xmalloc(len - st + 1);
+		memcpy(tail, s->err + st, len - st);
+		tail[len - st] = '\0';
+		fprintf(f, "<tr><td class=\"n\">%u</td><td>", s->seq);
+		html_esc(f, ds->benches[s->bench].name);
+		fputs("</td><td>", f);
+		html_esc(f, ds->variants[s->variant]);
+		fprintf(f, "</td><td class=\"n\">%u%s</td><td class=\"n\">%u"
+		    "</td><td>%s", s->round, s->warmup ? " (warmup)" : "",
+		    s->attempt, proto_status_name(s->status));
+		if (s->status == 3)
+			fprintf(f, " %d", s->signal);
+		else if (s->status == 1)
+			fprintf(f, " (exit %d)", s->exit_code);
+		fputs("</td><td><code>", f);
+		html_esc_cut(f, tail, 200);
+		fputs("</code></td></tr>\n", f);
+		free(tail);
+	}
+	if (n > shown)
+		fprintf(f, "<tr><td colspan=\"7\">… %zu more in samples.csv"
+		    "</td></tr>\n", n - shown);
+	if (n > 0)
+		fputs("</table></div>\n", f);
+}
+
+static void
+html_group(FILE *f, const struct analysis *a, size_t gi)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g = &a->groups[gi];
+	const struct ds_host	*h;
+	size_t			 j, b;
+
+	fprintf(f, "<section id=\"group-%zu\">\n<h2>", gi);
+	html_esc(f, g->known ? g->label : "Hosts that gave no facts");
+	fputs("</h2>\n", f);
+	if (!g->known) {
+		fputs("<ul>\n", f);
+		for (j = g->from; j < g->to; j++) {
+			h = &ds->hosts[a->hosts[j].host];
+			fputs("<li><code>", f);
+			html_esc(f, h->name);
+			fputs("</code>: no facts and no runs; ", f);
+			html_esc(f, h->error[0] ? h->error : "it never started");
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n</section>\n", f);
+		return;
+	}
+	html_host_table(f, a, g);
+	fputs("<p>Measurement:</p>\n<ul>\n", f);
+	for (j = g->from; j < g->to; j++)
+		html_measure(f, a, j);
+	fputs("</ul>\n", f);
+	html_files_notes(f, a, g);
+	for (j = g->from; j < g->to; j++) {
+		for (b = 0; b < ds->nbenches; b++)
+			html_bench(f, a, a->hosts[j].host, b);
+		html_failures(f, a, a->hosts[j].host);
+	}
+	fputs("</section>\n", f);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void
+html_run(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 i, b, v;
+
+	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n<li>orch ", f);
+	html_esc(f, ds->orch_version);
+	fputs("; started ", f);
+	html_esc(f, ds->started);
+	fputs(", ended ", f);
+	html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
+	fputs("</li>\n<li>command: <code>", f);
+	html_esc(f, ds->cmdline);
+	fprintf(f, "</code></li>\n<li>seed: %llu (the plan's order and every "
+	    "bootstrap interval follow from it)</li>\n<li>benchmarks: ",
+	    (unsigned long long)ds->seed);
+	for (b = 0; b < ds->nbenches; b++) {
+		fputs(b ? ", <code>" : "<code>", f);
+		html_esc(f, ds->benches[b].name);
+		fputs("</code> (", f);
+		for (v = 0; v < ds->benches[b].nmetrics; v++) {
+			fputs(v ? ", " : "", f);
+			html_esc(f, ds->benches[b].metrics[v]);
+			fputs(ds->benches[b].higher[v] ? " higher is better" :
+			    " lower is better", f);
+		}
+		fputs(")", f);
+	}
+	fputs("</li>\n</ul>\n", f);
+	if (ds->nfiles > 0) {
+		fputs("<p>Files run, per host (SHA-256):</p>\n<div class=\"scroll"
+		    "\"><table>\n<tr><th>host</th><th>variant</th><th>role</th>"
+		    "<th>path</th><th>sha256</th></tr>\n", f);
+		for (i = 0; i < ds->nfiles; i++) {
+			fputs("<tr><td>", f);
+			html_esc(f, ds->hosts[ds->files[i].host].name);
+			fputs("</td><td>", f);
+			html_esc(f, ds->files[i].variant);
+			fputs("</td><td>", f);
+			html_esc(f, ds->files[i].role);
+			fputs("</td><td><code>", f);
+			html_esc(f, ds->files[i].path);
+			fputs("</code></td><td><code>", f);
+			html_esc(f, ds->files[i].sha);
+			fputs("</code></td></tr>\n", f);
+		}
+		fputs("</table></div>\n", f);
+	}
+	fputs("<details><summary>Suite file as run</summary>\n<pre>", f);
+	html_esc(f, ds->suite_text);
+	fputs("</pre>\n</details>\n</section>\n", f);
+}
 
 int
 report_html(const struct analysis *a, FILE *f)
 {
-	(void)a;
-	fputs("<!doctype html>\n", f);
-	return (0);
+	const struct dataset	*ds = a->ds;
+	size_t			 i, ncols = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\""
+	    "utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\">\n<title>orch report: ", f);
+	html_esc(f, ds->suite_name);
+	fputs(" — ", f);
+	html_esc(f, ds->run_id);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n",
+	    html_css);
+	fputs("<h1>orch report: ", f);
+	html_esc(f, ds->suite_name);
+	fputs("</h1>\n<p class=\"meta\">Run <code>", f);
+	html_esc(f, ds->run_id);
+	fputs("</code> of suite <code>", f);
+	html_esc(f, ds->suite_name);
+	fputs("</code> (", f);
+	html_esc(f, ds->suite_path);
+	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
+	    "run%s each first), reference <code>", ds->nvariants, ds->rounds,
+	    ds->warmup, ds->warmup == 1 ? "" : "s");
+	html_esc(f, ds->variants[ds->ref]);
+	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
+	html_esc(f, ds->started);
+	fputs(".</p>\n", f);
+	html_banners(f, a);
+	html_answers(f, a);
+
+	for (i = 0; i < a->nhosts; i++)
+		ncols += a->groups[a->hosts[i].group].known;
+	fputs("<section id=\"across\">\n<h2>Across architectures</h2>\n", f);
+	if (ncols == 0)
+		fputs("<p>No host gave results.</p>\n", f);
+	else {
+		fputs("<p>Primary metric of each benchmark; ratio = variant / "
+		    "reference (median of per-round paired ratios) with its 95% "
+		    "bootstrap interval. One column per host, under its "
+		    "architecture and CPU model.</p>\n", f);
+		html_matrix(f, a, ncols);
+		html_geomeans(f, a);
+		for (i = 0; i < a->ngroups; i++) {
+			if (!a->groups[i].known)
+				continue;
+			fputs("<h3>", f);
+			html_esc(f, a->groups[i].label);
+			fputs("</h3>\n", f);
+			html_forest(f, a, i);
+		}
+	}
+	fputs("</section>\n", f);
+	for (i = 0; i < a->ngroups; i++)
+		html_group(f, a, i);
+	html_run(f, a);
+	fputs("<footer>Recorded by orch ", f);
+	html_esc(f, ds->orch_version);
+	fputs("; rendered from samples.msgpack alone: <code>orch report "
+	    "DIR</code> renders it again, byte for byte.</footer>\n</main>\n</body>\n</html>\n", f);
+	return (ferror(f) ? -1 : 0);
 }

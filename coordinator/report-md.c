@@ -254,30 +254,95 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 	fputc('\n', f);
 }
 
-/* Says which variants ran the reference's very files on a host. */
+/* Says which variants ran the reference's very files, per group. */
 static void
-md_files_notes(FILE *f, const struct analysis *a, size_t hostidx)
+md_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_cmp	*c;
-	size_t			 v;
+	size_t			 v, i, k, kind;
+	int			 want;
 
 	for (v = 0; v < ds->nvariants; v++) {
-		if (v == ds->ref || ds->nbenches == 0 ||
-		    (c = analysis_cmp(a, hostidx, 0, 0, v)) == NULL)
+		if (v == ds->ref || ds->nbenches == 0)
 			continue;
-		if (c->files == REP_FILES_AA)
-			fprintf(f, "> **A/A comparison (identical files):** on "
-			    "`%s`, %s runs byte-identical files with the same "
-			    "settings as %s; its verdicts measure the host's "
-			    "noise, not a change.\n\n", ds->hosts[hostidx].name,
-			    ds->variants[v], ds->variants[ds->ref]);
-		else if (c->files == REP_FILES_SAME)
-			fprintf(f, "On `%s`, %s runs the same files as %s "
-			    "(equal SHA-256) and differs only in its settings "
-			    "(env, args).\n\n", ds->hosts[hostidx].name,
-			    ds->variants[v], ds->variants[ds->ref]);
+		for (kind = 0; kind < 2; kind++) {
+			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
+			for (k = 0, i = g->from; i < g->to; i++) {
+				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
+				if (c == NULL || c->files != want)
+					continue;
+				if (k++ == 0)
+					fputs(kind == 0 ? "> **A/A comparison "
+					    "(identical files):** on " : "On ", f);
+				else
+					fputs(", ", f);
+				fprintf(f, "`%s`", ds->hosts[a->hosts[i].host].name);
+			}
+			if (k == 0)
+				continue;
+			if (kind == 0)
+				fprintf(f, ", %s runs byte-identical files with "
+				    "the same settings as %s; its verdicts "
+				    "measure the host's noise, not a change.\n\n",
+				    ds->variants[v], ds->variants[ds->ref]);
+			else
+				fprintf(f, ", %s runs the same files as %s "
+				    "(equal SHA-256) and differs only in its "
+				    "settings (env, args).\n\n", ds->variants[v],
+				    ds->variants[ds->ref]);
+		}
 	}
+}
+
+/* What a host's measurement saw: floor, first runs, load waits, facts. */
+static void
+md_measure(FILE *f, const struct analysis *a, size_t i)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &ds->hosts[rh->host];
+	const struct hyg_first	*fr;
+	char			 b1[64], b2[64];
+	size_t			 k, n;
+
+	fprintf(f, "- `%s`: ", h->name);
+	if (rh->hyg.floor.n > 0) {
+		report_fmt_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
+		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
+		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
+		    ", not subtracted");
+	} else
+		fputs("harness floor not measured", f);
+	for (k = 0; k < rh->hyg.nfirst; k++) {
+		fr = &rh->hyg.first[k];
+		report_fmt_value("wall_ns", fr->first_ns, b1, sizeof b1);
+		report_fmt_value("wall_ns", fr->median_ns, b2, sizeof b2);
+		fprintf(f, "; first run of %s's freshly pushed file %s (`%s`, "
+		    "seq %u) vs %s median measured", ds->variants[fr->variant],
+		    b1, ds->benches[fr->bench].name, fr->seq, b2);
+	}
+	if (rh->hyg.nwaits > 0)
+		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
+		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
+		    (double)rh->hyg.waited_ms / 1000);
+	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
+		if (ds->notes[k].host != rh->host ||
+		    strcmp(ds->notes[k].state, "waiting-load") == 0)
+			continue;
+		fputs(n++ ? "; " : "; agent notes: ", f);
+		md_cell(f, ds->notes[k].detail);
+	}
+	for (n = 0, k = 0; k < h->facts.nextra; k++) {
+		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
+			continue;
+		fputs(n++ ? ", " : "; facts: ", f);
+		md_cell(f, h->facts.extra[k].key);
+		fputc('=', f);
+		md_cell(f, h->facts.extra[k].value);
+	}
+	fputs("\n", f);
 }
 
 /* Counts the failed and retried runs of a benchmark on a host. */
@@ -483,6 +548,7 @@ report_md(const struct analysis *a, FILE *f)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_group	*g;
+	const struct ds_host	*h;
 	size_t			 i, j;
 
 	fprintf(f, "# orch report: %s\n\n", ds->suite_name);
@@ -502,18 +568,28 @@ report_md(const struct analysis *a, FILE *f)
 	for (i = 0; i < a->ngroups; i++) {
 		g = &a->groups[i];
 		fputs("## ", f);
-		md_cell(f, g->label);
+		md_cell(f, g->known ? g->label : "Hosts that gave no facts");
 		fputs("\n\n", f);
-		md_host_table(f, a, g->from, g->to);
-		for (j = g->from; j < g->to; j++)
-			md_files_notes(f, a, a->hosts[j].host);
-		for (j = g->from; j < g->to; j++) {
-			if (a->hosts[j].samples == 0 &&
-			    !a->groups[i].known) {
-				fprintf(f, "No runs were recorded on %s.\n\n",
-				    ds->hosts[a->hosts[j].host].name);
-				continue;
+		if (!g->known) {
+			/* Never said hello: nothing but the error to show. */
+			for (j = g->from; j < g->to; j++) {
+				h = &ds->hosts[a->hosts[j].host];
+				fprintf(f, "- `%s`: no facts and no runs; ",
+				    h->name);
+				md_cell(f, h->error[0] ? h->error :
+				    "it never started");
+				fputc('\n', f);
 			}
+			fputc('\n', f);
+			continue;
+		}
+		md_host_table(f, a, g->from, g->to);
+		fputs("Measurement:\n\n", f);
+		for (j = g->from; j < g->to; j++)
+			md_measure(f, a, j);
+		fputc('\n', f);
+		md_files_notes(f, a, g);
+		for (j = g->from; j < g->to; j++) {
 			md_host_benches(f, a, a->hosts[j].host);
 			md_failures(f, a, a->hosts[j].host);
 		}

@@ -15,6 +15,22 @@
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
+/*
+ * The value of metric in sample s as the analysis uses it: wall_ns net of
+ * the host's harness floor when one is subtracted (never a program's own
+ * metrics). Returns 0, or -1 when the sample lacks the metric.
+ */
+static int
+rep_value(const struct dataset *ds, const struct ds_sample *s,
+    const char *metric, double floor_sub, double *v)
+{
+	if (dataset_value(ds, s, metric, v) != 0)
+		return (-1);
+	if (floor_sub > 0 && strcmp(metric, "wall_ns") == 0)
+		*v -= floor_sub;
+	return (0);
+}
+
 /* Per (host, bench, variant, round): the final measured attempt. */
 struct rep_cell {
 	const struct ds_sample	*s;
@@ -125,6 +141,20 @@ rep_cells(const struct dataset *ds, size_t host, size_t bench,
 	}
 }
 
+int
+report_value(const struct analysis *a, size_t hostidx,
+    const struct ds_sample *s, const char *metric, double *v)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nhosts; i++) {
+		if (a->hosts[i].host == hostidx)
+			return (rep_value(a->ds, s, metric,
+			    a->hosts[i].floor_sub, v));
+	}
+	return (dataset_value(a->ds, s, metric, v));
+}
+
 /* Appends printf-style text to the string *s (NULL: start one). */
 static void __attribute__((format(printf, 2, 3)))
 rep_appendf(char **s, const char *fmt, ...)
@@ -192,23 +222,6 @@ rep_settings(const struct dataset *ds)
 	return (c.text);
 }
 
-/* Returns the SHA-256 of variant's bin file on host, or NULL. */
-static const char *
-rep_bin_sha(const struct dataset *ds, size_t host, size_t variant)
-{
-	const struct ds_file	*f;
-	const char		*sha = NULL;
-	size_t			 i;
-
-	for (i = 0; i < ds->nfiles; i++) {
-		f = &ds->files[i];
-		if (f->host == host && strcmp(f->role, "bin") == 0 &&
-		    strcmp(f->variant, ds->variants[variant]) == 0)
-			sha = f->sha;
-	}
-	return (sha);
-}
-
 /*
  * Fills files[variant] with how each variant's files on host relate to the
  * reference's (REP_FILES_*). Same files with unknown settings (settings
@@ -220,10 +233,10 @@ rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
 	const char	*rsha, *sha;
 	size_t		 v;
 
-	rsha = rep_bin_sha(ds, host, ds->ref);
+	rsha = hygiene_bin_sha(ds, host, ds->ref);
 	for (v = 0; v < ds->nvariants; v++) {
 		files[v] = REP_FILES_DIFFER;
-		sha = rep_bin_sha(ds, host, v);
+		sha = hygiene_bin_sha(ds, host, v);
 		if (v == ds->ref || rsha == NULL || sha == NULL ||
 		    strcmp(rsha, sha) != 0)
 			continue;
@@ -293,6 +306,11 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 			rh->load_max = loads[nl - 1];
 		}
 		rep_files(ds, h, settings, files);
+		if (hygiene_host(ds, h, &rh->hyg) != 0)
+			fatalx("out of memory");
+		/* The harness floor is not the program's: take it off wall_ns. */
+		if (ds->subtract_floor && rh->hyg.floor.n > 0)
+			rh->floor_sub = rh->hyg.floor.median;
 		for (b = 0; b < ds->nbenches; b++) {
 			rep_cells(ds, h, b, cells, R);
 			for (vr = 0; vr < ds->nvariants; vr++) {
@@ -327,7 +345,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 							res->failed++;
 							continue;
 						}
-						if (dataset_value(ds, s, mn, &v) == 0)
+						if (rep_value(ds, s, mn,
+						    rh->floor_sub, &v) == 0)
 							vals[n++] = v;
 					}
 					if (stats_summarize(vals, n, &res->sum) != 0)
@@ -357,8 +376,10 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 						if (s == NULL || rs == NULL ||
 						    s->status != 0 || rs->status != 0)
 							continue;
-						if (dataset_value(ds, s, mn, &v) != 0 ||
-						    dataset_value(ds, rs, mn, &rv) != 0 ||
+						if (rep_value(ds, s, mn, rh->floor_sub,
+						    &v) != 0 ||
+						    rep_value(ds, rs, mn, rh->floor_sub,
+						    &rv) != 0 ||
 						    !(rv > 0) || !(v > 0))
 							continue;
 						ratios[n] = v / rv;

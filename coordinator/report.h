@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "coordinator/hygiene.h"
 #include "coordinator/record.h"
 #include "coordinator/stats.h"
 
@@ -43,6 +44,8 @@ struct rep_host {
 	size_t		 retries;
 	double		 load_med, load_max;
 	size_t		 group;		/* index into analysis.groups */
+	struct hyg_host	 hyg;		/* floor, first runs, load waits */
+	double		 floor_sub;	/* subtracted from wall_ns; 0 none */
 };
 
 /* Hosts of one architecture and CPU model: a section of the report. */
@@ -138,6 +141,14 @@ int	report_html(const struct analysis *a, FILE *f);
  */
 int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 	    char **cause);
+
+/*
+ * The value of metric in sample s of host hostidx as the analysis uses it
+ * (wall_ns net of a subtracted harness floor). Returns 0, or -1 when the
+ * sample lacks the metric.
+ */
+int	report_value(const struct analysis *a, size_t hostidx,
+	    const struct ds_sample *s, const char *metric, double *v);
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
 void	report_fmt_value(const char *metric, double v, char *buf, size_t len);

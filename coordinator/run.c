@@ -52,6 +52,9 @@ struct run_host {
 	uint64_t		 pushed;	/* bytes */
 	int			 opened;
 	char			 state[256];	/* the agent's last STATUS */
+	uint32_t		*seen;		/* per step: attempts stored (bits) */
+	int64_t			 max_seq;	/* highest seq stored; -1 none */
+	int			 restarts;	/* agents lost and started again */
 };
 
 struct run {
@@ -71,6 +74,8 @@ struct run {
 };
 
 static volatile int	run_stop;
+
+#define RUN_MAX_RESTARTS	3	/* agents lost per host before giving up */
 
 static void
 run_sigint(int sig)
@@ -392,6 +397,9 @@ run_build_plan(struct run *run, struct run_host *rh)
 		p->nsteps++;
 	}
 	snprintf(p->counters, sizeof p->counters, "%s", s->counters);
+	p->linger_ms = s->linger_s * 1000;
+	p->resume_seq = -1;
+	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
 	    run->opts->max_load >= 0 ? run->opts->max_load : s->max_load;
 	p->load_wait_ms = s->load_wait_s * 1000;
@@ -439,6 +447,14 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		return (-1);
 	c = &rh->plan.cmds[smp->cmd];
 	rh->state[0] = '\0';
+	/* A sample re-sent after a reconnect is stored once. */
+	if (smp->step < rh->plan.nsteps && smp->attempt < 32) {
+		if (rh->seen[smp->step] & (1U << smp->attempt))
+			return (0);
+		rh->seen[smp->step] |= 1U << smp->attempt;
+	}
+	if ((int64_t)smp->seq > rh->max_seq)
+		rh->max_seq = smp->seq;
 	if (record_sample(&run->rec, h->name, c->bench, c->variant, smp) != 0) {
 		log_warnx("%s", run->rec.err);
 		return (-1);
@@ -498,6 +514,7 @@ run_host_thread(void *arg)
 	struct run	*run = rh->run;
 	char		**paths;
 	char		(*shas)[PROTO_SHA_HEX];
+	char		 err[HOST_ERR_LEN], why[HOST_ERR_LEN];
 	int		*exe, *fresh;
 	size_t		 i;
 
@@ -511,14 +528,37 @@ run_host_thread(void *arg)
 		exe[i] = rh->files[i].executable;
 	}
 	rh->started_ms = run_now_ms();
-	if (host_sync(rh->h, rh->nfiles, paths,
-	    (const char (*)[PROTO_SHA_HEX])shas, exe, fresh, &rh->pushed) == 0) {
-		rh->h->pushed = rh->pushed;
-		log_debug("%s: pushed %u files, %llu bytes", rh->h->name,
-		    rh->h->npushed, (unsigned long long)rh->pushed);
-		run_record_files(run, rh, fresh);
-		host_run(rh->h, &rh->plan, run_sample_cb, run_state_cb, rh,
-		    &run_stop);
+	for (;;) {
+		rh->plan.resume_seq = rh->max_seq;
+		if (host_sync(rh->h, rh->nfiles, paths,
+		    (const char (*)[PROTO_SHA_HEX])shas, exe, fresh,
+		    &rh->pushed) == 0) {
+			rh->h->pushed += rh->pushed;
+			log_debug("%s: pushed %u files, %llu bytes",
+			    rh->h->name, rh->h->npushed,
+			    (unsigned long long)rh->pushed);
+			if (rh->restarts == 0)
+				run_record_files(run, rh, fresh);
+			if (host_run(rh->h, &rh->plan, run_sample_cb,
+			    run_state_cb, rh, &run_stop) == 0)
+				break;
+		}
+		/* A lost agent is started again; its journal carries on. */
+		if (!rh->h->retryable || run_stop ||
+		    rh->restarts >= RUN_MAX_RESTARTS)
+			break;
+		rh->restarts++;
+		log_warnx("%s: %s: starting its agent again (%d of %d)",
+		    rh->h->name, rh->h->error, rh->restarts, RUN_MAX_RESTARTS);
+		snprintf(err, sizeof err, "%s", rh->h->error);
+		host_close(rh->h);
+		sleep(1);
+		if (host_open(rh->h, run->run_id) != 0) {
+			snprintf(why, sizeof why, "%s", rh->h->error);
+			snprintf(rh->h->error, sizeof rh->h->error, "%s; then: "
+			    "%s", err, why);
+			break;
+		}
 	}
 	if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
@@ -532,6 +572,149 @@ run_host_thread(void *arg)
 }
 
 /* ---- the run ---------------------------------------------------------- */
+
+static int	run_make_id(char *, size_t);
+static int	run_mkdirs(const char *, mode_t);
+
+/* Creates DIR and DIR/logs. Returns 0 or -1 (cause). */
+static int
+run_make_dirs(const char *dir, char **cause)
+{
+	char	logs[PATH_MAX + 8];
+
+	snprintf(logs, sizeof logs, "%s/logs", dir);
+	if (run_mkdirs(dir, 0755) == -1 || run_mkdirs(logs, 0755) == -1) {
+		xasprintf(cause, "cannot create %s: %s", logs, strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/* A new run: the suite, the seed, the order, the run id and DIR. */
+static int
+run_prepare_new(struct run *run, char **cause)
+{
+	const struct run_opts	*opts = run->opts;
+	char			 probe[PATH_MAX + 32];
+
+	if (suite_load(opts->suite, &run->suite, cause) != 0)
+		return (-1);
+	if (opts->rounds > 0)
+		run->suite->rounds = opts->rounds;
+	if (opts->has_seed)
+		run->suite->seed = opts->seed;
+	else if (!run->suite->has_seed) {
+		if (RAND_bytes((unsigned char *)&run->suite->seed,
+		    sizeof run->suite->seed) != 1)
+			fatalx("RAND_bytes failed");
+		run->suite->seed &= (1ULL << 53) - 1;	/* exact in JSON */
+	}
+	if (plan_order(run->suite, run->suite->seed, &run->order,
+	    &run->norder) != 0)
+		fatalx("out of memory planning");
+	if (run_make_id(run->run_id, sizeof run->run_id) != 0)
+		fatalx("RAND_bytes failed");
+	if (opts->out != NULL)
+		snprintf(run->dir, sizeof run->dir, "%s", opts->out);
+	else
+		snprintf(run->dir, sizeof run->dir, "reports/%s", run->run_id);
+	snprintf(probe, sizeof probe, "%s/%s", run->dir, RECORD_FILE);
+	if (access(probe, F_OK) == 0) {
+		xasprintf(cause, "%s already holds a run; choose another --out "
+		    "(or orch run --resume %s)", run->dir, run->dir);
+		return (-1);
+	}
+	return (run_make_dirs(run->dir, cause));
+}
+
+/*
+ * A resumed run: everything from DIR/samples.msgpack — the run id, the
+ * seed and rounds, and the suite, which must not have changed since.
+ */
+static int
+run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
+    char **cause)
+{
+	struct dataset	*ds;
+
+	if (record_load(dir, dsp, cause) != 0)
+		return (-1);
+	ds = *dsp;
+	if (ds->ended[0] != '\0') {
+		xasprintf(cause, "%s: the run is complete (ended %s); orch "
+		    "report %s renders it", dir, ds->ended, dir);
+		return (-1);
+	}
+	if (suite_load(ds->suite_path, &run->suite, cause) != 0)
+		return (-1);
+	if (strcmp(run->suite->text, ds->suite_text) != 0) {
+		xasprintf(cause, "%s changed since run %s started: restore it "
+		    "to resume", ds->suite_path, ds->run_id);
+		return (-1);
+	}
+	run->suite->rounds = ds->rounds;
+	run->suite->warmup = ds->warmup;
+	run->suite->seed = ds->seed;
+	if (plan_order(run->suite, run->suite->seed, &run->order,
+	    &run->norder) != 0)
+		fatalx("out of memory planning");
+	snprintf(run->run_id, sizeof run->run_id, "%s", ds->run_id);
+	snprintf(run->dir, sizeof run->dir, "%s", dir);
+	return (run_make_dirs(run->dir, cause));
+}
+
+/* Marks what a resumed host already stored: those samples are not taken twice. */
+static void
+run_resume_host(struct run_host *rh, const struct dataset *ds)
+{
+	const struct ds_sample	*s;
+	long			 h = dataset_host(ds, rh->h->name);
+	size_t			 i;
+
+	if (h < 0)
+		return;
+	for (i = 0; i < ds->nsamples + ds->nfloors; i++) {
+		s = i < ds->nsamples ? &ds->samples[i] :
+		    &ds->floors[i - ds->nsamples];
+		if (s->host != (size_t)h)
+			continue;
+		if (s->step < rh->plan.nsteps && s->attempt < 32)
+			rh->seen[s->step] |= 1U << s->attempt;
+		if ((int64_t)s->seq > rh->max_seq)
+			rh->max_seq = s->seq;
+		rh->done++;
+	}
+}
+
+/* Returns the hosts of an unfinished run in DIR, comma separated (free). */
+char *
+run_resume_hosts(const char *dir, char **cause)
+{
+	struct dataset	*ds;
+	char		*list;
+	size_t		 i, len = 1;
+
+	if (record_load(dir, &ds, cause) != 0)
+		return (NULL);
+	for (i = 0; i < ds->nhosts; i++)
+		len += strlen(ds->hosts[i].name) + 1;
+	list = xcalloc(1, len);
+	for (i = 0; i < ds->nhosts; i++) {
+		if (ds->hosts[i].ended)
+			continue;
+		if (list[0] != '\0')
+			strcat(list, ",");
+		strcat(list, ds->hosts[i].name);
+	}
+	dataset_free(ds);
+	if (list[0] == '\0') {
+		xasprintf(cause, "%s: every host of this run has finished; "
+		    "orch report %s renders it", dir, dir);
+		free(list);
+		return (NULL);
+	}
+	return (list);
+}
 
 /* Makes the run id: UTC time and 4 random hex digits. */
 static int
@@ -583,6 +766,7 @@ run_main(const struct run_opts *opts)
 {
 	struct run		 run;
 	struct run_host		*rh;
+	struct dataset		*ds = NULL;
 	struct sigaction	 sa;
 	char			*cause = NULL, started[32], ended[32];
 	char			*cmdline;
@@ -595,57 +779,16 @@ run_main(const struct run_opts *opts)
 	run.tty = isatty(2);
 	run_iso_now(started, sizeof started);
 
-	if (suite_load(opts->suite, &run.suite, &cause) != 0) {
+	if (opts->resume != NULL) {
+		if (run_prepare_resume(&run, opts->resume, &ds, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			code = 2;
+			goto out;
+		}
+	} else if (run_prepare_new(&run, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		code = 2;
 		goto out;
-	}
-	if (opts->rounds > 0)
-		run.suite->rounds = opts->rounds;
-	if (opts->has_seed)
-		run.suite->seed = opts->seed;
-	else if (!run.suite->has_seed) {
-		if (RAND_bytes((unsigned char *)&run.suite->seed,
-		    sizeof run.suite->seed) != 1)
-			fatalx("RAND_bytes failed");
-		run.suite->seed &= (1ULL << 53) - 1;	/* exact in JSON */
-	}
-	if (plan_order(run.suite, run.suite->seed, &run.order,
-	    &run.norder) != 0)
-		fatalx("out of memory planning");
-	if (run_make_id(run.run_id, sizeof run.run_id) != 0)
-		fatalx("RAND_bytes failed");
-	if (opts->out != NULL)
-		snprintf(run.dir, sizeof run.dir, "%s", opts->out);
-	else
-		snprintf(run.dir, sizeof run.dir, "reports/%s", run.run_id);
-	{
-		char	probe[PATH_MAX + 32];
-
-		snprintf(probe, sizeof probe, "%s/%s", run.dir, RECORD_FILE);
-		if (access(probe, F_OK) == 0) {
-			fprintf(stderr, "orch: %s already holds a run; choose "
-			    "another --out\n", run.dir);
-			code = 2;
-			goto out;
-		}
-	}
-	if (run_mkdirs(run.dir, 0755) == -1) {
-		fprintf(stderr, "orch: cannot create %s: %s\n", run.dir,
-		    strerror(errno));
-		code = 2;
-		goto out;
-	}
-	{
-		char	logs[PATH_MAX + 8];
-
-		snprintf(logs, sizeof logs, "%s/logs", run.dir);
-		if (run_mkdirs(logs, 0755) == -1) {
-			fprintf(stderr, "orch: cannot create %s: %s\n", logs,
-			    strerror(errno));
-			code = 2;
-			goto out;
-		}
 	}
 
 	memset(&sa, 0, sizeof sa);
@@ -663,6 +806,7 @@ run_main(const struct run_opts *opts)
 		rh->h = &opts->hosts[i];
 		rh->run = &run;
 		rh->h->verbose = opts->verbose;
+		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
 		    "%s/logs/%s.log", run.dir, rh->h->name);
 		if (pthread_create(&rh->thread, NULL, run_open_thread, rh) != 0)
@@ -682,18 +826,31 @@ run_main(const struct run_opts *opts)
 			goto close;
 		}
 		run_build_plan(&run, rh);
+		if (ds != NULL)
+			run_resume_host(rh, ds);
 	}
 
-	if (record_open(&run.rec, run.dir, &cause) != 0) {
-		fprintf(stderr, "orch: %s\n", cause);
-		code = 2;
-		goto close;
+	if (ds != NULL) {
+		if (record_reopen(&run.rec, run.dir, ds->good_len,
+		    &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			code = 2;
+			goto close;
+		}
+		record_ok = 1;
+		record_resume(&run.rec, started);
+	} else {
+		if (record_open(&run.rec, run.dir, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			code = 2;
+			goto close;
+		}
+		record_ok = 1;
+		xasprintf(&cmdline, "%s", opts->cmdline);
+		record_run(&run.rec, run.run_id, run.suite, run.suite->seed,
+		    cmdline, started, opts->hosts, opts->nhosts);
+		free(cmdline);
 	}
-	record_ok = 1;
-	xasprintf(&cmdline, "%s", opts->cmdline);
-	record_run(&run.rec, run.run_id, run.suite, run.suite->seed, cmdline,
-	    started);
-	free(cmdline);
 	for (i = 0; i < run.nrh; i++) {
 		rh = &run.rh[i];
 		if (!rh->opened) {
@@ -794,11 +951,13 @@ out:
 		free(rh->files);
 		free(rh->bin);
 		free(rh->data);
+		free(rh->seen);
 		run_free_plan(&rh->plan);
 	}
 	free(run.rh);
 	free(run.order);
 	suite_free(run.suite);
+	dataset_free(ds);
 	free(cause);
 	pthread_mutex_destroy(&run.mtx);
 	return (code);

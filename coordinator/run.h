@@ -19,7 +19,14 @@ struct run_opts {
 	int		 fail_on_worse;
 	int		 verbose;
 	const char	*cmdline;	/* as typed, for the record */
+	const char	*resume;	/* DIR of a run to resume, or NULL */
 };
+
+/*
+ * Returns the hosts of the unfinished run in dir, comma separated (caller
+ * frees), or NULL with *cause set.
+ */
+char	*run_resume_hosts(const char *dir, char **cause);
 
 /* Runs the suite; returns the exit code (0, 1, 2 or 3: see DESIGN.md). */
 int	run_main(const struct run_opts *opts);

@@ -41,12 +41,12 @@ enum suite_sect {
 static const char *const suite_suite_keys[] = {
 	"name", "rounds", "warmup", "seed", "min_effect", "reference",
 	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
-	"counters", NULL
+	"counters", "linger", NULL
 };
 enum {
 	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
 	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
-	SK_TIMEOUT, SK_COUNTERS,
+	SK_TIMEOUT, SK_COUNTERS, SK_LINGER,
 };
 
 /* Counters the agent can read (agent/facts-linux.c has the same list). */
@@ -635,6 +635,10 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		break;
 	case SK_COUNTERS:
 		suite_counters(p, v);
+		break;
+	case SK_LINGER:
+		if (suite_uint(p, "linger", v, 0, 7 * 86400, &u) == 0)
+			s->linger_s = (uint32_t)u;
 		break;
 	}
 }
@@ -1437,6 +1441,7 @@ suite_load(const char *path, struct suite **out, char **cause)
 	s->load_wait_s = 600;
 	s->retries = 2;
 	s->subtract_floor = 1;
+	s->linger_s = 3600;
 	suite_default_name(s, path);
 	if ((slash = strrchr(path, '/')) != NULL &&
 	    (p.dir = strndup(path, slash == path ? 1 : (size_t)(slash -

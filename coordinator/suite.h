@@ -63,6 +63,7 @@ struct suite {
 	char		 pin[128];	/* "" none */
 	int		 subtract_floor;	/* 0 or 1; default 1 */
 	char		 counters[128];	/* hardware counters, comma separated */
+	uint32_t	 linger_s;	/* a detached agent waits this long; 3600 */
 };
 
 /*

@@ -139,6 +139,8 @@ static const struct msg_field msg_plan_tab[] = {
 	MSG_F(struct proto_plan, retries, MSG_U32),
 	MSG_F(struct proto_plan, pin, MSG_STR),
 	MSG_F(struct proto_plan, counters, MSG_STR),
+	MSG_F(struct proto_plan, resume_seq, MSG_I64),
+	MSG_F(struct proto_plan, linger_ms, MSG_U32),
 };
 
 static const struct msg_field msg_sample_tab[] = {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	2	/* bump on any change */
+#define PROTO_VERSION	3	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -138,6 +138,9 @@ struct proto_plan {
 	uint32_t	 retries;	/* re-runs of a sample killed by a signal */
 	char		 pin[128];	/* CPU list for benchmark processes, "" none */
 	char		 counters[128];	/* hardware counters to read, "" none */
+	int64_t		 resume_seq;	/* the coordinator stores every sample with
+					   seq <= this; -1: a new run */
+	uint32_t	 linger_ms;	/* stay this long, detached, for a resume */
 };
 
 struct proto_metric {

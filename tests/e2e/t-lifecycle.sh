@@ -1,7 +1,18 @@
-# Processes: a benchmark's grandchildren die with its process group; when
-# the coordinator is killed mid-run the agent and its benchmark go too; a
-# killed agent fails its host with a clear error and a partial report.
+# Processes and faults on `local`: a benchmark's grandchildren die with its
+# process group; a killed agent is started again and the run completes; a
+# killed coordinator leaves its agent carrying on (orch status sees it,
+# orch stop stops it) and orch run --resume completes the run. After each,
+# every (bench, variant, round) is present exactly once.
 . tests/e2e/lib.sh
+
+# exactly_once DIR ROUNDS: each measured (bench, variant, round) once.
+exactly_once() {
+	local csv=$1/samples.csv rounds=$2 dup n
+	dup=$(awk -F, '$11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$csv" | sort | uniq -d | head -3)
+	[ -z "$dup" ] || fail "duplicated samples: $dup"
+	n=$(awk -F, '$11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$csv" | sort -u | wc -l)
+	expect_eq "distinct (bench, variant, round)" "$n" "$((2 * rounds))"
+}
 
 note "grandchild left by a benchmark is killed"
 rc=0; run_orch "$T/log1" run --out="$T/out1" tests/suites/leftover.ini || rc=$?
@@ -9,38 +20,66 @@ cat "$T/log1"
 expect_eq "exit code" "$rc" 0
 no_leftovers
 
-note "coordinator killed with SIGKILL mid-run"
-"$ORCH" run --out="$T/out2" tests/suites/slow.ini >"$T/log2" 2>&1 &
+note "agent killed with SIGKILL mid-run: started again, the run completes"
+"$ORCH" run --out="$T/out4" --rounds=16 tests/suites/slow.ini >"$T/log4" 2>&1 &
 orch_pid=$!
 for i in $(seq 1 100); do
-	[ "$(grep -c ,nap, "$T/out2/samples.csv" 2>/dev/null)" -gt 0 ] 2>/dev/null && break
-	[ -s "$T/out2/samples.msgpack" ] && [ "$(stat -c %s "$T/out2/samples.msgpack")" -gt 2000 ] && break
+	[ -s "$T/out4/samples.msgpack" ] && [ "$(stat -c %s "$T/out4/samples.msgpack")" -gt 3000 ] && break
 	sleep 0.1
 done
-pgrep -f "$T/workdir" >/dev/null || fail "no agent or benchmark running"
-kill -9 "$orch_pid"
-wait "$orch_pid" 2>/dev/null || true
-no_leftovers
-note "the partial record still renders, marked incomplete"
-rc=0; run_orch "$T/log3" report "$T/out2" || rc=$?
-cat "$T/log3"
-expect_eq "report exit" "$rc" 0
-expect_eq "complete" "$(jq .complete "$T/out2/summary.json")" false
-expect_grep 'Incomplete record' "$T/out2/report.md"
-
-note "agent killed with SIGKILL mid-run"
-"$ORCH" run --out="$T/out4" tests/suites/slow.ini >"$T/log4" 2>&1 &
-orch_pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "orch-agent serve --workdir=$T/workdir" >/dev/null && [ -s "$T/out4/samples.msgpack" ] && break
-	sleep 0.1
-done
-sleep 0.5
 pkill -9 -f "orch-agent serve --workdir=$T/workdir" || fail "no agent to kill"
 rc=0; wait "$orch_pid" || rc=$?
 cat "$T/log4"
-expect_eq "exit code after the agent died" "$rc" 3
-expect_grep 'local failed: the agent exited' "$T/log4"
-expect_eq "host status" "$(jq -r '.hosts[0].status' "$T/out4/summary.json")" failed
+expect_eq "exit code after the agent was restarted" "$rc" 0
+expect_grep 'local: the agent exited .*starting its agent again \(1 of 3\)' "$T/log4"
+expect_eq "complete" "$(jq .complete "$T/out4/summary.json")" true
+exactly_once "$T/out4" 16
+no_leftovers
+
+note "coordinator killed with SIGKILL mid-run: the agent carries on"
+"$ORCH" run --out="$T/out2" --rounds=30 tests/suites/slow.ini >"$T/log2" 2>&1 &
+orch_pid=$!
+for i in $(seq 1 100); do
+	[ -s "$T/out2/samples.msgpack" ] && [ "$(stat -c %s "$T/out2/samples.msgpack")" -gt 3000 ] && break
+	sleep 0.1
+done
+kill -9 "$orch_pid"
+wait "$orch_pid" 2>/dev/null || true
+sleep 0.5
+pgrep -f "orch-agent serve --workdir=$T/workdir" >/dev/null || fail "the agent did not carry on"
+rc=0; run_orch "$T/log3" status "$T/out2" || rc=$?
+cat "$T/log3"
+expect_eq "status exit" "$rc" 0
+expect_grep '^local +[0-9]+ +unfinished +running pid [0-9]+ journal [0-9]+' "$T/log3"
+note "the partial record still renders, marked incomplete"
+mkdir "$T/copy" && cp "$T/out2/samples.msgpack" "$T/copy/"
+rc=0; run_orch "$T/log5" report "$T/copy" || rc=$?
+expect_eq "report exit" "$rc" 0
+expect_eq "complete" "$(jq .complete "$T/copy/summary.json")" false
+expect_grep 'Incomplete record' "$T/copy/report.md"
+
+note "orch run --resume: reconnects, collects the journal, completes"
+rc=0; run_orch "$T/log6" run --resume="$T/out2" || rc=$?
+cat "$T/log6"
+expect_eq "resume exit" "$rc" 0
+expect_eq "complete" "$(jq .complete "$T/out2/summary.json")" true
+exactly_once "$T/out2" 30
+rc=0; run_orch "$T/log7" run --resume="$T/out2" || rc=$?
+expect_eq "resume of a complete run" "$rc" 2
+expect_grep 'every host of this run has finished|the run is complete' "$T/log7"
+no_leftovers
+
+note "orch stop: a detached agent is stopped, and nothing is left"
+"$ORCH" run --out="$T/out8" --rounds=30 tests/suites/slow.ini >"$T/log8" 2>&1 &
+orch_pid=$!
+for i in $(seq 1 100); do
+	[ -s "$T/out8/samples.msgpack" ] && [ "$(stat -c %s "$T/out8/samples.msgpack")" -gt 3000 ] && break
+	sleep 0.1
+done
+kill -9 "$orch_pid"; wait "$orch_pid" 2>/dev/null || true
+rc=0; run_orch "$T/log9" stop "$T/out8" || rc=$?
+cat "$T/log9"
+expect_eq "stop exit" "$rc" 0
+expect_grep '^local .* stopped pid [0-9]+ journal [0-9]+' "$T/log9"
 no_leftovers
 echo PASS

@@ -178,6 +178,8 @@ make_plan(struct proto_msg *m)
 	p->retries = 2;
 	strcpy(p->pin, "2,3");
 	strcpy(p->counters, "instructions,cycles");
+	p->resume_seq = 41;
+	p->linger_ms = 3600000;
 }
 
 static void
@@ -215,6 +217,8 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 	assert_int_equal(y->retries, x->retries);
 	assert_string_equal(y->pin, x->pin);
 	assert_string_equal(y->counters, x->counters);
+	assert_int_equal(y->resume_seq, x->resume_seq);
+	assert_int_equal(y->linger_ms, x->linger_ms);
 }
 
 static void

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# arch-check.sh — a mixed-architecture run over real SSH: two x86_64 lab
+# hosts (tests/lab/lab.sh) and one aarch64 host (tests/lab/arm64.sh: Debian
+# arm64 under qemu-user, in its own network namespace). Deploys (prebuilt on
+# x86_64, built from source on aarch64), runs suites/example.ini on all
+# three, and checks the record: both architectures in summary.json, the
+# aarch64 agent's hello, a report section per architecture, the verdicts,
+# and the cross-architecture matrix when report.md has one. Also: a suite
+# without an aarch64 binary fails before anything runs.
+#
+#   bash tests/e2e/arch-check.sh          (make check-arch)
+#
+# Not named t-*.sh: `make check-e2e` does not pick it up; `make check-arch`
+# runs it. When this machine cannot (not root, no binfmt_misc, no network
+# to Debian's archive for the packages) it says why on a line
+# "arch-check: SKIPPED: <reason>" and exits 0; ARCH_CHECK_REQUIRE=1 makes
+# that a failure. Timing: the first run on a machine builds the arm64 root
+# filesystem (~6 min, cached in /var/cache/orch-lab); later runs ~3-4 min.
+# The whole script is bounded by ARCH_CHECK_TIMEOUT (default 1800 s).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ -z "${_ARCH_CHECK_BOUNDED:-}" ]; then
+	export _ARCH_CHECK_BOUNDED=1
+	timeout --kill-after=30 "${ARCH_CHECK_TIMEOUT:-1800}" bash "$0" "$@"
+	rc=$?
+	[ "$rc" -ne 124 ] || echo "arch-check: FAIL: timed out after ${ARCH_CHECK_TIMEOUT:-1800} s" >&2
+	exit "$rc"
+fi
+
+t_start=$SECONDS
+ROUNDS=${ARCH_CHECK_ROUNDS:-6}
+
+skip() {
+	if [ "${ARCH_CHECK_REQUIRE:-0}" = 1 ]; then
+		echo "arch-check: FAIL: cannot run (ARCH_CHECK_REQUIRE=1): $*" >&2
+		exit 1
+	fi
+	echo "arch-check: SKIPPED: $*"
+	exit 0
+}
+phase() { echo "--- [$((SECONDS - t_start))s] $*"; }
+
+. tests/lab/lab.sh
+. tests/lab/arm64.sh
+
+phase "preconditions"
+[ "$(id -u)" -eq 0 ] || skip "not root (needs network namespaces, mounts and binfmt_misc)"
+arm64_ready --install || skip "$ARM64_WHY"
+
+# The cross compiler for the aarch64 benchmark programs.
+if ! command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
+    ! dpkg-query -W -f='${Status}' libc6-dev-arm64-cross 2>/dev/null | grep -q ' installed'; then
+	echo "arch-check: installing gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq --no-install-recommends \
+	    gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1 ||
+	    skip "cannot install gcc-aarch64-linux-gnu (no network to Debian's archive?)"
+fi
+
+phase "build: native programs, aarch64 benchmark programs"
+make --no-print-directory programs suites >/tmp/orch-arch-check-make.log 2>&1 || {
+	tail -20 /tmp/orch-arch-check-make.log
+	echo "arch-check: FAIL: make programs suites" >&2
+	exit 1
+}
+make --no-print-directory -f suites/cross.mk cross-aarch64 >>/tmp/orch-arch-check-make.log 2>&1 || {
+	tail -20 /tmp/orch-arch-check-make.log
+	echo "arch-check: FAIL: make -f suites/cross.mk cross-aarch64" >&2
+	exit 1
+}
+# binfmt_misc end to end: an aarch64 program runs here.
+out=$(timeout 20 suites/example/bin/linux-aarch64/hashloop 10 suites/example/data.bin 2>&1) ||
+    skip "an aarch64 program does not run here through binfmt_misc/qemu: $out"
+want=$(suites/example/bin/linux-x86_64/hashloop 10 suites/example/data.bin | grep '^checksum=')
+[ "$(grep '^checksum=' <<<"$out")" = "$want" ] || {
+	echo "arch-check: FAIL: hashloop's checksum differs between x86_64 and aarch64: $out / $want" >&2
+	exit 1
+}
+
+phase "arm64 root filesystem (cached in $ARM64_CACHE)"
+arm64_rootfs || skip "$ARM64_WHY"
+echo "rootfs: $ARM64_ROOTFS ($(cat "$(dirname "$ARM64_ROOTFS")/ok"))"
+
+# From here on, every failure is a failure (lib.sh: set -euo pipefail,
+# fail, expect_*; its EXIT trap removes $T after the lab's teardown).
+. tests/e2e/lib.sh
+
+# orch_t SECONDS OUTFILE ARGS...: runs orch, bounded, saving its output.
+orch_t() {
+	local secs=$1 out=$2 rc; shift 2
+	timeout --kill-after=10 "$secs" "$ORCH" "$@" >"$out" 2>&1
+	rc=$?
+	[ "$rc" -ne 124 ] || echo "(orch $1 timed out after $secs s)" >>"$out"
+	return "$rc"
+}
+
+phase "lab: h1 h2 (x86_64), a1 (aarch64)"
+lab_up 2 --netns || fail "lab_up 2 --netns"
+lab_arm64_up a1 || fail "lab_arm64_up a1"
+export ORCH_KNOWN_HOSTS="$LAB_KNOWN_HOSTS"
+INV="$LAB_INVENTORY"
+expect_eq "a1: uname -sm" "$(timeout 30 ssh -F "$LAB_SSH_CONFIG" a1 uname -sm </dev/null)" "Linux aarch64"
+expect_eq "h1: uname -m" "$(timeout 30 ssh -F "$LAB_SSH_CONFIG" h1 uname -m </dev/null)" "x86_64"
+expect_grep '^hosts = h1, h2, a1$' "$INV"
+
+phase "deploy: prebuilt on h1 h2, built from source on a1"
+rc=0; orch_t 900 "$T/deploy" deploy --inventory="$INV" --hosts=lab || rc=$?
+cat "$T/deploy"
+expect_eq "deploy exit" "$rc" 0
+expect_grep '^h1: pushed prebuilt linux-x86_64 agent' "$T/deploy"
+expect_grep '^h2: pushed prebuilt linux-x86_64 agent' "$T/deploy"
+expect_grep '^a1: built from source on the host \(linux-aarch64\)' "$T/deploy"
+a1root=$(lab_arm64_root a1)
+file "$a1root/root/.orch/bin/orch-agent" | grep -q 'ARM aarch64' ||
+    fail "a1's agent is not an aarch64 program: $(file "$a1root/root/.orch/bin/orch-agent")"
+
+phase "check: every host ready, a1 says linux/aarch64"
+rc=0; orch_t 120 "$T/check" check --inventory="$INV" --hosts=lab || rc=$?
+cat "$T/check"
+expect_eq "check exit" "$rc" 0
+expect_grep '^a1 +yes .* linux/aarch64 ' "$T/check"
+expect_grep '^h1 +yes .* linux/x86_64 ' "$T/check"
+
+phase "a suite without an aarch64 program fails before anything runs"
+mkdir -p "$T/prog/linux-x86_64"
+cp suites/example/bin/linux-x86_64/hashloop "$T/prog/linux-x86_64/"
+sed "s#suites/example/bin/#$T/prog/#" suites/example.ini >"$T/x86only.ini"
+rc=0; orch_t 300 "$T/miss" run --inventory="$INV" --hosts=h1,a1 --rounds=5 --max-load=0 \
+    --out="$T/rmiss" "$T/x86only.ini" || rc=$?
+cat "$T/miss"
+expect_eq "missing aarch64 binary exit" "$rc" 2
+expect_grep "no program for host a1 \(linux/aarch64\): $T/prog/linux-aarch64/hashloop does not exist" "$T/miss"
+expect_grep '^nothing ran\.' "$T/miss"
+[ ! -e "$T/rmiss/samples.msgpack" ] || fail "samples were written although nothing may run"
+
+phase "run suites/example.ini on h1 h2 a1 ($ROUNDS rounds)"
+rc=0; orch_t 600 "$T/run" run --inventory="$INV" --hosts=lab --rounds="$ROUNDS" --seed=7 \
+    --max-load=0 --out="$T/r1" suites/example.ini || rc=$?
+cat "$T/run"
+expect_eq "run exit" "$rc" 0
+S="$T/r1/summary.json"
+R="$T/r1/report.md"
+expect_eq "host statuses" "$(jq -r '[.hosts[] | .name + ":" + .status] | sort | join(" ")' "$S")" \
+    "a1:ok h1:ok h2:ok"
+# hosts[].arch is what each agent said in its hello.
+expect_eq "hosts' arch" "$(jq -r '[.hosts[] | .name + ":" + .os + "/" + .arch] | sort | join(" ")' "$S")" \
+    "a1:linux/aarch64 h1:linux/x86_64 h2:linux/x86_64"
+echo "a1: cpu_model '$(jq -r '.hosts[] | select(.name=="a1") | .cpu_model' "$S")'," \
+    "cores $(jq -r '.hosts[] | select(.name=="a1") | .cores' "$S")"
+expect_eq "architectures" "$(jq -r '[.hosts[].arch] | unique | join(" ")' "$S")" "aarch64 x86_64"
+expect_eq "results on a1 carry aarch64" \
+    "$(jq -r '[.results[] | select(.host=="a1") | .arch] | unique | join(" ")' "$S")" aarch64
+expect_eq "a1 results with every round" \
+    "$(jq --argjson n "$ROUNDS" '[.results[] | select(.host=="a1" and .n != $n)] | length' "$S")" 0
+expect_eq "a1 results" "$(jq '[.results[] | select(.host=="a1")] | length' "$S")" \
+    "$(jq '[.results[] | select(.host=="h1")] | length' "$S")"
+awk -F, 'NR > 1 && $2 == "a1" && $3 != "aarch64" { bad = 1 } END { exit bad }' "$T/r1/samples.csv" ||
+    fail "samples.csv has a1 rows whose arch is not aarch64"
+
+# Verdicts: every host compares B with A on every benchmark's metrics.
+for h in h1 h2 a1; do
+	n=$(jq --arg h "$h" '[.comparisons[] | select(.host==$h and .variant=="B" and .reference=="A")] | length' "$S")
+	[ "$n" -gt 0 ] || fail "no comparisons for $h"
+	bad=$(jq -r --arg h "$h" '[.comparisons[] | select(.host==$h) |
+	    select(.verdict | IN("better","worse","same","inconclusive","invalid") | not)] | length' "$S")
+	expect_eq "$h: comparisons without a verdict" "$bad" 0
+done
+# Same checksums on every run and >= 5 good pairs: nothing invalid, on
+# either architecture (the cross-built programs compute the same work).
+expect_eq "invalid verdicts" "$(jq '[.comparisons[] | select(.verdict=="invalid")] | length' "$S")" 0
+jq -r '.comparisons[] | select(.variant=="B") | [.host, .arch, .bench, .metric, .verdict, (.ratio|tostring)] | join(" ")' "$S" |
+    sort | sed 's/^/  /'
+
+expect_grep '^## aarch64' "$R"
+expect_grep '^## x86_64' "$R"
+# Each section names its hosts and holds verdicts.
+for a in aarch64 x86_64; do
+	sec=$(awk -v a="## $a" '$0 ~ "^## " { on = index($0, a) == 1 } on' "$R")
+	grep -Eq 'better|worse|same|inconclusive' <<<"$sec" || fail "report.md's ## $a section has no verdict"
+done
+awk '$0 ~ "^## aarch64" { on = 1; next } /^## / { on = 0 } on' "$R" | grep -q 'a1' ||
+    fail "report.md's ## aarch64 section does not name a1"
+
+# The cross-architecture matrix, when this build's report has one.
+if grep -Eq '^## (Across architectures|Cross-architecture)' "$R"; then
+	mx=$(awk '/^## (Across architectures|Cross-architecture)/ { on = 1; print; next } /^## / { on = 0 } on' "$R")
+	grep -q aarch64 <<<"$mx" && grep -q x86_64 <<<"$mx" ||
+	    { echo "$mx"; fail "the cross-architecture matrix does not show both aarch64 and x86_64"; }
+	grep -q 'a1' <<<"$mx" || { echo "$mx"; fail "the cross-architecture matrix does not show a1"; }
+	echo "matrix: '## Across architectures' shows aarch64 and x86_64 and host a1"
+else
+	echo "matrix: report.md has no cross-architecture section in this build: not checked"
+fi
+
+phase "no agent left on a1"
+ns=${_ARM64_NS[1]}
+for i in $(seq 1 50); do
+	left=$(for p in $(ip netns pids "$ns"); do
+		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q 'orch-agent'; then
+			echo "$p"
+		fi
+	done)
+	[ -n "$left" ] || break
+	sleep 0.2
+done
+[ -z "$left" ] || fail "agents left on a1: $left"
+
+phase "done"
+echo "arch-check: PASS ($((SECONDS - t_start)) s)"
+echo "arch-check: 1 passed, 0 failed"
