@@ -77,7 +77,7 @@ $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] 
 agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
-.PHONY: agent all programs demo check check-unit check-san check-valgrind check-e2e deps deps-check clean bench fuzz
+.PHONY: tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e deps deps-check clean bench fuzz fuzz-smoke
 
 all: deps-check programs suites
 
@@ -113,6 +113,14 @@ $(O)/tests/%: tests/unit/%.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)
 	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(LDFLAGS_ALL) $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(CMOCKA_LIBS) $(LIBS)
 
+# Test tools: programs the end-to-end tests drive (e.g. a hostile peer).
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOLS    := $(TOOL_SRC:tests/tools/%.c=$(O)/tools/%)
+$(O)/tools/%: tests/tools/%.c $(LIBPROTO) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBPROTO) $(LIBS)
+tools: $(TOOLS)
+
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
 # ---- example and test benchmark programs (plain C, no libraries) ----------
@@ -136,11 +144,35 @@ $(TPROG_BIN)/%: tests/progs/%.c
 suites/example/data.bin:
 	seq 1 50000 > $@
 
+# ---- fuzzing (clang's libFuzzer) ------------------------------------------
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 300
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
+FUZZ_BIN   := build/fuzz
+FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory
+
+$(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs msgpack libcrypto) -lpthread -o $@
+$(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/rng.c proto/log.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
+$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
+
+# fuzz: each target FUZZ_TIME seconds (new inputs go to a scratch corpus,
+# the committed seeds are only read); fuzz-smoke: 30 s each, in make check.
+fuzz: $(FUZZERS)
+	@./tests/run-fuzz.sh $(FUZZ_TIME) $(FUZZERS)
+fuzz-smoke: $(FUZZERS)
+	@./tests/run-fuzz.sh 30 $(FUZZERS)
+
 # ---- dependencies ---------------------------------------------------------
 # Debian packages for building, testing and the demo.
 DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
 	libssl-dev libinih-dev libcmocka-dev openssh-server openssh-client valgrind \
-	iproute2 procps jq
+	iproute2 procps jq clang libclang-rt-14-dev chromium hyperfine
 BREW_PKGS := pkg-config nanomsg msgpack openssl libssh2 inih cmocka
 
 # deps: install what is missing (root + apt-get), else print the exact command.
@@ -162,6 +194,8 @@ check: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-unit
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-e2e
+	@$(MAKE) --no-print-directory check-san-e2e
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 check-unit: $(UNIT_BIN) suites
 	@./tests/run-unit.sh $(UNIT_BIN)
@@ -169,8 +203,14 @@ check-unit: $(UNIT_BIN) suites
 check-valgrind: $(UNIT_BIN) suites
 	@VALGRIND=1 ./tests/run-unit.sh $(UNIT_BIN)
 
-check-e2e: programs suites
+check-e2e: programs suites $(TOOLS)
 	@./tests/run-e2e.sh
+
+# The end-to-end tests again, with both programs built with ASan+UBSan.
+check-san-e2e:
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined programs tools
+	@$(MAKE) --no-print-directory suites
+	@ORCH_BIN_DIR=build/san/bin ./tests/run-e2e.sh
 
 clean:
 	rm -rf build bin suites/example/bin tests/progs/bin suites/example/data.bin

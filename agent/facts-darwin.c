@@ -38,7 +38,10 @@ facts_sysctl_str(const char *name, char *buf, size_t len)
 	return (buf[0] == '\0' ? -1 : 0);
 }
 
-/* Reads an integer sysctl of 4 or 8 bytes; returns 0, or -1 when absent. */
+/*
+ * Reads an integer sysctl: byte counts and frequencies are 64-bit, the rest
+ * 32-bit (xnu's sys/sysctl.h). Returns 0, or -1 when absent.
+ */
 static int
 facts_sysctl_u64(const char *name, uint64_t *v)
 {
@@ -91,7 +94,7 @@ facts_collect(struct proto_facts *f)
 {
 	struct utsname	u;
 	char		buf[128];
-	uint64_t	v;
+	uint64_t	v, phys;
 	double		load[3];
 	int		i;
 
@@ -121,8 +124,22 @@ facts_collect(struct proto_facts *f)
 	f->nextra = 0;
 	if (facts_sysctl_str("hw.model", buf, sizeof buf) == 0)
 		facts_extra(f, "model", buf);
+	if (facts_sysctl_str("kern.osproductversion", buf, sizeof buf) == 0)
+		facts_extra(f, "macos", buf);
+	/* Apple silicon: perflevel0 is the performance cores, 1 the others. */
 	facts_extra_u64(f, "perf_cores", "hw.perflevel0.logicalcpu");
 	facts_extra_u64(f, "efficiency_cores", "hw.perflevel1.logicalcpu");
+	/* Hyper-threading exists on Intel Macs only. */
+	if (facts_sysctl_u64("hw.physicalcpu", &phys) == 0 &&
+	    facts_sysctl_u64("hw.logicalcpu", &v) == 0)
+		facts_extra(f, "smt", v > phys ? "on" : "off");
+	/* Intel Macs only; Apple silicon publishes no frequency. */
+	if (facts_sysctl_u64("hw.cpufrequency_max", &v) == 0 && v > 0) {
+		snprintf(buf, sizeof buf, "%llu",
+		    (unsigned long long)(v / 1000000));
+		facts_extra(f, "cpu_max_mhz", buf);
+	}
+	/* Always on for user programs; there is no switch to read. */
 	facts_extra(f, "aslr", "on");
 	if (facts_sysctl_u64("kern.hv_vmm_present", &v) == 0)
 		facts_extra(f, "vm", v != 0 ? "yes" : "no");

@@ -18,7 +18,7 @@
 #include "proto/proto.h"
 #include "proto/version.h"
 
-#define DEPLOY_CMD_TIMEOUT	30000	/* ms for small commands */
+#define DEPLOY_CMD_TIMEOUT	60000	/* ms for small commands */
 #define DEPLOY_BUILD_TIMEOUT	600000	/* ms for make on the host */
 
 static char	deploy_root[PATH_MAX] = ".";
@@ -127,7 +127,8 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    DEPLOY_CMD_TIMEOUT);
 	if (rc != 0 || sscanf(out, "%31s %31s", os, arch) != 2) {
 		snprintf(err, errlen, "%s: cannot run uname on the host: %s",
-		    h->name, errb[0] ? errb : "no output");
+		    h->name, rc == -2 ? "no answer within 60 s" :
+		    errb[0] ? errb : "no output");
 		return (-1);
 	}
 	for (char *p = os; *p != '\0'; p++)

@@ -190,6 +190,7 @@ html_vcol(const struct dataset *ds, size_t v)
 
 /* ---- top of the page ---------------------------------------------------- */
 
+/* The incomplete-record and failed-host banners at the top. */
 static void
 html_banners(FILE *f, const struct analysis *a)
 {
@@ -242,6 +243,7 @@ html_headline_verdict(const char *headline)
 	return (VERDICT_INCONCLUSIVE);	/* "mixed" */
 }
 
+/* The one-line answer per variant. */
 static void
 html_answers(FILE *f, const struct analysis *a)
 {
@@ -273,6 +275,7 @@ html_answers(FILE *f, const struct analysis *a)
 
 /* ---- across architectures ---------------------------------------------- */
 
+/* Writes one matrix cell: verdict, ratio and interval, or the refusal. */
 static void
 html_matrix_cell(FILE *f, const struct rep_cmp *c)
 {
@@ -301,6 +304,7 @@ html_matrix_cell(FILE *f, const struct rep_cmp *c)
 	fputs("</td>", f);
 }
 
+/* The benchmark × host matrix, hosts grouped under their architecture. */
 static void
 html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 {
@@ -360,6 +364,7 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 	fputs("</table></div>\n", f);
 }
 
+/* The geometric means per architecture group and variant. */
 static void
 html_geomeans(FILE *f, const struct analysis *a)
 {
@@ -925,6 +930,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 
 /* ---- per-architecture sections ------------------------------------------ */
 
+/* The hosts of a group and their facts, counts and load. */
 static void
 html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
 {
@@ -1098,6 +1104,7 @@ html_bench_counts(FILE *f, const struct analysis *a, size_t host, size_t b)
 	    nr > 0 ? ")" : "");
 }
 
+/* One benchmark on one host: its table, refusals, counts and plot. */
 static void
 html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 {
@@ -1234,6 +1241,7 @@ html_failures(FILE *f, const struct analysis *a, size_t host)
 		fputs("</table></div>\n", f);
 }
 
+/* The section of one architecture group. */
 static void
 html_group(FILE *f, const struct analysis *a, size_t gi)
 {
@@ -1274,6 +1282,7 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 
 /* ---- the run ------------------------------------------------------------ */
 
+/* The metadata that lets the evidence stand alone. */
 static void
 html_run(FILE *f, const struct analysis *a)
 {
@@ -1286,7 +1295,12 @@ html_run(FILE *f, const struct analysis *a)
 	html_esc(f, ds->started);
 	fputs(", ended ", f);
 	html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
-	fputs("</li>\n<li>command: <code>", f);
+	fputs("</li>\n", f);
+	if (ds->resumed > 0)
+		fprintf(f, "<li>resumed %d time%s after an interruption (<code>"
+		    "orch run --resume</code>)</li>\n", ds->resumed,
+		    ds->resumed == 1 ? "" : "s");
+	fputs("<li>command: <code>", f);
 	html_esc(f, ds->cmdline);
 	fprintf(f, "</code></li>\n<li>seed: %llu (the plan's order and every "
 	    "bootstrap interval follow from it)</li>\n<li>benchmarks: ",

@@ -160,6 +160,12 @@ report_json(const struct analysis *a, FILE *f)
 		json_num(f, a->hosts[i].load_med);
 		fputs(", \"load_max\": ", f);
 		json_num(f, a->hosts[i].load_max);
+		fputs(", \"floor_median_ns\": ", f);
+		json_num(f, a->hosts[i].hyg.floor.n > 0 ?
+		    a->hosts[i].hyg.floor.median : NAN);
+		fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
+		    a->hosts[i].hyg.floor.n,
+		    a->hosts[i].floor_sub > 0 ? "true" : "false");
 		fputs("}", f);
 	}
 	fputs(a->nhosts ? "\n  ],\n" : "],\n", f);

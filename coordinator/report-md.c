@@ -47,6 +47,7 @@ md_verdict_of(FILE *f, enum stats_verdict v, double ratio)
 	}
 }
 
+/* Writes a comparison's verdict in words. */
 static void
 md_verdict(FILE *f, const struct rep_cmp *c)
 {
@@ -226,6 +227,7 @@ md_across(FILE *f, const struct analysis *a)
 	fputc('\n', f);
 }
 
+/* The hosts of a group and their facts, counts and load. */
 static void
 md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 {
@@ -511,6 +513,9 @@ md_run(FILE *f, const struct analysis *a)
 	fprintf(f, "- orch %s; started %s, ended %s\n", ds->orch_version,
 	    ds->started, ds->ended[0] ? ds->ended : "(not recorded)");
 	fprintf(f, "- command: `%s`\n", ds->cmdline);
+	if (ds->resumed > 0)
+		fprintf(f, "- resumed %d time%s after an interruption (`orch "
+		    "run --resume`)\n", ds->resumed, ds->resumed == 1 ? "" : "s");
 	fprintf(f, "- seed: %llu (the plan's order and every bootstrap "
 	    "interval follow from it)\n", (unsigned long long)ds->seed);
 	fputs("- benchmarks: ", f);

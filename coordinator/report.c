@@ -56,6 +56,7 @@ rep_host_cmp(const void *a, const void *b)
 	return (strcmp(x->name, y->name));
 }
 
+/* Orders doubles ascending, for qsort. */
 static int
 rep_double_cmp(const void *a, const void *b)
 {
@@ -895,6 +896,7 @@ rep_write(const char *dir, const char *name, int (*fn)(const void *, FILE *),
 	return (0);
 }
 
+/* The rep_write callbacks, one per file. */
 static int
 rep_json_cb(const void *a, FILE *f)
 {

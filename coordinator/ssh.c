@@ -209,14 +209,31 @@ ssh_kh_match(const char *field, const char *name)
  * key alone is known does not negotiate ECDSA and look unknown.
  */
 static void
-ssh_hostkey_pref(const char *name, char *out, size_t len)
+ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
+    size_t len)
 {
-	FILE	*f;
-	char	 line[8192], *fields[3], *p, *save;
-	int	 known[SSH_NALGS], i, n;
-	size_t	 a;
+	FILE		 *f;
+	const char	**algs = NULL;
+	char		  line[8192], *fields[3], *p, *save;
+	int		  known[SSH_NALGS], supported[SSH_NALGS], i, n, k;
+	size_t		  a;
 
 	memset(known, 0, sizeof known);
+	/*
+	 * Only algorithms this libssh2 has: 1.10 strips the others with an
+	 * overlapping memcpy.
+	 */
+	memset(supported, 0, sizeof supported);
+	n = libssh2_session_supported_algs(session, LIBSSH2_METHOD_HOSTKEY,
+	    &algs);
+	for (k = 0; k < n; k++) {
+		for (a = 0; a < SSH_NALGS; a++) {
+			if (strcmp(algs[k], ssh_algs[a]) == 0)
+				supported[a] = 1;
+		}
+	}
+	if (algs != NULL)
+		libssh2_free(session, algs);
 	if ((f = fopen(ssh_known_hosts_path(), "r")) != NULL) {
 		while (fgets(line, sizeof line, f) != NULL) {
 			p = line;
@@ -245,7 +262,7 @@ ssh_hostkey_pref(const char *name, char *out, size_t len)
 	out[0] = '\0';
 	for (i = 1; i >= 0; i--) {
 		for (a = 0; a < SSH_NALGS; a++) {
-			if (known[a] != i)
+			if (known[a] != i || !supported[a])
 				continue;
 			if (out[0] != '\0')
 				strncat(out, ",", len - strlen(out) - 1);
@@ -488,7 +505,7 @@ ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 		snprintf(pref, sizeof pref, "%s", t->address);
 	else
 		snprintf(pref, sizeof pref, "[%s]:%d", t->address, t->port);
-	ssh_hostkey_pref(pref, pref, sizeof pref);
+	ssh_hostkey_pref(s->session, pref, pref, sizeof pref);
 	if (libssh2_session_method_pref(s->session, LIBSSH2_METHOD_HOSTKEY,
 	    pref) != 0)
 		log_debug("%s: host key preference '%s' refused", t->name, pref);

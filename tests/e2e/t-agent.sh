@@ -32,4 +32,16 @@ kill -0 "$apid" || fail "the agent died of random bytes"
 exec 7>&-	# the lifeline closes: the agent must go
 for i in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$apid" 2>/dev/null && fail "agent still running after stdin closed"
+note "hostile peers: random bytes, a foreign key, another run, a replay"
+HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
+[ -x "$HOSTILE" ] || HOSTILE="$PWD/build/default/tools/hostile"
+[ -n "${ORCH_BIN_DIR:-}" ] && [ -x "$PWD/build/san/tools/hostile" ] && HOSTILE="$PWD/build/san/tools/hostile"
+[ -x "$HOSTILE" ] || fail "build the test tools first (make tools)"
+rc=0; timeout 60 "$HOSTILE" "$AGENT" "$T/w3" >"$T/hostile.out" 2>"$T/hostile.err" || rc=$?
+cat "$T/hostile.out"
+expect_eq "hostile exit" "$rc" 0
+for why in "not an orch frame" "frame failed authentication" "frame of another run" "frame replayed or out of order"; do
+	expect_grep "dropped a [0-9]+-byte frame: $why" "$T/hostile.err"
+done
+[ -z "$(ls -A "$T/w3/runs" 2>/dev/null)" ] || fail "the agent ran something for a hostile peer"
 echo PASS
