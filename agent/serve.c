@@ -189,8 +189,8 @@ serve_detach_log(struct serve *s)
 	char	path[PATH_MAX];
 	int	fd;
 
-	if (serve_mkdirs(s->rundir) == -1)
-		return;
+	if (s->journal == -1)
+		return;		/* no plan: nothing will run, nothing to log */
 	snprintf(path, sizeof path, "%s/agent.log", s->rundir);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 	    0600)) == -1)
