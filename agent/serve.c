@@ -245,6 +245,9 @@ serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 		}
 		if (pfd[0].revents != 0)
 			return (SERVE_STOP);
+		/* A message first: a BYE sent before stdin closed wins. */
+		if (np > 2 && pfd[2].revents != 0)
+			continue;
 		if (np > 1 && pfd[1].revents != 0) {
 			n = read(0, buf, sizeof buf);
 			if (n == 0 || (n == -1 && errno != EINTR &&

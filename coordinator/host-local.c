@@ -299,6 +299,16 @@ local_stop(struct host *h)
 				break;
 			nanosleep(&ts, NULL);
 		}
+		/* Still running a plan: stop it (its benchmark too). */
+		if (!l->exited) {
+			kill(l->pid, SIGTERM);
+			for (i = 0; i < 1000; i++) {
+				local_reap(l);
+				if (l->exited)
+					break;
+				nanosleep(&ts, NULL);
+			}
+		}
 		if (!l->exited) {
 			log_warnx("%s: agent did not exit: killing it",
 			    h->name);

@@ -424,14 +424,25 @@ hs_stop(struct host *h)
 		for (i = 0; x->running && i < HS_STOP_TIMEOUT / 20 && !x->dead;
 		    i++)
 			nanosleep(&ts, NULL);
-		if (!x->dead)
-			log_warnx("%s: the agent did not exit within %d s",
-			    h->name, HS_STOP_TIMEOUT / 1000);
 	}
 	x->quit = 1;
 	if (x->running)
 		pthread_join(x->thread, NULL);
 	x->running = 0;
+	if (x->exec != NULL && !x->dead && h->run_id[0] != '\0') {
+		/* Still running a plan: stop it over a channel of its own. */
+		char	wd[PATH_MAX], cmd[PATH_MAX * 2 + 128], out[512];
+		char	errb[512];
+
+		if (deploy_workdir(h, wd, sizeof wd) == 0) {
+			snprintf(cmd, sizeof cmd, "%s/bin/orch-agent stop "
+			    "--workdir=%s --run=%s", wd, wd, h->run_id);
+			if (ssh_run(&x->ssh, cmd, NULL, out, sizeof out, errb,
+			    sizeof errb, 20000) != 0)
+				log_warnx("%s: cannot stop the agent: %s",
+				    h->name, errb);
+		}
+	}
 	if (x->ssh.session != NULL) {
 		libssh2_session_set_blocking(x->ssh.session, 1);
 		libssh2_session_set_timeout(x->ssh.session, 2000);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 
@@ -103,6 +104,7 @@ host_open(struct host *h, const char *run_id)
 
 	h->status = HOST_OK;
 	h->error[0] = '\0';
+	snprintf(h->run_id, sizeof h->run_id, "%s", run_id);
 	if (seal_keygen(key) != 0) {
 		host_fail(h, "cannot make a session key (RAND_bytes failed)");
 		return (-1);
@@ -307,13 +309,24 @@ void
 host_close(struct host *h)
 {
 	struct proto_msg	msg;
+	struct timespec		ts = { 0, 20 * 1000 * 1000 };
 	char			err[CHAN_ERR_LEN];
+	int			i;
 
 	if (h->connected) {
 		memset(&msg, 0, sizeof msg);
 		msg.type = PROTO_BYE;
 		if (chan_send(&h->chan, &msg, 1000, err, sizeof err) != 0)
 			log_debug("%s: bye: %s", h->name, err);
+		else {
+			/*
+			 * Let the agent take its BYE and go before its stdin
+			 * closes: a closed stdin alone means "carry on".
+			 */
+			for (i = 0; i < 100 && h->ops != NULL &&
+			    h->ops->alive(h); i++)
+				nanosleep(&ts, NULL);
+		}
 		h->connected = 0;
 	}
 	chan_close(&h->chan);

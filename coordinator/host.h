@@ -62,6 +62,7 @@ struct host {
 	int		 no_deploy;	/* refuse rather than install the agent */
 
 	/* Session. */
+	char		 run_id[64];	/* of the session, once opened */
 	struct chan	 chan;
 	int		 connected;
 	char		 agent_version[32];

@@ -17,6 +17,9 @@
 # that a failure. Timing: the first run on a machine builds the arm64 root
 # filesystem (~6 min, cached in /var/cache/orch-lab); later runs ~3-4 min.
 # The whole script is bounded by ARCH_CHECK_TIMEOUT (default 1800 s).
+# ARCH_CHECK_ROUNDS (default 6) sets the rounds; ARCH_CHECK_OUT=DIR keeps a
+# copy of the run's directory (samples, summary.json, report.md) there;
+# LAB_KEEP=1 keeps the lab's and the aarch64 host's directories.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -171,6 +174,12 @@ expect_eq "invalid verdicts" "$(jq '[.comparisons[] | select(.verdict=="invalid"
 jq -r '.comparisons[] | select(.variant=="B") | [.host, .arch, .bench, .metric, .verdict, (.ratio|tostring)] | join(" ")' "$S" |
     sort | sed 's/^/  /'
 
+echo "report.md's headings:"
+grep '^##' "$R" | sed 's/^/  /'
+if [ -n "${ARCH_CHECK_OUT:-}" ]; then
+	rm -rf "$ARCH_CHECK_OUT" && cp -r "$T/r1" "$ARCH_CHECK_OUT" &&
+	    echo "the run's record and reports: $ARCH_CHECK_OUT"
+fi
 expect_grep '^## aarch64' "$R"
 expect_grep '^## x86_64' "$R"
 # Each section names its hosts and holds verdicts.

@@ -98,10 +98,16 @@ arm64_ready() {
 		fi
 	fi
 	if [ -z "$ARM64_WHY" ] && ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
-		update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 ||
-		    update-binfmts --import qemu-aarch64 >/dev/null 2>&1
+		# Registered but switched off (echo 0 > ...): switch it on;
+		# not registered: have binfmt-support register it.
+		if [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+			echo 1 >/proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null
+		else
+			update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 ||
+			    update-binfmts --import qemu-aarch64 >/dev/null 2>&1
+		fi
 		if ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
-			ARM64_WHY="binfmt_misc has no enabled qemu-aarch64 entry (update-binfmts --enable qemu-aarch64 failed)"
+			ARM64_WHY="binfmt_misc has no enabled qemu-aarch64 entry (update-binfmts --enable qemu-aarch64 failed: package qemu-user-static)"
 		fi
 	fi
 	if [ -z "$ARM64_WHY" ]; then
