@@ -38,6 +38,7 @@ section_begin() {
 	SECTION_LOAD0=$(load1)
 	SECTION_T0=$(now_ns)
 	CMDS=()
+	SHOWN=()
 	rm -rf "$SECTION_DIR" "$OUT/$1.json"
 	mkdir -p "$SECTION_DIR"
 	printf '\n== %s: %s (load %s)\n' "$1" "$2" "$SECTION_LOAD0" >&2
@@ -46,24 +47,35 @@ section_begin() {
 # cmd DESCRIPTION...: notes a command line of this section (once per shape).
 cmd() {
 	local c="$*" x
+	c=${c//$ROOT\//}
+	c=${c//$OUT\//bench/out/}
 	for x in "${CMDS[@]+"${CMDS[@]}"}"; do
 		[ "$x" = "$c" ] && return 0
 	done
 	CMDS+=("$c")
 }
 
+# show FILE: a file (a suite) whose text goes into the document with the
+# commands that use it.
+show() { SHOWN+=("$1"); }
+
 # section_end DATA_JSON_FILE: writes bench/out/SECTION.json.
 section_end() {
-	local secs
+	local secs f files='{}'
 	secs=$(( ($(now_ns) - SECTION_T0) / 1000000 ))
+	for f in "${SHOWN[@]+"${SHOWN[@]}"}"; do
+		[ -r "$f" ] || continue
+		files=$(jq -c --arg k "${f#$OUT/}" --arg v "$(sed -e "s#$ROOT/##g" -e "s#$OUT/#bench/out/#g" "$f")" \
+		    '. + {($k): $v}' <<< "$files")
+	done
 	jq -n --arg section "$SECTION" --arg title "$SECTION_TITLE" \
 	    --argjson machine "$(machine_json)" \
 	    --arg started "$SECTION_STARTED" \
 	    --arg ended "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	    --argjson load_start "$SECTION_LOAD0" --argjson load_end "$(load1)" \
 	    --argjson seconds "$(awk -v m="$secs" 'BEGIN {printf "%.1f", m / 1000}')" \
-	    --slurpfile data "$1" \
-	    '{section: $section, title: $title, machine: $machine,
+	    --slurpfile data "$1" --argjson files "$files" \
+	    '{section: $section, title: $title, machine: $machine, files: $files,
 	      started: $started, ended: $ended, seconds: $seconds,
 	      load_start: $load_start, load_end: $load_end,
 	      commands: $ARGS.positional, data: $data[0]}' \

@@ -291,7 +291,8 @@ cmd_report(int argc, char **argv)
 		free(cause);
 		return (2);
 	}
-	printf("report: %s/report.md\n", argv[optind]);
+	printf("report: %s/report.md (and report.html, summary.json, "
+	    "samples.csv)\n", argv[optind]);
 	if (fail_on && nworse > 0) {
 		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
 		    nworse, nworse == 1 ? "" : "s");

@@ -260,8 +260,8 @@ html_answers(FILE *f, const struct analysis *a)
 		fputs(" vs ", f);
 		html_esc(f, ds->variants[ds->ref]);
 		fprintf(f, ":</span> <span class=\"v v-%s\" style=\"font-size:"
-		    "14px\">", stats_verdict_name(html_headline_verdict(
-		    ans->headline)));
+		    "14px;white-space:normal\">", stats_verdict_name(
+		    html_headline_verdict(ans->headline)));
 		html_esc(f, ans->headline);
 		fputs("</span><br><span class=\"small\">", f);
 		html_esc(f, ans->detail);

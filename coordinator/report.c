@@ -739,6 +739,47 @@ rep_rows(struct analysis *a)
 	}
 }
 
+/*
+ * Writes the headline of variant v over n known groups with verdicts vs:
+ * analysis_headline's words, naming the groups behind "some" and "mixed"
+ * ("worse on some architectures (x86_64 · AMD EPYC)").
+ */
+static void
+rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
+    size_t n, char **out)
+{
+	static const enum stats_verdict	 shown[] = {
+		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME
+	};
+	const char			*word = analysis_headline(vs, n);
+	size_t				 g, k, i, nclause = 0;
+
+	*out = xstrdup(word);
+	if (strstr(word, " some ") == NULL && strcmp(word, "mixed") != 0)
+		return;
+	rep_appendf(out, " (");
+	for (i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+		if (strncmp(word, stats_verdict_name(shown[i]),
+		    strlen(stats_verdict_name(shown[i]))) != 0 &&
+		    strcmp(word, "mixed") != 0)
+			continue;
+		for (k = 0, g = 0; g < a->ngroups; g++) {
+			const struct rep_geo	*geo = analysis_geo(a, g, v);
+
+			if (geo == NULL || geo->verdict != shown[i])
+				continue;
+			if (k++ == 0 && strcmp(word, "mixed") == 0)
+				rep_appendf(out, "%s%s on ", nclause ? "; " : "",
+				    stats_verdict_name(shown[i]));
+			else if (k > 1)
+				rep_appendf(out, ", ");
+			rep_appendf(out, "%s", a->groups[g].label);
+		}
+		nclause += k > 0;
+	}
+	rep_appendf(out, ")");
+}
+
 /* The one-line answers: per variant, its verdict in every known group. */
 static void
 rep_answers(struct analysis *a)
@@ -796,7 +837,7 @@ rep_answers(struct analysis *a)
 			xasprintf(&ans->headline, "%s on %s",
 			    stats_verdict_name(vs[0]), a->groups[g].label);
 		} else
-			ans->headline = xstrdup(analysis_headline(vs, n));
+			rep_headline(a, v, vs, n, &ans->headline);
 	}
 	free(vs);
 }

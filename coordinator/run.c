@@ -490,6 +490,25 @@ run_state_cb(struct host *h, const struct proto_state *st, void *arg)
 	run_progress(run, rh, RUN_EV_SAMPLE);
 }
 
+/* Returns 1 when two variants pass the same argv and environment. */
+static int
+run_same_settings(const struct suite_variant *a, const struct suite_variant *b)
+{
+	size_t	i;
+
+	if (a->nargs != b->nargs || a->nenv != b->nenv)
+		return (0);
+	for (i = 0; i < a->nargs; i++) {
+		if (strcmp(a->args[i], b->args[i]) != 0)
+			return (0);
+	}
+	for (i = 0; i < a->nenv; i++) {
+		if (strcmp(a->env[i], b->env[i]) != 0)
+			return (0);
+	}
+	return (1);
+}
+
 /* Records the files a host runs, saying which were pushed just now. */
 static void
 run_record_files(struct run *run, struct run_host *rh, const int *fresh)
@@ -758,7 +777,8 @@ run_print_summary(const char *dir)
 
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	printf("report: %s\n", path);
-	printf("        %s/summary.json, %s/samples.csv\n", dir, dir);
+	printf("        %s/report.html, %s/summary.json, %s/samples.csv\n",
+	    dir, dir, dir);
 }
 
 int
@@ -862,11 +882,13 @@ run_main(const struct run_opts *opts)
 		record_host(&run.rec, rh->h);
 		for (v = 0; v < run.suite->nvariants; v++) {
 			if (v == run.suite->ref || rh->bin[v] !=
-			    rh->bin[run.suite->ref])
+			    rh->bin[run.suite->ref] ||
+			    !run_same_settings(&run.suite->variants[v],
+			    &run.suite->variants[run.suite->ref]))
 				continue;
 			fprintf(stderr, "orch: %s: variant %s runs the very file "
-			    "of reference %s (%s, SHA-256 %.12s...): an A/A "
-			    "comparison\n", rh->h->name,
+			    "of reference %s with the same settings (%s, SHA-256 "
+			    "%.12s...): an A/A comparison\n", rh->h->name,
 			    run.suite->variants[v].name,
 			    run.suite->variants[run.suite->ref].name,
 			    rh->files[rh->bin[v]].path,

@@ -140,7 +140,7 @@ arm64_rootfs() {
 	}
 	key=$(printf '%s\n' "v1 $ARM64_SUITE arm64 essential" "$ARM64_PKGS" "$src" |
 	    sha256sum | cut -c1-12)
-	dir=$ARM64_CACHE/arm64-$key
+	dir=${ARM64_CACHE:?}/arm64-$key
 	ARM64_ROOTFS=$dir/root
 	[ -f "$dir/ok" ] && return 0
 	mkdir -p "$ARM64_CACHE" || return 1
@@ -236,8 +236,8 @@ lab_arm64_up() {
 		_arm64_save
 		_arm64_start_reaper
 	fi
-	n=${#_ARM64_NAME[@]}
-	i=$((n + 1))
+	i=1
+	for n in "${!_ARM64_NAME[@]}"; do i=$((n + 1)); done
 	_ARM64_NAME[i]=$name
 	d=$ARM64_DIR/$name
 	mkdir -p "$d/upper" "$d/ovl" "$d/root" "$d/keys" || { _arm64_fail "$i"; return 1; }
@@ -265,7 +265,7 @@ lab_arm64_down() {
 		echo "arm64: LAB_KEEP=1: kept $ARM64_DIR" >&2
 	elif [ -d "$ARM64_DIR" ]; then
 		# --one-file-system: never into a mount, should one be left.
-		rm -rf --one-file-system "$ARM64_DIR"
+		rm -rf --one-file-system "${ARM64_DIR:?}"
 	fi
 	if [ -z "${_ARM64_REAPING:-}" ] && [ -n "${_ARM64_REAPER:-}" ]; then
 		_lab_kill_if_same "$_ARM64_REAPER"
@@ -537,7 +537,7 @@ _arm64_fail() {
 	_arm64_stop "$i"
 	unset "_ARM64_NAME[$i]"
 	_arm64_save
-	[ "${LAB_KEEP:-0}" = 1 ] || rm -rf --one-file-system "$ARM64_DIR/$name"
+	[ "${LAB_KEEP:-0}" = 1 ] || rm -rf --one-file-system "${ARM64_DIR:?}/${name:?}"
 }
 
 # Records the hosts' resources in $ARM64_DIR/arm64.env, for the reaper and

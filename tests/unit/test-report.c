@@ -733,7 +733,8 @@ check_arch(const char *dir)
 	/* The answers: B better where it could be measured. */
 	assert_int_equal(a->nanswers, 2);
 	assert_string_equal(a->answers[0].headline,
-	    "better on some architectures");
+	    "better on some architectures (aarch64 · Apple M2, x86_64 · AMD "
+	    "EPYC 9654 96-Core Processor)");
 	expect_in("B detail", a->answers[0].detail, "x86_64 · Intel(R) "
 	    "Core(TM) i3-7100U CPU @ 2.40GHz: invalid, no valid comparison");
 	expect_in("C detail", a->answers[1].detail,
@@ -743,7 +744,8 @@ check_arch(const char *dir)
 	/* The rendered files say so. */
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	assert_non_null(md = slurp(path, &len));
-	expect_in("report.md", md, "- **B vs A: better on some architectures**");
+	expect_in("report.md", md, "- **B vs A: better on some architectures "
+	    "(aarch64 · Apple M2, x86_64 · AMD EPYC 9654 96-Core Processor)**");
 	expect_in("report.md", md, "⚠ **differs:** better on aarch64 · Apple M2");
 	expect_in("report.md", md, "<br>*A/A comparison (identical files)*");
 	expect_in("report.md", md, "> **A/A comparison (identical files):** "

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# bench/render.sh [OUTDIR [DOC]]: renders docs/performance.md from the
+# files bench/run.sh wrote (bench/out/SECTION.json). Every number in the
+# document comes from those files; sections that were not run say so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-bench/out}
+DOC=${2:-docs/performance.md}
+mkdir -p "$(dirname "$DOC")"
+trap 'rm -f "$DOC.tmp"' EXIT
+
+# Shared jq definitions: number formats and the section header.
+JQ_DEFS='
+def r(n): if . == null then null else (. * pow(10; n) | round) / pow(10; n) end;
+def f(n): if . == null then "n/a" else r(n) | tostring end;
+def ms: if . == null then "n/a" else (. / 1e6 | f(3)) + " ms" end;
+def us: if . == null then "n/a" else (. / 1e3 | f(0)) + " µs" end;
+def sec: if . == null then "n/a" else (. / 1e9 | f(2)) + " s" end;
+def x: if . == null then "n/a" else (f(2)) + "x" end;
+def pct: if . == null then "n/a" else (. * 100 | f(1)) + "%" end;
+def mib: if . == null then "n/a" else (. / 1024 | f(1)) + " MiB" end;
+def met(c): if c == null then "—" elif c then "**met**" else "**missed**" end;
+def header:
+  "Measured on `\(.machine.host)`: \(.machine.cpu), \(.machine.cores) cores, \(.machine.mem_gib) GiB, " +
+  "Linux \(.machine.kernel) (\(.machine.os)); \(.machine.orch), \(.machine.hyperfine), \(.machine.openssh). " +
+  "From \(.started) to \(.ended) (\(.seconds) s); 1-minute load \(.load_start) at the start, \(.load_end) at the end.\n\n" +
+  "Run by `make bench` → `bench/run.sh \(.section)`:\n\n```\n" + (.commands | join("\n")) + "\n```\n" +
+  ((.files // {}) | to_entries | map("\n`\(.key)`:\n\n```ini\n\(.value)\n```\n") | join(""));
+'
+
+# j SECTION FILTER: runs FILTER on bench/out/SECTION.json (raw output).
+j() {
+	local f=$OUT/$1.json
+	shift
+	if [ ! -s "$f" ]; then
+		echo "_Not measured: \`$f\` is missing (run \`make bench\`)._"
+		echo
+		return 0
+	fi
+	if ! jq -e '.data | type == "object"' "$f" >/dev/null 2>&1; then
+		echo "_Not measured: the section wrote no data (see \`$OUT/${f##*/}\`)._"
+		echo
+		return 0
+	fi
+	if jq -e '.data.error' "$f" >/dev/null 2>&1; then
+		jq -r '"_Not measured: " + .data.error + "._\n"' "$f"
+		return 0
+	fi
+	jq -r "$JQ_DEFS $*" "$f"
+}
+
+# s SECTION FILTER: like j, but prints nothing when the section is missing.
+s() {
+	local f=$OUT/$1.json
+	shift
+	[ -s "$f" ] && jq -e '.data | type == "object" and (has("error") | not)' "$f" >/dev/null 2>&1 || return 0
+	jq -r "$JQ_DEFS $*" "$f"
+}
+
+# note SECTION: bench/notes/SECTION.md (the analysis of a section's
+# figures: causes and profiles, in words) when the section was measured.
+note() {
+	if [ -s "$OUT/$1.json" ] && [ -s "bench/notes/$1.md" ]; then
+		echo
+		cat "bench/notes/$1.md"
+	fi
+	return 0
+}
+
+{
+cat <<'EOF'
+# orch's own performance
+
+Rendered by `bench/render.sh` from the files that `make bench`
+(`bench/run.sh`) writes under `bench/out/`; never edited by hand. To
+reproduce every table: `make bench` (about 15 minutes; it brings up 32 sshd
+lab hosts in network namespaces, so run it as root). Each figure is measured
+side by side with a peer *in the same run*, interleaved where the peer
+allows, and reported as medians and ratios: the machine these numbers come
+from is a shared 2-core VM whose load swings while it runs (the load is
+given with each table).
+
+## Summary
+
+| # | target | measured | |
+|---|---|---|---|
+EOF
+s floor '.data as $d |
+  "| 1 | harness floor: orch per-sample wall within 1.2x of a bare posix_spawn+wait4 loop | \($d.ratio_orch_bare | x) (noop: orch \($d.orch_median_ns | us), bare loop \($d.bare_median_ns | us)) | \(met($d.ratio_orch_bare <= 1.2)) |",
+  "| 1 | harness floor: no worse than `hyperfine -N` | \($d.ratio_orch_hf | x) of hyperfine (\($d.hf_median_ns | us)) | \(met($d.ratio_orch_hf <= 1.0)) |",
+  "| 1 | the agent blocks while a benchmark runs (no polling) | agent CPU per sample: noop \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end), 20 ms sleeper \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end); wake-ups per sample \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) vs \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) | \(met(if $d.samples_short and $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep) <= 1.5 * ($d.agent_nvcsw_short / $d.samples_short) + 1 else null end)) |"'
+s agree '.data as $d | ($d.pairs | map("\(.orch_ratio | f(3)) [\(.orch_lo | f(3)), \(.orch_hi | f(3))] vs \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3))") | join("; ")) as $t |
+  "| 2 | ratio agrees with hyperfine within the two intervals (gzip -9 / gzip -1) | \($t) | \(met($d.agree)) |"'
+s fanout '.data as $d |
+  "| 3 | fan-out: 32 hosts within 2x of 1 host | \($d.ratio_32_1 | x) (\($d.table[0].wall_ns | sec) → \($d.table[3].wall_ns | sec)); coordinator \(($d.cpu_per_host_s * 1e3) | f(1)) ms CPU and \($d.rss_per_host_kb | f(0)) KiB RSS per extra host | \(met($d.ratio_32_1 <= 2 and ($d.table | map(.ok) | all))) |"'
+s push '.data as $d |
+  "| 4 | push: first push of 100 MiB to 4 hosts at >= 80% of scp throughput | \($d.ratio_net | pct) (orch \($d.orch_net_mbs | f(0)) MB/s net of a no-push run, \($d.orch_gross_mbs | f(0)) MB/s gross; scp \($d.scp_mbs | f(0)) MB/s) | \(met($d.ratio_net >= 0.8)) |",
+  "| 4 | second push sends 0 bytes | \($d.second_pushed) bytes | \(met($d.second_pushed == 0)) |",
+  "| 4 | second push within 2x of a no-push run | \($d.second_vs_nopush | x) (\($d.second_ns | sec) vs \($d.nopush_ns | sec)) | \(met($d.second_vs_nopush <= 2)) |"'
+s power '.data as $d | ($d.aa[0]) as $a | ($d.drift_table | map({(.method): .}) | add) as $t |
+  "| 5 | A/A false verdicts (better/worse) <= 5% | \($a.rate | pct) of \($a.comparisons) comparisons (95% CI \($a.rate_ci[0] | pct)–\($a.rate_ci[1] | pct)); wall_ns: \($d.aa[1].rate | pct) | \(met($a.rate <= 0.05)) |",
+  "| 5 | rounds to see an injected 3% slowdown as `worse` | \(if $d.rounds_to_worse then "\($d.rounds_to_worse) rounds (>= 80% of trials)" else "not within \($d.slow3 | map(.rounds) | max) rounds" end) | — |",
+  "| 5 | drift: interleaved rounds recover the ratio within 1% | interleaved off by \($t.interleaved.error | pct); sequential A-then-B off by \($t.sequential.error | pct), hyperfine (sequential) by \($t.hyperfine.error | pct) | \(met(($t.interleaved.error | fabs) <= 0.01)) |"'
+s scale '.data as $d | ($d.report | map(select(.rounds == 50000)) | .[0]) as $m |
+  "| 6 | `orch report` on 1M samples under 5 s | \(if $m.finished then ($m.wall_s | f(1)) + " s" else "not done after \($m.limit_s) s (killed); \($d.million_projection_s | f(0)) s projected from the smaller records" end) | \(met($m.finished and $m.wall_s < 5)) |",
+  "| 6 | … and under 500 MiB | peak \($m.maxrss_kb | mib)\(if $m.finished then "" else " (until killed)" end) | \(met($m.maxrss_kb < 512000)) |",
+  "| 6 | coordinator memory flat over a long run | \($d.long.rss_start_kb | mib) → \($d.long.rss_end_kb | mib) over \($d.long.samples) samples (\($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples) | \(met(($d.long.growth_kb_per_1000 | fabs) < 64)) |"'
+echo
+
+# ---------------------------------------------------------------------
+echo "## 1. Harness floor"
+echo
+j floor 'header, .data as $d |
+"A no-op program (`tests/progs/noop`, dynamically linked) run three ways, in \($d.K) interleaved blocks (the order rotates every block): through orch on the host `local` (the `wall_ns` orch records; \($d.blocks[0].orch_n) samples a block), with a bare C loop of `posix_spawn` + blocking `wait4` (`bench/bare-spawn.c`, \($d.blocks[0].bare_n) spawns), and with `hyperfine -N` (the same count). Also the floor program orch runs once per round (`orch-null`, static), against the bare loop running it. Medians over blocks of each block'\''s median; ratios are per block, then their median.\n",
+"| harness | no-op wall per sample (median) | vs bare loop |",
+"|---|---:|---:|",
+"| bare posix_spawn + wait4 | \($d.bare_median_ns | us) | 1.00x |",
+"| hyperfine -N | \($d.hf_median_ns | us) (mean \($d.hf_mean_ns | us)) | \($d.ratio_hf_bare | x) |",
+"| **orch (`local`)** | **\($d.orch_median_ns | us)** | **\($d.ratio_orch_bare | x)** |",
+"| bare loop, `orch-null` | \($d.barenull_median_ns | us) | |",
+"| orch `(floor)` rows, `orch-null` | \($d.floor_median_ns | us) | \($d.ratio_floor_barenull | x) of the bare loop on `orch-null` |",
+"",
+"Per block (µs; load = 1-minute load after the block):\n",
+"| block | orch | bare | hyperfine | orch/bare | orch/hyperfine | load |",
+"|---:|---:|---:|---:|---:|---:|---:|",
+($d.blocks[] | "| \(.k) | \(.orch_median_ns / 1e3 | f(0)) | \(.bare_median_ns / 1e3 | f(0)) | \(.hf_median_ns / 1e3 | f(0)) | \(.orch_median_ns / .bare_median_ns | f(2)) | \(.orch_median_ns / .hf_median_ns | f(2)) | \(.load) |"),
+"",
+"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn.\n",
+"**The agent'\''s own cost.** `bench/agent-cpu.c` stands in for `orch-agent` (via `ORCH_AGENT`) and reads the CPU time and voluntary context switches of the agent with its children from `wait4`; the children'\''s share (every sample'\''s `user_ns + sys_ns` and `nvcsw`, which orch records from the same accounting) is subtracted.\n",
+"| run | samples | agent CPU | per sample | agent wake-ups (nvcsw) | per sample |",
+"|---|---:|---:|---:|---:|---:|",
+"| noop, 10 rounds | \($d.samples_short) | \($d.agent_cpu_short_ns | ms) | \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end) | \($d.agent_nvcsw_short) | \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) |",
+"| 20 ms sleeper, 10 rounds | \($d.samples_sleep) | \($d.agent_cpu_sleep_ns | ms) | \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end) | \($d.agent_nvcsw_sleep) | \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) |",
+"",
+"Per additional sample (the long blocks minus the 10-round runs, so start-up cancels): **\($d.agent_cpu_per_sample_ns | us) of agent CPU and \($d.agent_nvcsw_per_sample | f(1)) wake-ups**; the bare loop spends \($d.bare_cpu_ns | us) of its own CPU per spawn. The sleeper samples last \(if $d.samples_sleep then ($d.sleep_children_wall_ns / $d.samples_sleep | ms) else "n/a" end) on average, yet cost the agent about what a no-op does: the agent sleeps in `poll()` until the child exits (SIGCHLD self-pipe) — it does not poll on a timer.\n"'
+note floor
+echo
+
+# ---------------------------------------------------------------------
+echo "## 2. Agreement with hyperfine"
+echo
+j agree 'header, .data as $d |
+"The same two commands through both harnesses: `gzip -c -1 INPUT` (reference) and `gzip -c -9 INPUT`, stdout into a pipe the harness reads (orch'\''s agent parses it for metrics; `hyperfine --output=pipe`). orch: the median of per-round paired ratios of `wall_ns` with its 95% bootstrap interval (`subtract_floor = no`, as hyperfine -N subtracts nothing). hyperfine: the ratio of its means with the uncertainty it prints (σ of each mean propagated), and the ratio of its medians.\n",
+"| pair | orch gzip -1 | orch gzip -9 | orch ratio [95% CI] | hyperfine -1 | hyperfine -9 | hyperfine ratio ± σ | hyperfine median ratio | intervals overlap |",
+"|---:|---:|---:|---|---:|---:|---|---:|---|",
+($d.pairs[] | "| \(.k) | \(.orch_l1_ms | f(1)) ms | \(.orch_l9_ms | f(1)) ms | \(.orch_ratio | f(3)) [\(.orch_lo | f(3)), \(.orch_hi | f(3))] (\(.orch_verdict)) | \(.hf_l1_ms | f(1)) ms | \(.hf_l9_ms | f(1)) ms | \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3)) | \(.hf_ratio_median | f(3)) | \(if .agree then "yes" else "**no**" end) |"),
+""'
+echo
+
+# ---------------------------------------------------------------------
+echo "## 3. Fan-out"
+echo
+j fanout 'header, .data as $d |
+"Lab hosts from `tests/lab/lab.sh` (\($d.lab_mode) mode: each host an sshd in its own network namespace on this machine, so all of them share its 2 cores). Bring-up of 32 hosts took \($d.lab_up_ns | sec), `orch deploy` to all 32 \($d.deploy_ns | sec). The suite is one round of a no-op as two variants (2 samples and 1 floor run per host); a first run on all hosts filled their caches, so nothing is pushed. Median of \($d.table[0].reps) runs per size, sizes interleaved (1, 4, 16, 32, then 32 … 1).\n",
+"| hosts | wall (median) | fastest | vs 1 host | coordinator CPU | coordinator max RSS | all hosts ok |",
+"|---:|---:|---:|---:|---:|---:|---|",
+($d.table[] as $t | "| \($t.hosts) | \($t.wall_ns | sec) | \($t.wall_min_ns | sec) | \($t.wall_ns / $d.table[0].wall_ns | x) | \($t.cpu_s | f(2)) s | \($t.maxrss_kb | mib) | \(if $t.ok then "yes" else "**no**" end) |"),
+"",
+"Per extra host the coordinator spends \(($d.cpu_per_host_s * 1e3) | f(1)) ms of CPU and \($d.rss_per_host_kb | f(0)) KiB of memory (32 hosts minus 1 host, over 31).\n",
+(if $d.bashrc_cpu_ns then "The lab'\''s sshd (`bench/out/bin/lab-sshd`, via `LAB_SSHD`) gives sessions an empty `HOME`: on this VM the user'\''s `~/.bashrc` runs `pyenv init`, which costs \($d.bashrc_cpu_ns | ms) of CPU in every remote command'\''s shell — orch starts two per host and run (the agent check and the agent), so 32 hosts would spend about \(($d.bashrc_cpu_ns * 64 / 1e9) | f(0)) CPU-seconds there, on 2 cores, measuring the VM'\''s dotfiles rather than orch.\n" else empty end)'
+note fanout
+echo
+
+# ---------------------------------------------------------------------
+echo "## 4. Push"
+echo
+j push 'header, .data as $d |
+"A fresh 100 MiB file (random bytes) to hosts h1–h4 at once, the same sshd for both: orch pushes it into each host'\''s content-addressed cache over SFTP (libssh2) during a run of a one-round suite that names it in `files`; `scp` (OpenSSH, SFTP protocol) copies it to the same hosts, four in parallel. orch'\''s *net* time is its run minus a run of the same suite without the file (sessions, agent start, the samples). Medians of \($d.runs | map(select(.label == "scp")) | length) repetitions; the pushed copy is deleted from the caches between repetitions.\n",
+"| | wall (median) | throughput (4 × 100 MiB) | vs scp |",
+"|---|---:|---:|---:|",
+"| scp, 4 in parallel | \($d.scp_ns | sec) | \($d.scp_mbs | f(0)) MB/s | 1.00x |",
+"| orch run, no file to push | \($d.nopush_ns | sec) | | |",
+"| orch run, first push | \($d.first_ns | sec) | \($d.orch_gross_mbs | f(0)) MB/s gross, **\($d.orch_net_mbs | f(0)) MB/s net** | \($d.ratio_gross | f(2))x gross, **\($d.ratio_net | f(2))x net** |",
+"| orch run, second push | \($d.second_ns | sec) | pushed \($d.second_pushed) bytes | \($d.second_vs_nopush | x) of the no-push run |",
+"",
+"Every run:\n",
+"| run | wall | pushed bytes | coordinator CPU | load |",
+"|---|---:|---:|---:|---:|",
+($d.runs[] | "| \(.label) | \(.wall_ns | sec) | \(.pushed_bytes // "—") | \(if .cpu_s then (.cpu_s | f(2)) + " s" else "—" end) | \(.load // "") |"),
+""'
+note push
+echo
+
+# ---------------------------------------------------------------------
+echo "## 5. Statistical power"
+echo
+j power 'header, .data as $d |
+"`bench/slowdown.c`: a dependent xorshift chain of ITER = \($d.iter) steps (about 5 ms here), plus `--pct=P` percent more steps (an injected slowdown) and `--drift=D` percent more per second since `--t0` (a machine that slows down steadily); the extra steps do not change its checksum. Verdicts are on the program'\''s own `elapsed_ns` (the primary metric), `min_effect = 0.01`.\n",
+"**A/A.** Both variants the same file and arguments, 10 rounds, 4 benchmarks a run:\n",
+"| metric | comparisons | better or worse | rate [95% CI] | verdicts |",
+"|---|---:|---:|---|---|",
+($d.aa[] | "| \(.metric) | \(.comparisons) | \(.false_verdicts) | \(.rate | pct) [\(.rate_ci[0] | pct), \(.rate_ci[1] | pct)] | \(.verdicts | to_entries | map("\(.key) \(.value)") | join(", ")) |"),
+"",
+"**An injected 3% slowdown** (variant B: `--pct=3`), 2 benchmarks a run:\n",
+"| rounds | trials | worse | better | median ratio |",
+"|---:|---:|---:|---:|---:|",
+($d.slow3[] | "| \(.rounds) | \(.trials) | \(.worse) (\(.worse / .trials | pct)) | \(.better) | \(.ratio | f(4)) |"),
+"",
+"Rounds needed for `worse` in at least 80% of trials: **\($d.rounds_to_worse // "more than the largest tried")**.\n",
+"**Drift.** Both variants do \($d.drift_pct_per_s | f(2))% more work per second since the run began (about 10% over one interleaved run of \($d.interleaved_run_ns | sec)); B does 3% more than A. *Interleaved*: one orch run, A and B alternating in balanced order. *Sequential*: all of A (an orch run of A against itself), then all of B, the same number of samples — the ratio of the two medians. *hyperfine* runs its commands one after the other, so it is sequential too. Error = ratio with drift / ratio without − 1 (medians of the repetitions).\n",
+"| method | ratio, no drift | ratio, with drift | error |",
+"|---|---:|---:|---:|",
+($d.drift_table[] | "| \(.method) | \(.no_drift | f(4)) | \(.drift | f(4)) | \(.error | pct) |"),
+""'
+note power
+echo
+
+# ---------------------------------------------------------------------
+echo "## 6. Scale of the record"
+echo
+j scale 'header, .data as $d |
+"Synthetic records written by `bench/gen-record.c` through the coordinator'\''s own writer (`coordinator/record.c`): 2 hosts × 5 benchmarks × 2 variants × R rounds, each sample with its built-in metrics, a program metric and a checksum, plus one floor run per host and round. Then `orch report DIR` re-renders everything (csv, json, md, html).\n",
+"| rounds | samples (+ floor runs) | samples.msgpack | orch report wall | max RSS |",
+"|---:|---:|---:|---:|---:|",
+($d.report[] | "| \(.rounds) | \(.samples) (+\(.floor_runs)) | \(.bytes / 1048576 | f(1)) MiB | \(if .finished then (.wall_s | f(2)) + " s" else "> \(.limit_s) s (killed)" end) | \(.maxrss_kb | mib)\(if .finished then "" else " (peak until killed)" end) |"),
+"",
+"From the finished records: \(($d.seconds_per_sample // 0) * 1e3 | f(2)) ms per sample, so about **\($d.million_projection_s | f(0)) s for a million**; about \($d.per_sample_bytes | f(0)) bytes of memory per sample.\n",
+"Where the time goes (callgrind, instructions inclusive, `orch report` on 2 hosts × 2 benchmarks × 100 rounds):\n",
+"```", ($d.profile[]), "```", "",
+"**Coordinator memory over a long run**: a local run of \($d.long.samples) samples (a no-op, \($d.long.duration_ms / 1000 | f(0)) s); orch'\''s VmRSS every 0.5 s:\n",
+"| | VmRSS |",
+"|---|---:|",
+"| at 10% of the run | \($d.long.rss_start_kb | mib) |",
+"| at 90% of the run | \($d.long.rss_end_kb | mib) |",
+"| highest in between | \($d.long.rss_mid_max_kb | mib) |",
+"| highest overall (the report rendered at the end) | \($d.long.rss_max_kb | mib) |",
+"",
+"Growth: \($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples.\n"'
+note scale
+echo
+if [ -s "$OUT/stale-agents.log" ]; then
+	echo "## Observed while measuring"
+	echo
+	echo "A local agent was still running (and holding its host's run lock) after its run had ended, $(wc -l < "$OUT/stale-agents.log") time(s); \`bench/run.sh\` stopped it by the pid in the lock so that the next run was not refused as \"host busy\":"
+	echo
+	echo '```'
+	cat "$OUT/stale-agents.log"
+	echo '```'
+fi
+} > "$DOC.tmp"
+mv "$DOC.tmp" "$DOC"
+echo "bench: wrote $DOC" >&2
