@@ -191,6 +191,10 @@ facts_cpu_model(struct proto_facts *f, const char *machine)
 		    (name = facts_arm_part(p)) != NULL)
 			snprintf(f->cpu_model, sizeof f->cpu_model, "ARM %s",
 			    name);
+		else if (strtoul(impl, NULL, 0) == 0)
+			/* Implementer 0 is "software": QEMU's "max" CPU. */
+			snprintf(f->cpu_model, sizeof f->cpu_model,
+			    "QEMU (emulated, part %s)", part);
 		else
 			snprintf(f->cpu_model, sizeof f->cpu_model,
 			    "implementer %s part %s", impl, part);

@@ -70,6 +70,7 @@ struct serve {
 	int			 self_running;	/* a benchmark of ours runs now */
 	const char		*counters;	/* the plan's, when the kernel allows */
 	char			 ctrlist[128];	/* those the kernel accepted */
+	const char		*pin;		/* the plan's, where the OS pins */
 	int			 detached;	/* stdin closed: no coordinator */
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
@@ -607,7 +608,7 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	req.cwd = s->rundir;
 	req.timeout_ms = cmd->timeout_ms;
 	req.checksum_key = cmd->checksum_key;
-	req.pin = plan->pin[0] != '\0' ? plan->pin : NULL;
+	req.pin = s->pin;
 	req.lifeline_fd = serve_stop_pipe[0];
 	req.counters = s->counters;
 	req.spawned = s->journal != -1 ? serve_spawned : NULL;
@@ -979,6 +980,32 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		r = serve_error(s, "journal", "%s", reason[0] ? reason :
 		    "cannot encode the plan");
 		goto out;
+	}
+	/*
+	 * Pinning: a bad CPU list is an error; an OS without affinity
+	 * (macOS) runs unpinned and says so.
+	 */
+	s->pin = plan->pin[0] != '\0' ? plan->pin : NULL;
+	if (s->pin != NULL) {
+		struct proto_facts	f;
+		char			why[256], note[300];
+
+		if (facts_pin(s->pin, why, sizeof why) == 0)
+			facts_pin(NULL, why, sizeof why);
+		else {
+			memset(&f, 0, sizeof f);
+			facts_collect(&f);
+			if (strcmp(f.os, "linux") == 0) {
+				r = serve_error(s, "pin", "pin = %s: %s",
+				    s->pin, why);
+				goto out;
+			}
+			snprintf(note, sizeof note, "pinning not applied: %s",
+			    why);
+			log_info("%s", note);
+			serve_status(s, "note", facts_load1(), 0, 0, note);
+			s->pin = NULL;
+		}
 	}
 	s->counters = NULL;
 	if (plan->counters[0] != '\0') {

@@ -372,7 +372,7 @@ timed_orch() {
 	    --argjson load "$(load1)" \
 	    --slurpfile s "$dir/summary.json" \
 	    '{"label": $lbl, rc: $rc, wall_ns: $wall_ns, cpu_s: ($user + $sys), maxrss_kb: $maxrss,
-	      remote_cpu_s: $remote_ns / 1e9,
+	      remote_cpu_s: ($remote_ns / 1e9),
 	      load: $load, hosts: ($s[0].hosts | length),
 	      hosts_ok: ([$s[0].hosts[] | select(.status == "ok")] | length),
 	      pushed_bytes: ([$s[0].hosts[].pushed_bytes // 0] | add),
@@ -405,6 +405,27 @@ EOF
 	cmd "bin/orch deploy --inventory=\$LAB_INVENTORY --hosts=lab"
 	show "$d/fan.ini"
 	cmd "/usr/bin/time -v $ORCH run --inventory=\$LAB_INVENTORY --hosts=h1,...,hN --max-load=0 --out=DIR $d/fan.ini"
+	cmd "peer: for h in h1 ... hN; do ssh -F \$LAB_SSH_CONFIG \$h \$LAB/\$h/work/bin/orch-agent --version & done; wait  # one OpenSSH connection and command per host, as orch needs at least"
+	# ssh_fan N REP: the peer, OpenSSH running one command on N hosts at
+	# once; prints its line.
+	ssh_fan() {
+		local n=$1 r0 r1 t0 t1
+		r0=$(remote_cpu_ns "$n")
+		t0=$(now_ns)
+		N=$n /usr/bin/time -f '%U %S' -o "$d/ssh.time" bash -c '
+		    for ((i = 1; i <= N; i++)); do
+			ssh -F "$LAB_SSH_CONFIG" "h$i" "$LAB/h$i/work/bin/orch-agent" --version > /dev/null &
+		    done
+		    wait'
+		t1=$(now_ns)
+		sleep 0.5
+		r1=$(remote_cpu_ns "$n")
+		jq -n -c --arg n "$n" --argjson r "$2" --argjson w $((t1 - t0)) \
+		    --argjson cpu "$(awk '{print $1 + $2}' "$d/ssh.time")" \
+		    --argjson remote_ns $((r1 - r0)) --argjson load "$(load1)" \
+		    '{"label": $n, rep: $r, wall_ns: $w, cpu_s: $cpu, remote_cpu_s: ($remote_ns / 1e9), load: $load}'
+	}
+	: > "$d/ssh.jsonl"
 	# The first run on every host pushes noop into its cache.
 	timed_orch "$d/warm" "$d/warm.jsonl" warm --inventory="$LAB_INVENTORY" --hosts=lab "$d/fan.ini"
 	: > "$d/runs.jsonl"
@@ -415,6 +436,8 @@ EOF
 			REMOTE_N=$n timed_orch "$d/run.$n.$r" "$d/runs.jsonl" "$n" \
 			    --inventory="$LAB_INVENTORY" --hosts="$(hosts_list "$n")" "$d/fan.ini"
 			tail -1 "$d/runs.jsonl" >&2
+			ssh_fan "$n" "$r" >> "$d/ssh.jsonl"
+			tail -1 "$d/ssh.jsonl" >&2
 		done
 	done
 	# What a remote command costs here with the user's real rc files (the
@@ -426,6 +449,7 @@ EOF
 		cmd "/usr/bin/time bash -c '. ~/.bashrc'  # the CPU a remote command's shell spends on rc files here"
 	fi
 	jq -s --argjson up "$LAB_UP_NS" --argjson deploy "$LAB_DEPLOY_NS" \
+	    --slurpfile ssh <(jq -s . "$d/ssh.jsonl") \
 	    --arg mode "$LAB_MODE" --argjson rc "$rc_ns" "$JQ_LIB"'
 	  . as $runs |
 	  [1, 4, 16, 32] | map(. as $n | ($runs | map(select(.label == ($n | tostring)))) as $x |
@@ -436,7 +460,11 @@ EOF
 	     cpu_s: ($x | map(.cpu_s) | median),
 	     remote_cpu_s: ($x | map(.remote_cpu_s) | median),
 	     maxrss_kb: ($x | map(.maxrss_kb) | median)}) as $t |
-	  {runs: $runs, table: $t, lab_mode: $mode, lab_up_ns: $up, deploy_ns: $deploy,
+	  [1, 4, 16, 32] | map(. as $n | ($ssh[0] | map(select(.label == ($n | tostring)))) as $x |
+	    {hosts: $n, wall_ns: ($x | map(.wall_ns) | median), cpu_s: ($x | map(.cpu_s) | median),
+	     remote_cpu_s: ($x | map(.remote_cpu_s) | median)}) as $p |
+	  {runs: $runs, table: $t, ssh: $p, ssh_runs: $ssh[0], ssh_ratio_32_1: ($p[3].wall_ns / $p[0].wall_ns),
+	   lab_mode: $mode, lab_up_ns: $up, deploy_ns: $deploy,
 	   bashrc_cpu_ns: $rc,
 	   ratio_32_1: ($t[3].wall_ns / $t[0].wall_ns),
 	   cpu_per_host_s: (($t[3].cpu_s - $t[0].cpu_s) / 31),

@@ -156,7 +156,8 @@ hs_pump(struct host *h, struct host_ssh *x)
 		    "127.0.0.1", x->agent_port, "127.0.0.1", 0);
 		if (x->fwd == NULL && libssh2_session_last_errno(
 		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
-			log_warnx("%s: cannot open the tunnel to the agent",
+			/* nanomsg reconnects after the agent went. */
+			log_debug("%s: cannot open the tunnel to the agent",
 			    h->name);
 			hs_drop_conn(x);
 		}

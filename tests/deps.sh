@@ -15,6 +15,7 @@ case "$(uname -s)" in
 Darwin)
 	missing=()
 	for m in libssh2 nanomsg msgpack libcrypto inih; do
+		[ "$m" = msgpack ] && pkg-config --exists msgpack-c 2>/dev/null && continue
 		pkg-config --exists "$m" 2>/dev/null || missing+=("$m")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then

@@ -25,6 +25,13 @@ expect_eq "pin run exit" "$rc" 0
 expect_eq "runs seeing one CPU" "$(awk -F, '$4=="aff" && $11=="cpus" && $12==1' "$T/o1/samples.csv" | wc -l)" 6
 expect_eq "runs seeing CPU 0" "$(awk -F, '$4=="aff" && $11=="cpu_list" && $12==0' "$T/o1/samples.csv" | wc -l)" 6
 
+note "a CPU list the host does not have: refused, not run unpinned"
+sed 's/^pin      = 0/pin      = 900/' "$T/pin.ini" > "$T/badpin.ini"
+rc=0; run_orch "$T/log1b" run --out="$T/o1b" "$T/badpin.ini" || rc=$?
+cat "$T/log1b"
+expect_eq "bad pin exit" "$rc" 3
+expect_grep 'local failed: agent: pin = 900: ' "$T/log1b"
+
 note "the harness floor: orch-null once per round, through the same path"
 expect_eq "floor runs" "$(awk -F, '$4=="(floor)" && $11=="wall_ns" && $10=="ok"' "$T/o1/samples.csv" | wc -l)" 3
 awk -F, '$4=="(floor)" && $11=="wall_ns" && ($12 <= 0 || $12 > 1000000000) {bad=1} END {exit bad}' "$T/o1/samples.csv" \

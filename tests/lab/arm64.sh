@@ -19,7 +19,7 @@
 #
 # The root filesystem is built once per machine with mmdebstrap from the
 # Debian archive apt uses here and cached in $ARM64_CACHE/arm64-<key>/root
-# (key: a hash of the package list, suite and sources), ~550 MB, ~6 minutes
+# (key: a hash of the package list, suite and sources), ~550 MB, ~7 minutes
 # cold. Each host runs on an overlay of it (writes go to its own upper
 # directory), so the cache stays pristine and a warm start takes a second.
 #

@@ -98,6 +98,7 @@ main(int argc, char **argv)
 		return (2);
 	}
 	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (seal_keygen(key) != 0 || seal_keygen(key2) != 0 ||
 	    pipe(in) == -1 || pipe(o) == -1)
 		return (2);
@@ -114,6 +115,7 @@ main(int argc, char **argv)
 	posix_spawn_file_actions_addclose(&fa, o[0]);
 	if (posix_spawn(&pid, argv[1], &fa, NULL, av, environ) != 0)
 		return (2);
+	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(o[1]);
 	seal_keyline_format(key, "hostile-run", line, sizeof line);
