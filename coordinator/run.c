@@ -877,6 +877,7 @@ run_main(const struct run_opts *opts)
 			fprintf(stderr, "orch: %s: %s\n", rh->h->name,
 			    rh->h->error);
 			record_hostend(&run.rec, rh->h);
+			host_close(rh->h);	/* what the backend set up */
 			continue;
 		}
 		record_host(&run.rec, rh->h);
