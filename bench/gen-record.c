@@ -1,12 +1,17 @@
 /*
- * gen-record DIR HOSTS BENCHES ROUNDS PROG: writes a synthetic run record,
- * DIR/samples.msgpack, through the coordinator's own writer (record.c):
- * HOSTS hosts x BENCHES benchmarks x 2 variants x ROUNDS rounds of samples
- * (B about 3% slower than A, noise of a few percent, a program metric and
- * a checksum each), one floor sample per host and round, and the host, end
- * records a real run writes. PROG is any existing executable (the suite
- * names it as both variants' program). For `orch report DIR` at scale.
+ * gen-record DIR HOSTS BENCHES ROUNDS PROG [EFFECT [NOISE [SEED]]]: writes a
+ * synthetic run record, DIR/samples.msgpack, through the coordinator's own
+ * writer (record.c): HOSTS hosts x BENCHES benchmarks x 2 variants x ROUNDS
+ * rounds of samples, one floor sample per host and round, and the host and
+ * end records a real run writes. Every value is base x exp(NOISE x z), z
+ * standard normal and independent, and variant B's base is EFFECT times
+ * A's (defaults: EFFECT 1.03, NOISE 0.05); each sample has the built-in
+ * metrics, a program metric (elapsed_ns, the primary one) and a checksum.
+ * PROG is any existing executable (the suite names it as both variants'
+ * program). For `orch report DIR` at scale, and with EFFECT 1 for the
+ * false-verdict rate of the statistics alone (min_effect 0.01).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +32,22 @@ unif(uint64_t *s)
 	return ((double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0);
 }
 
+/* A standard normal deviate (Box-Muller). */
+static double
+gauss(uint64_t *s)
+{
+	double	u = unif(s), v = unif(s);
+
+	if (u < 1e-300)
+		u = 1e-300;
+	return (sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: gen-record DIR HOSTS BENCHES ROUNDS PROG\n");
+	fprintf(stderr, "usage: gen-record DIR HOSTS BENCHES ROUNDS PROG "
+	    "[EFFECT [NOISE [SEED]]]\n");
 	exit(2);
 }
 
@@ -45,11 +62,19 @@ main(int argc, char **argv)
 	const char		*variants[2] = { "A", "B" };
 	unsigned long		 nh, nb, nr, h, b, r, v, k;
 	uint64_t		 rng = 0x9e3779b97f4a7c15ULL, *seq;
-	double			 base;
+	double			 base, effect = 1.03, noise = 0.05;
 	FILE			*f;
 
-	if (argc != 6)
+	if (argc < 6 || argc > 9)
 		usage();
+	if (argc > 6)
+		effect = strtod(argv[6], NULL);
+	if (argc > 7)
+		noise = strtod(argv[7], NULL);
+	if (argc > 8)
+		rng ^= strtoull(argv[8], NULL, 10) * 0xbf58476d1ce4e5b9ULL;
+	if (rng == 0)
+		rng = 1;
 	nh = strtoul(argv[2], NULL, 10);
 	nb = strtoul(argv[3], NULL, 10);
 	nr = strtoul(argv[4], NULL, 10);
@@ -62,6 +87,7 @@ main(int argc, char **argv)
 		return (1);
 	}
 	fprintf(f, "[suite]\nname = gen\nrounds = %lu\nwarmup = 0\nseed = 1\n"
+	    "min_effect = 0.01\n"
 	    "[variant.A]\nbin = %s\n[variant.B]\nbin = %s\n", nr, argv[5],
 	    argv[5]);
 	for (b = 0; b < nb; b++)
@@ -114,14 +140,14 @@ main(int argc, char **argv)
 				for (k = 0; k < 2; k++) {
 					v = (r + k) % 2;	/* balanced order */
 					base = 1e7 * (1.0 + 0.1 * (double)b) *
-					    (v ? 1.03 : 1.0);
+					    (v ? effect : 1.0);
 					memset(&smp, 0, sizeof smp);
 					smp.seq = (uint32_t)seq[h]++;
 					smp.round = (uint32_t)r;
 					smp.attempt = 1;
 					smp.status = PROTO_ST_OK;
 					smp.wall_ns = (uint64_t)(base *
-					    (1.0 + 0.05 * unif(&rng)) + 1e6);
+					    exp(noise * gauss(&rng)) + 1e6);
 					smp.user_ns = smp.wall_ns * 9 / 10;
 					smp.sys_ns = smp.wall_ns / 20;
 					smp.maxrss_kb = 4000 + (uint64_t)(100 *
@@ -136,7 +162,7 @@ main(int argc, char **argv)
 					    sizeof smp.metrics[0].key,
 					    "elapsed_ns");
 					smp.metrics[0].value = base *
-					    (1.0 + 0.05 * unif(&rng));
+					    exp(noise * gauss(&rng));
 					smp.has_checksum = 1;
 					snprintf(smp.checksum,
 					    sizeof smp.checksum, "c0ffee%lu",

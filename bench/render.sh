@@ -111,11 +111,12 @@ echo
 echo "## 1. Harness floor"
 echo
 j floor 'header, .data as $d |
-"A no-op program (`tests/progs/noop`, dynamically linked) run three ways, in \($d.K) interleaved blocks (the order rotates every block): through orch on the host `local` (the `wall_ns` orch records; \($d.blocks[0].orch_n) samples a block), with a bare C loop of `posix_spawn` + blocking `wait4` (`bench/bare-spawn.c`, \($d.blocks[0].bare_n) spawns), and with `hyperfine -N` (the same count). Also the floor program orch runs once per round (`orch-null`, static), against the bare loop running it. Medians over blocks of each block'\''s median; ratios are per block, then their median.\n",
+"A no-op program (`tests/progs/noop`, dynamically linked) run four ways, in \($d.K) interleaved blocks (the order rotates every block): through orch on the host `local` (the `wall_ns` orch records; \($d.blocks[0].orch_n) samples a block), with a bare C loop of `posix_spawn` + blocking `wait4` (`bench/bare-spawn.c`, \($d.blocks[0].bare_n) spawns), with `hyperfine -N` (the same count), and with `bench/spawn-like.c`, a loop that starts and collects each run exactly as the agent does (`agent/exec.c`: pipes read to EOF, own process group, default signals, closed descriptors, the run directory as cwd, SIGCHLD self-pipe and `poll`) but without the protocol, the journal and the coordinator. Also the floor program orch runs once per round (`orch-null`, static), against the bare loop running it. Medians over blocks of each block'\''s median; ratios are per block, then their median.\n",
 "| harness | no-op wall per sample (median) | vs bare loop |",
 "|---|---:|---:|",
 "| bare posix_spawn + wait4 | \($d.bare_median_ns | us) | 1.00x |",
 "| hyperfine -N | \($d.hf_median_ns | us) (mean \($d.hf_mean_ns | us)) | \($d.ratio_hf_bare | x) |",
+"| `spawn-like`: the agent'\''s way of spawning and collecting, alone | \($d.like_median_ns | us) | \($d.ratio_like_bare | x) |",
 "| **orch (`local`)** | **\($d.orch_median_ns | us)** | **\($d.ratio_orch_bare | x)** |",
 "| bare loop, `orch-null` | \($d.barenull_median_ns | us) | |",
 "| orch `(floor)` rows, `orch-null` | \($d.floor_median_ns | us) | \($d.ratio_floor_barenull | x) of the bare loop on `orch-null` |",
@@ -125,14 +126,15 @@ j floor 'header, .data as $d |
 "|---:|---:|---:|---:|---:|---:|---:|",
 ($d.blocks[] | "| \(.k) | \(.orch_median_ns / 1e3 | f(0)) | \(.bare_median_ns / 1e3 | f(0)) | \(.hf_median_ns / 1e3 | f(0)) | \(.orch_median_ns / .bare_median_ns | f(2)) | \(.orch_median_ns / .hf_median_ns | f(2)) | \(.load) |"),
 "",
-"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn.\n",
+"Orch over `spawn-like`: \($d.ratio_orch_like | x) — what the rest of orch (protocol, journal, coordinator, all between samples) adds inside the measured interval.\n",
+"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn. Between two samples the agent journals twice, each a write followed by `fsync` (one synchronous 193-byte append takes \($d.fsync_ns | us) on this disk, by `dd oflag=dsync`), seals and sends the sample, and the coordinator records and acknowledges it.\n",
 "**The agent'\''s own cost.** `bench/agent-cpu.c` stands in for `orch-agent` (via `ORCH_AGENT`) and reads the CPU time and voluntary context switches of the agent with its children from `wait4`; the children'\''s share (every sample'\''s `user_ns + sys_ns` and `nvcsw`, which orch records from the same accounting) is subtracted.\n",
 "| run | samples | agent CPU | per sample | agent wake-ups (nvcsw) | per sample |",
 "|---|---:|---:|---:|---:|---:|",
 "| noop, 10 rounds | \($d.samples_short) | \($d.agent_cpu_short_ns | ms) | \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end) | \($d.agent_nvcsw_short) | \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) |",
 "| 20 ms sleeper, 10 rounds | \($d.samples_sleep) | \($d.agent_cpu_sleep_ns | ms) | \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end) | \($d.agent_nvcsw_sleep) | \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) |",
 "",
-"Per additional sample (the long blocks minus the 10-round runs, so start-up cancels): **\($d.agent_cpu_per_sample_ns | us) of agent CPU and \($d.agent_nvcsw_per_sample | f(1)) wake-ups**; the bare loop spends \($d.bare_cpu_ns | us) of its own CPU per spawn. The sleeper samples last \(if $d.samples_sleep then ($d.sleep_children_wall_ns / $d.samples_sleep | ms) else "n/a" end) on average, yet cost the agent about what a no-op does: the agent sleeps in `poll()` until the child exits (SIGCHLD self-pipe) — it does not poll on a timer.\n"'
+"Per additional sample (the long blocks minus the 10-round runs, so start-up cancels): **\($d.agent_cpu_per_sample_ns | us) of agent CPU and \($d.agent_nvcsw_per_sample | f(1)) wake-ups**; the bare loop spends \($d.bare_cpu_ns | us) of its own CPU per spawn, `spawn-like` \($d.like_cpu_ns | us). The sleeper samples last \(if $d.samples_sleep then ($d.sleep_children_wall_ns / $d.samples_sleep | ms) else "n/a" end) on average, yet cost the agent about what a no-op does: the agent sleeps in `poll()` until the child exits (SIGCHLD self-pipe) — it does not poll on a timer.\n"'
 note floor
 echo
 
@@ -188,7 +190,7 @@ echo "## 5. Statistical power"
 echo
 j power 'header, .data as $d |
 "`bench/slowdown.c`: a dependent xorshift chain of ITER = \($d.iter) steps (about 5 ms here), plus `--pct=P` percent more steps (an injected slowdown) and `--drift=D` percent more per second since `--t0` (a machine that slows down steadily); the extra steps do not change its checksum. Verdicts are on the program'\''s own `elapsed_ns` (the primary metric), `min_effect = 0.01`.\n",
-"**A/A.** Both variants the same file and arguments, 10 rounds, 4 benchmarks a run:\n",
+"**A/A.** Both variants the same file and arguments, 10 rounds, 4 benchmarks a run; `elapsed_ns` (primary) and `wall_ns` from the same runs. The *synthetic* row is the statistics alone: records from `bench/gen-record.c` with no difference and independent 5% log-normal noise, 10 rounds, through `orch report`:\n",
 "| metric | comparisons | better or worse | rate [95% CI] | verdicts |",
 "|---|---:|---:|---|---|",
 ($d.aa[] | "| \(.metric) | \(.comparisons) | \(.false_verdicts) | \(.rate | pct) [\(.rate_ci[0] | pct), \(.rate_ci[1] | pct)] | \(.verdicts | to_entries | map("\(.key) \(.value)") | join(", ")) |"),
@@ -219,6 +221,8 @@ j scale 'header, .data as $d |
 "From the finished records: \(($d.seconds_per_sample // 0) * 1e3 | f(2)) ms per sample, so about **\($d.million_projection_s | f(0)) s for a million**; about \($d.per_sample_bytes | f(0)) bytes of memory per sample.\n",
 "Where the time goes (callgrind, instructions inclusive, `orch report` on 2 hosts × 2 benchmarks × 100 rounds):\n",
 "```", ($d.profile[]), "```", "",
+(if ($d.million_stacks | length) > 0 then
+  "Where the million-sample report was, every 5 s (innermost function first):\n", "```", ($d.million_stacks[]), "```", "" else empty end),
 "**Coordinator memory over a long run**: a local run of \($d.long.samples) samples (a no-op, \($d.long.duration_ms / 1000 | f(0)) s); orch'\''s VmRSS every 0.5 s:\n",
 "| | VmRSS |",
 "|---|---:|",

@@ -52,7 +52,7 @@ mkdir -p "$OUT" "$BB" "$ORCH_WORKDIR"
 
 # ---- the bench's own programs ------------------------------------------
 PROG_CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
-for p in bare-spawn agent-cpu slowdown; do
+for p in bare-spawn spawn-like agent-cpu slowdown; do
 	cc $PROG_CFLAGS -o "$BB/$p" "bench/$p.c" || die "cannot build bench/$p.c"
 done
 # gen-record links the coordinator's own record writer.
@@ -128,6 +128,7 @@ EOF
 	show "$d/floor.ini"
 	cmd "ORCH_AGENT=bench/out/bin/agent-cpu BENCH_AGENT=$AGENT $ORCH run --max-load=0 --out=DIR $d/floor.ini"
 	cmd "bench/out/bin/bare-spawn $N $NOOP"
+	cmd "bench/out/bin/spawn-like $N bench/out/floor $NOOP  # the agent's way of starting and collecting a program (agent/exec.c), without the rest of orch"
 	cmd "bench/out/bin/bare-spawn $N $NULLPROG"
 	cmd "hyperfine -N --warmup 3 --runs $N --export-json FILE $NOOP"
 	: > "$d/blocks.jsonl"
@@ -143,6 +144,7 @@ EOF
 				    orch_run "$d/orch.$k" "$d/floor.ini" || echo "orch block $k failed" >&2
 				echo $(( $(now_ns) - t0 )) > "$d/orch.$k.ns" ;;
 			1)	"$BB/bare-spawn" "$N" "$NOOP" > "$d/bare.$k.json"
+				"$BB/spawn-like" "$N" "$d" "$NOOP" > "$d/like.$k.json"
 				"$BB/bare-spawn" "$N" "$NULLPROG" > "$d/barenull.$k.json" ;;
 			2)	hyperfine -N --style none --warmup 3 --runs "$N" \
 				    --export-json "$d/hf.$k.json" "$NOOP" > /dev/null 2>&1 ;;
@@ -155,6 +157,7 @@ EOF
 		    --argjson run_ns "$(cat "$d/orch.$k.ns")" \
 		    --argjson samples "$(csv_samples "$cs")" \
 		    --slurpfile bare "$d/bare.$k.json" --slurpfile barenull "$d/barenull.$k.json" \
+		    --slurpfile like "$d/like.$k.json" \
 		    --slurpfile hf "$d/hf.$k.json" --argjson load "$(load1)" "$JQ_LIB"'
 		    {k: $k, load: $load,
 		     orch_median_ns: ($orch | median), orch_n: ($orch | length),
@@ -163,6 +166,7 @@ EOF
 		     bare_median_ns: $bare[0].median_ns, bare_cpu_ns: $bare[0].self_cpu_ns,
 		     bare_total_ns: $bare[0].total_ns, bare_n: $bare[0].n,
 		     barenull_median_ns: $barenull[0].median_ns,
+		     like_median_ns: $like[0].median_ns, like_cpu_ns: $like[0].self_cpu_ns,
 		     hf_median_ns: ($hf[0].results[0].median * 1e9),
 		     hf_mean_ns: ($hf[0].results[0].mean * 1e9)}' >> "$d/blocks.jsonl"
 		printf '  block %d: orch %s bare %s hyperfine %s (us)\n' "$k" \
@@ -199,7 +203,14 @@ EOF
 	done
 	cmd "the same with $d/floor10.ini (10 rounds) and $d/sleep.ini (10 rounds of tests/progs/sleeper 20: 20 ms asleep)"
 
-	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") "$JQ_LIB"'
+	# What one synchronous journal write costs on this disk (the agent
+	# journals twice per sample, each write followed by fsync).
+	local fs
+	fs=$(dd if=/dev/zero of="$ORCH_WORKDIR/fsync-probe" bs=193 count=200 oflag=dsync 2>&1 |
+	    awk '/copied/ {for (i = 1; i <= NF; i++) if ($i ~ /^s,?$/) {print $(i-1) * 1e9 / 200; exit}}')
+	rm -f "$ORCH_WORKDIR/fsync-probe"
+	cmd "dd if=/dev/zero of=WORKDIR/fsync-probe bs=193 count=200 oflag=dsync  # one synchronous 193-byte append, as the agent's journal does per sample"
+	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") --argjson fsync "${fs:-null}" "$JQ_LIB"'
 	  . as $b | ($agent[0]) as $a |
 	  ($a | map(select(.kind == "long"))) as $long |
 	  ($a | map(select(.kind == "short"))) as $short |
@@ -214,6 +225,11 @@ EOF
 	    ratio_orch_bare: ($b | map(.orch_median_ns / .bare_median_ns) | median),
 	    ratio_orch_hf: ($b | map(.orch_median_ns / .hf_median_ns) | median),
 	    ratio_hf_bare: ($b | map(.hf_median_ns / .bare_median_ns) | median),
+	    like_median_ns: ($b | map(.like_median_ns) | median),
+	    like_cpu_ns: ($b | map(.like_cpu_ns) | median),
+	    ratio_like_bare: ($b | map(.like_median_ns / .bare_median_ns) | median),
+	    ratio_orch_like: ($b | map(.orch_median_ns / .like_median_ns) | median),
+	    fsync_ns: $fsync,
 	    ratio_floor_barenull: ($b | map(.floor_median_ns / .barenull_median_ns) | median),
 	    per_sample_run_ns: ($b | map(.orch_run_ns / .orch_samples) | median),
 	    per_spawn_bare_loop_ns: ($b | map(.bare_total_ns / .bare_n) | median),
@@ -596,6 +612,19 @@ sec_power() {
 		rm -f "$d/aa.$i/samples.csv" "$d/aa.$i/report.html"
 	done
 
+	# (a') the statistics alone: synthetic A/A records (independent
+	# log-normal noise, 5%), 10 rounds, rendered by orch report.
+	cmd "synthetic A/A: bench/out/bin/gen-record DIR 2 64 10 $NOOP 1 0.05 SEED; $ORCH report DIR  # SEED 1..4: 512 comparisons, no machine involved"
+	: > "$d/synth.jsonl"
+	for i in 1 2 3 4; do
+		rm -rf "$d/synth.$i"; mkdir -p "$d/synth.$i"
+		"$BB/gen-record" "$d/synth.$i" 2 64 10 "$NOOP" 1 0.05 "$i" &&
+		    "$ORCH" report "$d/synth.$i" > "$d/synth.$i.log" 2>&1 &&
+		    jq -c '.comparisons[] | select(.metric == "elapsed_ns") | {metric: "synthetic", verdict, ratio, ci_low, ci_high}' \
+		    "$d/synth.$i/summary.json" >> "$d/synth.jsonl"
+		rm -rf "$d/synth.$i"
+	done
+
 	# (b) an injected 3% slowdown: rounds needed to see `worse`.
 	{
 		printf '[suite]\nname = slow3\nrounds = 10\nwarmup = 1\nmin_effect = 0.01\n'
@@ -673,7 +702,7 @@ sec_power() {
 		done
 	done
 
-	jq -n --slurpfile aa <(jq -s . "$d/aa.jsonl") --slurpfile s3 <(jq -s . "$d/slow3.jsonl") \
+	jq -n --slurpfile aa <(cat "$d/aa.jsonl" "$d/synth.jsonl" | jq -s .) --slurpfile s3 <(jq -s . "$d/slow3.jsonl") \
 	    --slurpfile dr <(jq -s . "$d/drift.jsonl") --argjson D "$D" --argjson T "$T" \
 	    --argjson iter "$ITER" "$JQ_LIB"'
 	  # Wilson 95% interval of a proportion k/n.
@@ -691,7 +720,7 @@ sec_power() {
 	  ($dr[0]) as $d |
 	  def dm(m; x): ($d | map(select(.method == m and ((.drift > 0) == x)) | .ratio) | median);
 	  { iter: $iter,
-	    aa: [aa("elapsed_ns"), aa("wall_ns")],
+	    aa: [aa("elapsed_ns"), aa("wall_ns"), aa("synthetic")],
 	    slow3: ($s3[0] | group_by(.rounds) | map({rounds: .[0].rounds, trials: length,
 	      worse: (map(select(.verdict == "worse")) | length),
 	      better: (map(select(.verdict == "better")) | length),
@@ -732,7 +761,7 @@ sec_scale() {
 			# budget; peak memory from VmHWM while it runs.
 			local limit
 			limit=$(q 60 20)
-			cmd "timeout -s KILL $limit bin/orch report DIR  # 1M samples; VmHWM read from /proc while it runs"
+			cmd "$ORCH report DIR  # 1M samples, killed after $limit s; VmHWM read from /proc while it runs, its stack (gdb -p PID -batch -ex bt) every 5 s"
 			: > "$dir.rss"
 			t0=$(now_ns)
 			"$ORCH" report "$dir" > "$dir.log" 2>&1 &
@@ -740,8 +769,16 @@ sec_scale() {
 			watch_rss "$pid" "$dir.rss" 0.2 &
 			local w=$!
 			local fin=false
+			: > "$d/million.stacks"
 			for ((i = 0; i < limit * 10; i++)); do
 				kill -0 "$pid" 2>/dev/null || { fin=true; break; }
+				# Where it is, every 5 s (gdb, when installed).
+				if (( i % 50 == 25 )) && command -v gdb >/dev/null 2>&1; then
+					printf '%d s: ' $(( (i + 5) / 10 )) >> "$d/million.stacks"
+					gdb -p "$pid" -batch -ex 'bt 10' 2>/dev/null |
+					    sed -n 's/^#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_][A-Za-z0-9_]*\) .*/\2/p' |
+					    grep -v -e '^__' -e '^_IO' -e '^main$' | head -5 | paste -sd '<' >> "$d/million.stacks"
+				fi
 				sleep 0.1
 			done
 			[ "$fin" = true ] || kill -KILL "$pid" 2>/dev/null
@@ -799,6 +836,7 @@ EOF
 	rm -f "$d/long/samples.csv" "$d/long/report.html"
 	jq -n --slurpfile rep <(jq -s . "$d/report.jsonl") \
 	    --rawfile prof "$d/report.profile" \
+	    --rawfile stacks <(cat "$d/million.stacks" 2>/dev/null) \
 	    --argjson series "$(awk '{printf "%s[%d,%d]", (NR > 1 ? "," : "["), $1, $2} END {print (NR ? "]" : "[]")}' "$d/long.rss")" \
 	    --argjson samples "$ns" "$JQ_LIB"'
 	  ($series | length) as $n |
@@ -806,6 +844,7 @@ EOF
 	  # report rendered at the end).
 	  ($series | .[($n / 10 | floor):($n * 9 / 10 | floor)]) as $mid |
 	  {report: $rep[0], profile: ($prof | split("\n") | map(select(length > 0))),
+	   million_stacks: ($stacks | split("\n") | map(select(length > 0))),
 	   long: {samples: $samples, duration_ms: ($series | last | .[0]),
 	          rss_start_kb: ($mid | first | .[1]), rss_end_kb: ($mid | last | .[1]),
 	          rss_max_kb: ($series | map(.[1]) | max),

@@ -3,16 +3,12 @@
  * checked key by key, every error naming the file and line; then resolving
  * a --hosts list against them.
  *
- * inih does not pass line numbers to its handler, truncates long section
- * names and never reports a section without keys. So, as for suite files,
- * the file is read into memory and handed to inih by our own reader, which
- * counts lines, parses [section] headers itself (inih sees a blank line)
- * and strips leading blanks so that inih's continuation lines never apply.
+ * As for suite files, the file is read and fed to inih by
+ * coordinator/ini.c, which counts lines and hands [section] lines to
+ * inv_section().
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ini.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/ini.h"
 #include "coordinator/inventory.h"
 
 #define INV_FILE_MAX		(1024 * 1024)	/* largest inventory, bytes */
@@ -28,6 +25,8 @@
 #define INV_MEMBERS_MAX		1024		/* names in one group */
 #define INV_CPU_MAX		1023		/* highest CPU in a cpu_set_t */
 #define INV_LIST_MAX		32		/* names shown in a message */
+#define INV_LOAD_INT		6		/* max_load: digits before . */
+#define INV_LOAD_FRAC		9		/* and after it */
 #define INV_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
 #define INV_PW_BUF		16384		/* getpwuid_r buffer */
 
@@ -111,13 +110,7 @@ enum { GK_HOSTS };
 
 struct inv_parse {
 	struct inventory *inv;
-	const char	*path;		/* as given, for messages */
-	char		*text;		/* the whole file */
-	size_t		 len;
-	size_t		 off;		/* next unread byte of text */
-	int		 line;		/* the line inih is working on */
-	int		 failed;
-	char		*cause;		/* the first error */
+	struct ini_src	 src;		/* the file, line and first error */
 
 	enum inv_sect	 sect;		/* the current section */
 	int		 sect_line;
@@ -133,69 +126,8 @@ struct inv_buf {
 	int		 oom;
 };
 
-static char	*inv_vfmt(const char *, va_list)
-		    __attribute__((format(printf, 1, 0)));
-static char	*inv_fmt(const char *, ...)
-		    __attribute__((format(printf, 1, 2)));
-static void	 inv_error(struct inv_parse *, int, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static void	 inv_buf_add(struct inv_buf *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
-
-/* Formats into a new string, or returns NULL when out of memory. */
-static char *
-inv_vfmt(const char *fmt, va_list ap)
-{
-	va_list	 ap2;
-	char	*s;
-	int	 n;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return (NULL);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return (s);
-}
-
-/* Formats into a new string, or returns NULL when out of memory. */
-static char *
-inv_fmt(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*s;
-
-	va_start(ap, fmt);
-	s = inv_vfmt(fmt, ap);
-	va_end(ap);
-	return (s);
-}
-
-/*
- * Records the first error as "PATH:LINE: message", or "PATH: message" for
- * line 0. Out of memory leaves cause NULL; the caller reports that.
- */
-static void
-inv_error(struct inv_parse *p, int line, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*msg;
-
-	if (p->failed)
-		return;
-	p->failed = 1;
-	va_start(ap, fmt);
-	msg = inv_vfmt(fmt, ap);
-	va_end(ap);
-	if (msg == NULL)
-		return;
-	if (line > 0)
-		p->cause = inv_fmt("%s:%d: %s", p->path, line, msg);
-	else
-		p->cause = inv_fmt("%s: %s", p->path, msg);
-	free(msg);
-}
 
 /* Appends to a message buffer; on failure sets b->oom and keeps going. */
 static void
@@ -228,22 +160,6 @@ inv_buf_add(struct inv_buf *b, const char *fmt, ...)
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
-}
-
-/* Returns 1 if s[0..len) is a valid host or group name. */
-static int
-inv_name_ok(const char *s, size_t len)
-{
-	size_t	i;
-
-	if (len == 0 || len >= HOST_FIELD(name))
-		return (0);
-	for (i = 0; i < len; i++) {
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
-		    s[i] != '.' && s[i] != '-')
-			return (0);
-	}
-	return (1);
 }
 
 /* Returns 1 if s holds no blank or control character. */
@@ -310,23 +226,24 @@ inv_tilde(struct inv_parse *p, const char *key, const char *v, char *out,
 
 	if (v[0] != '~') {
 		if (strlen(v) >= len) {
-			inv_error(p, p->line, "%s %s: '%s' is too long (at "
-			    "most %zu characters)", p->label, key, v, len - 1);
+			ini_error(&p->src, p->src.line, "%s %s: '%s' is too "
+			    "long (at most %zu characters)", p->label, key, v,
+			    len - 1);
 			return (-1);
 		}
 		memcpy(out, v, strlen(v) + 1);
 		return (0);
 	}
 	if (v[1] != '\0' && v[1] != '/') {
-		inv_error(p, p->line, "%s %s: '%s': only ~/ is expanded, "
-		    "not ~user", p->label, key, v);
+		ini_error(&p->src, p->src.line, "%s %s: '%s': only ~/ is "
+		    "expanded, not ~user", p->label, key, v);
 		return (-1);
 	}
 	home = getenv("HOME");
 	if (home == NULL || *home == '\0') {
 		if (inv_passwd(1, pwhome, sizeof pwhome) != 0) {
-			inv_error(p, p->line, "%s %s: cannot expand '%s': HOME "
-			    "is not set", p->label, key, v);
+			ini_error(&p->src, p->src.line, "%s %s: cannot expand "
+			    "'%s': HOME is not set", p->label, key, v);
 			return (-1);
 		}
 		home = pwhome;
@@ -334,82 +251,12 @@ inv_tilde(struct inv_parse *p, const char *key, const char *v, char *out,
 	/* "~/x" with HOME "/" is "//x": harmless, and rare enough. */
 	n = snprintf(out, len, "%s%s", home, v + 1);
 	if (n < 0 || (size_t)n >= len) {
-		inv_error(p, p->line, "%s %s: '%s' is too long once expanded "
-		    "(at most %zu characters)", p->label, key, v, len - 1);
+		ini_error(&p->src, p->src.line, "%s %s: '%s' is too long once "
+		    "expanded (at most %zu characters)", p->label, key, v, len -
+		    1);
 		out[0] = '\0';
 		return (-1);
 	}
-	return (0);
-}
-
-/*
- * Returns 1 if v is a CPU list: numbers and ranges LO-HI (LO <= HI) joined
- * by commas, every CPU at most INV_CPU_MAX.
- */
-static int
-inv_cpus_ok(const char *v)
-{
-	unsigned long	lo, hi;
-	int		digits;
-
-	for (;;) {
-		for (lo = 0, digits = 0; isdigit((unsigned char)*v); v++) {
-			lo = lo * 10 + (unsigned long)(*v - '0');
-			if (++digits > 4)
-				return (0);
-		}
-		if (digits == 0)
-			return (0);
-		hi = lo;
-		if (*v == '-') {
-			v++;
-			for (hi = 0, digits = 0; isdigit((unsigned char)*v);
-			    v++) {
-				hi = hi * 10 + (unsigned long)(*v - '0');
-				if (++digits > 4)
-					return (0);
-			}
-			if (digits == 0)
-				return (0);
-		}
-		if (lo > hi || hi > INV_CPU_MAX)
-			return (0);
-		if (*v == '\0')
-			return (1);
-		if (*v++ != ',')
-			return (0);
-	}
-}
-
-/*
- * Parses a number >= 0 written as digits with an optional fraction (no
- * sign, exponent or locale): up to 6 digits before the point and 9 after,
- * so the value is exact before one correctly rounded division. Returns 0 or
- * -1.
- */
-static int
-inv_parse_load(const char *v, double *out)
-{
-	unsigned long long	mant = 0;
-	double			scale = 1.0;
-	int			idig = 0, fdig = 0, dot = 0;
-
-	for (; *v != '\0'; v++) {
-		if (*v == '.' && !dot) {
-			dot = 1;
-			continue;
-		}
-		if (!isdigit((unsigned char)*v))
-			return (-1);
-		if (dot ? ++fdig > 9 : ++idig > 6)
-			return (-1);
-		mant = mant * 10 + (unsigned long long)(*v - '0');
-		if (dot)
-			scale *= 10.0;
-	}
-	if (idig + fdig == 0)
-		return (-1);
-	*out = (double)mant / scale;
 	return (0);
 }
 
@@ -462,27 +309,28 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 	case HK_ADDRESS:
 		if (*v == '\0' || *v == '-' || !inv_no_space(v) ||
 		    inv_copy(h->address, sizeof h->address, v) != 0)
-			inv_error(p, p->line, "%s bad address '%s' (want a "
-			    "host name or IP address: no spaces, no leading "
-			    "'-', at most %zu characters)", p->label, v,
+			ini_error(&p->src, p->src.line, "%s bad address '%s' "
+			    "(want a host name or IP address: no spaces, no "
+			    "leading '-', at most %zu characters)", p->label, v,
 			    sizeof h->address - 1);
 		break;
 	case HK_PORT:
 		if ((h->port = inv_parse_port(v)) == -1)
-			inv_error(p, p->line, "%s bad port '%s' (want 1 to "
-			    "65535)", p->label, v);
+			ini_error(&p->src, p->src.line, "%s bad port '%s' "
+			    "(want 1 to 65535)", p->label, v);
 		break;
 	case HK_USER:
 		if (*v == '\0' || *v == '-' || !inv_no_space(v) ||
 		    inv_copy(h->user, sizeof h->user, v) != 0)
-			inv_error(p, p->line, "%s bad user '%s' (want a login "
-			    "name: no spaces, no leading '-', at most %zu "
-			    "characters)", p->label, v, sizeof h->user - 1);
+			ini_error(&p->src, p->src.line, "%s bad user '%s' "
+			    "(want a login name: no spaces, no leading '-', at "
+			    "most %zu characters)", p->label, v, sizeof h->user
+			    - 1);
 		break;
 	case HK_IDENTITY:
 		if (!inv_printable(v)) {
-			inv_error(p, p->line, "%s bad identity: control "
-			    "character in path", p->label);
+			ini_error(&p->src, p->src.line, "%s bad identity: "
+			    "control character in path", p->label);
 			break;
 		}
 		inv_tilde(p, "identity", v, h->identity, sizeof h->identity);
@@ -493,13 +341,13 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 		else if (strcmp(v, "direct") == 0)
 			h->transport = HOST_TRANSPORT_DIRECT;
 		else
-			inv_error(p, p->line, "%s bad transport '%s' (want "
-			    "tunnel or direct)", p->label, v);
+			ini_error(&p->src, p->src.line, "%s bad transport '%s' "
+			    "(want tunnel or direct)", p->label, v);
 		break;
 	case HK_WORKDIR:
 		if (*v == '\0' || !inv_printable(v)) {
-			inv_error(p, p->line, "%s bad workdir '%s' (want a "
-			    "directory path)", p->label, v);
+			ini_error(&p->src, p->src.line, "%s bad workdir '%s' "
+			    "(want a directory path)", p->label, v);
 			break;
 		}
 		/*
@@ -511,20 +359,21 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 			inv_tilde(p, "workdir", v, h->workdir,
 			    sizeof h->workdir);
 		else if (inv_copy(h->workdir, sizeof h->workdir, v) != 0)
-			inv_error(p, p->line, "%s workdir: '%s' is too long "
-			    "(at most %zu characters)", p->label, v,
+			ini_error(&p->src, p->src.line, "%s workdir: '%s' is "
+			    "too long (at most %zu characters)", p->label, v,
 			    sizeof h->workdir - 1);
 		break;
 	case HK_PIN:
-		if (!inv_cpus_ok(v) || inv_copy(h->pin, sizeof h->pin, v) != 0)
-			inv_error(p, p->line, "%s bad pin '%s' (want a CPU "
-			    "list like 0-3,8 with CPUs 0 to %d)", p->label, v,
-			    INV_CPU_MAX);
+		if (!ini_cpus_ok(v, INV_CPU_MAX) ||
+		    inv_copy(h->pin, sizeof h->pin, v) != 0)
+			ini_error(&p->src, p->src.line, "%s bad pin '%s' (want "
+			    "a CPU list like 0-3,8 with CPUs 0 to %d)",
+			    p->label, v, INV_CPU_MAX);
 		break;
 	case HK_MAX_LOAD:
-		if (inv_parse_load(v, &d) != 0)
-			inv_error(p, p->line, "%s bad max_load '%s' (want a "
-			    "number >= 0, like 0.33)", p->label, v);
+		if (ini_decimal(v, INV_LOAD_INT, INV_LOAD_FRAC, &d) != 0)
+			ini_error(&p->src, p->src.line, "%s bad max_load '%s' "
+			    "(want a number >= 0, like 0.33)", p->label, v);
 		else
 			h->max_load = d;
 		break;
@@ -539,9 +388,10 @@ inv_key_hosts(struct inv_parse *p, const char *v)
 	const char		*a, *e, *end;
 	size_t			 n, i;
 
-	g->hosts_line = p->line;
+	g->hosts_line = p->src.line;
 	if (*v == '\0') {
-		inv_error(p, p->line, "%s hosts: empty list", p->label);
+		ini_error(&p->src, p->src.line, "%s hosts: empty list",
+		    p->label);
 		return;
 	}
 	/* Each name takes at least two bytes but the last: an upper bound. */
@@ -549,7 +399,7 @@ inv_key_hosts(struct inv_parse *p, const char *v)
 	if (n > INV_MEMBERS_MAX)
 		n = INV_MEMBERS_MAX;
 	if ((g->members = calloc(n, sizeof *g->members)) == NULL) {
-		inv_error(p, p->line, "out of memory");
+		ini_error(&p->src, p->src.line, "out of memory");
 		return;
 	}
 	for (a = v;; a = end + 1) {
@@ -560,33 +410,35 @@ inv_key_hosts(struct inv_parse *p, const char *v)
 		while (a < e && isspace((unsigned char)*a))
 			a++;
 		if (a == e) {
-			inv_error(p, p->line, "%s hosts: empty name in '%s'",
-			    p->label, v);
+			ini_error(&p->src, p->src.line, "%s hosts: empty name "
+			    "in '%s'", p->label, v);
 			return;
 		}
-		if (!inv_name_ok(a, (size_t)(e - a))) {
-			inv_error(p, p->line, "%s hosts: bad name '%.*s' (want "
-			    INV_NAME_RULE ", separated by commas)", p->label,
-			    (int)(e - a), a);
+		if (!ini_name_ok(a, (size_t)(e - a), HOST_FIELD(name))) {
+			ini_error(&p->src, p->src.line, "%s hosts: bad name "
+			    "'%.*s' (want " INV_NAME_RULE ", separated by "
+			    "commas)", p->label, (int)(e - a), a);
 			return;
 		}
 		if (e - a == 3 && memcmp(a, "all", 3) == 0) {
-			inv_error(p, p->line, "%s hosts: 'all' cannot be a "
-			    "member (name the hosts or groups)", p->label);
+			ini_error(&p->src, p->src.line, "%s hosts: 'all' "
+			    "cannot be a member (name the hosts or groups)",
+			    p->label);
 			return;
 		}
 		for (i = 0; i < g->nmembers; i++) {
 			if (strlen(g->members[i].name) == (size_t)(e - a) &&
 			    memcmp(g->members[i].name, a, (size_t)(e - a)) ==
 			    0) {
-				inv_error(p, p->line, "%s hosts: '%.*s' listed "
-				    "twice", p->label, (int)(e - a), a);
+				ini_error(&p->src, p->src.line, "%s hosts: "
+				    "'%.*s' listed twice", p->label, (int)(e -
+				    a), a);
 				return;
 			}
 		}
 		if (g->nmembers == n) {
-			inv_error(p, p->line, "%s hosts: too many names (at "
-			    "most %d)", p->label, INV_MEMBERS_MAX);
+			ini_error(&p->src, p->src.line, "%s hosts: too many "
+			    "names (at most %d)", p->label, INV_MEMBERS_MAX);
 			return;
 		}
 		memcpy(g->members[g->nmembers].name, a, (size_t)(e - a));
@@ -605,7 +457,7 @@ inv_handler(void *user, const char *section, const char *key, const char *v)
 	int			 k;
 
 	(void)section;	/* truncated by inih; the reader tracks sections */
-	if (p->failed)
+	if (p->src.failed)
 		return (0);
 	switch (p->sect) {
 	case SECT_HOST:
@@ -616,68 +468,60 @@ inv_handler(void *user, const char *section, const char *key, const char *v)
 		keys = inv_group_keys;
 		break;
 	default:
-		inv_error(p, p->line, "key '%s' outside any section", key);
+		keys = NULL;	/* outside any section */
+		break;
+	}
+	/* Checked before the key is known: an unknown key gets this too. */
+	if (p->sect == SECT_LOCAL && strcmp(key, "workdir") != 0 &&
+	    strcmp(key, "pin") != 0 && strcmp(key, "max_load") != 0) {
+		ini_error(&p->src, p->src.line, "[host.local] the built-in "
+		    "local host takes only workdir, pin and max_load");
 		return (0);
 	}
-	for (k = 0; keys[k] != NULL; k++) {
-		if (strcmp(keys[k], key) == 0)
-			break;
-	}
-	if (p->sect == SECT_LOCAL && k != HK_WORKDIR && k != HK_PIN &&
-	    k != HK_MAX_LOAD) {
-		inv_error(p, p->line, "[host.local] the built-in local host "
-		    "takes only workdir, pin and max_load");
+	if ((k = ini_key(&p->src, p->label, keys, p->seen, key)) < 0)
 		return (0);
-	}
-	if (keys[k] == NULL) {
-		inv_error(p, p->line, "%s unknown key '%s'", p->label, key);
-		return (0);
-	}
-	if (p->seen[k] != 0) {
-		inv_error(p, p->line, "%s duplicate key '%s' (first on line "
-		    "%d)", p->label, key, p->seen[k]);
-		return (0);
-	}
-	p->seen[k] = p->line;
 	if (p->sect == SECT_GROUP)
 		inv_key_hosts(p, v);
 	else
 		inv_key_host(p, k, v);
-	return (!p->failed);
+	return (!p->src.failed);
 }
 
 /* Finishes the current section: required keys and defaults. */
 static void
-inv_section_end(struct inv_parse *p)
+inv_section_end(void *arg)
 {
-	struct inv_host	*h;
-	const char	*u;
-	char		 login[HOST_FIELD(user)];
+	struct inv_parse	*p = arg;
+	struct inv_host		*h;
+	const char		*u;
+	char			 login[HOST_FIELD(user)];
 
-	if (p->failed)
+	if (p->src.failed)
 		goto out;
 	if (p->sect == SECT_GROUP && p->seen[GK_HOSTS] == 0)
-		inv_error(p, p->sect_line, "%s missing hosts", p->label);
+		ini_error(&p->src, p->sect_line, "%s missing hosts", p->label);
 	if (p->sect != SECT_HOST)
 		goto out;
 	h = inv_cur_host(p);
 	if (p->seen[HK_ADDRESS] == 0) {
-		inv_error(p, p->sect_line, "%s missing address", p->label);
+		ini_error(&p->src, p->sect_line, "%s missing address",
+		    p->label);
 		goto out;
 	}
 	if (p->seen[HK_USER] == 0) {
 		if ((u = getenv("USER")) == NULL || *u == '\0') {
 			if (inv_passwd(0, login, sizeof login) != 0) {
-				inv_error(p, p->sect_line, "%s missing user, "
-				    "and the login name is unknown", p->label);
+				ini_error(&p->src, p->sect_line, "%s missing "
+				    "user, and the login name is unknown",
+				    p->label);
 				goto out;
 			}
 			u = login;
 		}
 		if (*u == '-' || !inv_no_space(u) ||
 		    inv_copy(h->user, sizeof h->user, u) != 0)
-			inv_error(p, p->sect_line, "%s missing user, and the "
-			    "login name '%s' cannot be used", p->label, u);
+			ini_error(&p->src, p->sect_line, "%s missing user, and "
+			    "the login name '%s' cannot be used", p->label, u);
 	}
 out:
 	memset(p->seen, 0, sizeof p->seen);
@@ -725,46 +569,47 @@ inv_section_add(struct inv_parse *p, int group, const char *name, size_t len)
 
 	snprintf(p->label, sizeof p->label, "[%s.%.*s]", kind,
 	    len < HOST_FIELD(name) ? (int)len : 0, name);
-	if (!inv_name_ok(name, len)) {
-		inv_error(p, p->line, "[%s.%.*s] bad name '%.*s' (want "
-		    INV_NAME_RULE ")", kind, (int)len, name, (int)len, name);
+	if (!ini_name_ok(name, len, HOST_FIELD(name))) {
+		ini_error(&p->src, p->src.line, "[%s.%.*s] bad name '%.*s' "
+		    "(want " INV_NAME_RULE ")", kind, (int)len, name, (int)len,
+		    name);
 		return;
 	}
 	if (len == 3 && memcmp(name, "all", 3) == 0) {
-		inv_error(p, p->line, "%s 'all' is reserved (it means every "
-		    "host)", p->label);
+		ini_error(&p->src, p->src.line, "%s 'all' is reserved (it "
+		    "means every host)", p->label);
 		return;
 	}
 	if (len == 5 && memcmp(name, "local", 5) == 0) {
 		if (group) {
-			inv_error(p, p->line, "%s 'local' is reserved (the "
-			    "built-in host)", p->label);
+			ini_error(&p->src, p->src.line, "%s 'local' is "
+			    "reserved (the built-in host)", p->label);
 			return;
 		}
 		if (inv->local_line != 0) {
-			inv_error(p, p->line, "duplicate section [host.local] "
-			    "(first on line %d)", inv->local_line);
+			ini_error(&p->src, p->src.line, "duplicate section "
+			    "[host.local] (first on line %d)", inv->local_line);
 			return;
 		}
-		inv->local_line = inv->local.line = p->line;
+		inv->local_line = inv->local.line = p->src.line;
 		p->sect = SECT_LOCAL;
-		p->sect_line = p->line;
+		p->sect_line = p->src.line;
 		return;
 	}
 	if ((first = inv_find_section(inv, name, len, &other)) != 0) {
 		if ((other == INV_GROUP) == group)
-			inv_error(p, p->line, "duplicate section %s (first on "
-			    "line %d)", p->label, first);
+			ini_error(&p->src, p->src.line, "duplicate section %s "
+			    "(first on line %d)", p->label, first);
 		else
-			inv_error(p, p->line, "%s has the same name as "
-			    "[%s.%.*s] (line %d)", p->label, group ? "host" :
+			ini_error(&p->src, p->src.line, "%s has the same name "
+			    "as [%s.%.*s] (line %d)", p->label, group ? "host" :
 			    "group", (int)len, name, first);
 		return;
 	}
 	if (group) {
 		if (inv->ngroups >= INV_GROUPS_MAX) {
-			inv_error(p, p->line, "too many groups (at most %d)",
-			    INV_GROUPS_MAX);
+			ini_error(&p->src, p->src.line, "too many groups (at "
+			    "most %d)", INV_GROUPS_MAX);
 			return;
 		}
 		if ((na = realloc(inv->groups, (inv->ngroups + 1) *
@@ -774,12 +619,12 @@ inv_section_add(struct inv_parse *p, int group, const char *name, size_t len)
 		g = &inv->groups[inv->ngroups++];
 		memset(g, 0, sizeof *g);
 		memcpy(g->name, name, len);
-		g->line = p->line;
+		g->line = p->src.line;
 		p->sect = SECT_GROUP;
 	} else {
 		if (inv->nhosts >= INV_HOSTS_MAX) {
-			inv_error(p, p->line, "too many hosts (at most %d)",
-			    INV_HOSTS_MAX);
+			ini_error(&p->src, p->src.line, "too many hosts (at "
+			    "most %d)", INV_HOSTS_MAX);
 			return;
 		}
 		if ((na = realloc(inv->hosts, (inv->nhosts + 1) *
@@ -793,176 +638,28 @@ inv_section_add(struct inv_parse *p, int group, const char *name, size_t len)
 		h->transport = HOST_TRANSPORT_TUNNEL;
 		snprintf(h->workdir, sizeof h->workdir, "~/.orch");
 		h->max_load = -1;
-		h->line = p->line;
+		h->line = p->src.line;
 		p->sect = SECT_HOST;
 	}
-	p->sect_line = p->line;
+	p->sect_line = p->src.line;
 	return;
 nomem:
-	inv_error(p, p->line, "out of memory");
+	ini_error(&p->src, p->src.line, "out of memory");
 }
 
-/* Handles a [section] line, l[0..n) with l[0] == '['. */
+/* Starts [host.NAME] or [group.NAME] from its name a[0..n). */
 static void
-inv_section(struct inv_parse *p, const char *l, size_t n)
+inv_section(void *arg, const char *a, size_t n)
 {
-	const char	*close, *a, *e, *after;
+	struct inv_parse	*p = arg;
 
-	if ((close = memchr(l, ']', n)) == NULL) {
-		inv_error(p, p->line, "syntax error: missing ']'");
-		return;
-	}
-	for (after = close + 1; after < l + n &&
-	    isspace((unsigned char)*after); after++)
-		;
-	if (after < l + n && *after != ';' && *after != '#') {
-		inv_error(p, p->line, "syntax error: text after ']'");
-		return;
-	}
-	inv_section_end(p);
-	if (p->failed)
-		return;
-	for (a = l + 1; a < close && isspace((unsigned char)*a); a++)
-		;
-	for (e = close; e > a && isspace((unsigned char)e[-1]); e--)
-		;
-	if (e - a >= 5 && memcmp(a, "host.", 5) == 0)
-		inv_section_add(p, 0, a + 5, (size_t)(e - a - 5));
-	else if (e - a >= 6 && memcmp(a, "group.", 6) == 0)
-		inv_section_add(p, 1, a + 6, (size_t)(e - a - 6));
+	if (n >= 5 && memcmp(a, "host.", 5) == 0)
+		inv_section_add(p, 0, a + 5, n - 5);
+	else if (n >= 6 && memcmp(a, "group.", 6) == 0)
+		inv_section_add(p, 1, a + 6, n - 6);
 	else
-		inv_error(p, p->line, "unknown section [%.*s] (want "
-		    "[host.NAME] or [group.NAME])", (int)(e - a), a);
-}
-
-/* Returns 1 if a key line l[0..n) has '=' or ':' before any comment. */
-static int
-inv_has_sep(const char *l, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		if (l[i] == '=' || l[i] == ':')
-			return (1);
-		/* inih's inline comment: ';' after a blank. */
-		if (l[i] == ';' && i > 0 && isspace((unsigned char)l[i - 1]))
-			return (0);
-	}
-	return (0);
-}
-
-/*
- * The inih reader: hands over the next line without leading blanks, and
- * handles [section] lines here. Returns NULL at the end or after an error,
- * which stops inih.
- */
-static char *
-inv_reader(char *str, int num, void *stream)
-{
-	struct inv_parse	*p = stream;
-	const char		*l, *e, *nl;
-	size_t			 n;
-
-	if (p->failed || p->off >= p->len || num < 3)
-		return (NULL);
-	l = p->text + p->off;
-	nl = memchr(l, '\n', p->len - p->off);
-	e = nl != NULL ? nl : p->text + p->len;
-	p->off = (size_t)(e - p->text) + (nl != NULL);
-	p->line++;
-	if (p->line == 1 && e - l >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
-		l += 3;
-	while (l < e && isspace((unsigned char)*l))
-		l++;
-	while (e > l && isspace((unsigned char)e[-1]))
-		e--;
-	n = (size_t)(e - l);
-	str[0] = '\0';
-	if (n == 0 || *l == ';' || *l == '#')
-		return (str);
-	if (*l == '[') {
-		inv_section(p, l, n);
-		return (p->failed ? NULL : str);
-	}
-	if (!inv_has_sep(l, n)) {
-		inv_error(p, p->line, "syntax error: expected key = value");
-		return (NULL);
-	}
-	/* Keep the newline: an inih built to grow its buffer looks for it. */
-	if (n + 2 > (size_t)num) {
-		inv_error(p, p->line, "line too long (at most %d characters)",
-		    num - 2);
-		return (NULL);
-	}
-	memcpy(str, l, n);
-	str[n] = '\n';
-	str[n + 1] = '\0';
-	return (str);
-}
-
-/*
- * Reads the whole file into p->text. Returns 0, 1 when the file does not
- * exist (nothing reported), or -1 with the error reported.
- */
-static int
-inv_read(struct inv_parse *p)
-{
-	size_t		 cap = 0, len = 0;
-	ssize_t		 got;
-	char		*nb;
-	const char	*z, *c;
-	int		 fd, r = -1, saved;
-
-	if ((fd = open(p->path, O_RDONLY | O_CLOEXEC)) == -1) {
-		saved = errno;
-		if (saved == ENOENT || saved == ENOTDIR)
-			return (1);
-		inv_error(p, 0, "%s", strerror(saved));
-		return (-1);
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > INV_FILE_MAX) {
-				inv_error(p, 0, "file too large (over %d "
-				    "bytes)", INV_FILE_MAX);
-				goto out;
-			}
-			cap = cap == 0 ? 4096 : cap * 2;
-			if ((nb = realloc(p->text, cap + 1)) == NULL) {
-				inv_error(p, 0, "out of memory");
-				goto out;
-			}
-			p->text = nb;
-		}
-		got = read(fd, p->text + len, cap - len);
-		if (got == -1 && errno == EINTR)
-			continue;
-		if (got == -1) {
-			saved = errno;
-			inv_error(p, 0, "%s", strerror(saved));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	if (len > INV_FILE_MAX) {
-		inv_error(p, 0, "file too large (over %d bytes)", INV_FILE_MAX);
-		goto out;
-	}
-	p->text[len] = '\0';
-	if ((z = memchr(p->text, '\0', len)) != NULL) {
-		p->line = 1;
-		for (c = p->text; c < z; c++)
-			p->line += *c == '\n';
-		inv_error(p, p->line, "NUL byte in file");
-		goto out;
-	}
-	p->len = len;
-	r = 0;
-out:
-	close(fd);
-	return (r);
+		ini_error(&p->src, p->src.line, "unknown section [%.*s] (want "
+		    "[host.NAME] or [group.NAME])", (int)n, a);
 }
 
 /* Orders names for qsort and bsearch. */
@@ -1022,11 +719,12 @@ inv_cycle(struct inv_parse *p, size_t g, unsigned char *color, size_t *stack,
 			inv_buf_add(&b, "%s -> ", inv->groups[stack[j]].name);
 		inv_buf_add(&b, "%s", inv->groups[to].name);
 		if (b.oom)
-			inv_error(p, inv->groups[to].hosts_line, "out of "
+			ini_error(&p->src, inv->groups[to].hosts_line, "out of "
 			    "memory");
 		else
-			inv_error(p, inv->groups[to].hosts_line, "[group.%s] "
-			    "includes itself (%s)", inv->groups[to].name, b.s);
+			ini_error(&p->src, inv->groups[to].hosts_line,
+			    "[group.%s] includes itself (%s)",
+			    inv->groups[to].name, b.s);
 		free(b.s);
 		return (-1);
 	}
@@ -1050,7 +748,7 @@ inv_finish(struct inv_parse *p)
 	if (inv->nhosts + inv->ngroups > 0 &&
 	    (inv->index = calloc(inv->nhosts + inv->ngroups,
 	    sizeof *inv->index)) == NULL) {
-		inv_error(p, 0, "out of memory");
+		ini_error(&p->src, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < inv->nhosts; i++) {
@@ -1075,7 +773,7 @@ inv_finish(struct inv_parse *p)
 				continue;
 			}
 			if ((found = inv_lookup(inv, m->name)) == NULL) {
-				inv_error(p, inv->groups[i].hosts_line,
+				ini_error(&p->src, inv->groups[i].hosts_line,
 				    "[group.%s] unknown host or group '%s'",
 				    inv->groups[i].name, m->name);
 				goto out;
@@ -1089,7 +787,7 @@ inv_finish(struct inv_parse *p)
 		goto out;
 	if ((color = calloc(inv->ngroups, 1)) == NULL ||
 	    (stack = calloc(inv->ngroups, sizeof *stack)) == NULL) {
-		inv_error(p, 0, "out of memory");
+		ini_error(&p->src, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < inv->ngroups; i++) {
@@ -1113,17 +811,17 @@ inventory_load(const char *path, int required, struct inventory **out,
 	memset(&p, 0, sizeof p);
 	*out = NULL;
 	*cause = NULL;
-	p.path = path;
+	ini_init(&p.src, path, inv_section_end, inv_section, &p);
 	if ((inv = calloc(1, sizeof *inv)) == NULL ||
 	    (inv->path = strdup(path)) == NULL) {
-		inv_error(&p, 0, "out of memory");
+		ini_error(&p.src, 0, "out of memory");
 		goto out;
 	}
 	inv->local.max_load = -1;
 	p.inv = inv;
-	if ((rc = inv_read(&p)) == 1) {
+	if ((rc = ini_read(&p.src, INV_FILE_MAX, 1)) == 1) {
 		if (required) {
-			inv_error(&p, 0, "%s", strerror(ENOENT));
+			ini_error(&p.src, 0, "%s", strerror(ENOENT));
 			goto out;
 		}
 		inv->missing = 1;
@@ -1132,29 +830,20 @@ inventory_load(const char *path, int required, struct inventory **out,
 	if (rc != 0)
 		goto out;
 
-	rc = ini_parse_stream(inv_reader, &p, inv_handler, &p);
-	if (rc == -2)
-		inv_error(&p, p.line, "out of memory");
-	else if (rc > 0)	/* only if inih finds what the reader let by */
-		inv_error(&p, rc, "syntax error");
-	inv_section_end(&p);
-	if (p.failed)
+	if (ini_run(&p.src, inv_handler, &p) != 0)
 		goto out;
 	inv_finish(&p);
-	if (p.failed)
+	if (p.src.failed)
 		goto out;
 done:
 	*out = inv;
 	inv = NULL;
 	r = 0;
 out:
-	if (r != 0) {
-		*cause = p.cause;
-		p.cause = NULL;
-		if (*cause == NULL)
-			*cause = strdup("out of memory");
-	}
-	free(p.text);
+	if (r != 0)
+		*cause = ini_cause(&p.src);
+	free(p.src.cause);
+	free(p.src.text);
 	inventory_free(inv);
 	return (r);
 }
@@ -1397,10 +1086,10 @@ inventory_resolve(const struct inventory *inv, const char *list,
 		if (names == 0)
 			*cause = strdup("--hosts: empty list");
 		else if (empty > 0)
-			*cause = inv_fmt("--hosts: empty name in '%s'", list);
+			*cause = ini_fmt("--hosts: empty name in '%s'", list);
 		else {
 			/* Only `all` can pick nothing: no group is empty. */
-			*cause = inv_fmt("--hosts: '%s' names no hosts (%s %s)",
+			*cause = ini_fmt("--hosts: '%s' names no hosts (%s %s)",
 			    list, inv != NULL ? inv->path : "no inventory",
 			    inv == NULL ? "loaded" : inv->missing ?
 			    "does not exist" : "has none");

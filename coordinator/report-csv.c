@@ -1,4 +1,5 @@
 /* samples.csv: one row per metric value, in execution order per host. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Writes the columns every row of one sample shares. */
+/* Writes the columns every row of one sample shares into a memory stream. */
 static void
 csv_prefix(FILE *f, const struct dataset *ds, const struct ds_sample *s,
     int floor)
@@ -67,12 +68,65 @@ csv_prefix(FILE *f, const struct dataset *ds, const struct ds_sample *s,
 	    s->warmup, proto_status_name(s->status));
 }
 
+/* Formats an unsigned integer; returns its length. */
+static size_t
+csv_u64(char *buf, uint64_t v)
+{
+	char	tmp[24];
+	size_t	n = 0, i;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return (n);
+}
+
+/*
+ * Writes one sample's rows: the shared prefix is formatted once, then each
+ * row is prefix, metric and value (a million samples are nine million rows).
+ */
+static void
+csv_sample_rows(FILE *f, const struct dataset *ds, const struct ds_sample *s,
+    int floor)
+{
+	static char	*pre;
+	static size_t	 prelen;
+	FILE		*m;
+	char		 row[128];
+	size_t		 j, n, k;
+
+	free(pre);
+	pre = NULL;
+	if ((m = open_memstream(&pre, &prelen)) == NULL) {
+		prelen = 0;
+		return;
+	}
+	csv_prefix(m, ds, s, floor);
+	fclose(m);
+	for (j = 0; j < DS_NBUILTIN; j++) {
+		fwrite(pre, 1, prelen, f);
+		k = strlen(ds_builtin_names[j]);
+		memcpy(row, ds_builtin_names[j], k);
+		row[k++] = ',';
+		n = k + csv_u64(row + k, s->builtin[j]);
+		row[n++] = '\n';
+		fwrite(row, 1, n, f);
+	}
+	fwrite(pre, 1, prelen, f);
+	fprintf(f, "load1,%.2f\n", s->load1);
+	for (j = 0; j < s->nmetrics; j++) {
+		fwrite(pre, 1, prelen, f);
+		csv_field(f, ds->mnames[s->mkey[j]]);
+		fprintf(f, ",%.17g\n", s->mval[j]);
+	}
+}
+
 int
 report_csv(const struct dataset *ds, FILE *f)
 {
-	const struct ds_sample	*s;
-	size_t			*order, i, j, n = ds->nsamples + ds->nfloors;
-	int			 fl;
+	size_t	*order, i, n = ds->nsamples + ds->nfloors;
 
 	order = xcalloc(n + 1, sizeof *order);
 	for (i = 0; i < n; i++)
@@ -81,22 +135,9 @@ report_csv(const struct dataset *ds, FILE *f)
 	qsort(order, n, sizeof *order, csv_cmp);
 	fputs("run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,"
 	    "metric,value\n", f);
-	for (i = 0; i < n; i++) {
-		s = csv_sample(ds, order[i]);
-		fl = order[i] >= ds->nsamples;
-		for (j = 0; j < DS_NBUILTIN; j++) {
-			csv_prefix(f, ds, s, fl);
-			fprintf(f, "%s,%llu\n", ds_builtin_names[j],
-			    (unsigned long long)s->builtin[j]);
-		}
-		csv_prefix(f, ds, s, fl);
-		fprintf(f, "load1,%.2f\n", s->load1);
-		for (j = 0; j < s->nmetrics; j++) {
-			csv_prefix(f, ds, s, fl);
-			csv_field(f, ds->mnames[s->mkey[j]]);
-			fprintf(f, ",%.17g\n", s->mval[j]);
-		}
-	}
+	for (i = 0; i < n; i++)
+		csv_sample_rows(f, ds, csv_sample(ds, order[i]),
+		    order[i] >= ds->nsamples);
 	free(order);
 	return (ferror(f) ? -1 : 0);
 }

@@ -689,21 +689,19 @@ rp_tick(const char *metric, double v, double step, double top, char *buf,
 	snprintf(buf, len, "%.*f%s", dec, v / unit, u);
 }
 
-/* Returns 1 when s is the final attempt of its (variant, round). */
-static int
-rp_final(const struct dataset *ds, const struct ds_sample *s)
+/* Returns a label step that leaves about 20 round labels on the axis. */
+static size_t
+rp_every(size_t nslots)
 {
-	const struct ds_sample	*t;
-	size_t			 i;
+	static const size_t	steps[] = { 10, 20, 25, 50, 100, 200, 250, 500,
+	    1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000, 100000 };
+	size_t			i;
 
-	for (i = 0; i < ds->nsamples; i++) {
-		t = &ds->samples[i];
-		if (t->host == s->host && t->bench == s->bench &&
-		    t->variant == s->variant && t->round == s->round &&
-		    t->warmup == s->warmup && t->attempt > s->attempt)
-			return (0);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		if (nslots / steps[i] <= 20)
+			return (steps[i]);
 	}
-	return (1);
+	return (nslots / 20 + 1);
 }
 
 /* The primary metric of one benchmark on one host, by round and variant. */
@@ -718,14 +716,22 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	double			 slotw, x, y, dx, pw, ph, top;
 	char			 buf[64], buf2[64], offscale[1024];
 	size_t			 i, vr, nv = ds->nvariants, np, nslots, k;
+	size_t			*mine, nmine = 0, mi;
+	const struct ds_sample	**good;
+	uint32_t		*last;
 	int			 warm = 0, first, clip;
 
 	offscale[0] = '\0';
 
+	/* This host's runs of this benchmark, once: the plots walk them. */
+	mine = xcalloc(ds->nsamples + 1, sizeof *mine);
+	good = xcalloc(ds->rounds + 1, sizeof *good);
+	last = xcalloc(ds->rounds + 1, sizeof *last);
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
 		if (s->host != host || s->bench != b)
 			continue;
+		mine[nmine++] = i;
 		if (s->warmup)
 			warm = 1;
 		if (s->warmup || s->status != 0 ||
@@ -734,8 +740,12 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
-	if (!isfinite(lo))
+	if (!isfinite(lo)) {
+		free(mine);
+		free(good);
+		free(last);
 		return;
+	}
 	if (hi - lo < fabs(hi) * 1e-6 + 1e-12) {
 		t = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
 		lo -= t;
@@ -773,7 +783,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	for (i = 0; i < nslots; i++) {
 		size_t	round = i + 1 - (size_t)warm;
 		size_t	every = slotw >= 22 ? 1 : slotw >= 11 ? 2 :
-		    slotw >= 5 ? 5 : 10;
+		    slotw >= 5 ? 5 : rp_every(nslots);
 
 		x = RP_L + ((double)i + 0.5) * slotw;
 		if (warm && i == 0)
@@ -811,26 +821,41 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" points=\"",
 		    col);
 		first = 1;
+		/* The good measured runs of this variant, by round. */
+		for (np = 0; np <= ds->rounds; np++)
+			good[np] = NULL;
+		for (mi = 0; mi < nmine; mi++) {
+			s = &ds->samples[mine[mi]];
+			if (s->variant != vr || s->warmup || s->status != 0 ||
+			    s->round < 1 || s->round > ds->rounds)
+				continue;
+			if (good[s->round] == NULL ||
+			    s->attempt > good[s->round]->attempt)
+				good[s->round] = s;
+		}
 		for (np = 1; np <= ds->rounds; np++) {
-			for (i = 0; i < ds->nsamples; i++) {
-				s = &ds->samples[i];
-				if (s->host != host || s->bench != b ||
-				    s->variant != vr || s->warmup ||
-				    s->round != np || s->status != 0 ||
-				    report_value(a, host, s, mn, &v) != 0)
-					continue;
-				x = RP_L + ((double)(np - 1) + (double)warm +
-				    0.5) * slotw + off;
-				y = RP_T + (hi - v) / (hi - lo) * ph;
-				fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
-				first = 0;
-			}
+			s = good[np];
+			if (s == NULL || report_value(a, host, s, mn, &v) != 0)
+				continue;
+			x = RP_L + ((double)(np - 1) + (double)warm +
+			    0.5) * slotw + off;
+			y = RP_T + (hi - v) / (hi - lo) * ph;
+			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+			first = 0;
 		}
 		fputs("\"/>\n", f);
-		for (i = 0; i < ds->nsamples; i++) {
-			s = &ds->samples[i];
-			if (s->host != host || s->bench != b ||
-			    s->variant != vr)
+		/* The last attempt of each measured round. */
+		for (np = 0; np <= ds->rounds; np++)
+			last[np] = 0;
+		for (mi = 0; mi < nmine; mi++) {
+			s = &ds->samples[mine[mi]];
+			if (s->variant == vr && !s->warmup &&
+			    s->round <= ds->rounds && s->attempt > last[s->round])
+				last[s->round] = s->attempt;
+		}
+		for (mi = 0; mi < nmine; mi++) {
+			s = &ds->samples[mine[mi]];
+			if (s->variant != vr)
 				continue;
 			x = RP_L + ((double)(s->warmup ? 0 : s->round - 1 +
 			    (uint32_t)warm) + 0.5) * slotw + off;
@@ -847,7 +872,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 				continue;
 			}
 			if (report_value(a, host, s, mn, &v) != 0 ||
-			    (!s->warmup && !rp_final(ds, s)))
+			    (!s->warmup && s->round <= ds->rounds &&
+			    s->attempt < last[s->round]))
 				continue;
 			report_fmt_value(mn, v, buf2, sizeof buf2);
 			y = RP_T + (hi - v) / (hi - lo) * ph;
@@ -926,6 +952,9 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
+	free(mine);
+	free(good);
+	free(last);
 }
 
 /* ---- per-architecture sections ------------------------------------------ */

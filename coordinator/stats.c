@@ -225,6 +225,59 @@ stats_boot_interval(double *v, size_t nboot, double level, double *lo,
 	*hi = stats_quantile(v, nboot, 1 - alpha);
 }
 
+/*
+ * Returns P(Binomial(n, p) >= m) by the normal approximation with a
+ * continuity correction: accurate to far better than the Monte Carlo
+ * error of a resampled bootstrap once n is in the thousands.
+ */
+static double
+stats_binom_sf(size_t n, double p, size_t m)
+{
+	double	mu = (double)n * p, sd = sqrt((double)n * p * (1 - p));
+
+	if (sd == 0)
+		return (mu >= (double)m ? 1.0 : 0.0);
+	return (0.5 * erfc(((double)m - 0.5 - mu) / (sd * M_SQRT2)));
+}
+
+/*
+ * The percentile bootstrap interval of the median without resampling, for
+ * large n: a resample's median is at most the j-th smallest value exactly
+ * when at least half of its n draws are, a Binomial(n, j/n) event. The
+ * interval is where that probability crosses the tails.
+ */
+static int
+stats_boot_median_exact(const double *x, size_t n, double level, double *lo,
+    double *hi)
+{
+	double	*s, alpha = (1 - level) / 2;
+	size_t	 m = n / 2 + 1, a, b, j;
+
+	if ((s = stats_alloc(n)) == NULL)
+		return (-1);
+	memcpy(s, x, n * sizeof *s);
+	qsort(s, n, sizeof *s, stats_cmp);
+	/* Smallest j (1-based) with P(median* <= x_(j)) >= alpha. */
+	for (a = 1, b = n; a < b; ) {
+		j = a + (b - a) / 2;
+		if (stats_binom_sf(n, (double)j / (double)n, m) >= alpha)
+			b = j;
+		else
+			a = j + 1;
+	}
+	*lo = s[a - 1];
+	for (a = 1, b = n; a < b; ) {
+		j = a + (b - a) / 2;
+		if (stats_binom_sf(n, (double)j / (double)n, m) >= 1 - alpha)
+			b = j;
+		else
+			a = j + 1;
+	}
+	*hi = s[a - 1];
+	free(s);
+	return (0);
+}
+
 int
 stats_boot_median_n(const double *x, size_t n, uint64_t seed, double level,
     size_t nboot, double *lo, double *hi)
@@ -240,6 +293,10 @@ stats_boot_median_n(const double *x, size_t n, uint64_t seed, double level,
 	if (n == 1) {
 		*lo = *hi = x[0];
 		r = 0;
+		goto out;
+	}
+	if (n > STATS_BOOT_EXACT_MIN) {
+		r = stats_boot_median_exact(x, n, level, lo, hi);
 		goto out;
 	}
 	if ((buf = stats_alloc(n)) == NULL ||
@@ -272,7 +329,7 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 {
 	struct rng	 rng;
 	double		*logmed = NULL, *buf = NULL, *gm = NULL, s, v;
-	size_t		*idx = NULL, nr = 0, used = 0, b, i, m, it;
+	size_t		*idx = NULL, nr = 0, used = 0, b, i, m, it, nboot;
 	int		 r = -1;
 
 	*est = *lo = *hi = NAN;
@@ -282,11 +339,22 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 		if (n[b] > nr)
 			nr = n[b];
 	}
+	/*
+	 * A resample costs k x nr: past STATS_BOOT_WORK values, draw fewer
+	 * (never under STATS_BOOT_MIN), so a million samples render in
+	 * seconds. The count depends only on the shape: still reproducible.
+	 */
+	nboot = STATS_BOOT_N;
+	if (nr > 0 && k * nr > STATS_BOOT_WORK / STATS_BOOT_N) {
+		nboot = STATS_BOOT_WORK / (k * nr);
+		if (nboot < STATS_BOOT_MIN)
+			nboot = STATS_BOOT_MIN;
+	}
 	if (nr == 0 || nr > SIZE_MAX / sizeof *idx)
 		goto out;
 	if ((logmed = stats_alloc(k)) == NULL ||
 	    (buf = stats_alloc(nr)) == NULL ||
-	    (gm = stats_alloc(STATS_BOOT_N)) == NULL ||
+	    (gm = stats_alloc(nboot)) == NULL ||
 	    (idx = malloc(nr * sizeof *idx)) == NULL)
 		goto out;
 
@@ -314,7 +382,7 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 	*est = exp(s / (double)used);
 
 	rng_seed(&rng, seed);
-	for (it = 0; it < STATS_BOOT_N; it++) {
+	for (it = 0; it < nboot; it++) {
 		/* One draw of rounds, shared by every benchmark. */
 		for (i = 0; i < nr; i++)
 			idx[i] = (size_t)rng_below(&rng, nr);
@@ -333,7 +401,7 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 		}
 		gm[it] = exp(s / (double)used);
 	}
-	stats_boot_interval(gm, STATS_BOOT_N, level, lo, hi);
+	stats_boot_interval(gm, nboot, level, lo, hi);
 	r = 0;
 out:
 	if (r != 0)

@@ -11,6 +11,10 @@
 #include <stdint.h>
 
 #define STATS_BOOT_N	10000	/* bootstrap resamples */
+#define STATS_BOOT_EXACT_MIN 2000	/* larger samples: the median's interval
+					   in closed form, without resampling */
+#define STATS_BOOT_WORK	20000000	/* values drawn by one geomean bootstrap */
+#define STATS_BOOT_MIN	200		/* fewest geomean resamples */
 #define STATS_MIN_PAIRS	5	/* fewer good pairs: invalid */
 
 enum stats_verdict {
@@ -46,7 +50,9 @@ double	stats_median(const double *x, size_t n);
 
 /*
  * The percentile bootstrap interval (level e.g. 0.95) of the median of x,
- * from STATS_BOOT_N resamples drawn from a generator seeded with seed.
+ * from STATS_BOOT_N resamples drawn from a generator seeded with seed; for
+ * n > STATS_BOOT_EXACT_MIN the same interval is computed in closed form
+ * (the bootstrap median's distribution is binomial in the order statistics).
  * Returns 0 or -1 (n == 0 or out of memory).
  */
 int	stats_boot_median(const double *x, size_t n, uint64_t seed,

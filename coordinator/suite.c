@@ -1,26 +1,21 @@
 /*
  * Suite files (INI, see DESIGN.md "Suite file"): parsed with inih, checked
- * key by key, every error naming the file and line.
- *
- * inih does not pass line numbers to its handler, truncates section names
- * at 49 bytes and never reports a section without keys. So the file is read
- * into memory and fed to inih through our own reader, which counts lines,
- * handles [section] headers itself (inih sees a blank line instead) and
- * strips leading blanks so inih's multi-line continuation never applies.
+ * key by key, every error naming the file and line. The file is read and
+ * fed to inih by coordinator/ini.c, which counts lines and hands [section]
+ * lines to suite_section().
  */
 #include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ini.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "coordinator/ini.h"
 #include "coordinator/suite.h"
 
 #define SUITE_FILE_MAX		(1024 * 1024)	/* largest suite file, bytes */
@@ -29,6 +24,7 @@
 #define SUITE_FILES_MAX		64		/* extra files per benchmark */
 #define SUITE_TIMEOUT_MAX	86400		/* seconds */
 #define SUITE_TIMEOUT_UNSET	UINT32_MAX	/* bench without its own */
+#define SUITE_FRAC_MAX		22		/* digits after a point */
 #define SUITE_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
 
 enum suite_sect {
@@ -70,14 +66,8 @@ enum { BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT };
 
 struct suite_parse {
 	struct suite	*s;
-	const char	*path;		/* as given, for messages */
+	struct ini_src	 src;		/* the file, line and first error */
 	char		*dir;		/* of the suite file; NULL: cwd */
-	const char	*text;
-	size_t		 len;
-	size_t		 off;		/* next unread byte of text */
-	int		 line;		/* the line inih is working on */
-	int		 failed;
-	char		*cause;		/* the first error */
 
 	enum suite_sect	 sect;		/* the current section */
 	size_t		 idx;		/* its variant or bench index */
@@ -95,70 +85,6 @@ struct suite_parse {
 	int		 better_line;
 	int		 args_line;	/* args not yet checked against files */
 };
-
-static char	*suite_vfmt(const char *, va_list)
-		    __attribute__((format(printf, 1, 0)));
-static void	 suite_error(struct suite_parse *, int, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
-
-/* Formats into a new string, or returns NULL when out of memory. */
-static char *
-suite_vfmt(const char *fmt, va_list ap)
-{
-	va_list	 ap2;
-	char	*s;
-	int	 n;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return (NULL);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return (s);
-}
-
-/* Records the first error as "PATH:LINE: message" ("PATH: message" for 0). */
-static void
-suite_error(struct suite_parse *p, int line, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*msg;
-	size_t	 n;
-
-	if (p->failed)
-		return;
-	p->failed = 1;
-	va_start(ap, fmt);
-	msg = suite_vfmt(fmt, ap);
-	va_end(ap);
-	if (msg == NULL)
-		return;
-	n = strlen(p->path) + strlen(msg) + 32;
-	if ((p->cause = malloc(n)) != NULL) {
-		if (line > 0)
-			snprintf(p->cause, n, "%s:%d: %s", p->path, line, msg);
-		else
-			snprintf(p->cause, n, "%s: %s", p->path, msg);
-	}
-	free(msg);
-}
-
-/* Returns 1 if s is a valid bench, variant, file or metric name. */
-static int
-suite_name_ok(const char *s, size_t len)
-{
-	size_t	i;
-
-	if (len == 0 || len >= PROTO_NAME_MAX)
-		return (0);
-	for (i = 0; i < len; i++) {
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
-		    s[i] != '.' && s[i] != '-')
-			return (0);
-	}
-	return (1);
-}
 
 /* Returns 1 if s[0..len) is a valid environment variable name. */
 static int
@@ -213,40 +139,6 @@ suite_parse_u64(const char *v, uint64_t *out)
 	return (0);
 }
 
-/*
- * Parses a non-negative decimal number like 30, 0.5 or .25 without locale
- * or exponent, exactly rounded. Returns 0 or -1.
- */
-static int
-suite_parse_decimal(const char *v, double *out)
-{
-	uint64_t	mant = 0;
-	double		scale = 1.0;
-	int		sig = 0, fdig = 0, digits = 0, dot = 0;
-
-	for (; *v != '\0'; v++) {
-		if (*v == '.' && !dot) {
-			dot = 1;
-			continue;
-		}
-		if (!isdigit((unsigned char)*v))
-			return (-1);
-		digits++;
-		if (mant != 0 || *v != '0')
-			sig++;
-		/* 15 digits and 10^22 are exact doubles: one rounding. */
-		if (sig > 15 || (dot && ++fdig > 22))
-			return (-1);
-		mant = mant * 10 + (uint64_t)(*v - '0');
-	}
-	if (digits == 0)
-		return (-1);
-	while (fdig-- > 0)
-		scale *= 10.0;
-	*out = (double)mant / scale;
-	return (0);
-}
-
 /* Parses an integer key within [min, max]; reports the error. */
 static int
 suite_uint(struct suite_parse *p, const char *key, const char *v,
@@ -255,13 +147,13 @@ suite_uint(struct suite_parse *p, const char *key, const char *v,
 	int	rc;
 
 	if ((rc = suite_parse_u64(v, out)) == -1) {
-		suite_error(p, p->line, "%s %s: '%s' is not an integer",
+		ini_error(&p->src, p->src.line, "%s %s: '%s' is not an integer",
 		    p->label, key, v);
 		return (-1);
 	}
 	if (rc == -2 || *out < min || *out > max) {
-		suite_error(p, p->line, "%s %s: %s is out of range %llu..%llu",
-		    p->label, key, v, (unsigned long long)min,
+		ini_error(&p->src, p->src.line, "%s %s: %s is out of range "
+		    "%llu..%llu", p->label, key, v, (unsigned long long)min,
 		    (unsigned long long)max);
 		return (-1);
 	}
@@ -274,14 +166,14 @@ suite_timeout(struct suite_parse *p, const char *v, uint32_t *ms)
 {
 	double	x;
 
-	if (suite_parse_decimal(v, &x) != 0) {
-		suite_error(p, p->line, "%s timeout: '%s' is not a number of "
-		    "seconds", p->label, v);
+	if (ini_decimal(v, INT_MAX, SUITE_FRAC_MAX, &x) != 0) {
+		ini_error(&p->src, p->src.line, "%s timeout: '%s' is not a "
+		    "number of seconds", p->label, v);
 		return (-1);
 	}
 	if (x > SUITE_TIMEOUT_MAX) {
-		suite_error(p, p->line, "%s timeout: %s is out of range 0..%d",
-		    p->label, v, SUITE_TIMEOUT_MAX);
+		ini_error(&p->src, p->src.line, "%s timeout: %s is out of "
+		    "range 0..%d", p->label, v, SUITE_TIMEOUT_MAX);
 		return (-1);
 	}
 	*ms = (uint32_t)(x * 1000.0 + 0.5);
@@ -367,7 +259,7 @@ out:
 	free(probe);
 	free(joined);
 	if (r == NULL)
-		suite_error(p, p->line, "out of memory");
+		ini_error(&p->src, p->src.line, "out of memory");
 	return (r);
 }
 
@@ -520,28 +412,6 @@ suite_cur_bench(struct suite_parse *p)
 	return (&p->s->benches[p->idx]);
 }
 
-/* Returns 1 if v is a CPU list: N or N-M items, comma-separated. */
-static int
-suite_cpus_ok(const char *v)
-{
-	for (;;) {
-		if (!isdigit((unsigned char)*v))
-			return (0);
-		while (isdigit((unsigned char)*v))
-			v++;
-		if (*v == '-') {
-			if (!isdigit((unsigned char)*++v))
-				return (0);
-			while (isdigit((unsigned char)*v))
-				v++;
-		}
-		if (*v == '\0')
-			return (1);
-		if (*v++ != ',')
-			return (0);
-	}
-}
-
 /* Handles one key of [suite]. */
 static void
 suite_key_suite(struct suite_parse *p, int k, const char *v)
@@ -552,9 +422,9 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 
 	switch (k) {
 	case SK_NAME:
-		if (!suite_name_ok(v, strlen(v))) {
-			suite_error(p, p->line, "%s name: bad name '%s' (want "
-			    SUITE_NAME_RULE ")", p->label, v);
+		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s name: bad name "
+			    "'%s' (want " SUITE_NAME_RULE ")", p->label, v);
 			return;
 		}
 		snprintf(s->name, sizeof s->name, "%s", v);
@@ -574,31 +444,32 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		}
 		break;
 	case SK_MIN_EFFECT:
-		if (suite_parse_decimal(v, &d) != 0) {
-			suite_error(p, p->line, "%s min_effect: '%s' is not a "
-			    "number", p->label, v);
+		if (ini_decimal(v, INT_MAX, SUITE_FRAC_MAX, &d) != 0) {
+			ini_error(&p->src, p->src.line, "%s min_effect: '%s' "
+			    "is not a number", p->label, v);
 			return;
 		}
 		if (d >= 1) {
-			suite_error(p, p->line, "%s min_effect: %s is out of "
-			    "range (want 0 <= x < 1)", p->label, v);
+			ini_error(&p->src, p->src.line, "%s min_effect: %s is "
+			    "out of range (want 0 <= x < 1)", p->label, v);
 			return;
 		}
 		s->min_effect = d;
 		break;
 	case SK_REFERENCE:
-		if (!suite_name_ok(v, strlen(v))) {
-			suite_error(p, p->line, "%s reference: bad name '%s' "
-			    "(want " SUITE_NAME_RULE ")", p->label, v);
+		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s reference: bad "
+			    "name '%s' (want " SUITE_NAME_RULE ")", p->label,
+			    v);
 			return;
 		}
 		snprintf(p->ref, sizeof p->ref, "%s", v);
-		p->ref_line = p->line;
+		p->ref_line = p->src.line;
 		break;
 	case SK_MAX_LOAD:
-		if (suite_parse_decimal(v, &d) != 0) {
-			suite_error(p, p->line, "%s max_load: '%s' is not a "
-			    "number", p->label, v);
+		if (ini_decimal(v, INT_MAX, SUITE_FRAC_MAX, &d) != 0) {
+			ini_error(&p->src, p->src.line, "%s max_load: '%s' is "
+			    "not a number", p->label, v);
 			return;
 		}
 		s->max_load = d;
@@ -612,9 +483,9 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 			s->retries = (uint32_t)u;
 		break;
 	case SK_PIN:
-		if (!suite_cpus_ok(v) || strlen(v) >= sizeof s->pin) {
-			suite_error(p, p->line, "%s pin: bad CPU list '%s' "
-			    "(want e.g. 2,3 or 0-3)", p->label, v);
+		if (!ini_cpus_ok(v, -1) || strlen(v) >= sizeof s->pin) {
+			ini_error(&p->src, p->src.line, "%s pin: bad CPU list "
+			    "'%s' (want e.g. 2,3 or 0-3)", p->label, v);
 			return;
 		}
 		snprintf(s->pin, sizeof s->pin, "%s", v);
@@ -627,8 +498,8 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		    strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
 			s->subtract_floor = 0;
 		else
-			suite_error(p, p->line, "%s subtract_floor: '%s' is "
-			    "not yes or no", p->label, v);
+			ini_error(&p->src, p->src.line, "%s subtract_floor: "
+			    "'%s' is not yes or no", p->label, v);
 		break;
 	case SK_TIMEOUT:
 		suite_timeout(p, v, &p->timeout_ms);
@@ -652,7 +523,8 @@ suite_counters(struct suite_parse *p, const char *v)
 	size_t		 i, n = 0;
 
 	if (strlen(v) >= sizeof s->counters || strlen(v) >= sizeof buf) {
-		suite_error(p, p->line, "%s counters: list too long", p->label);
+		ini_error(&p->src, p->src.line, "%s counters: list too long",
+		    p->label);
 		return;
 	}
 	snprintf(buf, sizeof buf, "%s", v);
@@ -664,11 +536,11 @@ suite_counters(struct suite_parse *p, const char *v)
 				break;
 		}
 		if (suite_counter_names[i] == NULL) {
-			suite_error(p, p->line, "%s counters: unknown counter "
-			    "'%s' (known: instructions, cycles, branches, "
-			    "branch-misses, cache-misses, context-switches, "
-			    "task-clock, page-faults, cpu-migrations)",
-			    p->label, tok);
+			ini_error(&p->src, p->src.line, "%s counters: unknown "
+			    "counter '%s' (known: instructions, cycles, "
+			    "branches, branch-misses, cache-misses, "
+			    "context-switches, task-clock, page-faults, "
+			    "cpu-migrations)", p->label, tok);
 			return;
 		}
 		if (n++ > 0)
@@ -686,16 +558,16 @@ suite_check_bin(struct suite_parse *p, const char *written,
 
 	if (stat(resolved, &st) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
-			suite_error(p, p->line, "%s bin '%s' does not exist",
-			    p->label, written);
+			ini_error(&p->src, p->src.line, "%s bin '%s' does not "
+			    "exist", p->label, written);
 		else
-			suite_error(p, p->line, "%s bin '%s': %s", p->label,
-			    written, strerror(errno));
+			ini_error(&p->src, p->src.line, "%s bin '%s': %s",
+			    p->label, written, strerror(errno));
 	} else if (!S_ISREG(st.st_mode))
-		suite_error(p, p->line, "%s bin '%s' is not a regular file",
-		    p->label, written);
+		ini_error(&p->src, p->src.line, "%s bin '%s' is not a regular "
+		    "file", p->label, written);
 	else if (access(resolved, X_OK) != 0)
-		suite_error(p, p->line, "%s bin '%s' is not executable",
+		ini_error(&p->src, p->src.line, "%s bin '%s' is not executable",
 		    p->label, written);
 }
 
@@ -707,7 +579,7 @@ suite_words(struct suite_parse *p, const char *key, const char *v,
 	char	*cause = NULL;
 
 	if (suite_split(v, w, n, &cause) != 0) {
-		suite_error(p, p->line, "%s %s: %s", p->label, key,
+		ini_error(&p->src, p->src.line, "%s %s: %s", p->label, key,
 		    cause != NULL ? cause : "out of memory");
 		free(cause);
 		return (-1);
@@ -726,7 +598,8 @@ suite_key_variant(struct suite_parse *p, int k, const char *v)
 	switch (k) {
 	case VK_BIN:
 		if (*v == '\0') {
-			suite_error(p, p->line, "%s empty bin", p->label);
+			ini_error(&p->src, p->src.line, "%s empty bin",
+			    p->label);
 			return;
 		}
 		if ((var->bin = suite_resolve(p, v)) == NULL)
@@ -741,8 +614,9 @@ suite_key_variant(struct suite_parse *p, int k, const char *v)
 			eq = strchr(var->env[i], '=');
 			if (eq == NULL || !suite_env_name_ok(var->env[i],
 			    (size_t)(eq - var->env[i]))) {
-				suite_error(p, p->line, "%s env: bad item '%s' "
-				    "(want NAME=value)", p->label, var->env[i]);
+				ini_error(&p->src, p->src.line, "%s env: bad "
+				    "item '%s' (want NAME=value)", p->label,
+				    var->env[i]);
 				return;
 			}
 		}
@@ -766,8 +640,9 @@ suite_check_refs(struct suite_parse *p, int line)
 		    a = end + 1) {
 			a += 6;
 			if ((end = strchr(a, '}')) == NULL) {
-				suite_error(p, line, "%s args: unterminated "
-				    "'{file:' in '%s'", p->label, b->args[i]);
+				ini_error(&p->src, line, "%s args: "
+				    "unterminated '{file:' in '%s'", p->label,
+				    b->args[i]);
 				return;
 			}
 			len = (size_t)(end - a);
@@ -777,9 +652,9 @@ suite_check_refs(struct suite_parse *p, int line)
 					break;
 			}
 			if (j == b->nfiles) {
-				suite_error(p, line, "%s args: unknown file "
-				    "'%.*s' in {file:%.*s}", p->label, (int)len,
-				    a, (int)len, a);
+				ini_error(&p->src, line, "%s args: unknown "
+				    "file '%.*s' in {file:%.*s}", p->label,
+				    (int)len, a, (int)len, a);
 				return;
 			}
 		}
@@ -802,7 +677,7 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 
 	if ((copy = strdup(v)) == NULL ||
 	    (set = calloc(b->nmetrics + 1, 1)) == NULL) {
-		suite_error(p, line, "out of memory");
+		ini_error(&p->src, line, "out of memory");
 		goto out;
 	}
 	/* Two passes: the default first, so items may come in any order. */
@@ -823,7 +698,7 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 		else if (strcmp(dir, "higher") == 0)
 			hi = 1;
 		else {
-			suite_error(p, line, "%s better: bad item '%s%s%s' "
+			ini_error(&p->src, line, "%s better: bad item '%s%s%s' "
 			    "(want lower, higher or METRIC:lower|higher)",
 			    p->label, m != NULL ? m : "", m != NULL ? ":" : "",
 			    dir);
@@ -831,14 +706,14 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 		}
 		if (m == NULL) {
 			if (dflt != -1) {
-				suite_error(p, line, "%s better: more than one "
-				    "default", p->label);
+				ini_error(&p->src, line, "%s better: more than "
+				    "one default", p->label);
 				goto out;
 			}
 			dflt = hi;
-		} else if (!suite_name_ok(m, strlen(m))) {
-			suite_error(p, line, "%s better: bad metric name '%s'",
-			    p->label, m);
+		} else if (!ini_name_ok(m, strlen(m), PROTO_NAME_MAX)) {
+			ini_error(&p->src, line, "%s better: bad metric name "
+			    "'%s'", p->label, m);
 			goto out;
 		}
 		if (check_only || m == NULL)
@@ -848,12 +723,12 @@ suite_better(struct suite_parse *p, const char *v, int line, int check_only)
 				break;
 		}
 		if (i == b->nmetrics) {
-			suite_error(p, line, "%s better: '%s' is not in "
+			ini_error(&p->src, line, "%s better: '%s' is not in "
 			    "metrics", p->label, m);
 			goto out;
 		}
 		if (set[i]) {
-			suite_error(p, line, "%s better: '%s' given twice",
+			ini_error(&p->src, line, "%s better: '%s' given twice",
 			    p->label, m);
 			goto out;
 		}
@@ -885,13 +760,13 @@ suite_files(struct suite_parse *p, const char *v)
 	for (item = strchr(v, ','); item != NULL; item = strchr(item + 1, ','))
 		n++;
 	if (n > SUITE_FILES_MAX) {
-		suite_error(p, p->line, "%s files: too many (at most %d)",
-		    p->label, SUITE_FILES_MAX);
+		ini_error(&p->src, p->src.line, "%s files: too many (at most "
+		    "%d)", p->label, SUITE_FILES_MAX);
 		return;
 	}
 	if ((copy = strdup(v)) == NULL ||
 	    (b->files = calloc(n, sizeof *b->files)) == NULL) {
-		suite_error(p, p->line, "out of memory");
+		ini_error(&p->src, p->src.line, "out of memory");
 		goto out;
 	}
 	for (item = copy; item != NULL; item = next) {
@@ -899,44 +774,44 @@ suite_files(struct suite_parse *p, const char *v)
 			*next++ = '\0';
 		item = suite_trim(item);
 		if ((eq = strchr(item, '=')) == NULL) {
-			suite_error(p, p->line, "%s files: bad item '%s' (want "
-			    "NAME=path)", p->label, item);
+			ini_error(&p->src, p->src.line, "%s files: bad item "
+			    "'%s' (want NAME=path)", p->label, item);
 			goto out;
 		}
 		*eq = '\0';
 		name = suite_trim(item);
 		path = suite_trim(eq + 1);
-		if (!suite_name_ok(name, strlen(name))) {
-			suite_error(p, p->line, "%s files: bad name '%s' (want "
-			    SUITE_NAME_RULE ")", p->label, name);
+		if (!ini_name_ok(name, strlen(name), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s files: bad name "
+			    "'%s' (want " SUITE_NAME_RULE ")", p->label, name);
 			goto out;
 		}
 		if (*path == '\0') {
-			suite_error(p, p->line, "%s files: empty path for '%s'",
-			    p->label, name);
+			ini_error(&p->src, p->src.line, "%s files: empty path "
+			    "for '%s'", p->label, name);
 			goto out;
 		}
 		for (i = 0; i < b->nfiles; i++) {
 			if (strcmp(b->files[i].name, name) == 0) {
-				suite_error(p, p->line, "%s files: duplicate "
-				    "name '%s'", p->label, name);
+				ini_error(&p->src, p->src.line, "%s files: "
+				    "duplicate name '%s'", p->label, name);
 				goto out;
 			}
 		}
 		f = &b->files[b->nfiles++];
 		snprintf(f->name, sizeof f->name, "%s", name);
-		f->line = p->line;
+		f->line = p->src.line;
 		if ((f->path = suite_resolve(p, path)) == NULL)
 			goto out;
 		if (stat(f->path, &st) != 0) {
-			suite_error(p, p->line, "%s files: '%s' %s", p->label,
-			    path, errno == ENOENT || errno == ENOTDIR ?
-			    "does not exist" : strerror(errno));
+			ini_error(&p->src, p->src.line, "%s files: '%s' %s",
+			    p->label, path, errno == ENOENT || errno == ENOTDIR
+			    ? "does not exist" : strerror(errno));
 			goto out;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			suite_error(p, p->line, "%s files: '%s' is not a "
-			    "regular file", p->label, path);
+			ini_error(&p->src, p->src.line, "%s files: '%s' is not "
+			    "a regular file", p->label, path);
 			goto out;
 		}
 	}
@@ -955,28 +830,28 @@ suite_metrics(struct suite_parse *p, const char *v)
 	for (item = strchr(v, ','); item != NULL; item = strchr(item + 1, ','))
 		n++;
 	if (n > PROTO_METRICS_MAX) {
-		suite_error(p, p->line, "%s metrics: too many (at most %d)",
-		    p->label, PROTO_METRICS_MAX);
+		ini_error(&p->src, p->src.line, "%s metrics: too many (at most "
+		    "%d)", p->label, PROTO_METRICS_MAX);
 		return;
 	}
 	if ((copy = strdup(v)) == NULL ||
 	    (b->metrics = calloc(n, sizeof *b->metrics)) == NULL) {
-		suite_error(p, p->line, "out of memory");
+		ini_error(&p->src, p->src.line, "out of memory");
 		goto out;
 	}
 	for (item = copy; item != NULL; item = next) {
 		if ((next = strchr(item, ',')) != NULL)
 			*next++ = '\0';
 		item = suite_trim(item);
-		if (!suite_name_ok(item, strlen(item))) {
-			suite_error(p, p->line, "%s metrics: bad name '%s' "
-			    "(want " SUITE_NAME_RULE ")", p->label, item);
+		if (!ini_name_ok(item, strlen(item), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s metrics: bad name "
+			    "'%s' (want " SUITE_NAME_RULE ")", p->label, item);
 			goto out;
 		}
 		for (i = 0; i < b->nmetrics; i++) {
 			if (strcmp(b->metrics[i].name, item) == 0) {
-				suite_error(p, p->line, "%s metrics: duplicate "
-				    "metric '%s'", p->label, item);
+				ini_error(&p->src, p->src.line, "%s metrics: "
+				    "duplicate metric '%s'", p->label, item);
 				goto out;
 			}
 		}
@@ -999,20 +874,20 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 		if (suite_words(p, "args", v, &b->args, &b->nargs) != 0)
 			return;
 		if (p->seen[BK_FILES])
-			suite_check_refs(p, p->line);
+			suite_check_refs(p, p->src.line);
 		else
-			p->args_line = p->line;
+			p->args_line = p->src.line;
 		break;
 	case BK_FILES:
 		suite_files(p, v);
-		if (!p->failed && p->args_line != 0) {
+		if (!p->src.failed && p->args_line != 0) {
 			suite_check_refs(p, p->args_line);
 			p->args_line = 0;
 		}
 		break;
 	case BK_METRICS:
 		suite_metrics(p, v);
-		if (!p->failed && p->better != NULL) {
+		if (!p->src.failed && p->better != NULL) {
 			suite_better(p, p->better, p->better_line, 0);
 			free(p->better);
 			p->better = NULL;
@@ -1020,18 +895,18 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 		break;
 	case BK_BETTER:
 		if (p->seen[BK_METRICS]) {
-			suite_better(p, v, p->line, 0);
+			suite_better(p, v, p->src.line, 0);
 			break;
 		}
-		suite_better(p, v, p->line, 1);
-		if (!p->failed && (p->better = strdup(v)) == NULL)
-			suite_error(p, p->line, "out of memory");
-		p->better_line = p->line;
+		suite_better(p, v, p->src.line, 1);
+		if (!p->src.failed && (p->better = strdup(v)) == NULL)
+			ini_error(&p->src, p->src.line, "out of memory");
+		p->better_line = p->src.line;
 		break;
 	case BK_CHECKSUM:
-		if (!suite_name_ok(v, strlen(v))) {
-			suite_error(p, p->line, "%s checksum: bad name '%s' "
-			    "(want " SUITE_NAME_RULE ")", p->label, v);
+		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s checksum: bad name "
+			    "'%s' (want " SUITE_NAME_RULE ")", p->label, v);
 			return;
 		}
 		snprintf(b->checksum, sizeof b->checksum, "%s", v);
@@ -1052,7 +927,7 @@ suite_handler(void *user, const char *section, const char *key,
 	int			 k;
 
 	(void)section;	/* truncated by inih; the reader tracks sections */
-	if (p->failed)
+	if (p->src.failed)
 		return (0);
 	switch (p->sect) {
 	case SECT_SUITE:
@@ -1065,48 +940,38 @@ suite_handler(void *user, const char *section, const char *key,
 		keys = suite_bench_keys;
 		break;
 	default:
-		suite_error(p, p->line, "key '%s' outside any section", key);
+		keys = NULL;	/* outside any section */
+		break;
+	}
+	if ((k = ini_key(&p->src, p->label, keys, p->seen, key)) < 0)
 		return (0);
-	}
-	for (k = 0; keys[k] != NULL; k++) {
-		if (strcmp(keys[k], key) == 0)
-			break;
-	}
-	if (keys[k] == NULL) {
-		suite_error(p, p->line, "%s unknown key '%s'", p->label, key);
-		return (0);
-	}
-	if (p->seen[k] != 0) {
-		suite_error(p, p->line, "%s duplicate key '%s' (first on line "
-		    "%d)", p->label, key, p->seen[k]);
-		return (0);
-	}
-	p->seen[k] = p->line;
 	if (p->sect == SECT_SUITE)
 		suite_key_suite(p, k, v);
 	else if (p->sect == SECT_VARIANT)
 		suite_key_variant(p, k, v);
 	else
 		suite_key_bench(p, k, v);
-	return (!p->failed);
+	return (!p->src.failed);
 }
 
 /* Finishes the current section: defaults and checks across its keys. */
 static void
-suite_section_end(struct suite_parse *p)
+suite_section_end(void *arg)
 {
+	struct suite_parse	*p = arg;
 	struct suite_bench	*b;
 
-	if (p->failed)
+	if (p->src.failed)
 		goto out;
 	if (p->sect == SECT_VARIANT && suite_cur_variant(p)->bin == NULL)
-		suite_error(p, p->sect_line, "%s missing bin", p->label);
+		ini_error(&p->src, p->sect_line, "%s missing bin", p->label);
 	if (p->sect == SECT_BENCH) {
 		b = suite_cur_bench(p);
 		if (b->nmetrics == 0) {
 			if ((b->metrics = calloc(1, sizeof *b->metrics)) ==
 			    NULL) {
-				suite_error(p, p->sect_line, "out of memory");
+				ini_error(&p->src, p->sect_line, "out of "
+				    "memory");
 				goto out;
 			}
 			snprintf(b->metrics[0].name, PROTO_NAME_MAX, "wall_ns");
@@ -1140,9 +1005,10 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 	int			 first = 0;
 	void			*na;
 
-	if (!suite_name_ok(name, len)) {
-		suite_error(p, p->line, "[%s.%.*s] bad name '%.*s' (want "
-		    SUITE_NAME_RULE ")", kind, (int)len, name, (int)len, name);
+	if (!ini_name_ok(name, len, PROTO_NAME_MAX)) {
+		ini_error(&p->src, p->src.line, "[%s.%.*s] bad name '%.*s' "
+		    "(want " SUITE_NAME_RULE ")", kind, (int)len, name,
+		    (int)len, name);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -1155,14 +1021,14 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 			first = s->benches[i].line;
 	}
 	if (first != 0) {
-		suite_error(p, p->line, "duplicate section [%s.%.*s] (first on "
-		    "line %d)", kind, (int)len, name, first);
+		ini_error(&p->src, p->src.line, "duplicate section [%s.%.*s] "
+		    "(first on line %d)", kind, (int)len, name, first);
 		return;
 	}
 	if (n >= (sect == SECT_VARIANT ? SUITE_VARIANTS_MAX :
 	    SUITE_BENCHES_MAX)) {
-		suite_error(p, p->line, "too many %s sections (at most %d)",
-		    kind, sect == SECT_VARIANT ? SUITE_VARIANTS_MAX :
+		ini_error(&p->src, p->src.line, "too many %s sections (at most "
+		    "%d)", kind, sect == SECT_VARIANT ? SUITE_VARIANTS_MAX :
 		    SUITE_BENCHES_MAX);
 		return;
 	}
@@ -1173,7 +1039,7 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 		v = &s->variants[s->nvariants++];
 		memset(v, 0, sizeof *v);
 		memcpy(v->name, name, len);
-		v->line = p->line;
+		v->line = p->src.line;
 	} else {
 		if ((na = realloc(s->benches, (n + 1) * sizeof *b)) == NULL)
 			goto nomem;
@@ -1182,185 +1048,39 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 		memset(b, 0, sizeof *b);
 		memcpy(b->name, name, len);
 		b->timeout_ms = SUITE_TIMEOUT_UNSET;
-		b->line = p->line;
+		b->line = p->src.line;
 	}
 	p->sect = sect;
 	p->idx = n;
-	p->sect_line = p->line;
+	p->sect_line = p->src.line;
 	snprintf(p->label, sizeof p->label, "[%s.%.*s]", kind, (int)len, name);
 	return;
 nomem:
-	suite_error(p, p->line, "out of memory");
+	ini_error(&p->src, p->src.line, "out of memory");
 }
 
-/* Handles a [section] line, l[0..n) with l[0] == '['. */
+/* Starts [suite], [variant.NAME] or [bench.NAME] from its name a[0..n). */
 static void
-suite_section(struct suite_parse *p, const char *l, size_t n)
+suite_section(void *arg, const char *a, size_t n)
 {
-	const char	*close, *a, *e, *after;
+	struct suite_parse	*p = arg;
 
-	if ((close = memchr(l, ']', n)) == NULL) {
-		suite_error(p, p->line, "syntax error: missing ']'");
-		return;
-	}
-	for (after = close + 1; after < l + n &&
-	    isspace((unsigned char)*after); after++)
-		;
-	if (after < l + n && *after != ';' && *after != '#') {
-		suite_error(p, p->line, "syntax error: text after ']'");
-		return;
-	}
-	suite_section_end(p);
-	if (p->failed)
-		return;
-	for (a = l + 1; a < close && isspace((unsigned char)*a); a++)
-		;
-	for (e = close; e > a && isspace((unsigned char)e[-1]); e--)
-		;
-	if (e - a == 5 && memcmp(a, "suite", 5) == 0) {
+	if (n == 5 && memcmp(a, "suite", 5) == 0) {
 		if (p->suite_line != 0) {
-			suite_error(p, p->line, "duplicate section [suite] "
-			    "(first on line %d)", p->suite_line);
+			ini_error(&p->src, p->src.line, "duplicate section "
+			    "[suite] (first on line %d)", p->suite_line);
 			return;
 		}
-		p->suite_line = p->sect_line = p->line;
+		p->suite_line = p->sect_line = p->src.line;
 		p->sect = SECT_SUITE;
 		snprintf(p->label, sizeof p->label, "[suite]");
-	} else if (e - a >= 8 && memcmp(a, "variant.", 8) == 0)
-		suite_section_add(p, SECT_VARIANT, a + 8, (size_t)(e - a - 8));
-	else if (e - a >= 6 && memcmp(a, "bench.", 6) == 0)
-		suite_section_add(p, SECT_BENCH, a + 6, (size_t)(e - a - 6));
+	} else if (n >= 8 && memcmp(a, "variant.", 8) == 0)
+		suite_section_add(p, SECT_VARIANT, a + 8, n - 8);
+	else if (n >= 6 && memcmp(a, "bench.", 6) == 0)
+		suite_section_add(p, SECT_BENCH, a + 6, n - 6);
 	else
-		suite_error(p, p->line, "unknown section [%.*s] (want [suite], "
-		    "[variant.NAME] or [bench.NAME])", (int)(e - a), a);
-}
-
-/* Returns 1 if a key line l[0..n) has '=' or ':' before any comment. */
-static int
-suite_has_sep(const char *l, size_t n)
-{
-	size_t	i;
-	int	was_space = 0;
-
-	for (i = 0; i < n; i++) {
-		if (l[i] == '=' || l[i] == ':')
-			return (1);
-		if (was_space && l[i] == ';')
-			return (0);	/* inih's inline comment */
-		was_space = isspace((unsigned char)l[i]);
-	}
-	return (0);
-}
-
-/*
- * The inih reader: hands over the next line of the file without leading
- * blanks, handling [section] lines here. Returns NULL at the end or after
- * an error, which stops inih.
- */
-static char *
-suite_reader(char *str, int num, void *stream)
-{
-	struct suite_parse	*p = stream;
-	const char		*l, *e, *nl;
-	size_t			 n;
-
-	if (p->failed || p->off >= p->len || num < 3)
-		return (NULL);
-	l = p->text + p->off;
-	nl = memchr(l, '\n', p->len - p->off);
-	e = nl != NULL ? nl : p->text + p->len;
-	p->off = (size_t)(e - p->text) + (nl != NULL);
-	p->line++;
-	if (p->line == 1 && e - l >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
-		l += 3;
-	while (l < e && isspace((unsigned char)*l))
-		l++;
-	while (e > l && isspace((unsigned char)e[-1]))
-		e--;
-	n = (size_t)(e - l);
-	str[0] = '\0';
-	if (n == 0 || *l == ';' || *l == '#')
-		return (str);
-	if (*l == '[') {
-		suite_section(p, l, n);
-		return (p->failed ? NULL : str);
-	}
-	if (!suite_has_sep(l, n)) {
-		suite_error(p, p->line, "syntax error: expected key = value");
-		return (NULL);
-	}
-	/* Keep the newline: an inih built to grow its buffer looks for it. */
-	if (n + 2 > (size_t)num) {
-		suite_error(p, p->line, "line too long (at most %d characters)",
-		    num - 2);
-		return (NULL);
-	}
-	memcpy(str, l, n);
-	str[n] = '\n';
-	str[n + 1] = '\0';
-	return (str);
-}
-
-/* Reads the whole file into p->s->text; reports errors. */
-static int
-suite_read(struct suite_parse *p)
-{
-	struct suite	*s = p->s;
-	size_t		 cap = 0, len = 0;
-	ssize_t		 got;
-	char		*nb;
-	const char	*z, *c;
-	int		 fd, r = -1, saved;
-
-	if ((fd = open(p->path, O_RDONLY | O_CLOEXEC)) == -1) {
-		suite_error(p, 0, "%s", strerror(errno));
-		return (-1);
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > SUITE_FILE_MAX) {
-				suite_error(p, 0, "file too large (over %d "
-				    "bytes)", SUITE_FILE_MAX);
-				goto out;
-			}
-			cap = cap == 0 ? 4096 : cap * 2;
-			if ((nb = realloc(s->text, cap + 1)) == NULL) {
-				suite_error(p, 0, "out of memory");
-				goto out;
-			}
-			s->text = nb;
-		}
-		got = read(fd, s->text + len, cap - len);
-		if (got == -1 && errno == EINTR)
-			continue;
-		if (got == -1) {
-			saved = errno;
-			suite_error(p, 0, "%s", strerror(saved));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	if (len > SUITE_FILE_MAX) {
-		suite_error(p, 0, "file too large (over %d bytes)",
-		    SUITE_FILE_MAX);
-		goto out;
-	}
-	s->text[len] = '\0';
-	if ((z = memchr(s->text, '\0', len)) != NULL) {
-		p->line = 1;
-		for (c = s->text; c < z; c++)
-			p->line += *c == '\n';
-		suite_error(p, p->line, "NUL byte in file");
-		goto out;
-	}
-	p->text = s->text;
-	p->len = len;
-	r = 0;
-out:
-	close(fd);
-	return (r);
+		ini_error(&p->src, p->src.line, "unknown section [%.*s] (want "
+		    "[suite], [variant.NAME] or [bench.NAME])", (int)n, a);
 }
 
 /* Sets the suite's default name: the file's basename without ".ini". */
@@ -1377,7 +1097,7 @@ suite_default_name(struct suite *s, const char *path)
 	if (n >= sizeof s->name)
 		n = sizeof s->name - 1;
 	for (i = 0; i < n; i++)
-		s->name[i] = suite_name_ok(b + i, 1) ? b[i] : '_';
+		s->name[i] = ini_name_ok(b + i, 1, PROTO_NAME_MAX) ? b[i] : '_';
 	s->name[n] = '\0';
 	if (n == 0)
 		snprintf(s->name, sizeof s->name, "suite");
@@ -1400,19 +1120,19 @@ suite_finish(struct suite_parse *p)
 				break;
 		}
 		if (i == s->nvariants) {
-			suite_error(p, p->ref_line, "[suite] reference '%s' is "
-			    "not a variant", p->ref);
+			ini_error(&p->src, p->ref_line, "[suite] reference "
+			    "'%s' is not a variant", p->ref);
 			return;
 		}
 		s->ref = i;
 	}
 	if (p->suite_line == 0)
-		suite_error(p, 0, "missing [suite] section");
+		ini_error(&p->src, 0, "missing [suite] section");
 	else if (s->nvariants < 2)
-		suite_error(p, 0, "need at least 2 variants, found %zu",
+		ini_error(&p->src, 0, "need at least 2 variants, found %zu",
 		    s->nvariants);
 	else if (s->nbenches == 0)
-		suite_error(p, 0, "no [bench.NAME] section");
+		ini_error(&p->src, 0, "no [bench.NAME] section");
 }
 
 /* Loads and checks a suite file (see suite.h). */
@@ -1427,10 +1147,10 @@ suite_load(const char *path, struct suite **out, char **cause)
 	memset(&p, 0, sizeof p);
 	*out = NULL;
 	*cause = NULL;
-	p.path = path;
+	ini_init(&p.src, path, suite_section_end, suite_section, &p);
 	if ((s = calloc(1, sizeof *s)) == NULL ||
 	    (s->path = strdup(path)) == NULL) {
-		suite_error(&p, 0, "out of memory");
+		ini_error(&p.src, 0, "out of memory");
 		goto out;
 	}
 	p.s = s;
@@ -1446,33 +1166,26 @@ suite_load(const char *path, struct suite **out, char **cause)
 	if ((slash = strrchr(path, '/')) != NULL &&
 	    (p.dir = strndup(path, slash == path ? 1 : (size_t)(slash -
 	    path))) == NULL) {
-		suite_error(&p, 0, "out of memory");
+		ini_error(&p.src, 0, "out of memory");
 		goto out;
 	}
-	if (suite_read(&p) != 0)
+	rc = ini_read(&p.src, SUITE_FILE_MAX, 0);
+	s->text = p.src.text;	/* kept, as run; suite_free() frees it */
+	if (rc != 0)
 		goto out;
 
-	rc = ini_parse_stream(suite_reader, &p, suite_handler, &p);
-	if (rc == -2)
-		suite_error(&p, p.line, "out of memory");
-	else if (rc > 0)	/* only if inih finds what the reader let by */
-		suite_error(&p, rc, "syntax error");
-	suite_section_end(&p);
-	if (p.failed)
+	if (ini_run(&p.src, suite_handler, &p) != 0)
 		goto out;
 	suite_finish(&p);
-	if (p.failed)
+	if (p.src.failed)
 		goto out;
 	*out = s;
 	s = NULL;
 	r = 0;
 out:
-	if (r != 0) {
-		*cause = p.cause;
-		p.cause = NULL;
-		if (*cause == NULL)
-			*cause = strdup("out of memory");
-	}
+	if (r != 0)
+		*cause = ini_cause(&p.src);
+	free(p.src.cause);
 	free(p.better);
 	free(p.dir);
 	suite_free(s);

@@ -5,7 +5,7 @@
  * is stubbed here so the target needs no agent or protocol code. Build and
  * run (see tests/fuzz/corpus-inventory/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *	tests/fuzz/fuzz-inventory.c coordinator/inventory.c \
+ *	tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c \
  *	$(pkg-config --cflags --libs inih) -o /tmp/fuzz-inventory
  *   /tmp/fuzz-inventory -max_total_time=60 tests/fuzz/corpus-inventory
  */
