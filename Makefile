@@ -180,6 +180,12 @@ fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
 	@./tests/run-fuzz.sh 30 $(FUZZERS)
 
+# ---- orch's own performance -----------------------------------------------
+# make bench: every table of docs/performance.md, measured side by side with
+# its peer (hyperfine, a bare posix_spawn loop, scp), then the document.
+bench: deps programs suites
+	@bash bench/run.sh
+
 # ---- dependencies ---------------------------------------------------------
 # Debian packages for building, testing and the demo.
 DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \

@@ -47,6 +47,8 @@ section_begin() {
 # cmd DESCRIPTION...: notes a command line of this section (once per shape).
 cmd() {
 	local c="$*" x
+	c=${c//$BINDIR\//bin/}
+	c=${c//$LIBDIR\//build/default/lib/}
 	c=${c//$ROOT\//}
 	c=${c//$OUT\//bench/out/}
 	for x in "${CMDS[@]+"${CMDS[@]}"}"; do
@@ -65,7 +67,8 @@ section_end() {
 	secs=$(( ($(now_ns) - SECTION_T0) / 1000000 ))
 	for f in "${SHOWN[@]+"${SHOWN[@]}"}"; do
 		[ -r "$f" ] || continue
-		files=$(jq -c --arg k "${f#$OUT/}" --arg v "$(sed -e "s#$ROOT/##g" -e "s#$OUT/#bench/out/#g" "$f")" \
+		files=$(jq -c --arg k "bench/out/${f#$OUT/}" \
+		    --arg v "$(sed -e "s#$BINDIR/#bin/#g" -e "s#$ROOT/##g" -e "s#$OUT/#bench/out/#g" "$f")" \
 		    '. + {($k): $v}' <<< "$files")
 	done
 	jq -n --arg section "$SECTION" --arg title "$SECTION_TITLE" \
@@ -97,6 +100,7 @@ def median: map(select(. != null)) | sort |
   elif length % 2 == 1 then .[(length - 1) / 2]
   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 def mean: map(select(. != null)) | if length == 0 then null else add / length end;
+def q(p): map(select(. != null)) | sort | if length == 0 then null else .[(p * (length - 1)) | floor] end;
 def r(n): if . == null then null else (. * pow(10; n) | round) / pow(10; n) end;
 '
 

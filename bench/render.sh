@@ -25,7 +25,7 @@ def header:
   "Linux \(.machine.kernel) (\(.machine.os)); \(.machine.orch), \(.machine.hyperfine), \(.machine.openssh). " +
   "From \(.started) to \(.ended) (\(.seconds) s); 1-minute load \(.load_start) at the start, \(.load_end) at the end.\n\n" +
   "Run by `make bench` → `bench/run.sh \(.section)`:\n\n```\n" + (.commands | join("\n")) + "\n```\n" +
-  ((.files // {}) | to_entries | map("\n`\(.key)`:\n\n```ini\n\(.value)\n```\n") | join(""));
+  ((.files // {}) | to_entries | map("\n`\(.key)`:\n\n```\(if (.key | endswith(".ini")) then "ini" else "sh" end)\n\(.value)\n```\n") | join(""));
 '
 
 # j SECTION FILTER: runs FILTER on bench/out/SECTION.json (raw output).
@@ -86,9 +86,10 @@ given with each table).
 |---|---|---|---|
 EOF
 s floor '.data as $d |
-  "| 1 | harness floor: orch per-sample wall within 1.2x of a bare posix_spawn+wait4 loop | \($d.ratio_orch_bare | x) (noop: orch \($d.orch_median_ns | us), bare loop \($d.bare_median_ns | us)) | \(met($d.ratio_orch_bare <= 1.2)) |",
-  "| 1 | harness floor: no worse than `hyperfine -N` | \($d.ratio_orch_hf | x) of hyperfine (\($d.hf_median_ns | us)) | \(met($d.ratio_orch_hf <= 1.0)) |",
-  "| 1 | the agent blocks while a benchmark runs (no polling) | agent CPU per sample: noop \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end), 20 ms sleeper \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end); wake-ups per sample \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) vs \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) | \(met(if $d.samples_short and $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep) <= 1.5 * ($d.agent_nvcsw_short / $d.samples_short) + 1 else null end)) |"'
+  "| 1 | harness floor: orch per-sample wall within 1.2x of a bare posix_spawn+wait4 loop | \($d.ratio_orch_bare | x) (blocks'\'' quartiles \($d.iqr_orch_bare[0] | f(2))–\($d.iqr_orch_bare[1] | f(2))); no-op: orch \($d.orch_median_ns | us), bare loop \($d.bare_median_ns | us) | \(met($d.ratio_orch_bare <= 1.2)) |",
+  "| 1 | harness floor: no worse than `hyperfine -N` | \($d.ratio_orch_hf | x) of hyperfine (quartiles \($d.iqr_orch_hf[0] | f(2))–\($d.iqr_orch_hf[1] | f(2)); orch at or under hyperfine in \($d.blocks_orch_le_hf) of \($d.K) blocks); hyperfine \($d.hf_median_ns | us) | \(met($d.ratio_orch_hf <= 1.0)) |",
+  "| 1 | the floor program (`orch-null`, the `(floor)` rows) within 1.2x of the bare loop on it | \($d.ratio_floor_barenull | x) (\($d.floor_median_ns | us) vs \($d.barenull_median_ns | us)) | \(met($d.ratio_floor_barenull <= 1.2)) |",
+  "| 1 | the agent blocks while a benchmark runs (no polling) | agent CPU \($d.agent_cpu_per_sample_ns | us) per sample (bare loop \($d.bare_cpu_ns | us)); 10-round runs, per sample: no-op \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end) and \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) wake-ups, 20 ms sleeper \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end) and \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) | \(met(if $d.samples_short and $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep) <= 1.5 * ($d.agent_nvcsw_short / $d.samples_short) + 1 else null end)) |"'
 s agree '.data as $d | ($d.pairs | map("\(.orch_ratio | f(3)) [\(.orch_lo | f(3)), \(.orch_hi | f(3))] vs \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3))") | join("; ")) as $t |
   "| 2 | ratio agrees with hyperfine within the two intervals (gzip -9 / gzip -1) | \($t) | \(met($d.agree)) |"'
 s fanout '.data as $d |
@@ -100,11 +101,11 @@ s push '.data as $d |
 s power '.data as $d | ($d.aa[0]) as $a | ($d.drift_table | map({(.method): .}) | add) as $t |
   "| 5 | A/A false verdicts (better/worse) <= 5% | \($a.rate | pct) of \($a.comparisons) comparisons (95% CI \($a.rate_ci[0] | pct)–\($a.rate_ci[1] | pct)); wall_ns: \($d.aa[1].rate | pct) | \(met($a.rate <= 0.05)) |",
   "| 5 | rounds to see an injected 3% slowdown as `worse` | \(if $d.rounds_to_worse then "\($d.rounds_to_worse) rounds (>= 80% of trials)" else "not within \($d.slow3 | map(.rounds) | max) rounds" end) | — |",
-  "| 5 | drift: interleaved rounds recover the ratio within 1% | interleaved off by \($t.interleaved.error | pct); sequential A-then-B off by \($t.sequential.error | pct), hyperfine (sequential) by \($t.hyperfine.error | pct) | \(met(($t.interleaved.error | fabs) <= 0.01)) |"'
+  "| 5 | drift: interleaved rounds recover the true ratio (1.03) within 1% | interleaved \($t.interleaved.drift | f(4)), off by \($t.interleaved.error_true | pct); sequential A-then-B \($t.sequential.drift | f(4)), off by \($t.sequential.error_true | pct); hyperfine (sequential, wall time) off its own no-drift ratio by \($t.hyperfine.error | pct) | \(met(if $t.interleaved.error_true == null then null else ($t.interleaved.error_true | fabs) <= 0.01 end)) |"'
 s scale '.data as $d | ($d.report | map(select(.rounds == 50000)) | .[0]) as $m |
   "| 6 | `orch report` on 1M samples under 5 s | \(if $m.finished then ($m.wall_s | f(1)) + " s" else "not done after \($m.limit_s) s (killed); \($d.million_projection_s | f(0)) s projected from the smaller records" end) | \(met($m.finished and $m.wall_s < 5)) |",
   "| 6 | … and under 500 MiB | peak \($m.maxrss_kb | mib)\(if $m.finished then "" else " (until killed)" end) | \(met($m.maxrss_kb < 512000)) |",
-  "| 6 | coordinator memory flat over a long run | \($d.long.rss_start_kb | mib) → \($d.long.rss_end_kb | mib) over \($d.long.samples) samples (\($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples) | \(met(($d.long.growth_kb_per_1000 | fabs) < 64)) |"'
+  "| 6 | coordinator memory flat over a long run | \($d.long.rss_start_kb | mib) → \($d.long.rss_end_kb | mib) over \($d.long.samples) samples (\($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples) | \(met(if $d.long.growth_kb_per_1000 == null then null else ($d.long.growth_kb_per_1000 | fabs) < 64 end)) |"'
 echo
 
 # ---------------------------------------------------------------------
@@ -178,9 +179,9 @@ j push 'header, .data as $d |
 "| orch run, second push | \($d.second_ns | sec) | pushed \($d.second_pushed) bytes | \($d.second_vs_nopush | x) of the no-push run |",
 "",
 "Every run:\n",
-"| run | wall | pushed bytes | coordinator CPU | load |",
-"|---|---:|---:|---:|---:|",
-($d.runs[] | "| \(.label) | \(.wall_ns | sec) | \(.pushed_bytes // "—") | \(if .cpu_s then (.cpu_s | f(2)) + " s" else "—" end) | \(.load // "") |"),
+"| run | wall | pushed bytes | local CPU (orch, or the scp clients) | hosts'\'' CPU (sshd, sftp-server, agents) | load |",
+"|---|---:|---:|---:|---:|---:|",
+($d.runs[] | "| \(.label) | \(.wall_ns | sec) | \(.pushed_bytes // "—") | \(if .cpu_s then (.cpu_s | f(2)) + " s" else "—" end) | \(if .remote_cpu_s then (.remote_cpu_s | f(2)) + " s" else "—" end) | \(.load // "") |"),
 ""'
 note push
 echo
@@ -190,7 +191,7 @@ echo "## 5. Statistical power"
 echo
 j power 'header, .data as $d |
 "`bench/slowdown.c`: a dependent xorshift chain of ITER = \($d.iter) steps (about 5 ms here), plus `--pct=P` percent more steps (an injected slowdown) and `--drift=D` percent more per second since `--t0` (a machine that slows down steadily); the extra steps do not change its checksum. Verdicts are on the program'\''s own `elapsed_ns` (the primary metric), `min_effect = 0.01`.\n",
-"**A/A.** Both variants the same file and arguments, 10 rounds, 4 benchmarks a run; `elapsed_ns` (primary) and `wall_ns` from the same runs. The *synthetic* row is the statistics alone: records from `bench/gen-record.c` with no difference and independent 5% log-normal noise, 10 rounds, through `orch report`:\n",
+"**A/A.** Both variants the same file and arguments, 10 rounds, 6 benchmarks a run; `elapsed_ns` (primary) and `wall_ns` from the same runs. The *synthetic* row is the statistics alone: records from `bench/gen-record.c` with no difference and independent 5% log-normal noise, 10 rounds, through `orch report`:\n",
 "| metric | comparisons | better or worse | rate [95% CI] | verdicts |",
 "|---|---:|---:|---|---|",
 ($d.aa[] | "| \(.metric) | \(.comparisons) | \(.false_verdicts) | \(.rate | pct) [\(.rate_ci[0] | pct), \(.rate_ci[1] | pct)] | \(.verdicts | to_entries | map("\(.key) \(.value)") | join(", ")) |"),
@@ -201,10 +202,15 @@ j power 'header, .data as $d |
 ($d.slow3[] | "| \(.rounds) | \(.trials) | \(.worse) (\(.worse / .trials | pct)) | \(.better) | \(.ratio | f(4)) |"),
 "",
 "Rounds needed for `worse` in at least 80% of trials: **\($d.rounds_to_worse // "more than the largest tried")**.\n",
-"**Drift.** Both variants do \($d.drift_pct_per_s | f(2))% more work per second since the run began (about 10% over one interleaved run of \($d.interleaved_run_ns | sec)); B does 3% more than A. *Interleaved*: one orch run, A and B alternating in balanced order. *Sequential*: all of A (an orch run of A against itself), then all of B, the same number of samples — the ratio of the two medians. *hyperfine* runs its commands one after the other, so it is sequential too. Error = ratio with drift / ratio without − 1 (medians of the repetitions).\n",
-"| method | ratio, no drift | ratio, with drift | error |",
+"**Drift.** Both variants do \($d.drift_pct_per_s | f(2))% more work per second since the run began (about 10% over one interleaved run of \($d.interleaved_run_ns | sec)); B does 3% more than A. *Interleaved*: one orch run, A and B alternating in balanced order. *Sequential*: all of A (an orch run of A against itself), then all of B, the same number of samples — the ratio of the two medians. *hyperfine* runs its commands one after the other, so it is sequential too. The orch rows are ratios of the program'\''s own `elapsed_ns`, in which B does exactly 3% more steps than A, so 1.03 is the true ratio; hyperfine measures wall time, whose fixed start-up cost pulls its ratio toward 1, so it is compared with its own run without drift. Medians of the repetitions.\n",
+"| method | ratio, no drift | ratio, with drift | with drift vs 1.03 (true) | with drift vs no drift |",
+"|---|---:|---:|---:|---:|",
+($d.drift_table[] | "| \(.method) | \(.no_drift | f(4)) | \(.drift | f(4)) | \(.error_true | pct) | \(.error | pct) |"),
+"",
+"Each repetition:\n",
+"| method | drift %/s | repetition | ratio |",
 "|---|---:|---:|---:|",
-($d.drift_table[] | "| \(.method) | \(.no_drift | f(4)) | \(.drift | f(4)) | \(.error | pct) |"),
+($d.drift | sort_by(.method, .drift, .rep)[] | "| \(.method) | \(.drift) | \(.rep) | \(.ratio | f(4)) |"),
 ""'
 note power
 echo
@@ -218,11 +224,13 @@ j scale 'header, .data as $d |
 "|---:|---:|---:|---:|---:|",
 ($d.report[] | "| \(.rounds) | \(.samples) (+\(.floor_runs)) | \(.bytes / 1048576 | f(1)) MiB | \(if .finished then (.wall_s | f(2)) + " s" else "> \(.limit_s) s (killed)" end) | \(.maxrss_kb | mib)\(if .finished then "" else " (peak until killed)" end) |"),
 "",
-"From the finished records: \(($d.seconds_per_sample // 0) * 1e3 | f(2)) ms per sample, so about **\($d.million_projection_s | f(0)) s for a million**; about \($d.per_sample_bytes | f(0)) bytes of memory per sample.\n",
+(($d.report | map(select(.rounds == 50000)) | .[0].finished) as $fin |
+  if $fin then "Memory grows by about \($d.per_sample_bytes | f(0)) bytes per sample (the finished small records).\n"
+  else "From the finished records: \(($d.seconds_per_sample // 0) * 1e3 | f(2)) ms per sample, so about **\($d.million_projection_s | f(0)) s for a million**; about \($d.per_sample_bytes | f(0)) bytes of memory per sample.\n" end),
 "Where the time goes (callgrind, instructions inclusive, `orch report` on 2 hosts × 2 benchmarks × 100 rounds):\n",
 "```", ($d.profile[]), "```", "",
 (if ($d.million_stacks | length) > 0 then
-  "Where the million-sample report was, every 5 s (innermost function first):\n", "```", ($d.million_stacks[]), "```", "" else empty end),
+  "Where the million-sample report was, every 2 s of a second run (innermost function first; gdb stops it briefly each time, so that run is not the one timed):\n", "```", ($d.million_stacks[]), "```", "" else empty end),
 "**Coordinator memory over a long run**: a local run of \($d.long.samples) samples (a no-op, \($d.long.duration_ms / 1000 | f(0)) s); orch'\''s VmRSS every 0.5 s:\n",
 "| | VmRSS |",
 "|---|---:|",

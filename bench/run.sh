@@ -105,8 +105,8 @@ orch_run() {
 sec_floor() {
 	local K R N k i o rnd ag f d cs
 	section_begin floor "Harness floor: a no-op program through orch vs a bare spawn loop vs hyperfine"
-	K=$(q 12 3)		# interleaved blocks
-	R=$(q 40 10)		# rounds per orch block: 2R noop samples + R floor runs
+	K=$(q 20 3)		# interleaved blocks
+	R=$(q 30 10)		# rounds per orch block: 2R noop samples + R floor runs
 	N=$((2 * R))		# spawns per bare / hyperfine block
 	d=$SECTION_DIR
 	cat > "$d/floor.ini" <<EOF
@@ -224,6 +224,9 @@ EOF
 	    hf_mean_ns: ($b | map(.hf_mean_ns) | median),
 	    ratio_orch_bare: ($b | map(.orch_median_ns / .bare_median_ns) | median),
 	    ratio_orch_hf: ($b | map(.orch_median_ns / .hf_median_ns) | median),
+	    iqr_orch_bare: ($b | map(.orch_median_ns / .bare_median_ns) | [q(0.25), q(0.75)]),
+	    iqr_orch_hf: ($b | map(.orch_median_ns / .hf_median_ns) | [q(0.25), q(0.75)]),
+	    blocks_orch_le_hf: ($b | map(select(.orch_median_ns <= .hf_median_ns)) | length),
 	    ratio_hf_bare: ($b | map(.hf_median_ns / .bare_median_ns) | median),
 	    like_median_ns: ($b | map(.like_median_ns) | median),
 	    like_cpu_ns: ($b | map(.like_cpu_ns) | median),
@@ -418,7 +421,7 @@ timeout = 30
 EOF
 	show "$BB/lab-sshd"
 	cmd ". tests/lab/lab.sh; LAB_SSHD=bench/out/bin/lab-sshd lab_up 32  # netns when root; sessions get an empty HOME"
-	cmd "bin/orch deploy --inventory=\$LAB_INVENTORY --hosts=lab"
+	cmd "$ORCH deploy --inventory=\$LAB_INVENTORY --hosts=lab"
 	show "$d/fan.ini"
 	cmd "/usr/bin/time -v $ORCH run --inventory=\$LAB_INVENTORY --hosts=h1,...,hN --max-load=0 --out=DIR $d/fan.ini"
 	cmd "peer: for h in h1 ... hN; do ssh -F \$LAB_SSH_CONFIG \$h \$LAB/\$h/work/bin/orch-agent --version & done; wait  # one OpenSSH connection and command per host, as orch needs at least"
@@ -594,12 +597,12 @@ sec_power() {
 	IT10=$("$BB/slowdown" --calibrate=10000)
 	cmd "bench/out/bin/slowdown --calibrate=5000  # ITER for ~5 ms of work: $ITER"
 
-	# (a) A/A: the same program as both variants, 4 benchmarks a run.
+	# (a) A/A: the same program as both variants, 6 benchmarks a run.
 	AA_RUNS=$(q 40 4)
 	{
 		printf '[suite]\nname = aa-power\nrounds = 10\nwarmup = 1\nmin_effect = 0.01\n'
 		printf '[variant.A]\nbin = %s\n[variant.A2]\nbin = %s\n' "$BB/slowdown" "$BB/slowdown"
-		for b in 1 2 3 4; do
+		for b in 1 2 3 4 5 6; do
 			printf '[bench.aa%d]\nargs = %s\nmetrics = elapsed_ns, wall_ns\nchecksum = checksum\ntimeout = 30\n' "$b" "$ITER"
 		done
 	} > "$d/aa.ini"
@@ -671,7 +674,7 @@ sec_power() {
 	cmd "sequential: bin/orch run SUITE(A vs A, $((RR / 2)) rounds); bin/orch run SUITE(B vs B, $((RR / 2)) rounds)  # the same $((2 * RR)) samples, A first then B"
 	cmd "hyperfine -N --warmup 1 --runs $RR 'slowdown ITER10 --pct=0 ...' 'slowdown ITER10 --pct=3 ...'"
 	: > "$d/drift.jsonl"
-	reps=$(q 3 1)
+	reps=$(q 5 1)
 	for ((rep = 0; rep < reps; rep++)); do
 		for dr in 0 "$D"; do
 			# interleaved
@@ -729,7 +732,10 @@ sec_power() {
 	    drift: $d,
 	    drift_table: (["interleaved", "sequential", "hyperfine"] | map(. as $m |
 	      {method: $m, no_drift: dm($m; false), drift: dm($m; true)} |
-	      .error = (if .no_drift and .drift then .drift / .no_drift - 1 else null end))) }
+	      .error = (if .no_drift and .drift then .drift / .no_drift - 1 else null end) |
+	      # orch ratios are of the program'"'"'s own elapsed_ns, where B does
+	      # exactly 3% more steps: 1.03 is the true ratio.
+	      .error_true = (if $m != "hyperfine" and .drift then .drift / 1.03 - 1 else null end))) }
 	  | .rounds_to_worse = ((.slow3 | map(select(.worse >= 0.8 * .trials and .better == 0)) | .[0].rounds) // null)
 	' > "$d/data.json"
 	section_end "$d/data.json"
@@ -758,39 +764,49 @@ sec_scale() {
 			      wall_s: $wall, maxrss_kb: $maxrss, finished: true}' >> "$d/report.jsonl"
 		else
 			# A million samples: bounded, so the bench stays within its
-			# budget; peak memory from VmHWM while it runs.
-			local limit
+			# budget; peak memory from VmHWM while it runs. Then, when
+			# it took more than 5 s, once more to see where the time
+			# goes: its stack every 2 s (gdb, when installed; attaching
+			# stops it briefly, so that run is not timed).
+			local limit el w fin
 			limit=$(q 60 20)
-			cmd "$ORCH report DIR  # 1M samples, killed after $limit s; VmHWM read from /proc while it runs, its stack (gdb -p PID -batch -ex bt) every 5 s"
-			: > "$dir.rss"
-			t0=$(now_ns)
-			"$ORCH" report "$dir" > "$dir.log" 2>&1 &
-			pid=$!
-			watch_rss "$pid" "$dir.rss" 0.2 &
-			local w=$!
-			local fin=false
-			: > "$d/million.stacks"
-			for ((i = 0; i < limit * 10; i++)); do
-				kill -0 "$pid" 2>/dev/null || { fin=true; break; }
-				# Where it is, every 5 s (gdb, when installed).
-				if (( i % 50 == 25 )) && command -v gdb >/dev/null 2>&1; then
-					printf '%d s: ' $(( (i + 5) / 10 )) >> "$d/million.stacks"
-					gdb -p "$pid" -batch -ex 'bt 10' 2>/dev/null |
-					    sed -n 's/^#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_][A-Za-z0-9_]*\) .*/\2/p' |
-					    grep -v -e '^__' -e '^_IO' -e '^main$' | head -5 | paste -sd '<' >> "$d/million.stacks"
-				fi
-				sleep 0.1
-			done
-			[ "$fin" = true ] || kill -KILL "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			local el=$(( $(now_ns) - t0 ))
-			wait "$w" 2>/dev/null
+			cmd "$ORCH report DIR  # 1M samples, killed after $limit s; VmHWM read from /proc while it runs"
+			million_run() {	# STACKS_FILE_OR_EMPTY LIMIT: sets fin, el
+				local i
+				: > "$dir.rss"
+				t0=$(now_ns)
+				"$ORCH" report "$dir" > "$dir.log" 2>&1 &
+				pid=$!
+				watch_rss "$pid" "$dir.rss" 0.2 &
+				w=$!
+				fin=false
+				for ((i = 0; i < $2 * 10; i++)); do
+					kill -0 "$pid" 2>/dev/null || { fin=true; break; }
+					if [ -n "$1" ] && (( i % 20 == 10 )); then
+						printf '%d s: ' $(( (i + 5) / 10 )) >> "$1"
+						gdb -p "$pid" -batch -ex 'bt 10' 2>/dev/null |
+						    sed -n 's/^#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_][A-Za-z0-9_]*\) .*/\2/p' |
+						    grep -v -e '^__' -e '^_IO' -e '^main$' | head -5 | paste -sd '<' >> "$1"
+					fi
+					sleep 0.1
+				done
+				[ "$fin" = true ] || kill -KILL "$pid" 2>/dev/null
+				wait "$pid" 2>/dev/null
+				el=$(( $(now_ns) - t0 ))
+				wait "$w" 2>/dev/null
+			}
+			million_run "" "$limit"
 			jq -n -c --argjson r "$r" --argjson bytes "$(stat -c %s "$dir/samples.msgpack")" \
 			    --argjson wall "$(awk -v n="$el" 'BEGIN {printf "%.2f", n / 1e9}')" \
 			    --argjson maxrss "$(awk '{if ($3 > m) m = $3} END {print m + 0}' "$dir.rss")" \
 			    --argjson fin "$fin" --argjson limit "$limit" \
 			    '{rounds: $r, samples: ($r * 20), floor_runs: ($r * 2), bytes: $bytes,
 			      wall_s: $wall, maxrss_kb: $maxrss, finished: $fin, limit_s: $limit}' >> "$d/report.jsonl"
+			: > "$d/million.stacks"
+			if [ "$el" -gt 5000000000 ] && command -v gdb >/dev/null 2>&1; then
+				cmd "when over 5 s: $ORCH report DIR again, its stack (gdb -p PID -batch -ex 'bt 10') every 2 s"
+				million_run "$d/million.stacks" "$(( el / 1000000000 + 2 < limit ? el / 1000000000 + 2 : limit ))"
+			fi
 			rm -f "$dir/samples.msgpack" "$dir/samples.csv"
 		fi
 		tail -1 "$d/report.jsonl" >&2
@@ -802,10 +818,13 @@ sec_scale() {
 	rm -rf "$dir"; mkdir -p "$dir"
 	"$BB/gen-record" "$dir" 2 2 100 "$NOOP"
 	valgrind --tool=callgrind --callgrind-out-file="$d/report.callgrind" "$ORCH" report "$dir" > /dev/null 2>&1
+	# One line per function (callgrind names some twice, by two paths).
 	callgrind_annotate --inclusive=yes "$d/report.callgrind" 2>/dev/null |
 	    awk '/^ *[0-9,]+ +\([ 0-9.]+%\) +[^ ]/ && !/PROGRAM TOTALS/' |
-	    grep -v -e '???:0x' -e 'below main' -e 'libc-start' -e 'libc_start' -e ':main ' |
-	    head -12 | sed 's/ \[.*\]$//' > "$d/report.profile"
+	    grep -v -e '???:0x' -e 'below main' -e 'libc-start' -e 'libc_start' |
+	    sed -e 's/ \[.*\]$//' -e "s#$ROOT/##" -e 's#\./[^ ]*/##' |
+	    awk '{fn = $NF; sub(/.*:/, "", fn); if (!(fn in seen) && fn != "main") {seen[fn] = 1; print}}' |
+	    head -12 > "$d/report.profile"
 	cmd "valgrind --tool=callgrind bin/orch report DIR  # DIR: gen-record DIR 2 2 100 (800 samples)"
 
 	# Coordinator memory over a long local run.
@@ -870,6 +889,7 @@ for s in $SECTIONS; do
 	case " $ALL " in *" $s "*) ;; *) die "unknown section '$s' (one of: $ALL)" ;; esac
 done
 T0=$(now_ns)
+rm -f "$OUT/stale-agents.log"
 for s in $SECTIONS; do
 	"sec_$s"
 done
