@@ -1,4 +1,5 @@
 /* The run record, DIR/samples.msgpack: writer and loader. */
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -20,6 +21,7 @@
 #include "proto/xmalloc.h"
 
 #define RECORD_MAX	(4UL << 30)	/* refuse to load a record above 4 GiB */
+#define RECORD_DROP_STEP (16UL << 20)	/* release parsed pages in 16 MiB steps */
 
 const char *const ds_builtin_names[DS_NBUILTIN] = {
 	"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "nvcsw", "nivcsw"
@@ -976,8 +978,8 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	msgpack_unpacked	 u;
 	struct stat		 st;
 	char			 path[PATH_MAX], *buf = NULL;
-	size_t			 off = 0, got = 0;
-	ssize_t			 n;
+	void			*map = NULL;
+	size_t			 off = 0, got = 0, dropped = 0, pagesz;
 	int			 fd = -1, r = -1;
 	msgpack_unpack_return	 ur;
 
@@ -995,18 +997,19 @@ record_load(const char *dir, struct dataset **out, char **cause)
 		xasprintf(&c.cause, "%s: larger than 4 GiB", path);
 		goto out;
 	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			xasprintf(&c.cause, "%s: %s", path,
-			    n == 0 ? "shrank while reading" : strerror(errno));
-			goto out;
-		}
-		got += (size_t)n;
+	/*
+	 * Mapped, not read: pages behind the parser are dropped as it goes,
+	 * so a record of a million samples is never held twice in memory.
+	 */
+	got = (size_t)st.st_size;
+	if (got > 0 && (map = mmap(NULL, got, PROT_READ, MAP_PRIVATE, fd,
+	    0)) == MAP_FAILED) {
+		map = NULL;
+		xasprintf(&c.cause, "%s: %s", path, strerror(errno));
+		goto out;
 	}
+	buf = map;
+	pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	ds = xcalloc(1, sizeof *ds);
 	ds->ended = xstrdup("");
 	ds->counters = xstrdup("");
@@ -1033,6 +1036,16 @@ record_load(const char *dir, struct dataset **out, char **cause)
 			goto out;
 		c.index++;
 		ds->good_len = off;
+		/* Everything before this record is copied out: let it go. */
+		if (off - dropped >= RECORD_DROP_STEP) {
+			size_t	to = (off / pagesz) * pagesz;
+
+			if (to > dropped) {
+				madvise(buf + dropped, to - dropped,
+				    MADV_DONTNEED);
+				dropped = to;
+			}
+		}
 	}
 	if (c.index == 0) {
 		xasprintf(&c.cause, "%s: empty record", path);
@@ -1045,7 +1058,8 @@ out:
 	msgpack_unpacked_destroy(&u);
 	if (fd != -1)
 		close(fd);
-	free(buf);
+	if (map != NULL)
+		munmap(map, got);
 	dataset_free(ds);
 	if (r != 0)
 		*cause = c.cause;
