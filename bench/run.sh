@@ -424,7 +424,7 @@ EOF
 	cmd "$ORCH deploy --inventory=\$LAB_INVENTORY --hosts=lab"
 	show "$d/fan.ini"
 	cmd "/usr/bin/time -v $ORCH run --inventory=\$LAB_INVENTORY --hosts=h1,...,hN --max-load=0 --out=DIR $d/fan.ini"
-	cmd "peer: for h in h1 ... hN; do ssh -F \$LAB_SSH_CONFIG \$h \$LAB/\$h/work/bin/orch-agent --version & done; wait  # one OpenSSH connection and command per host, as orch needs at least"
+	cmd "peer: for h in h1 ... hN; do ssh -F \$LAB_SSH_CONFIG \$h \$LAB/\$h/wd/bin/orch-agent --version & done; wait  # one OpenSSH connection and command per host, as orch needs at least"
 	# ssh_fan N REP: the peer, OpenSSH running one command on N hosts at
 	# once; prints its line.
 	ssh_fan() {
@@ -433,7 +433,7 @@ EOF
 		t0=$(now_ns)
 		N=$n /usr/bin/time -f '%U %S' -o "$d/ssh.time" bash -c '
 		    for ((i = 1; i <= N; i++)); do
-			ssh -F "$LAB_SSH_CONFIG" "h$i" "$LAB/h$i/work/bin/orch-agent" --version > /dev/null &
+			ssh -F "$LAB_SSH_CONFIG" "h$i" "$LAB/h$i/wd/bin/orch-agent" --version > /dev/null &
 		    done
 		    wait'
 		t1=$(now_ns)
@@ -525,14 +525,14 @@ EOF
 	cmd "head -c 100M /dev/urandom > BIG"
 	show "$d/push.ini"
 	cmd "$ORCH run --inventory=\$LAB_INVENTORY --hosts=h1,h2,h3,h4 --max-load=0 --out=DIR $d/push.ini  # and $d/nopush.ini: the same without args and files"
-	cmd "for h in h1 h2 h3 h4; do scp -q -F \$LAB_SSH_CONFIG BIG \$h:\$LAB/\$h/work/scp.bin & done; wait"
-	cmd "between repetitions: rm \$LAB/hN/work/cache/SHA256-OF-BIG (the first push is a first push again)"
+	cmd "for h in h1 h2 h3 h4; do scp -q -F \$LAB_SSH_CONFIG BIG \$h:\$LAB/\$h/wd/scp.bin & done; wait"
+	cmd "between repetitions: rm \$LAB/hN/wd/cache/SHA256-OF-BIG (the first push is a first push again)"
 	# Warm: noop in every cache, so the no-push run pushes nothing.
 	timed_orch "$d/warm" "$d/warm.jsonl" warm --inventory="$LAB_INVENTORY" --hosts="$hosts" "$d/nopush.ini"
 	: > "$d/runs.jsonl"
 	reps=$(q 3 1)
 	for ((r = 0; r < reps; r++)); do
-		for h in 1 2 3 4; do rm -f "$LAB/h$h/work/cache/$sha" "$LAB/h$h/work/scp.bin"; done
+		for h in 1 2 3 4; do rm -f "$LAB/h$h/wd/cache/$sha" "$LAB/h$h/wd/scp.bin"; done
 		if (( r % 2 == 0 )); then order="scp nopush first second"
 		else order="nopush first second scp"; fi
 		for step in $order; do
@@ -541,7 +541,7 @@ EOF
 				t0=$(now_ns)
 				BIG=$big /usr/bin/time -f '%U %S' -o "$d/scp.$r.time" bash -c '
 				    for h in 1 2 3 4; do
-					scp -q -F "$LAB_SSH_CONFIG" "$BIG" "h$h:$LAB/h$h/work/scp.bin" &
+					scp -q -F "$LAB_SSH_CONFIG" "$BIG" "h$h:$LAB/h$h/wd/scp.bin" &
 				    done
 				    wait'
 				t1=$(now_ns)
@@ -550,10 +550,10 @@ EOF
 				jq -n -c --argjson w $((t1 - t0)) --argjson r "$r" \
 				    --argjson cpu "$(awk '{print $1 + $2}' "$d/scp.$r.time")" \
 				    --argjson remote_ns $((r1 - r0)) --argjson load "$(load1)" \
-				    --argjson ok "$(for h in 1 2 3 4; do cmp -s "$big" "$LAB/h$h/work/scp.bin" && echo 1; done | wc -l)" \
+				    --argjson ok "$(for h in 1 2 3 4; do cmp -s "$big" "$LAB/h$h/wd/scp.bin" && echo 1; done | wc -l)" \
 				    '{"label": "scp", rep: $r, wall_ns: $w, hosts_ok: $ok, pushed_bytes: null,
 				      cpu_s: $cpu, remote_cpu_s: ($remote_ns / 1e9), load: $load}' >> "$d/runs.jsonl"
-				rm -f "$LAB"/h[1-4]/work/scp.bin ;;
+				rm -f "$LAB"/h[1-4]/wd/scp.bin ;;
 			nopush)	REMOTE_N=4 timed_orch "$d/nopush.$r" "$d/runs.jsonl" nopush \
 				    --inventory="$LAB_INVENTORY" --hosts="$hosts" "$d/nopush.ini" ;;
 			first|second)

@@ -31,14 +31,14 @@ wait_samples() {
 }
 no_agents() {
 	local i
-	for i in $(seq 1 100); do pgrep -f "$LAB/h[0-9]/work/bin/orch-agent" >/dev/null || return 0; sleep 0.1; done
-	pgrep -af "$LAB/h[0-9]/work/bin/orch-agent"; fail "agents left on the lab hosts"
+	for i in $(seq 1 100); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || return 0; sleep 0.1; done
+	pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent"; fail "agents left on the lab hosts"
 }
 
 note "an agent killed with SIGKILL on h1: started again, complete"
 "$ORCH" run --inventory="$INV" --hosts=lab --rounds=12 --out="$T/f1" tests/suites/slow.ini >"$T/f1.log" 2>&1 &
 p=$!; wait_samples "$T/f1" 4000
-pkill -9 -f "$LAB/h1/work/bin/orch-agent serve" || fail "no agent on h1"
+pkill -9 -f "$LAB/h1/wd/bin/orch-agent serve" || fail "no agent on h1"
 rc=0; wait $p || rc=$?
 cat "$T/f1.log"
 expect_eq "exit" "$rc" 0

@@ -24,7 +24,7 @@ rc=0; run_orch "$T/deploy2" deploy --inventory="$INV" --hosts=h3 --from-source |
 cat "$T/deploy2"
 expect_eq "deploy from source exit" "$rc" 0
 expect_grep '^h3: built from source on the host' "$T/deploy2"
-"$LAB/h3/work/bin/orch-agent" --version | grep -q "protocol" || fail "h3's agent does not run"
+"$LAB/h3/wd/bin/orch-agent" --version | grep -q "protocol" || fail "h3's agent does not run"
 rc=0; run_orch "$T/deploy3" deploy --inventory="$INV" --hosts=lab || rc=$?
 expect_grep '^h2: up to date' "$T/deploy3"
 
@@ -101,7 +101,7 @@ expect_grep "authentication failed for $LAB_USER@.*tried .*$(basename "$LAB_KEY_
 note "one run per host: a second coordinator is refused, saying who holds it"
 "$ORCH" run --inventory="$INV" --hosts=h1 --out="$T/r11" --max-load=0 tests/suites/slow.ini >"$T/run11" 2>&1 &
 slow=$!
-for i in $(seq 1 100); do [ -s "$T/r11/samples.msgpack" ] && grep -q "run " "$LAB/h1/work/run.lock" 2>/dev/null && break; sleep 0.1; done
+for i in $(seq 1 100); do [ -s "$T/r11/samples.msgpack" ] && grep -q "run " "$LAB/h1/wd/run.lock" 2>/dev/null && break; sleep 0.1; done
 rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="$T/r12" suites/example.ini || rc=$?
 cat "$T/run12"
 expect_eq "busy host exit" "$rc" 3
@@ -118,6 +118,6 @@ expect_grep 'h3.*cannot connect' "$T/r13/report.md"
 expect_eq "h1 results" "$(jq '[.results[] | select(.host=="h1" and .n == 5)] | length' "$T/r13/summary.json")" 12
 
 note "no agent left on any host"
-for i in $(seq 1 50); do pgrep -f "$LAB/h[0-9]/work/bin/orch-agent" >/dev/null || break; sleep 0.1; done
-pgrep -af "$LAB/h[0-9]/work/bin/orch-agent" && fail "agents left behind"
+for i in $(seq 1 50); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || break; sleep 0.1; done
+pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent" && fail "agents left behind"
 echo PASS

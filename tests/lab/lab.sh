@@ -118,7 +118,7 @@ lab_up() {
 		fi
 	fi
 	for ((i = 1; i <= n; i++)); do
-		mkdir -p "$LAB/h$i/work" || { _lab_fail_up; return 1; }
+		mkdir -p "$LAB/h$i/wd" || { _lab_fail_up; return 1; }
 		if ! _lab_spawn_sshd "$i"; then
 			_lab_fail_up
 			return 1
@@ -589,7 +589,7 @@ address  = ${_LAB_ADDR[i]}
 port     = ${_LAB_PORT[i]}
 user     = $LAB_USER
 identity = $LAB_KEY
-workdir  = $LAB/h$i/work
+workdir  = $LAB/h$i/wd
 EOF
 		done
 		echo "[group.lab]"

@@ -66,8 +66,8 @@ done
 [ "$(wc -l <"$LAB/known_hosts")" -eq 6 ] || fail "known_hosts: want 6 lines"
 for h in h1 h2 h3; do
 	grep -qx "\[host.$h\]" "$LAB_INVENTORY" || fail "inventory: no [host.$h]"
-	grep -qx "workdir  = $LAB/$h/work" "$LAB_INVENTORY" || fail "inventory: $h workdir"
-	[ -d "$LAB/$h/work" ] || fail "$LAB/$h/work missing"
+	grep -qx "workdir  = $LAB/$h/wd" "$LAB_INVENTORY" || fail "inventory: $h workdir"
+	[ -d "$LAB/$h/wd" ] || fail "$LAB/$h/wd missing"
 	for k in ssh_host_ed25519_key ssh_host_ecdsa_key; do
 		[ -s "$LAB/$h/$k" ] || fail "$h: no $k"
 	done
@@ -135,9 +135,9 @@ done
 
 note "sftp and direct-tcpip"
 echo hello >"$T/up.txt"
-printf 'put %s %s\n' "$T/up.txt" "$LAB/h1/work/up.txt" |
+printf 'put %s %s\n' "$T/up.txt" "$LAB/h1/wd/up.txt" |
     timeout 15 sftp -q -F "$LAB/ssh_config" -b - h1 >/dev/null || fail "sftp put"
-[ "$(cat "$LAB/h1/work/up.txt")" = hello ] || fail "sftp: file not written"
+[ "$(cat "$LAB/h1/wd/up.txt")" = hello ] || fail "sftp: file not written"
 # To h1's own sshd, seen from h1 (in netns mode hosts cannot reach each
 # other, and 127.0.0.1 is each namespace's own).
 banner=$(timeout 15 ssh -F "$LAB/ssh_config" -W "$(lab_addr h1):$(lab_port h1)" h1 </dev/null 2>/dev/null || true)
@@ -172,11 +172,11 @@ probe h3 || fail "h3 after restart (same host keys)"
 note "sessions: --all ends them; a plain stop leaves them to lab_down"
 # session: starts `sleep 30` on h3 in the background; sets bg and remote.
 session() {
-	rm -f "$LAB/h3/work/sleep.pid"
-	s h3 'echo $$ >'"$LAB/h3/work/sleep.pid"'; exec sleep 30' 2>/dev/null &
+	rm -f "$LAB/h3/wd/sleep.pid"
+	s h3 'echo $$ >'"$LAB/h3/wd/sleep.pid"'; exec sleep 30' 2>/dev/null &
 	bg=$!
-	waitfor 100 test -s "$LAB/h3/work/sleep.pid" || fail "no session on h3"
-	remote=$(cat "$LAB/h3/work/sleep.pid")
+	waitfor 100 test -s "$LAB/h3/wd/sleep.pid" || fail "no session on h3"
+	remote=$(cat "$LAB/h3/wd/sleep.pid")
 }
 session
 lab_stop_sshd h3 --all
