@@ -55,6 +55,18 @@ struct serve_file {
 	ino_t	ino;		/* must execute this very file */
 };
 
+#define SERVE_VERIFIED_MAX	64	/* cache files whose hash a session remembers */
+
+/* A cache file hashed in this session, and how it looked then. */
+struct serve_seen {
+	char	sha[PROTO_SHA_HEX];
+	dev_t	dev;
+	ino_t	ino;
+	off_t	size;
+	time_t	mtime;
+	time_t	ctime;
+};
+
 struct serve {
 	const struct serve_opts	*opts;
 	char			 workdir[PATH_MAX];
@@ -75,6 +87,8 @@ struct serve {
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
 	uint32_t		 linger_ms;	/* the plan's */
+	struct serve_seen	 verified[SERVE_VERIFIED_MAX];
+	size_t			 nverified;
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
 };
@@ -298,6 +312,43 @@ serve_error(struct serve *s, const char *code, const char *fmt, ...)
 	return (serve_send(s, &msg));
 }
 
+/* Returns 1 when sha was verified in this session on a file like st. */
+static int
+serve_verified(const struct serve *s, const char *sha, const struct stat *st)
+{
+	const struct serve_seen	*v;
+	size_t			 i;
+
+	for (i = 0; i < s->nverified; i++) {
+		v = &s->verified[i];
+		if (strcmp(v->sha, sha) == 0 && v->dev == st->st_dev &&
+		    v->ino == st->st_ino && v->size == st->st_size &&
+		    v->mtime == st->st_mtime && v->ctime == st->st_ctime)
+			return (1);
+	}
+	return (0);
+}
+
+/* Remembers a verified file (the oldest entry goes when full). */
+static void
+serve_verified_add(struct serve *s, const char *sha, const struct stat *st)
+{
+	struct serve_seen	*v;
+
+	if (s->nverified == SERVE_VERIFIED_MAX) {
+		memmove(s->verified, s->verified + 1,
+		    (SERVE_VERIFIED_MAX - 1) * sizeof *s->verified);
+		s->nverified--;
+	}
+	v = &s->verified[s->nverified++];
+	snprintf(v->sha, sizeof v->sha, "%s", sha);
+	v->dev = st->st_dev;
+	v->ino = st->st_ino;
+	v->size = st->st_size;
+	v->mtime = st->st_mtime;
+	v->ctime = st->st_ctime;
+}
+
 /*
  * Checks that the cache holds the file with this hash, by hashing it.
  * Fills f when given. Returns 0, or -1 when missing or different (a
@@ -317,12 +368,20 @@ serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
 		return (-1);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		goto out;
-	if (hash_fd(fd, got) != 0)
-		goto out;
-	if (strcmp(got, sha) != 0) {
-		log_warnx("cache file %s has hash %s: removed", path, got);
-		unlink(path);
-		goto out;
+	/*
+	 * Hashed already in this session and not touched since (same inode,
+	 * size and times): the hash still holds. Else hash it again.
+	 */
+	if (!serve_verified(s, sha, &st)) {
+		if (hash_fd(fd, got) != 0)
+			goto out;
+		if (strcmp(got, sha) != 0) {
+			log_warnx("cache file %s has hash %s: removed", path,
+			    got);
+			unlink(path);
+			goto out;
+		}
+		serve_verified_add(s, sha, &st);
 	}
 	if (f != NULL) {
 		snprintf(f->sha, sizeof f->sha, "%s", sha);
@@ -717,7 +776,11 @@ struct serve_progress {
 	int64_t		 last_seq;	/* -1: none */
 };
 
-/* Appends one record and flushes it to disk. Returns 0 or -1 (errno). */
+/*
+ * Appends one record and, when sync, flushes it to disk. A result ('R')
+ * must be on disk before it is sent; a start ('S') need not: lost, its
+ * attempt simply never happened. Returns 0 or -1 (errno).
+ */
 static int
 serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
 {
@@ -737,7 +800,7 @@ serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
 	n = writev(s->journal, iov, 2);
 	if (n != (ssize_t)(sizeof hdr + len))
 		return (-1);
-	return (fsync(s->journal));
+	return (kind == 'S' ? 0 : fsync(s->journal));
 }
 
 /*

@@ -192,6 +192,25 @@ out:
 
 /* ---- files ------------------------------------------------------------ */
 
+/* Copies the hash of path when another host of the run has it. Returns 0 or -1. */
+static int
+run_known_sha(const struct run *run, const char *path, char sha[PROTO_SHA_HEX])
+{
+	size_t	i, j;
+
+	for (i = 0; i < run->nrh; i++) {
+		for (j = 0; j < run->rh[i].nfiles; j++) {
+			if (run->rh[i].files[j].path != NULL &&
+			    strcmp(run->rh[i].files[j].path, path) == 0) {
+				memcpy(sha, run->rh[i].files[j].sha,
+				    PROTO_SHA_HEX);
+				return (0);
+			}
+		}
+	}
+	return (-1);
+}
+
 /* Adds path to rh's files (once), hashing it. Returns its index or -1. */
 static long
 run_add_file(struct run_host *rh, const char *path, int executable,
@@ -207,7 +226,9 @@ run_add_file(struct run_host *rh, const char *path, int executable,
 	rh->files = xreallocarray(rh->files, rh->nfiles + 1, sizeof *rh->files);
 	f = &rh->files[rh->nfiles];
 	memset(f, 0, sizeof *f);
-	if (hash_file(path, f->sha) != 0) {
+	/* A file several hosts need is hashed once per run. */
+	if (run_known_sha(rh->run, path, f->sha) != 0 &&
+	    hash_file(path, f->sha) != 0) {
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		return (-1);
 	}
