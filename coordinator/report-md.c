@@ -301,49 +301,8 @@ md_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
 static void
 md_measure(FILE *f, const struct analysis *a, size_t i)
 {
-	const struct dataset	*ds = a->ds;
-	const struct rep_host	*rh = &a->hosts[i];
-	const struct ds_host	*h = &ds->hosts[rh->host];
-	const struct hyg_first	*fr;
-	char			 b1[64], b2[64];
-	size_t			 k, n;
-
-	fprintf(f, "- `%s`: ", h->name);
-	if (rh->hyg.floor.n > 0) {
-		report_fmt_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
-		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
-		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
-		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
-		    ", not subtracted");
-	} else
-		fputs("harness floor not measured", f);
-	for (k = 0; k < rh->hyg.nfirst; k++) {
-		fr = &rh->hyg.first[k];
-		report_fmt_value("wall_ns", fr->first_ns, b1, sizeof b1);
-		report_fmt_value("wall_ns", fr->median_ns, b2, sizeof b2);
-		fprintf(f, "; first run of %s's freshly pushed file %s (`%s`, "
-		    "seq %u) vs %s median measured", ds->variants[fr->variant],
-		    b1, ds->benches[fr->bench].name, fr->seq, b2);
-	}
-	if (rh->hyg.nwaits > 0)
-		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
-		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
-		    (double)rh->hyg.waited_ms / 1000);
-	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
-		if (ds->notes[k].host != rh->host ||
-		    strcmp(ds->notes[k].state, "waiting-load") == 0)
-			continue;
-		fputs(n++ ? "; " : "; agent notes: ", f);
-		md_cell(f, ds->notes[k].detail);
-	}
-	for (n = 0, k = 0; k < h->facts.nextra; k++) {
-		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
-			continue;
-		fputs(n++ ? ", " : "; facts: ", f);
-		md_cell(f, h->facts.extra[k].key);
-		fputc('=', f);
-		md_cell(f, h->facts.extra[k].value);
-	}
+	fprintf(f, "- `%s`: ", a->ds->hosts[a->hosts[i].host].name);
+	report_measure(f, a, i, md_cell, "`", "`");
 	fputs("\n", f);
 }
 

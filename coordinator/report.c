@@ -904,6 +904,63 @@ report_fmt_value(const char *metric, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.4g", v);
 }
 
+/*
+ * Writes what a host's measurement saw — floor, first runs, load waits,
+ * notes, facts — with esc for text from the record and code_open and
+ * code_close around names (Markdown backticks or HTML <code>).
+ */
+void
+report_measure(FILE *f, const struct analysis *a, size_t i,
+    void (*esc)(FILE *, const char *), const char *code_open,
+    const char *code_close)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &ds->hosts[rh->host];
+	const struct hyg_first	*fr;
+	char			 b1[64], b2[64];
+	size_t			 k, n;
+
+	if (rh->hyg.floor.n > 0) {
+		report_fmt_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
+		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
+		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
+		    ", not subtracted");
+	} else
+		fputs("harness floor not measured", f);
+	for (k = 0; k < rh->hyg.nfirst; k++) {
+		fr = &rh->hyg.first[k];
+		report_fmt_value("wall_ns", fr->first_ns, b1, sizeof b1);
+		report_fmt_value("wall_ns", fr->median_ns, b2, sizeof b2);
+		fputs("; first run of ", f);
+		esc(f, ds->variants[fr->variant]);
+		fprintf(f, "'s freshly pushed file %s (%s", b1, code_open);
+		esc(f, ds->benches[fr->bench].name);
+		fprintf(f, "%s, seq %u) vs %s median measured", code_close,
+		    fr->seq, b2);
+	}
+	if (rh->hyg.nwaits > 0)
+		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
+		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
+		    (double)rh->hyg.waited_ms / 1000);
+	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
+		if (ds->notes[k].host != rh->host ||
+		    strcmp(ds->notes[k].state, "waiting-load") == 0)
+			continue;
+		fputs(n++ ? "; " : "; agent notes: ", f);
+		esc(f, ds->notes[k].detail);
+	}
+	for (n = 0, k = 0; k < h->facts.nextra; k++) {
+		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
+			continue;
+		fputs(n++ ? ", " : "; facts: ", f);
+		esc(f, h->facts.extra[k].key);
+		fputc('=', f);
+		esc(f, h->facts.extra[k].value);
+	}
+}
+
 /* Writes DIR/name through DIR/.name.tmp and a rename. */
 static int
 rep_write(const char *dir, const char *name, int (*fn)(const void *, FILE *),

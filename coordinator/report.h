@@ -150,6 +150,15 @@ int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 int	report_value(const struct analysis *a, size_t hostidx,
 	    const struct ds_sample *s, const char *metric, double *v);
 
+/*
+ * Writes what host i's measurement saw (floor, first runs, load waits,
+ * notes, facts) as one line's text: esc escapes record text, code_open and
+ * code_close surround names.
+ */
+void	report_measure(FILE *f, const struct analysis *a, size_t i,
+	    void (*esc)(FILE *, const char *), const char *code_open,
+	    const char *code_close);
+
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
 void	report_fmt_value(const char *metric, double v, char *buf, size_t len);
 
