@@ -381,20 +381,113 @@ struct rec_ctx {
 	char		*cause;
 };
 
-/* Returns the value of key in map o, or NULL. */
+/*
+ * The dataset's arena: what a million samples own (their metrics and
+ * strings) comes from a few large chunks, freed together, instead of
+ * millions of mallocs.
+ */
+struct ds_chunk {
+	struct ds_chunk	*next;
+	size_t		 used, size;
+	max_align_t	 data[];
+};
+
+#define DS_CHUNK	(1024 * 1024)
+
+static void *
+ds_alloc(struct dataset *ds, size_t n)
+{
+	struct ds_chunk	*c = ds->arena;
+	size_t		 size;
+	void		*p;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (c == NULL || c->size - c->used < n) {
+		size = n > DS_CHUNK ? n : DS_CHUNK;
+		c = xmalloc(sizeof *c + size);
+		c->used = 0;
+		c->size = size;
+		c->next = ds->arena;
+		ds->arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return (p);
+}
+
+/*
+ * Returns the dataset's copy of the len bytes at p as a string, one copy
+ * per distinct value: samples repeat the same few checksums and errors.
+ */
+static const char *
+ds_intern(struct dataset *ds, const char *p, size_t len)
+{
+	uint64_t	 h = 1469598103934665603ULL;
+	size_t		 i, j, cap;
+	char		**t, *s;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	if (ds->nstrs + 1 > ds->strs_cap / 2) {
+		cap = ds->strs_cap ? ds->strs_cap * 2 : 64;
+		t = xcalloc(cap, sizeof *t);
+		for (i = 0; i < ds->strs_cap; i++) {
+			uint64_t	g = 1469598103934665603ULL;
+			const char	*q;
+
+			if ((s = ds->strs[i]) == NULL)
+				continue;
+			for (q = s; *q != '\0'; q++)
+				g = (g ^ (unsigned char)*q) * 1099511628211ULL;
+			for (j = g & (cap - 1); t[j] != NULL; j = (j + 1) & (cap - 1))
+				;
+			t[j] = s;
+		}
+		free(ds->strs);
+		ds->strs = t;
+		ds->strs_cap = cap;
+	}
+	for (j = h & (ds->strs_cap - 1); (s = ds->strs[j]) != NULL;
+	    j = (j + 1) & (ds->strs_cap - 1)) {
+		if (strncmp(s, p, len) == 0 && s[len] == '\0')
+			return (s);
+	}
+	s = ds_alloc(ds, len + 1);
+	memcpy(s, p, len);
+	s[len] = '\0';
+	ds->strs[j] = s;
+	ds->nstrs++;
+	return (s);
+}
+
+/*
+ * Returns the value of key in map o, or NULL. Records of a kind share
+ * their layout, so where each key was found last is tried first: a
+ * million samples' lookups cost one comparison each, not a scan.
+ */
 static const msgpack_object *
 rec_get(const msgpack_object *o, const char *key)
 {
-	size_t	i, len = strlen(key);
+	static _Thread_local uint32_t	 hint[128];
+	const msgpack_object		*k;
+	size_t				 i, len = strlen(key);
+	uint32_t			*h = &hint[(uintptr_t)key % 127];
 
 	if (o->type != MSGPACK_OBJECT_MAP)
 		return (NULL);
-	for (i = 0; i < o->via.map.size; i++) {
-		const msgpack_object	*k = &o->via.map.ptr[i].key;
-
+	if (*h < o->via.map.size) {
+		k = &o->via.map.ptr[*h].key;
 		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == len &&
 		    memcmp(k->via.str.ptr, key, len) == 0)
+			return (&o->via.map.ptr[*h].val);
+	}
+	for (i = 0; i < o->via.map.size; i++) {
+		k = &o->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == len &&
+		    memcmp(k->via.str.ptr, key, len) == 0) {
+			*h = (uint32_t)i;
 			return (&o->via.map.ptr[i].val);
+		}
 	}
 	return (NULL);
 }
@@ -532,25 +625,47 @@ dataset_host(const struct dataset *ds, const char *name)
 	return (-1);
 }
 
-int
-dataset_value(const struct dataset *ds, const struct ds_sample *s,
-    const char *name, double *v)
+long
+dataset_metric(const struct dataset *ds, const char *name)
 {
 	size_t	i;
 
 	for (i = 0; i < DS_NBUILTIN; i++) {
-		if (strcmp(ds_builtin_names[i], name) == 0) {
-			*v = (double)s->builtin[i];
-			return (0);
-		}
+		if (strcmp(ds_builtin_names[i], name) == 0)
+			return ((long)i);
+	}
+	for (i = 0; i < ds->nmnames; i++) {
+		if (strcmp(ds->mnames[i], name) == 0)
+			return ((long)(DS_NBUILTIN + i));
+	}
+	return (-1);
+}
+
+int
+dataset_get(const struct ds_sample *s, long key, double *v)
+{
+	size_t	i;
+
+	if (key < 0)
+		return (-1);
+	if (key < DS_NBUILTIN) {
+		*v = (double)s->builtin[key];
+		return (0);
 	}
 	for (i = 0; i < s->nmetrics; i++) {
-		if (strcmp(ds->mnames[s->mkey[i]], name) == 0) {
+		if (s->mkey[i] == (size_t)key - DS_NBUILTIN) {
 			*v = s->mval[i];
 			return (0);
 		}
 	}
 	return (-1);
+}
+
+int
+dataset_value(const struct dataset *ds, const struct ds_sample *s,
+    const char *name, double *v)
+{
+	return (dataset_get(s, dataset_metric(ds, name), v));
 }
 
 /* Returns the host index for name, adding a host without facts if new. */
@@ -751,11 +866,15 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	rec_gbuf(o, "variant", variant, sizeof variant);
 	rec_gbuf(o, "status", status, sizeof status);
 	if (strcmp(bench, RECORD_FLOOR) == 0 && host[0] != '\0') {
-		ds->floors = xreallocarray(ds->floors, ds->nfloors + 1,
-		    sizeof *ds->floors);
+		if (ds->nfloors == ds->floors_cap) {
+			ds->floors_cap = ds->floors_cap ?
+			    ds->floors_cap * 2 : 256;
+			ds->floors = xreallocarray(ds->floors, ds->floors_cap,
+			    sizeof *ds->floors);
+		}
 		s = &ds->floors[ds->nfloors++];
 		memset(s, 0, sizeof *s);
-		s->err = xstrdup("");
+		s->err = "";
 		s->host = rec_host(ds, host);
 		return (rec_sample_fields(c, o, s, status));
 	}
@@ -782,8 +901,7 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	s->bench = (size_t)b;
 	s->variant = (size_t)vr;
 	ds->nsamples++;
-	free(s->err);
-	s->err = NULL;
+	s->err = "";
 	return (rec_sample_fields(c, o, s, status));
 }
 
@@ -832,34 +950,40 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 		if (rec_guint(c, o, ds_builtin_names[i], &s->builtin[i]) != 0)
 			return (-1);
 	}
-	free(s->err);
-	if ((s->err = rec_gstr(c, o, "err")) == NULL) {
-		s->err = xstrdup("");
+	v = rec_get(o, "err");
+	if (v == NULL || v->type != MSGPACK_OBJECT_STR) {
+		xasprintf(&c->cause, "%s: record %zu: field 'err' missing or "
+		    "not a string", c->path, c->index);
 		return (-1);
 	}
+	s->err = ds_intern(ds, v->via.str.ptr, v->via.str.size);
 	v = rec_get(o, "checksum");
 	if (v != NULL && v->type == MSGPACK_OBJECT_STR)
-		s->checksum = rec_strdup_obj(v);
+		s->checksum = ds_intern(ds, v->via.str.ptr, v->via.str.size);
 	v = rec_get(o, "metrics");
 	if (v != NULL && v->type == MSGPACK_OBJECT_MAP && v->via.map.size > 0) {
-		s->mkey = xcalloc(v->via.map.size, sizeof *s->mkey);
-		s->mval = xcalloc(v->via.map.size, sizeof *s->mval);
+		s->mkey = ds_alloc(ds, v->via.map.size * sizeof *s->mkey);
+		s->mval = ds_alloc(ds, v->via.map.size * sizeof *s->mval);
 		for (i = 0; i < v->via.map.size; i++) {
 			const msgpack_object_kv	*kv = &v->via.map.ptr[i];
-			char			*name;
+			const char		*kp = kv->key.via.str.ptr;
+			size_t			 kl = kv->key.via.str.size;
 
 			if (kv->key.type != MSGPACK_OBJECT_STR ||
 			    (kv->val.type != MSGPACK_OBJECT_FLOAT64 &&
 			    kv->val.type != MSGPACK_OBJECT_FLOAT32))
 				continue;
-			name = rec_strdup_obj(&kv->key);
-			if ((k = rec_find(ds->mnames, ds->nmnames, name)) < 0) {
+			for (k = 0; k < (long)ds->nmnames; k++) {
+				if (strncmp(ds->mnames[k], kp, kl) == 0 &&
+				    ds->mnames[k][kl] == '\0')
+					break;
+			}
+			if (k == (long)ds->nmnames) {
 				ds->mnames = xreallocarray(ds->mnames,
 				    ds->nmnames + 1, sizeof *ds->mnames);
-				ds->mnames[ds->nmnames] = name;
-				k = (long)ds->nmnames++;
-			} else
-				free(name);
+				ds->mnames[ds->nmnames++] =
+				    rec_strdup_obj(&kv->key);
+			}
 			s->mkey[s->nmetrics] = (size_t)k;
 			s->mval[s->nmetrics++] = kv->val.via.f64;
 		}
@@ -1106,20 +1230,15 @@ dataset_free(struct dataset *ds)
 		free(ds->files[i].sha);
 	}
 	free(ds->files);
-	for (i = 0; i < ds->nsamples; i++) {
-		free(ds->samples[i].mkey);
-		free(ds->samples[i].mval);
-		free(ds->samples[i].checksum);
-		free(ds->samples[i].err);
-	}
 	free(ds->samples);
-	for (i = 0; i < ds->nfloors; i++) {
-		free(ds->floors[i].mkey);
-		free(ds->floors[i].mval);
-		free(ds->floors[i].checksum);
-		free(ds->floors[i].err);
-	}
 	free(ds->floors);
+	while (ds->arena != NULL) {
+		struct ds_chunk	*c = ds->arena;
+
+		ds->arena = c->next;
+		free(c);
+	}
+	free(ds->strs);
 	for (i = 0; i < ds->nnotes; i++) {
 		free(ds->notes[i].state);
 		free(ds->notes[i].detail);

@@ -22,6 +22,7 @@
 
 /* Built-in metrics of every sample, in this order. */
 #define DS_NBUILTIN	6
+#define DS_WALL_NS	0	/* ds_builtin_names[DS_WALL_NS] is "wall_ns" */
 extern const char *const ds_builtin_names[DS_NBUILTIN];
 
 struct ds_bench {
@@ -72,8 +73,8 @@ struct ds_sample {
 	size_t		 nmetrics;		/* the program's own */
 	size_t		*mkey;			/* index into dataset.mnames */
 	double		*mval;
-	char		*checksum;		/* NULL when none */
-	char		*err;			/* "" when none */
+	const char	*checksum;		/* NULL when none */
+	const char	*err;			/* "" when none */
 };
 
 struct dataset {
@@ -102,6 +103,7 @@ struct dataset {
 	struct ds_sample *samples;
 	size_t		 samples_cap;
 	size_t		 nfloors;	/* runs of the floor program, "(floor)" */
+	size_t		 floors_cap;
 	struct ds_sample *floors;
 	size_t		 nnotes;
 	struct ds_note	*notes;
@@ -112,6 +114,10 @@ struct dataset {
 	int		 truncated;	/* the last record was cut short */
 	uint64_t	 good_len;	/* bytes of whole records */
 	int		 resumed;	/* times the run was resumed */
+	/* Owned by the dataset: samples' mkey, mval, checksum and err. */
+	struct ds_chunk	*arena;
+	char		**strs;		/* interned strings, open addressing */
+	size_t		 nstrs, strs_cap;
 };
 
 /*
@@ -126,6 +132,14 @@ void	dataset_free(struct dataset *ds);
 
 /* Returns the index of name among the dataset's hosts / metric names, or -1. */
 long	dataset_host(const struct dataset *ds, const char *name);
+
+/*
+ * A metric's key (a builtin's index, or DS_NBUILTIN + its index in mnames;
+ * -1 when no sample has it), for dataset_get: a name resolved once, then
+ * looked up per sample without comparing strings.
+ */
+long	dataset_metric(const struct dataset *ds, const char *name);
+int	dataset_get(const struct ds_sample *s, long key, double *v);
 
 /*
  * Returns the value of metric name in sample s (a built-in or the

@@ -39,6 +39,11 @@ static const char *const html_palette[] = {
 #define RP_R		20
 #define RP_T		34
 #define RP_B		40
+/*
+ * Past this many rounds a dot per round only overdraws (and a million
+ * samples made a 110 MB page): consecutive rounds are drawn in bins.
+ */
+#define RP_MAXDOTS	400
 
 static const char html_css[] =
     "*{box-sizing:border-box}\n"
@@ -704,6 +709,84 @@ rp_every(size_t nslots)
 	return (nslots / 20 + 1);
 }
 
+/* Where a rounds plot draws: its benchmark, scale and slots. */
+struct rp_frame {
+	size_t	bench;
+	double	lo, hi, ph, slotw;
+	int	warm;
+};
+
+/*
+ * A variant's measured rounds in bins of per rounds (good[r]: round r's
+ * final successful run): a band from each bin's lowest to its highest run
+ * and a line through the bins' medians.
+ */
+static void
+html_round_bins(FILE *f, const struct analysis *a, size_t host,
+    const struct ds_sample **good, size_t per, const struct rp_frame *fr,
+    double off, const char *col)
+{
+	const struct dataset	*ds = a->ds;
+	const char		*mn = ds->benches[fr->bench].metrics[0];
+	size_t			 nb = (ds->rounds + per - 1) / per, bi, r, n, k;
+	double			*v, *med, *bmin, *bmax, x, y;
+	int			 first;
+
+	v = xcalloc(per, sizeof *v);
+	med = xcalloc(nb, sizeof *med);
+	bmin = xcalloc(nb, sizeof *bmin);
+	bmax = xcalloc(nb, sizeof *bmax);
+	for (bi = 0; bi < nb; bi++) {
+		for (n = 0, r = bi * per + 1; r <= (bi + 1) * per &&
+		    r <= ds->rounds; r++) {
+			if (good[r] != NULL &&
+			    report_value(a, host, good[r], mn, &v[n]) == 0)
+				n++;
+		}
+		med[bi] = NAN;
+		if (n == 0)
+			continue;
+		stats_sort(v, n);
+		med[bi] = stats_quantile(v, n, 0.5);
+		bmin[bi] = v[0];
+		bmax[bi] = v[n - 1];
+	}
+#define RP_X(bi) (RP_L + ((double)(bi) * (double)per + (double)per / 2 + \
+    (double)fr->warm) * fr->slotw + off)
+#define RP_Y(val) (RP_T + (fr->hi - (val)) / (fr->hi - fr->lo) * fr->ph)
+	fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.16\" stroke=\"none\" "
+	    "d=\"", col);
+	/* One closed shape per run of bins with data. */
+	for (bi = 0; bi < nb; bi = k) {
+		for (; bi < nb && isnan(med[bi]); bi++)
+			;
+		for (k = bi; k < nb && !isnan(med[k]); k++)
+			fprintf(f, "%c%.1f %.1f", k == bi ? 'M' : 'L', RP_X(k),
+			    RP_Y(bmax[k]));
+		for (r = k; r > bi; r--)
+			fprintf(f, "L%.1f %.1f", RP_X(r - 1), RP_Y(bmin[r - 1]));
+		if (k > bi)
+			fputc('Z', f);
+	}
+	fprintf(f, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" "
+	    "stroke-width=\"1.6\" points=\"", col);
+	for (first = 1, bi = 0; bi < nb; bi++) {
+		if (isnan(med[bi]))
+			continue;
+		x = RP_X(bi);
+		y = RP_Y(med[bi]);
+		fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+		first = 0;
+	}
+	fputs("\"/>\n", f);
+#undef RP_X
+#undef RP_Y
+	free(v);
+	free(med);
+	free(bmin);
+	free(bmax);
+}
+
 /* The primary metric of one benchmark on one host, by round and variant. */
 static void
 html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -720,6 +803,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	const struct ds_sample	**good;
 	uint32_t		*last;
 	int			 warm = 0, first, clip;
+	size_t			 per, nb, *fails, bi;
+	struct rp_frame		 fr;
 
 	offscale[0] = '\0';
 
@@ -762,6 +847,16 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	nslots = ds->rounds + (size_t)warm;
 	slotw = pw / (double)(nslots > 0 ? nslots : 1);
 	dx = fmin(6, slotw / (double)(nv + 1));
+	per = ds->rounds > RP_MAXDOTS ?
+	    (ds->rounds + RP_MAXDOTS - 1) / RP_MAXDOTS : 1;
+	nb = (ds->rounds + per - 1) / per;
+	fails = xcalloc(nb + 1, sizeof *fails);
+	fr.bench = b;
+	fr.lo = lo;
+	fr.hi = hi;
+	fr.ph = ph;
+	fr.slotw = slotw;
+	fr.warm = warm;
 
 	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
@@ -816,11 +911,6 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
 			    RP_W - RP_R, y, col);
 		}
-		/* A line through the measured runs, in round order. */
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-		    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" points=\"",
-		    col);
-		first = 1;
 		/* The good measured runs of this variant, by round. */
 		for (np = 0; np <= ds->rounds; np++)
 			good[np] = NULL;
@@ -833,7 +923,15 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 			    s->attempt > good[s->round]->attempt)
 				good[s->round] = s;
 		}
-		for (np = 1; np <= ds->rounds; np++) {
+		if (per > 1)
+			html_round_bins(f, a, host, good, per, &fr, off, col);
+		/* A line through the measured runs, in round order. */
+		if (per == 1)
+			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+			    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" "
+			    "points=\"", col);
+		first = 1;
+		for (np = 1; per == 1 && np <= ds->rounds; np++) {
 			s = good[np];
 			if (s == NULL || report_value(a, host, s, mn, &v) != 0)
 				continue;
@@ -843,7 +941,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
 			first = 0;
 		}
-		fputs("\"/>\n", f);
+		if (per == 1)
+			fputs("\"/>\n", f);
 		/* The last attempt of each measured round. */
 		for (np = 0; np <= ds->rounds; np++)
 			last[np] = 0;
@@ -857,6 +956,13 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 			s = &ds->samples[mine[mi]];
 			if (s->variant != vr)
 				continue;
+			/* Binned: a bin's failures are counted, not drawn. */
+			if (per > 1 && !s->warmup) {
+				if (s->status != 0 && s->round >= 1 &&
+				    s->round <= ds->rounds)
+					fails[(s->round - 1) / per]++;
+				continue;
+			}
 			x = RP_L + ((double)(s->warmup ? 0 : s->round - 1 +
 			    (uint32_t)warm) + 0.5) * slotw + off;
 			if (s->status != 0) {
@@ -914,6 +1020,24 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 			fputs(s->warmup && clip ? "</path>\n" : "</circle>\n",
 			    f);
 		}
+		/* Binned: one mark per bin that had failed runs. */
+		for (bi = 0; bi < nb && per > 1; bi++) {
+			if (fails[bi] == 0)
+				continue;
+			x = RP_L + ((double)bi * (double)per + (double)per / 2 +
+			    (double)warm) * slotw + off;
+			y = RP_T + ph - 7;
+			fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
+			    "stroke=\"#cf222e\" stroke-width=\"2\"><title>",
+			    x - 4, y - 4);
+			html_esc(f, ds->variants[vr]);
+			fprintf(f, " rounds %zu to %zu: %zu failed run%s"
+			    "</title></path>\n", bi * per + 1,
+			    (bi + 1) * per < ds->rounds ? (bi + 1) * per :
+			    (size_t)ds->rounds, fails[bi],
+			    fails[bi] == 1 ? "" : "s");
+			fails[bi] = 0;
+		}
 	}
 	/* The legend, across the top. */
 	x = RP_L;
@@ -944,8 +1068,13 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		    strcmp(mn, "wall_ns") == 0)
 			fputs(" (net of the harness floor)", f);
 	}
-	fputs(" of every run, by round; a drift shows as a slope, an outlier "
-	    "as a lone point.", f);
+	if (per > 1)
+		fprintf(f, " by round, in bins of %zu rounds: the line joins "
+		    "each bin's median, the band spans its lowest to its "
+		    "highest run; a drift shows as a slope.", per);
+	else
+		fputs(" of every run, by round; a drift shows as a slope, an "
+		    "outlier as a lone point.", f);
 	if (offscale[0] != '\0') {
 		fputs(" Warmups off the scale (triangles at the edge): ", f);
 		html_esc(f, offscale);
@@ -955,6 +1084,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	free(mine);
 	free(good);
 	free(last);
+	free(fails);
 }
 
 /* ---- per-architecture sections ------------------------------------------ */

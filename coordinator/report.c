@@ -3,6 +3,7 @@
 #include <ini.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,17 @@ rep_value(const struct dataset *ds, const struct ds_sample *s,
 	return (0);
 }
 
+/* As rep_value, for a metric resolved once by dataset_metric. */
+static int
+rep_get(const struct ds_sample *s, long key, double floor_sub, double *v)
+{
+	if (dataset_get(s, key, v) != 0)
+		return (-1);
+	if (floor_sub > 0 && key == DS_WALL_NS)
+		*v -= floor_sub;
+	return (0);
+}
+
 /* Per (host, bench, variant, round): the final measured attempt. */
 struct rep_cell {
 	const struct ds_sample	*s;
@@ -54,15 +66,6 @@ rep_host_cmp(const void *a, const void *b)
 	if ((c = strcmp(x->facts.cpu_model, y->facts.cpu_model)) != 0)
 		return (c);
 	return (strcmp(x->name, y->name));
-}
-
-/* Orders doubles ascending, for qsort. */
-static int
-rep_double_cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return ((x > y) - (x < y));
 }
 
 /* Derives a bootstrap seed from the run seed and what is compared. */
@@ -302,7 +305,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 				loads[nl++] = s->load1;
 		}
 		if (nl > 0) {
-			qsort(loads, nl, sizeof *loads, rep_double_cmp);
+			stats_sort(loads, nl);
 			rh->load_med = stats_quantile(loads, nl, 0.5);
 			rh->load_max = loads[nl - 1];
 		}
@@ -325,7 +328,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 			}
 			ck = rep_checksums(ds, h, b, reason, sizeof reason);
 			for (m = 0; m < ds->benches[b].nmetrics; m++) {
-				const char *mn = ds->benches[b].metrics[m];
+				long key = dataset_metric(ds,
+				    ds->benches[b].metrics[m]);
 
 				for (vr = 0; vr < ds->nvariants; vr++) {
 					a->results = xreallocarray(a->results,
@@ -346,7 +350,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 							res->failed++;
 							continue;
 						}
-						if (rep_value(ds, s, mn,
+						if (rep_get(s, key,
 						    rh->floor_sub, &v) == 0)
 							vals[n++] = v;
 					}
@@ -377,9 +381,9 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 						if (s == NULL || rs == NULL ||
 						    s->status != 0 || rs->status != 0)
 							continue;
-						if (rep_value(ds, s, mn, rh->floor_sub,
+						if (rep_get(s, key, rh->floor_sub,
 						    &v) != 0 ||
-						    rep_value(ds, rs, mn, rh->floor_sub,
+						    rep_get(rs, key, rh->floor_sub,
 						    &rv) != 0 ||
 						    !(rv > 0) || !(v > 0))
 							continue;
@@ -961,33 +965,67 @@ report_measure(FILE *f, const struct analysis *a, size_t i,
 	}
 }
 
-/* Writes DIR/name through DIR/.name.tmp and a rename. */
-static int
-rep_write(const char *dir, const char *name, int (*fn)(const void *, FILE *),
-    const void *arg, char **cause)
+/*
+ * One report file: written to DIR/.name.tmp and synced by rep_write, then
+ * renamed into place by rep_commit once every file was written, so a
+ * failure leaves the previous files whole and no file from this attempt.
+ */
+struct rep_out {
+	const char	 *dir;
+	const char	 *name;
+	int		(*fn)(const void *, FILE *);
+	const void	 *arg;
+	char		 *cause;
+	int		  r;
+};
+
+/* Writes and syncs DIR/.name.tmp; sets o->r (0 or -1 with o->cause). */
+static void
+rep_write(struct rep_out *o)
 {
-	char	tmp[PATH_MAX], dst[PATH_MAX];
+	char	tmp[PATH_MAX];
 	FILE	*f;
 	int	 r;
 
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
-	snprintf(dst, sizeof dst, "%s/%s", dir, name);
+	o->r = -1;
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", o->dir, o->name);
 	if ((f = fopen(tmp, "w")) == NULL) {
-		xasprintf(cause, "%s: %s", tmp, strerror(errno));
-		return (-1);
+		xasprintf(&o->cause, "%s: %s", tmp, strerror(errno));
+		return;
 	}
-	r = fn(arg, f);
+	/* Large writes: samples.csv of a long run is hundreds of MB. */
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	r = o->fn(o->arg, f);
 	if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0)
 		r = -1;
 	if (fclose(f) != 0)
 		r = -1;
 	if (r != 0) {
-		xasprintf(cause, "cannot write %s: %s", dst, strerror(errno));
+		xasprintf(&o->cause, "cannot write %s/%s: %s", o->dir, o->name,
+		    strerror(errno));
 		unlink(tmp);
-		return (-1);
+		return;
 	}
+	o->r = 0;
+}
+
+static void *
+rep_write_thread(void *arg)
+{
+	rep_write(arg);
+	return (NULL);
+}
+
+/* Renames a written DIR/.name.tmp into place; -1 with o->cause. */
+static int
+rep_commit(struct rep_out *o)
+{
+	char	tmp[PATH_MAX], dst[PATH_MAX];
+
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", o->dir, o->name);
+	snprintf(dst, sizeof dst, "%s/%s", o->dir, o->name);
 	if (rename(tmp, dst) == -1) {
-		xasprintf(cause, "rename %s: %s", dst, strerror(errno));
+		xasprintf(&o->cause, "rename %s: %s", dst, strerror(errno));
 		unlink(tmp);
 		return (-1);
 	}
@@ -1024,23 +1062,70 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
-	int		 r = -1;
+	struct rep_out	 out[] = {
+		{ dir, "samples.csv", rep_csv_cb, NULL, NULL, -1 },
+		{ dir, "summary.json", rep_json_cb, NULL, NULL, -1 },
+		{ dir, "report.md", rep_md_cb, NULL, NULL, -1 },
+		{ dir, "report.html", rep_html_cb, NULL, NULL, -1 },
+	};
+	const size_t	 nout = sizeof out / sizeof out[0];
+	pthread_t	 csv;
+	size_t		 i;
+	int		 r = -1, threaded = 0;
+	char		 tmp[PATH_MAX];
 
 	if (record_load(dir, &ds, cause) != 0)
 		goto out;
+	/*
+	 * samples.csv needs only the samples: it is written beside the
+	 * analysis (a million samples make nine million rows), and when no
+	 * thread can be had, after it.
+	 */
+	out[0].arg = ds;
+	threaded = pthread_create(&csv, NULL, rep_write_thread, &out[0]) == 0;
 	if (analysis_build(ds, &a, cause) != 0)
 		goto out;
-	if (rep_write(dir, "samples.csv", rep_csv_cb, ds, cause) != 0 ||
-	    rep_write(dir, "summary.json", rep_json_cb, a, cause) != 0 ||
-	    rep_write(dir, "report.md", rep_md_cb, a, cause) != 0 ||
-	    rep_write(dir, "report.html", rep_html_cb, a, cause) != 0)
-		goto out;
+	for (i = 1; i < nout; i++) {
+		out[i].arg = a;
+		rep_write(&out[i]);
+		if (out[i].r != 0)
+			break;
+	}
+	if (threaded) {
+		pthread_join(csv, NULL);
+		threaded = 0;
+	} else
+		rep_write(&out[0]);
+	for (i = 0; i < nout; i++) {
+		if (out[i].r != 0) {
+			*cause = out[i].cause;
+			out[i].cause = NULL;
+			goto out;
+		}
+	}
+	for (i = 0; i < nout; i++) {
+		if (rep_commit(&out[i]) != 0) {
+			*cause = out[i].cause;
+			out[i].cause = NULL;
+			goto out;
+		}
+	}
 	if (nworse != NULL)
 		*nworse = a->nworse;
 	if (nfailed != NULL)
 		*nfailed = a->nfailed_samples;
 	r = 0;
 out:
+	if (threaded)
+		pthread_join(csv, NULL);
+	for (i = 0; i < nout; i++) {
+		free(out[i].cause);
+		if (r != 0) {
+			snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir,
+			    out[i].name);
+			unlink(tmp);
+		}
+	}
 	analysis_free(a);
 	dataset_free(ds);
 	return (r);

@@ -25,28 +25,6 @@ stats_alloc(size_t n)
 	return (malloc(n * sizeof(double)));
 }
 
-/* qsort order for doubles, NANs last so they never land inside the data. */
-static int
-stats_cmp(const void *pa, const void *pb)
-{
-	double	a = *(const double *)pa, b = *(const double *)pb;
-
-	if (isnan(a))
-		return (isnan(b) ? 0 : 1);
-	if (isnan(b))
-		return (-1);
-	return ((a > b) - (a < b));
-}
-
-/* qsort order by absolute value, for ranking Wilcoxon differences. */
-static int
-stats_cmp_abs(const void *pa, const void *pb)
-{
-	double	a = fabs(*(const double *)pa), b = fabs(*(const double *)pb);
-
-	return ((a > b) - (a < b));
-}
-
 static void
 stats_swap(double *a, size_t i, size_t j)
 {
@@ -54,6 +32,101 @@ stats_swap(double *a, size_t i, size_t j)
 
 	a[i] = a[j];
 	a[j] = t;
+}
+
+/* Sifts a[i] down the max-heap a[0..n). */
+static void
+stats_sift(double *a, size_t i, size_t n)
+{
+	size_t	c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && a[c + 1] > a[c])
+			c++;
+		if (!(a[c] > a[i]))
+			return;
+		stats_swap(a, i, c);
+		i = c;
+	}
+}
+
+/*
+ * Introsort of a[0..n) without NANs: quicksort on a median of three,
+ * insertion sort for short runs, heapsort when the partitions go bad.
+ * The comparison is inline: several times faster than qsort's callback
+ * on the hundred thousand values of a long run.
+ */
+static void
+stats_introsort(double *a, size_t n, unsigned depth)
+{
+	size_t	i, j, mid;
+	double	p, t;
+
+	while (n > 16) {
+		if (depth-- == 0) {
+			for (i = n / 2; i-- > 0; )
+				stats_sift(a, i, n);
+			for (i = n - 1; i > 0; i--) {
+				stats_swap(a, 0, i);
+				stats_sift(a, 0, i);
+			}
+			return;
+		}
+		mid = n / 2;
+		if (a[mid] < a[0])
+			stats_swap(a, 0, mid);
+		if (a[n - 1] < a[0])
+			stats_swap(a, 0, n - 1);
+		if (a[n - 1] < a[mid])
+			stats_swap(a, mid, n - 1);
+		p = a[mid];
+		/* Hoare partition: a[0] <= p <= a[n-1] bound both scans. */
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (a[++i] < p)
+				;
+			while (p < a[--j])
+				;
+			if (i >= j)
+				break;
+			stats_swap(a, i, j);
+		}
+		/* Recurse into the smaller side, loop on the larger. */
+		if (j + 1 < n - j - 1) {
+			stats_introsort(a, j + 1, depth);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			stats_introsort(a + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		t = a[i];
+		for (j = i; j > 0 && t < a[j - 1]; j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
+}
+
+void
+stats_sort(double *a, size_t n)
+{
+	size_t		i, m = 0;
+	unsigned	depth = 0;
+
+	/* NANs go last, so they never land inside the data. */
+	for (i = 0; i < n; i++) {
+		if (!isnan(a[i])) {
+			if (i != m)
+				stats_swap(a, i, m);
+			m++;
+		}
+	}
+	for (i = m; i > 1; i >>= 1)
+		depth += 2;
+	stats_introsort(a, m, depth);
 }
 
 /*
@@ -160,7 +233,7 @@ stats_summarize(const double *x, size_t n, struct stats_summary *out)
 	if ((s = stats_alloc(n)) == NULL)
 		goto out;
 	memcpy(s, x, n * sizeof *s);
-	qsort(s, n, sizeof *s, stats_cmp);
+	stats_sort(s, n);
 
 	out->n = n;
 	out->min = s[0];
@@ -220,7 +293,7 @@ stats_boot_interval(double *v, size_t nboot, double level, double *lo,
 {
 	double	alpha = (1 - level) / 2;
 
-	qsort(v, nboot, sizeof *v, stats_cmp);
+	stats_sort(v, nboot);
 	*lo = stats_quantile(v, nboot, alpha);
 	*hi = stats_quantile(v, nboot, 1 - alpha);
 }
@@ -256,7 +329,7 @@ stats_boot_median_exact(const double *x, size_t n, double level, double *lo,
 	if ((s = stats_alloc(n)) == NULL)
 		return (-1);
 	memcpy(s, x, n * sizeof *s);
-	qsort(s, n, sizeof *s, stats_cmp);
+	stats_sort(s, n);
 	/* Smallest j (1-based) with P(median* <= x_(j)) >= alpha. */
 	for (a = 1, b = n; a < b; ) {
 		j = a + (b - a) / 2;
@@ -323,21 +396,71 @@ stats_boot_median(const double *x, size_t n, uint64_t seed, double level,
 	return (stats_boot_median_n(x, n, seed, level, STATS_BOOT_N, lo, hi));
 }
 
+/* A value and its round, for sorting rounds by value. */
+struct stats_vi {
+	double	v;
+	size_t	i;
+};
+
+static int
+stats_vi_cmp(const void *pa, const void *pb)
+{
+	double	a = ((const struct stats_vi *)pa)->v;
+	double	b = ((const struct stats_vi *)pb)->v;
+
+	return ((a > b) - (a < b));
+}
+
+/*
+ * The median of a resample given as counts: w[i] draws of round i, total
+ * draws of the rounds in order (this benchmark's valid rounds, ascending
+ * by value x). Walking the sorted rounds to the middle count gives the
+ * very number a selection over the drawn values gives (the same two
+ * order statistics, averaged the same way), in half a pass.
+ */
+static double
+stats_wmedian(const double *x, const size_t *order, const uint32_t *w,
+    size_t total)
+{
+	size_t	target = total % 2 == 1 ? total / 2 + 1 : total / 2;
+	size_t	cum = 0, j = 0;
+	double	below;
+
+	for (;; j++) {
+		cum += w[order[j]];
+		if (cum >= target)
+			break;
+	}
+	if (total % 2 == 1)
+		return (x[order[j]]);
+	below = x[order[j]];
+	while (cum < target + 1)
+		cum += w[order[++j]];
+	return ((below + x[order[j]]) / 2);
+}
+
 int
 stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
     uint64_t seed, double level, double *est, double *lo, double *hi)
 {
 	struct rng	 rng;
+	struct stats_vi	*vi = NULL;
 	double		*logmed = NULL, *buf = NULL, *gm = NULL, s, v;
-	size_t		*idx = NULL, nr = 0, used = 0, b, i, m, it, nboot;
+	size_t		*order = NULL, *start = NULL, *nan = NULL;
+	size_t		*nanstart = NULL, nr = 0, used = 0, all = 0, nnan = 0;
+	size_t		 b, i, m, it, nboot, total;
+	uint32_t	*w = NULL;
 	int		 r = -1;
 
 	*est = *lo = *hi = NAN;
-	if (k == 0 || !(level > 0 && level < 1))
+	if (k == 0 || !(level > 0 && level < 1) || k > SIZE_MAX / 8)
 		goto out;
 	for (b = 0; b < k; b++) {
 		if (n[b] > nr)
 			nr = n[b];
+		if (n[b] > SIZE_MAX / 16 - all)
+			goto out;
+		all += n[b];
 	}
 	/*
 	 * A resample costs k x nr: past STATS_BOOT_WORK values, draw fewer
@@ -350,29 +473,47 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 		if (nboot < STATS_BOOT_MIN)
 			nboot = STATS_BOOT_MIN;
 	}
-	if (nr == 0 || nr > SIZE_MAX / sizeof *idx)
+	if (nr == 0 || nr > UINT32_MAX || nr > SIZE_MAX / sizeof *vi)
 		goto out;
 	if ((logmed = stats_alloc(k)) == NULL ||
 	    (buf = stats_alloc(nr)) == NULL ||
 	    (gm = stats_alloc(nboot)) == NULL ||
-	    (idx = malloc(nr * sizeof *idx)) == NULL)
+	    (vi = malloc(nr * sizeof *vi)) == NULL ||
+	    (order = malloc((all + 1) * sizeof *order)) == NULL ||
+	    (nan = malloc((all + 1) * sizeof *nan)) == NULL ||
+	    (start = malloc(k * sizeof *start)) == NULL ||
+	    (nanstart = malloc((k + 1) * sizeof *nanstart)) == NULL ||
+	    (w = malloc(nr * sizeof *w)) == NULL)
 		goto out;
 
 	/*
 	 * Point estimates. A benchmark without one valid round, or with a
 	 * median that has no logarithm, is left out of the mean (NAN here).
+	 * Each benchmark's valid rounds, sorted by value once, serve every
+	 * resample; its NAN rounds are listed to take their draws off.
 	 */
-	for (b = 0; b < k; b++) {
+	for (all = 0, b = 0; b < k; b++) {
+		start[b] = all;
+		nanstart[b] = nnan;
 		for (m = 0, i = 0; i < n[b]; i++) {
-			if (!isnan(ratios[b][i]))
-				buf[m++] = ratios[b][i];
+			if (isnan(ratios[b][i])) {
+				nan[nnan++] = i;
+				continue;
+			}
+			buf[m] = ratios[b][i];
+			vi[m].v = ratios[b][i];
+			vi[m++].i = i;
 		}
+		qsort(vi, m, sizeof *vi, stats_vi_cmp);
+		for (i = 0; i < m; i++)
+			order[all++] = vi[i].i;
 		logmed[b] = NAN;
 		if (m > 0 && (v = stats_median_inplace(buf, m)) > 0) {
 			logmed[b] = log(v);
 			used++;
 		}
 	}
+	nanstart[k] = nnan;
 	if (used == 0)
 		goto out;
 	for (s = 0, b = 0; b < k; b++) {
@@ -384,20 +525,20 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 	rng_seed(&rng, seed);
 	for (it = 0; it < nboot; it++) {
 		/* One draw of rounds, shared by every benchmark. */
+		memset(w, 0, nr * sizeof *w);
 		for (i = 0; i < nr; i++)
-			idx[i] = (size_t)rng_below(&rng, nr);
+			w[(size_t)rng_below(&rng, nr)]++;
 		for (s = 0, b = 0; b < k; b++) {
 			if (isnan(logmed[b]))
 				continue;
-			for (m = 0, i = 0; i < nr; i++) {
-				if (idx[i] >= n[b])
-					continue;	/* round past its end */
-				v = ratios[b][idx[i]];
-				if (!isnan(v))
-					buf[m++] = v;
-			}
-			s += m > 0 ? log(stats_median_inplace(buf, m)) :
-			    logmed[b];
+			/* Draws of rounds past its end or NAN do not count. */
+			total = nr;
+			for (i = n[b]; i < nr; i++)
+				total -= w[i];
+			for (i = nanstart[b]; i < nanstart[b + 1]; i++)
+				total -= w[nan[i]];
+			s += total > 0 ? log(stats_wmedian(ratios[b],
+			    order + start[b], w, total)) : logmed[b];
 		}
 		gm[it] = exp(s / (double)used);
 	}
@@ -409,7 +550,12 @@ out:
 	free(logmed);
 	free(buf);
 	free(gm);
-	free(idx);
+	free(vi);
+	free(order);
+	free(nan);
+	free(start);
+	free(nanstart);
+	free(w);
 	return (r);
 }
 
@@ -449,9 +595,9 @@ out:
 double
 stats_wilcoxon_p(const double *d, size_t n)
 {
-	double	*a = NULL, v = 0, ties = 0, rank, t, mm, z, corr, sigma;
-	double	 p = NAN;
-	size_t	 m = 0, i, j, l;
+	double	*a = NULL, *pos, *neg, v = 0, ties = 0, rank, t, mm, z, corr;
+	double	 sigma, x, p = NAN;
+	size_t	 m = 0, np = 0, nn = 0, i, j, l, cp, cn;
 	int	 zeros = 0, tied = 0;
 
 	if (n == 0) {
@@ -460,34 +606,47 @@ stats_wilcoxon_p(const double *d, size_t n)
 	}
 	if ((a = stats_alloc(n)) == NULL)
 		goto out;
+	/* |d|: the positive differences from the front, the negative
+	 * ones from the back. */
 	for (i = 0; i < n; i++) {
 		if (isnan(d[i]))
 			continue;	/* R drops missing values first */
 		if (d[i] == 0)
 			zeros = 1;
+		else if (d[i] > 0)
+			a[np++] = d[i];
 		else
-			a[m++] = d[i];
+			a[n - ++nn] = -d[i];
 	}
+	m = np + nn;
 	if (m == 0) {
 		p = 1.0;
 		goto out;
 	}
-	qsort(a, m, sizeof *a, stats_cmp_abs);
+	pos = a;
+	neg = a + n - nn;
+	stats_sort(pos, np);
+	stats_sort(neg, nn);
 
-	/* Average ranks of |d| over each run of ties; V sums the positive. */
-	for (i = 0; i < m; i = j) {
-		for (j = i + 1; j < m && fabs(a[j]) == fabs(a[i]); j++)
-			;
+	/*
+	 * Average ranks of |d| over each run of ties, merging the two sorted
+	 * sides; V sums the ranks of the positive differences.
+	 */
+	for (i = 0, cp = 0, cn = 0; i < m; i = j) {
+		x = cp < np && (cn >= nn || pos[cp] <= neg[cn]) ? pos[cp] :
+		    neg[cn];
+		for (j = i, l = 0; cp < np && pos[cp] == x; cp++, l++)
+			j++;
+		for (; cn < nn && neg[cn] == x; cn++)
+			j++;
 		rank = ((double)(i + 1) + (double)j) / 2;
 		t = (double)(j - i);
 		if (j - i > 1) {
 			tied = 1;
 			ties += t * t * t - t;
 		}
-		for (l = i; l < j; l++) {
-			if (a[l] > 0)
-				v += rank;
-		}
+		for (; l > 0; l--)
+			v += rank;
 	}
 
 	mm = (double)m;

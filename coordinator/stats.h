@@ -47,6 +47,8 @@ int	stats_summarize(const double *x, size_t n, struct stats_summary *out);
 /* Returns the median of x (n > 0); x is not changed. NAN when n is 0 or
  * memory runs out. */
 double	stats_median(const double *x, size_t n);
+/* Sorts x[0..n) ascending, NANs last. */
+void	stats_sort(double *x, size_t n);
 
 /*
  * The percentile bootstrap interval (level e.g. 0.95) of the median of x,

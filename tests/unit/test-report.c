@@ -785,6 +785,254 @@ check_arch(const char *dir)
 	dataset_free(ds);
 }
 
+/* ---- a long run: samples.csv's numbers and order, the binned plots ---- */
+
+#define LONG_ROUNDS	1000
+
+/* Values whose printf formatting the CSV writer must reproduce exactly. */
+static const double long_loads[] = {
+	0.125, 0.005, 1.005, 2.675, 0.16, 1e-7, -1, 12345.675, 0.995,
+	99.995, 0, 1e12, 0.375, 3.14159, 7.5, 0.045
+};
+static const double long_vals[] = {
+	1.0, -0.0, 0.0, -5.0, 9007199254740993.0, 1e300, 0.1,
+	123456789.0, 2.5e-300, 1e16 + 2, -9007199254740992.0, 4503599627370497.5,
+	1234.5, 1e-5, 3.0e15, 1e20
+};
+
+/* The value of round r, variant k in the long record (ns, > 0). */
+static double
+long_elapsed(uint32_t r, size_t k)
+{
+	return (1e6 * (1 + 0.001 * (double)(r % 17)) * (k == 1 ? 1.05 : 1));
+}
+
+/*
+ * Writes a long record: hosts "zeta" and "alpha" (in that order), 1000
+ * rounds of A and B, a floor run per round, B failing in rounds 500-502;
+ * zeta's seq numbers are not in the record's order in rounds 10-19.
+ */
+static void
+gen_long(const char *dir)
+{
+	static const char *const names[] = { "zeta", "alpha" };
+	struct record		 rec;
+	struct suite		 s;
+	struct suite_variant	 vars[2];
+	struct suite_bench	 bs[1];
+	struct suite_metric	 m[1];
+	struct proto_sample	 smp;
+	struct host		 hosts[2];
+	char			*cause = NULL;
+	uint32_t		 r, seq, n = 0;
+	size_t			 i, k, x;
+
+	memset(&s, 0, sizeof s);
+	memset(vars, 0, sizeof vars);
+	memset(bs, 0, sizeof bs);
+	memset(m, 0, sizeof m);
+	s.path = (char *)(uintptr_t)"long.ini";
+	s.text = (char *)(uintptr_t)"[suite]\nname = long\n";
+	snprintf(s.name, sizeof s.name, "long");
+	s.rounds = LONG_ROUNDS;
+	s.seed = 3;
+	s.min_effect = 0.01;
+	s.subtract_floor = 1;
+	s.nvariants = 2;
+	s.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	s.nbenches = 1;
+	s.benches = bs;
+	snprintf(m[0].name, PROTO_NAME_MAX, "elapsed_ns");
+	snprintf(bs[0].name, sizeof bs[0].name, "spin");
+	bs[0].nmetrics = 1;
+	bs[0].metrics = m;
+	for (i = 0; i < 2; i++) {
+		gen_host_fill(&hosts[i], &gen_hosts[1]);
+		snprintf(hosts[i].name, sizeof hosts[i].name, "%s", names[i]);
+	}
+	if (record_open(&rec, dir, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_run(&rec, "20260115-100000-long", &s, 3,
+	    "orch run long.ini", "2026-01-15T10:00:00Z", hosts, 2), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(record_host(&rec, &hosts[i]), 0);
+		for (r = 1, seq = 0; r <= LONG_ROUNDS; r++) {
+			for (k = 0; k < 3; k++, seq++) {
+				memset(&smp, 0, sizeof smp);
+				smp.seq = seq;
+				/* Rounds 10-19 of zeta: sent out of order. */
+				if (i == 0 && r >= 10 && r < 20)
+					smp.seq = 3 * (29 - r) + (uint32_t)k;
+				smp.round = r;
+				smp.attempt = 1;
+				x = n++;
+				smp.load1 = long_loads[x % NELEM(long_loads)];
+				smp.wall_ns = 1000000 + x;
+				smp.user_ns = x;
+				if (k == 2) {	/* the floor */
+					smp.wall_ns = 20000;
+					assert_int_equal(record_sample(&rec,
+					    names[i], RECORD_FLOOR, "", &smp),
+					    0);
+					continue;
+				}
+				if (k == 1 && r >= 500 && r <= 502) {
+					smp.status = PROTO_ST_TIMEOUT;
+					snprintf(smp.err_tail,
+					    sizeof smp.err_tail, "timed out");
+				} else {
+					smp.nmetrics = 2;
+					snprintf(smp.metrics[0].key,
+					    PROTO_NAME_MAX, "elapsed_ns");
+					smp.metrics[0].value =
+					    long_elapsed(r, k);
+					snprintf(smp.metrics[1].key,
+					    PROTO_NAME_MAX, "odd");
+					smp.metrics[1].value = long_vals[x %
+					    NELEM(long_vals)];
+				}
+				assert_int_equal(record_sample(&rec, names[i],
+				    "spin", vars[k].name, &smp), 0);
+			}
+		}
+		assert_int_equal(record_hostend(&rec, &hosts[i]), 0);
+	}
+	assert_int_equal(record_close(&rec, "2026-01-15T11:00:00Z"), 0);
+}
+
+/* Returns field i (0-based) of a CSV row without quotes, in buf. */
+static const char *
+csv_col(const char *row, int i, char *buf, size_t len)
+{
+	size_t	n;
+
+	while (i-- > 0)
+		row = strchr(row, ',') + 1;
+	n = strcspn(row, ",\n");
+	snprintf(buf, len, "%.*s", (int)n, row);
+	return (buf);
+}
+
+/*
+ * samples.csv of a long record: each host's rows in execution order
+ * (alpha before zeta), and every load and program value printed as
+ * printf's %.2f and %.17g print it.
+ */
+static void
+test_long_csv(void **state)
+{
+	char		*dir, *cause = NULL, *csv, *row, *nl, path[1024];
+	char		 host[32], prev[32] = "", metric[32], val[64], want[64];
+	char		 seqs[32], user[32];
+	size_t		 len, rows = 0, x = 0, nload = 0, nodd = 0;
+	long		 seq, last = -1;
+	uint64_t	 ux;
+
+	(void)state;
+	dir = tmpdir_new();
+	gen_long(dir);
+	if (report_render(dir, NULL, NULL, &cause) != 0)
+		fail_msg("%s", cause);
+	snprintf(path, sizeof path, "%s/samples.csv", dir);
+	assert_non_null(csv = slurp(path, &len));
+	row = strchr(csv, '\n') + 1;
+	for (; *row != '\0'; row = nl + 1, rows++) {
+		assert_non_null(nl = strchr(row, '\n'));
+		csv_col(row, 1, host, sizeof host);
+		seq = atol(csv_col(row, 7, seqs, sizeof seqs));
+		csv_col(row, 10, metric, sizeof metric);
+		csv_col(row, 11, val, sizeof val);
+		if (strcmp(host, prev) != 0) {
+			/* alpha's rows, then zeta's. */
+			assert_string_equal(host, prev[0] == '\0' ? "alpha" :
+			    "zeta");
+			snprintf(prev, sizeof prev, "%s", host);
+			last = -1;
+		}
+		if (seq < last)
+			fail_msg("%s: seq %ld after %ld", host, seq, last);
+		last = seq;
+		if (strcmp(metric, "user_ns") == 0) {
+			/* user_ns carries the sample's index in the record. */
+			ux = strtoull(csv_col(row, 11, user, sizeof user),
+			    NULL, 10);
+			x = (size_t)ux;
+		} else if (strcmp(metric, "load1") == 0) {
+			snprintf(want, sizeof want, "%.2f",
+			    long_loads[x % NELEM(long_loads)]);
+			if (strcmp(val, want) != 0)
+				fail_msg("load1 %.17g: '%s', want '%s'",
+				    long_loads[x % NELEM(long_loads)], val,
+				    want);
+			nload++;
+		} else if (strcmp(metric, "odd") == 0) {
+			snprintf(want, sizeof want, "%.17g",
+			    long_vals[x % NELEM(long_vals)]);
+			if (strcmp(val, want) != 0)
+				fail_msg("odd %.17g: '%s', want '%s'",
+				    long_vals[x % NELEM(long_vals)], val, want);
+			nodd++;
+		}
+	}
+	/* 2 hosts x 1000 rounds x (A, B, floor); 6 failed runs have no
+	 * program metrics. */
+	assert_int_equal(nload, 2 * LONG_ROUNDS * 3);
+	assert_int_equal(nodd, 2 * LONG_ROUNDS * 2 - 6);
+	assert_int_equal(rows, nload * 7 + nodd * 2);
+	free(csv);
+	tmpdir_free(dir);
+}
+
+/* Counts the occurrences of needle in text. */
+static size_t
+count_of(const char *text, const char *needle)
+{
+	size_t	n = 0;
+
+	while ((text = strstr(text, needle)) != NULL) {
+		n++;
+		text += strlen(needle);
+	}
+	return (n);
+}
+
+/*
+ * The rounds plot of a long run draws bins of rounds, not a dot per run:
+ * a band and a line of medians per variant, a mark for the bin whose runs
+ * failed, and a page of a size a browser opens at once.
+ */
+static void
+test_long_html(void **state)
+{
+	char	*dir, *cause = NULL, *html, path[1024];
+	size_t	 len;
+
+	(void)state;
+	dir = tmpdir_new();
+	gen_long(dir);
+	if (report_render(dir, NULL, NULL, &cause) != 0)
+		fail_msg("%s", cause);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	assert_non_null(html = slurp(path, &len));
+	assert_int_equal(count_of(html, "<svg class=\"rounds\""), 2);
+	expect_in("report.html", html, "by round, in bins of 3 rounds");
+	/* Per host and variant: a band and a line. */
+	assert_int_equal(count_of(html, "fill-opacity=\"0.16\""), 4);
+	/* B's rounds 500-502 failed: bins 167 (499-501) and 168 (502-504). */
+	expect_in("report.html", html, "B rounds 499 to 501: 2 failed runs");
+	expect_in("report.html", html, "B rounds 502 to 504: 1 failed run<");
+	/* Legend dots only: no dot per run. */
+	if (count_of(html, "<circle") > 20)
+		fail_msg("%zu circles: runs drawn one by one",
+		    count_of(html, "<circle"));
+	if (len > 200 * 1024)
+		fail_msg("report.html is %zu bytes", len);
+	free(html);
+	tmpdir_free(dir);
+}
+
 /* The generator writes the arch record; its analysis is as designed. */
 static void
 test_arch_generated(void **state)
@@ -898,6 +1146,8 @@ main(void)
 		/* First: with ORCH_UPDATE_GOLDEN=1 it rewrites arch.msgpack. */
 		cmocka_unit_test(test_arch_generated),
 		cmocka_unit_test(test_arch_stored),
+		cmocka_unit_test(test_long_csv),
+		cmocka_unit_test(test_long_html),
 		cmocka_unit_test_prestate(test_golden, (void *)(uintptr_t)example),
 		cmocka_unit_test_prestate(test_golden, (void *)(uintptr_t)arch),
 		cmocka_unit_test_prestate(test_rerender, (void *)(uintptr_t)example),

@@ -402,6 +402,135 @@ test_geomean_spread(void **state)
 	assert_true(e2 == est && lo2 == lo && hi2 == hi);
 }
 
+/*
+ * The same bootstrap drawn the plain way: each resample's values gathered
+ * and sorted. stats_boot_geomean must give these very numbers (the same
+ * draws, the same order statistics), however it computes them.
+ */
+static void
+geomean_reference(const double *const *ratios, const size_t *n, size_t k,
+    uint64_t seed, size_t nboot, double *lo, double *hi)
+{
+	struct rng	 r;
+	double		*buf, *gm, s, logmed;
+	size_t		*idx, nr = 0, used = 0, b, i, m, it;
+
+	for (b = 0; b < k; b++)
+		nr = n[b] > nr ? n[b] : nr;
+	buf = calloc(nr, sizeof *buf);
+	gm = calloc(nboot, sizeof *gm);
+	idx = calloc(nr, sizeof *idx);
+	assert_true(buf != NULL && gm != NULL && idx != NULL);
+	for (b = 0; b < k; b++) {
+		for (m = 0, i = 0; i < n[b]; i++)
+			if (!isnan(ratios[b][i]))
+				m++;
+		used += m > 0;
+	}
+	rng_seed(&r, seed);
+	for (it = 0; it < nboot; it++) {
+		for (i = 0; i < nr; i++)
+			idx[i] = (size_t)rng_below(&r, nr);
+		for (s = 0, b = 0; b < k; b++) {
+			for (m = 0, i = 0; i < n[b]; i++)
+				if (!isnan(ratios[b][i]))
+					buf[m++] = ratios[b][i];
+			if (m == 0)
+				continue;
+			logmed = log(stats_median(buf, m));
+			for (m = 0, i = 0; i < nr; i++) {
+				if (idx[i] < n[b] && !isnan(ratios[b][idx[i]]))
+					buf[m++] = ratios[b][idx[i]];
+			}
+			qsort(buf, m, sizeof *buf, cmp_double);
+			s += m == 0 ? logmed : m % 2 == 1 ? log(buf[m / 2]) :
+			    log((buf[m / 2 - 1] + buf[m / 2]) / 2);
+		}
+		gm[it] = exp(s / (double)used);
+	}
+	qsort(gm, nboot, sizeof *gm, cmp_double);
+	*lo = stats_quantile(gm, nboot, 0.025);
+	*hi = stats_quantile(gm, nboot, 0.975);
+	free(buf);
+	free(gm);
+	free(idx);
+}
+
+/* Unequal lengths, NAN rounds, ties and an even count: as the reference. */
+static void
+test_geomean_reference(void **state)
+{
+	double		 a[40], b[33], c[40], est, lo, hi, rlo, rhi;
+	const double	*ratios[] = { a, b, c };
+	const size_t	 n[] = { NELEM(a), NELEM(b), NELEM(c) };
+	struct rng	 r;
+	size_t		 i;
+
+	(void)state;
+	rng_seed(&r, 17);
+	for (i = 0; i < NELEM(a); i++) {
+		a[i] = 0.9 * exp(0.05 * normal(&r));
+		/* c: few distinct values, so resamples tie. */
+		c[i] = 1 + 0.01 * (double)(rng_below(&r, 4));
+	}
+	for (i = 0; i < NELEM(b); i++)
+		b[i] = i % 7 == 3 ? NAN : 1.1 * exp(0.08 * normal(&r));
+	assert_int_equal(stats_boot_geomean(ratios, n, 3, 21, 0.95, &est, &lo,
+	    &hi), 0);
+	geomean_reference(ratios, n, 3, 21, STATS_BOOT_N, &rlo, &rhi);
+	assert_true(lo == rlo);
+	assert_true(hi == rhi);
+}
+
+/* stats_sort orders as qsort does, NANs last, on awkward inputs. */
+static void
+test_sort(void **state)
+{
+	static const size_t	 sizes[] = { 0, 1, 2, 3, 16, 17, 100, 1000, 5000 };
+	double			*x, *y;
+	struct rng		 r;
+	size_t			 i, k, m, n, shape;
+
+	(void)state;
+	rng_seed(&r, 9);
+	for (k = 0; k < NELEM(sizes); k++) {
+		n = sizes[k];
+		x = calloc(n + 1, sizeof *x);
+		y = calloc(n + 1, sizeof *y);
+		assert_true(x != NULL && y != NULL);
+		for (shape = 0; shape < 6; shape++) {
+			for (i = 0; i < n; i++) {
+				switch (shape) {
+				case 0:	x[i] = normal(&r); break;
+				case 1:	x[i] = (double)i; break;
+				case 2:	x[i] = (double)(n - i); break;
+				case 3:	x[i] = (double)rng_below(&r, 3); break;
+				case 4:	x[i] = 7; break;
+				default:	/* organ pipe, with NANs */
+					x[i] = i % 5 == 0 ? NAN : (double)(i <
+					    n / 2 ? i : n - i);
+				}
+			}
+			/* The reference: the numbers sorted, then the NANs. */
+			for (i = 0, m = 0; i < n; i++)
+				if (!isnan(x[i]))
+					y[m++] = x[i];
+			qsort(y, m, sizeof *y, cmp_double);
+			stats_sort(x, n);
+			for (i = 0; i < n; i++) {
+				if (i < m && x[i] != y[i])
+					fail_msg("n %zu shape %zu: [%zu] %g, "
+					    "want %g", n, shape, i, x[i], y[i]);
+				if (i >= m && !isnan(x[i]))
+					fail_msg("n %zu shape %zu: [%zu] %g, "
+					    "want NAN", n, shape, i, x[i]);
+			}
+		}
+		free(x);
+		free(y);
+	}
+}
+
 static void
 test_geomean_errors(void **state)
 {
@@ -520,6 +649,7 @@ main(void)
 		cmocka_unit_test(test_summary_empty),
 		cmocka_unit_test(test_summary_zero_median),
 		cmocka_unit_test(test_median_duplicates),
+		cmocka_unit_test(test_sort),
 	};
 	const struct CMUnitTest	wilcoxon[] = {
 		cmocka_unit_test(test_wilcoxon_edges),
@@ -537,6 +667,7 @@ main(void)
 		cmocka_unit_test(test_geomean_nan_skipped),
 		cmocka_unit_test(test_geomean_spread),
 		cmocka_unit_test(test_geomean_errors),
+		cmocka_unit_test(test_geomean_reference),
 	};
 	const struct CMUnitTest	verdict[] = {
 		cmocka_unit_test(test_verdict_names),
