@@ -52,8 +52,8 @@ hygiene_host(const struct dataset *ds, size_t h, struct hyg_host *out)
 	const struct ds_sample	*s, *first;
 	double			*x;
 	size_t			 i, n, v, k;
-	const char		*sha;
-	int			 seen;
+	const char		*sha, **vsha = NULL;
+	int			 seen, *same = NULL;
 
 	memset(out, 0, sizeof *out);
 	if ((x = calloc(ds->nfloors + ds->nsamples + 1, sizeof *x)) == NULL)
@@ -70,21 +70,27 @@ hygiene_host(const struct dataset *ds, size_t h, struct hyg_host *out)
 	 * A program's first run after it was pushed: once per distinct file
 	 * (two variants sharing one file share its first run).
 	 */
+	/* Each variant's program, looked up once, not per sample. */
+	if ((vsha = calloc(ds->nvariants + 1, sizeof *vsha)) == NULL ||
+	    (same = calloc(ds->nvariants + 1, sizeof *same)) == NULL)
+		goto fail;
+	for (v = 0; v < ds->nvariants; v++)
+		vsha[v] = hygiene_bin_sha(ds, h, v);
 	for (v = 0; v < ds->nvariants && out->nfirst < 16; v++) {
-		if (!hygiene_fresh(ds, h, v))
+		if (!hygiene_fresh(ds, h, v) || (sha = vsha[v]) == NULL)
 			continue;
-		sha = hygiene_bin_sha(ds, h, v);
 		seen = 0;
 		for (k = 0; k < out->nfirst; k++) {
-			if (strcmp(hygiene_bin_sha(ds, h,
-			    out->first[k].variant), sha) == 0)
+			if (vsha[out->first[k].variant] != NULL &&
+			    strcmp(vsha[out->first[k].variant], sha) == 0)
 				seen = 1;
 		}
+		for (k = 0; k < ds->nvariants; k++)
+			same[k] = vsha[k] != NULL && strcmp(vsha[k], sha) == 0;
 		first = NULL;
 		for (i = 0; i < ds->nsamples && !seen; i++) {
 			s = &ds->samples[i];
-			if (s->host != h || strcmp(hygiene_bin_sha(ds, h,
-			    s->variant), sha) != 0)
+			if (s->host != h || !same[s->variant])
 				continue;
 			if (first == NULL || s->seq < first->seq)
 				first = s;
@@ -119,8 +125,12 @@ hygiene_host(const struct dataset *ds, size_t h, struct hyg_host *out)
 			out->nnotes++;
 	}
 	free(x);
+	free(vsha);
+	free(same);
 	return (0);
 fail:
 	free(x);
+	free(vsha);
+	free(same);
 	return (-1);
 }

@@ -799,7 +799,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	double			 slotw, x, y, dx, pw, ph, top;
 	char			 buf[64], buf2[64], offscale[1024];
 	size_t			 i, vr, nv = ds->nvariants, np, nslots, k;
-	size_t			*mine, nmine = 0, mi;
+	const size_t		*mine;
+	size_t			 nmine, mi;
 	const struct ds_sample	**good;
 	uint32_t		*last;
 	int			 warm = 0, first, clip;
@@ -809,14 +810,13 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	offscale[0] = '\0';
 
 	/* This host's runs of this benchmark, once: the plots walk them. */
-	mine = xcalloc(ds->nsamples + 1, sizeof *mine);
+	mine = a->by_hb + a->hb_start[host * ds->nbenches + b];
+	nmine = a->hb_start[host * ds->nbenches + b + 1] -
+	    a->hb_start[host * ds->nbenches + b];
 	good = xcalloc(ds->rounds + 1, sizeof *good);
 	last = xcalloc(ds->rounds + 1, sizeof *last);
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->bench != b)
-			continue;
-		mine[nmine++] = i;
+	for (mi = 0; mi < nmine; mi++) {
+		s = &ds->samples[mine[mi]];
 		if (s->warmup)
 			warm = 1;
 		if (s->warmup || s->status != 0 ||
@@ -826,7 +826,6 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		hi = v > hi ? v : hi;
 	}
 	if (!isfinite(lo)) {
-		free(mine);
 		free(good);
 		free(last);
 		return;
@@ -1081,7 +1080,6 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
-	free(mine);
 	free(good);
 	free(last);
 	free(fails);

@@ -88,19 +88,20 @@ rep_seed(const struct dataset *ds, size_t host, size_t bench, size_t metric,
  * same checksum. Returns 1 when they agree, else 0 with the reason.
  */
 static int
-rep_checksums(const struct dataset *ds, size_t host, size_t bench,
+rep_checksums(const struct analysis *a, size_t host, size_t bench,
     char *reason, size_t len)
 {
+	const struct dataset	*ds = a->ds;
+	size_t			 hb = host * ds->nbenches + bench;
 	const struct ds_sample	*s, *first = NULL;
 	const char		*key = ds->benches[bench].checksum;
 	size_t			 i;
 
 	if (key[0] == '\0')
 		return (1);
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->bench != bench ||
-		    s->status != 0)
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->status != 0)
 			continue;
 		if (s->checksum == NULL) {
 			snprintf(reason, len, "run seq %u (%s, round %u) "
@@ -112,7 +113,9 @@ rep_checksums(const struct dataset *ds, size_t host, size_t bench,
 			first = s;
 			continue;
 		}
-		if (strcmp(first->checksum, s->checksum) != 0) {
+		/* Loaded strings are interned: equal ones are one string. */
+		if (first->checksum != s->checksum &&
+		    strcmp(first->checksum, s->checksum) != 0) {
 			snprintf(reason, len, "checksums disagree: %s "
 			    "round %u gave %.40s, %s round %u gave %.40s",
 			    ds->variants[first->variant], first->round,
@@ -126,23 +129,46 @@ rep_checksums(const struct dataset *ds, size_t host, size_t bench,
 
 /* Fills cells[variant * (rounds+1) + round] with final measured attempts. */
 static void
-rep_cells(const struct dataset *ds, size_t host, size_t bench,
+rep_cells(const struct analysis *a, size_t host, size_t bench,
     struct rep_cell *cells, uint32_t rounds)
 {
+	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
 	struct rep_cell		*c;
-	size_t			 i;
+	size_t			 i, hb = host * ds->nbenches + bench;
 
 	memset(cells, 0, ds->nvariants * (rounds + 1) * sizeof *cells);
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->bench != bench || s->warmup ||
-		    s->round < 1 || s->round > rounds)
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup || s->round < 1 || s->round > rounds)
 			continue;
 		c = &cells[s->variant * (rounds + 1) + s->round];
 		if (c->s == NULL || s->attempt > c->s->attempt)
 			c->s = s;
 	}
+}
+
+/* Buckets the samples by (host, bench), keeping record order. */
+static void
+rep_index(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 nhb = ds->nhosts * ds->nbenches, i, k, *fill;
+
+	a->hb_start = xcalloc(nhb + 2, sizeof *a->hb_start);
+	a->by_hb = xcalloc(ds->nsamples + 1, sizeof *a->by_hb);
+	fill = xcalloc(nhb + 1, sizeof *fill);
+	for (i = 0; i < ds->nsamples; i++) {
+		k = ds->samples[i].host * ds->nbenches + ds->samples[i].bench;
+		a->hb_start[k + 1]++;
+	}
+	for (k = 0; k < nhb; k++)
+		a->hb_start[k + 1] += a->hb_start[k];
+	for (i = 0; i < ds->nsamples; i++) {
+		k = ds->samples[i].host * ds->nbenches + ds->samples[i].bench;
+		a->by_hb[a->hb_start[k] + fill[k]++] = i;
+	}
+	free(fill);
 }
 
 int
@@ -279,6 +305,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		a->hosts[h].host = h;
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
+	rep_index(a);
 
 	settings = rep_settings(ds);
 	files = xcalloc(ds->nvariants + 1, sizeof *files);
@@ -294,9 +321,10 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (ds->hosts[h].failed)
 			a->nfailed_hosts++;
 		nl = 0;
-		for (i = 0; i < ds->nsamples; i++) {
-			s = &ds->samples[i];
-			if (s->host != h || s->warmup)
+		for (i = a->hb_start[h * ds->nbenches];
+		    i < a->hb_start[(h + 1) * ds->nbenches]; i++) {
+			s = &ds->samples[a->by_hb[i]];
+			if (s->warmup)
 				continue;
 			rh->samples++;
 			if (s->attempt > 1)
@@ -316,7 +344,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (ds->subtract_floor && rh->hyg.floor.n > 0)
 			rh->floor_sub = rh->hyg.floor.median;
 		for (b = 0; b < ds->nbenches; b++) {
-			rep_cells(ds, h, b, cells, R);
+			rep_cells(a, h, b, cells, R);
 			for (vr = 0; vr < ds->nvariants; vr++) {
 				for (r = 1; r <= R; r++) {
 					s = cells[vr * (R + 1) + r].s;
@@ -326,7 +354,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 					}
 				}
 			}
-			ck = rep_checksums(ds, h, b, reason, sizeof reason);
+			ck = rep_checksums(a, h, b, reason, sizeof reason);
 			for (m = 0; m < ds->benches[b].nmetrics; m++) {
 				long key = dataset_metric(ds,
 				    ds->benches[b].metrics[m]);
@@ -870,6 +898,8 @@ analysis_free(struct analysis *a)
 	free(a->geos);
 	free(a->rows);
 	free(a->answers);
+	free(a->hb_start);
+	free(a->by_hb);
 	free(a);
 }
 

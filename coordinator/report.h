@@ -100,6 +100,10 @@ struct analysis {
 	size_t			 nworse;	/* primary-metric worse verdicts */
 	size_t			 nfailed_hosts;
 	size_t			 nfailed_samples;
+	/* The samples of (host h, bench b), in record order: indices
+	 * by_hb[hb_start[h * nbenches + b] .. hb_start[h * nbenches + b + 1]). */
+	size_t			*hb_start;
+	size_t			*by_hb;
 };
 
 /* Analyses ds. Returns 0, or -1 (out of memory: cause set). */
