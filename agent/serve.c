@@ -1254,7 +1254,7 @@ serve_main(const struct serve_opts *opts)
 		log_warnx("%s", err);
 		goto out;
 	}
-	printf("ORCH-AGENT %d %s\n", PROTO_VERSION, endpoint);
+	printf("ORCH-AGENT %d %s %s\n", PROTO_VERSION, endpoint, ORCH_VERSION);
 	fflush(stdout);
 	log_debug("run %s: listening on %s, workdir %s", s.run_id, endpoint,
 	    s.workdir);

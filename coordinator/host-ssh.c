@@ -28,6 +28,7 @@
 #include "coordinator/host.h"
 #include "coordinator/ssh.h"
 #include "proto/log.h"
+#include "proto/version.h"
 #include "proto/xmalloc.h"
 
 #define HS_START_TIMEOUT	20000	/* ms for the agent's endpoint line */
@@ -287,6 +288,61 @@ hs_read_line(struct host_ssh *x, char *line, size_t len)
 	return (0);
 }
 
+/*
+ * Starts the agent with cmd on a new exec channel, hands it the key line
+ * and reads its announcement into line. Returns 0 when a current agent
+ * answered; 1 when none did (missing, failed, or of another version or
+ * protocol: why says which); -1 when SSH itself failed (why set).
+ */
+static int
+hs_exec(struct host_ssh *x, const char *cmd, const char *key_line,
+    char *line, size_t len, char *why, size_t whylen)
+{
+	char	errb[4096], ep[200], ver[64];
+	int	proto, n;
+	ssize_t	r;
+
+	libssh2_session_set_blocking(x->ssh.session, 1);
+	libssh2_session_set_timeout(x->ssh.session, HS_START_TIMEOUT);
+	if ((x->exec = libssh2_channel_open_session(x->ssh.session)) == NULL ||
+	    libssh2_channel_exec(x->exec, cmd) != 0) {
+		snprintf(why, whylen, "cannot start the agent over SSH");
+		return (-1);
+	}
+	if (libssh2_channel_write(x->exec, key_line, strlen(key_line)) !=
+	    (ssize_t)strlen(key_line)) {
+		snprintf(why, whylen, "cannot hand the key to the agent");
+		return (-1);
+	}
+	if (hs_read_line(x, line, len) != 0) {
+		errb[0] = '\0';
+		libssh2_session_set_blocking(x->ssh.session, 0);
+		r = libssh2_channel_read_stderr(x->exec, errb,
+		    sizeof errb - 1);
+		errb[r > 0 ? r : 0] = '\0';
+		errb[strcspn(errb, "\n")] = '\0';
+		snprintf(why, whylen, "the agent printed no endpoint within "
+		    "%d s%s%.300s", HS_START_TIMEOUT / 1000,
+		    errb[0] ? ": " : "", errb);
+		return (1);
+	}
+	ver[0] = '\0';
+	n = sscanf(line, "ORCH-AGENT %d %199s %63s", &proto, ep, ver);
+	if (n < 2) {
+		snprintf(why, whylen, "the agent printed '%.100s', not an "
+		    "endpoint of protocol %d", line, PROTO_VERSION);
+		return (1);
+	}
+	if (proto != PROTO_VERSION || strcmp(ver, ORCH_VERSION) != 0) {
+		snprintf(why, whylen, "the agent is %s%s, protocol %d; this "
+		    "orch is %s, protocol %d", ver[0] ? "version " : "",
+		    ver[0] ? ver : "older", proto, ORCH_VERSION,
+		    PROTO_VERSION);
+		return (1);
+	}
+	return (0);
+}
+
 static int
 hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
     char *err, size_t errlen)
@@ -294,9 +350,9 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	struct host_ssh		*x;
 	struct ssh_target	 t;
 	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 128];
-	char			 line[256], ep[200], how[256], errb[4096];
+	char			 line[256], ep[200], how[256], why[512];
 	char			 host_part[128];
-	int			 proto, lport;
+	int			 proto, lport, r, tries;
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
@@ -310,14 +366,6 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	host_ssh_target(h, &t);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
 		return (-1);
-	if (h->no_deploy) {
-		if (deploy_agent(&x->ssh, h, -1, how, sizeof how, err,
-		    errlen) != 0)
-			return (-1);
-	} else if (deploy_agent(&x->ssh, h, 0, how, sizeof how, err,
-	    errlen) != 0)
-		return (-1);
-	log_debug("%s: agent %s", h->name, how);
 	if (deploy_workdir(h, wd, sizeof wd) != 0) {
 		snprintf(err, errlen, "bad workdir '%s'", h->workdir);
 		return (-1);
@@ -330,31 +378,31 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		snprintf(cmd, sizeof cmd, "exec %s/bin/orch-agent serve "
 		    "--workdir=%s%s", wd, wd, h->verbose ? " -v" : "");
 
-	libssh2_session_set_blocking(x->ssh.session, 1);
-	libssh2_session_set_timeout(x->ssh.session, HS_START_TIMEOUT);
-	if ((x->exec = libssh2_channel_open_session(x->ssh.session)) == NULL ||
-	    libssh2_channel_exec(x->exec, cmd) != 0) {
-		snprintf(err, errlen, "cannot start the agent over SSH");
-		return (-1);
-	}
-	if (libssh2_channel_write(x->exec, key_line, strlen(key_line)) !=
-	    (ssize_t)strlen(key_line)) {
-		snprintf(err, errlen, "cannot hand the key to the agent");
-		return (-1);
-	}
-	if (hs_read_line(x, line, sizeof line) != 0) {
-		errb[0] = '\0';
-		libssh2_session_set_blocking(x->ssh.session, 0);
-		ssize_t n = libssh2_channel_read_stderr(x->exec, errb,
-		    sizeof errb - 1);
-		errb[n > 0 ? n : 0] = '\0';
-		snprintf(err, errlen, "the agent printed no endpoint within "
-		    "%d s%s%.300s", HS_START_TIMEOUT / 1000,
-		    errb[0] ? ": " : "", errb);
-		return (-1);
+	/*
+	 * Straight to the agent: when it is current (nearly every run) that
+	 * is the one command this host runs. When it is missing, of another
+	 * version or failed, deploy it (or, for a no-deploy host, say to)
+	 * and start it once more; then its own words are the error.
+	 */
+	for (tries = 0;; tries++) {
+		r = hs_exec(x, cmd, key_line, line, sizeof line, why,
+		    sizeof why);
+		if (r == 0)
+			break;
+		if (r < 0 || tries > 0) {
+			snprintf(err, errlen, "%s", why);
+			return (-1);
+		}
+		log_debug("%s: %s", h->name, why);
+		libssh2_session_set_blocking(x->ssh.session, 1);
+		libssh2_channel_free(x->exec);
+		x->exec = NULL;
+		if (deploy_agent(&x->ssh, h, h->no_deploy ? -1 : 0, how,
+		    sizeof how, err, errlen) != 0)
+			return (-1);
+		log_debug("%s: agent %s", h->name, how);
 	}
 	if (sscanf(line, "ORCH-AGENT %d %199s", &proto, ep) != 2 ||
-	    proto != PROTO_VERSION ||
 	    sscanf(ep, "tcp://%127[^:]:%d", host_part, &x->agent_port) != 2) {
 		snprintf(err, errlen, "the agent printed '%.100s', not an "
 		    "endpoint of protocol %d", line, PROTO_VERSION);

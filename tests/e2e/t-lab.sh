@@ -117,6 +117,32 @@ expect_eq "statuses" "$(jq -r '[.hosts[] | .name + ":" + .status] | join(" ")' "
 expect_grep 'h3.*cannot connect' "$T/r13/report.md"
 expect_eq "h1 results" "$(jq '[.results[] | select(.host=="h1" and .n == 5)] | length' "$T/r13/summary.json")" 12
 
+note "an agent of another version: check refuses it, run replaces it"
+cat > "$LAB/h1/wd/bin/orch-agent" <<'EOF2'
+#!/bin/sh
+case "$1" in
+--version) echo "orch-agent 0.0.9 protocol 3" ;;
+serve) read -r key; echo "ORCH-AGENT 3 tcp://127.0.0.1:9 0.0.9" ;;
+esac
+EOF2
+chmod 755 "$LAB/h1/wd/bin/orch-agent"
+rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=h1 || rc=$?
+cat "$T/check2"
+expect_eq "check of an old agent exit" "$rc" 3
+expect_grep 'h1: not ready: h1: agent is outdated; run: orch deploy --hosts=h1' "$T/check2"
+rc=0; run_orch "$T/run14" run --inventory="$INV" --hosts=h1 --rounds=5 --max-load=0 --out="$T/r14" suites/example.ini || rc=$?
+cat "$T/run14"
+expect_eq "run over an old agent exit" "$rc" 0
+expect_eq "h1 after the redeploy" "$(jq -r '.hosts[0].status' "$T/r14/summary.json")" ok
+"$LAB/h1/wd/bin/orch-agent" --version | grep -q "^orch-agent $("$ORCH" --version | awk '{print $2}') " || fail "the old agent was not replaced: $("$LAB/h1/wd/bin/orch-agent" --version)"
+
+note "no agent at all: run deploys it first"
+rm -f "$LAB/h2/wd/bin/orch-agent"
+rc=0; run_orch "$T/run15" run --inventory="$INV" --hosts=h2 --rounds=5 --max-load=0 --out="$T/r15" suites/example.ini || rc=$?
+cat "$T/run15"
+expect_eq "run with no agent exit" "$rc" 0
+[ -x "$LAB/h2/wd/bin/orch-agent" ] || fail "run did not deploy the agent"
+
 note "no agent left on any host"
 for i in $(seq 1 50); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || break; sleep 0.1; done
 pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent" && fail "agents left behind"
