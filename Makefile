@@ -190,7 +190,7 @@ bench: deps programs suites
 # Debian packages for building, testing and the demo.
 DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
 	libssl-dev libinih-dev libcmocka-dev openssh-server openssh-client valgrind \
-	iproute2 procps jq clang libclang-rt-14-dev chromium hyperfine time
+	iproute2 procps jq clang libclang-rt-14-dev chromium hyperfine time linux-perf
 BREW_PKGS := pkg-config nanomsg msgpack openssl libssh2 inih cmocka
 
 # deps: install what is missing (root + apt-get), else print the exact command.

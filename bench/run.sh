@@ -459,6 +459,32 @@ EOF
 			tail -1 "$d/ssh.jsonl" >&2
 		done
 	done
+	# Where the CPU of a 32-host run goes, by process (perf, system-wide):
+	# the hosts' sshd, shells and agents, the coordinator, the samples.
+	local prof=null
+	if command -v perf >/dev/null 2>&1; then
+		cmd "perf record -a -F 499 -o FILE -- $ORCH run ... --hosts=h1,...,h32 $d/fan.ini; perf report --sort comm -g none  # CPU by process over the run"
+		rm -rf "$d/prof"
+		if perf record -q -a -F 499 -o "$d/perf.data" -- "$ORCH" run --max-load=0 \
+		    --inventory="$LAB_INVENTORY" --hosts="$(hosts_list 32)" --out="$d/prof" \
+		    "$d/fan.ini" > "$d/prof.log" 2>&1; then
+			perf report -q -i "$d/perf.data" --sort comm -g none --stdio 2>/dev/null |
+			    awk '$1 ~ /%$/ {sub(/%/, "", $1); c = $2
+				if (c == "sshd") k = "sshd (connections, key exchange, privilege separation, sessions)"
+				else if (c == "orch-agent") k = "orch-agent (the agents)"
+				else if (c == "orch") k = "orch (the coordinator)"
+				else if (c == "bash" || c == "sh" || c == "dash") k = "login shells (one per remote command)"
+				else if (c == "swapper") k = "idle"
+				else if (c == "orch-null" || c ~ /^[0-9a-f]+$/) k = "the benchmarks (no-op samples, floor runs)"
+				else k = "other (kernel threads, perf, ...)"
+				t[k] += $1 }
+			    END {for (k in t) printf "%s\t%.2f\n", k, t[k]}' |
+			    jq -R -s -c 'split("\n") | map(select(length > 0) | split("\t") |
+				{what: .[0], pct: (.[1] | tonumber)}) | sort_by(-.pct)' > "$d/prof.json"
+			prof=$(cat "$d/prof.json")
+		fi
+		rm -f "$d/perf.data"
+	fi
 	# What a remote command costs here with the user's real rc files (the
 	# reason the bench's lab gives sessions an empty HOME).
 	local rc_ns=null
@@ -469,7 +495,7 @@ EOF
 	fi
 	jq -s --argjson up "$LAB_UP_NS" --argjson deploy "$LAB_DEPLOY_NS" \
 	    --slurpfile ssh <(jq -s . "$d/ssh.jsonl") \
-	    --arg mode "$LAB_MODE" --argjson rc "$rc_ns" "$JQ_LIB"'
+	    --arg mode "$LAB_MODE" --argjson rc "$rc_ns" --argjson prof "$prof" "$JQ_LIB"'
 	  . as $runs |
 	  [1, 4, 16, 32] | map(. as $n | ($runs | map(select(.label == ($n | tostring)))) as $x |
 	    {hosts: $n, reps: ($x | length),
@@ -484,7 +510,7 @@ EOF
 	     remote_cpu_s: ($x | map(.remote_cpu_s) | median)}) as $p |
 	  {runs: $runs, table: $t, ssh: $p, ssh_runs: $ssh[0], ssh_ratio_32_1: ($p[3].wall_ns / $p[0].wall_ns),
 	   lab_mode: $mode, lab_up_ns: $up, deploy_ns: $deploy,
-	   bashrc_cpu_ns: $rc,
+	   bashrc_cpu_ns: $rc, profile: $prof,
 	   ratio_32_1: ($t[3].wall_ns / $t[0].wall_ns),
 	   cpu_per_host_s: (($t[3].cpu_s - $t[0].cpu_s) / 31),
 	   remote_cpu_per_host_s: ($t[3].remote_cpu_s / 32),
@@ -598,7 +624,7 @@ sec_power() {
 	cmd "bench/out/bin/slowdown --calibrate=5000  # ITER for ~5 ms of work: $ITER"
 
 	# (a) A/A: the same program as both variants, 6 benchmarks a run.
-	AA_RUNS=$(q 40 4)
+	AA_RUNS=$(q 80 4)
 	{
 		printf '[suite]\nname = aa-power\nrounds = 10\nwarmup = 1\nmin_effect = 0.01\n'
 		printf '[variant.A]\nbin = %s\n[variant.A2]\nbin = %s\n' "$BB/slowdown" "$BB/slowdown"
@@ -636,7 +662,7 @@ sec_power() {
 			printf '[bench.s%d]\nargs = %s\nmetrics = elapsed_ns, wall_ns\nchecksum = checksum\ntimeout = 30\n' "$b" "$ITER"
 		done
 	} > "$d/slow3.ini"
-	NS=$(q "5 10 15 20 30 40" "5 20")
+	NS=$(q "5 10 20 40 80 160" "5 20")
 	reps=$(q 5 1)
 	show "$d/slow3.ini"
 	cmd "3% slowdown: for N in $NS: $reps x $ORCH run --max-load=0 --rounds=N --out=DIR $d/slow3.ini"
