@@ -37,6 +37,7 @@
 extern char **environ;
 
 #define SERVE_SEND_TIMEOUT	30000	/* ms to hand a message to the peer */
+#define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
 
@@ -74,6 +75,8 @@ struct serve {
 	char			 run_id[64];
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
+	int64_t			 sent;		/* last seq sent this session, or -1 */
+	int64_t			 acked;		/* highest seq acknowledged, or -1 */
 	int			 bye;		/* BYE received */
 	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
 	char			 null_sha[PROTO_SHA_HEX];	/* orch-null in the cache, or "" */
@@ -537,6 +540,26 @@ out:
 }
 
 /*
+ * Handles a message that arrives while a plan runs: an ACK moves what is
+ * acknowledged, a BYE stops the plan (returns -1), anything else is noted
+ * and ignored. Frees msg.
+ */
+static int
+serve_between_msg(struct serve *s, struct proto_msg *msg)
+{
+	if (msg->type == PROTO_BYE)
+		s->bye = 1;
+	else if (msg->type == PROTO_ACK) {
+		if ((int64_t)msg->u.ack.seq > s->acked)
+			s->acked = msg->u.ack.seq;
+	} else
+		log_warnx("ignored %s during a plan",
+		    proto_type_name(msg->type));
+	proto_msg_free(msg);
+	return (s->bye ? -1 : 0);
+}
+
+/*
  * Waits until the 1-minute load is at most max_load per core, backing off,
  * for at most wait_ms. Returns 0 when quiet, 1 when still busy (reason
  * filled), SERVE_GONE or -1.
@@ -581,10 +604,7 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 			backoff = (int)(plan->load_wait_ms - waited);
 		r = serve_wait(s, &msg, backoff);
 		if (r == 0) {
-			if (msg.type == PROTO_BYE)
-				s->bye = 1;
-			proto_msg_free(&msg);
-			if (s->bye)
+			if (serve_between_msg(s, &msg) != 0)
 				return (SERVE_STOP);
 		} else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
 			return (r);
@@ -604,16 +624,39 @@ serve_poll_between(struct serve *s)
 	int			r;
 
 	while ((r = serve_wait(s, &msg, 0)) == 0) {
-		if (msg.type == PROTO_BYE)
-			s->bye = 1;
-		else if (msg.type != PROTO_ACK)
-			log_warnx("ignored %s during a plan",
-			    proto_type_name(msg.type));
-		proto_msg_free(&msg);
-		if (s->bye)
+		if (serve_between_msg(s, &msg) != 0)
 			return (SERVE_STOP);
 	}
 	return (r == SERVE_STOP ? SERVE_STOP : 0);
+}
+
+/*
+ * Waits, at most SERVE_SETTLE_MS, until the coordinator has acknowledged
+ * the last sample sent: on a small machine its recording of one sample
+ * (decrypting, writing the record, answering) would otherwise share the
+ * cores with the next measurement. On a slow link the bound lets the runs
+ * go on; the journal keeps every sample either way. Returns 0 or
+ * SERVE_STOP.
+ */
+static int
+serve_settle(struct serve *s)
+{
+	struct proto_msg	msg;
+	int64_t			deadline = serve_now_ms() + SERVE_SETTLE_MS;
+	int			r, left;
+
+	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
+		if ((left = (int)(deadline - serve_now_ms())) <= 0)
+			return (0);
+		r = serve_wait(s, &msg, left);
+		if (r == SERVE_STOP)
+			return (SERVE_STOP);
+		if (r != 0)
+			return (0);	/* no answer, gone or an error: go on */
+		if (serve_between_msg(s, &msg) != 0)
+			return (SERVE_STOP);
+	}
+	return (0);
 }
 
 /*
@@ -1122,6 +1165,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 			rec[5] = (unsigned char)(attempt >> 16);
 			rec[6] = (unsigned char)(attempt >> 8);
 			rec[7] = (unsigned char)attempt;
+			if ((r = serve_settle(s)) != 0)
+				goto out;
 			if (serve_journal_put(s, 'S', rec, sizeof rec) != 0) {
 				log_warn("journal");
 				r = -1;
@@ -1135,6 +1180,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 				r = -1;
 				goto out;
 			}
+			s->sent = smp->seq;
 			nsent++;
 			if (smp->status != PROTO_ST_SIGNAL ||
 			    attempt > plan->retries)
@@ -1210,6 +1256,7 @@ serve_main(const struct serve_opts *opts)
 	s.opts = opts;
 	s.chan.sock = -1;
 	s.lockfd = -1;
+	s.sent = s.acked = -1;
 	s.journal = -1;
 	if (pipe(serve_stop_pipe) == -1) {
 		log_warn("pipe");
@@ -1319,6 +1366,8 @@ serve_main(const struct serve_opts *opts)
 			r = 0;
 			break;
 		case PROTO_ACK:
+			if ((int64_t)msg.u.ack.seq > s.acked)
+				s.acked = msg.u.ack.seq;
 			r = 0;
 			break;
 		default:

@@ -203,6 +203,27 @@ EOF
 	done
 	cmd "the same with $d/floor10.ini (10 rounds) and $d/sleep.ini (10 rounds of tests/progs/sleeper 20: 20 ms asleep)"
 
+	# The same three with everything on one CPU (taskset): the scheduler
+	# can then not start the program on the other, colder CPU, which it
+	# does when the agent's and the coordinator's threads were busy on the
+	# parent's CPU just before (see bench/notes/floor.md).
+	: > "$d/pinned.jsonl"
+	if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+		cmd "the same three, $(q 6 2) blocks, each under taskset -c 1 (orch, its agent and the programs; the bare loop; hyperfine)"
+		for ((k = 0; k < $(q 6 2); k++)); do
+			clear_stale_agent
+			rm -rf "$d/pin.$k"
+			taskset -c 1 "$ORCH" run --max-load=0 --out="$d/pin.$k" "$d/floor.ini" > "$d/pin.$k.log" 2>&1
+			taskset -c 1 "$BB/bare-spawn" "$N" "$NOOP" > "$d/pinbare.$k.json"
+			taskset -c 1 hyperfine -N --style none --warmup 3 --runs "$N" \
+			    --export-json "$d/pinhf.$k.json" "$NOOP" > /dev/null 2>&1
+			jq -n -c --argjson orch "$(csv_values "$d/pin.$k/samples.csv" noop wall_ns | json_array)" \
+			    --slurpfile bare "$d/pinbare.$k.json" --slurpfile hf "$d/pinhf.$k.json" "$JQ_LIB"'
+			    {orch_median_ns: ($orch | median), bare_median_ns: $bare[0].median_ns,
+			     hf_median_ns: ($hf[0].results[0].median * 1e9)}' >> "$d/pinned.jsonl"
+		done
+	fi
+
 	# What one synchronous journal write costs on this disk (the agent
 	# journals twice per sample, each write followed by fsync).
 	local fs
@@ -210,12 +231,20 @@ EOF
 	    awk '/copied/ {for (i = 1; i <= NF; i++) if ($i ~ /^s,?$/) {print $(i-1) * 1e9 / 200; exit}}')
 	rm -f "$ORCH_WORKDIR/fsync-probe"
 	cmd "dd if=/dev/zero of=WORKDIR/fsync-probe bs=193 count=200 oflag=dsync  # one synchronous 193-byte append, as the agent's journal does per sample"
-	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") --argjson fsync "${fs:-null}" "$JQ_LIB"'
+	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") --slurpfile pinned <(jq -s . "$d/pinned.jsonl") \
+	    --argjson fsync "${fs:-null}" "$JQ_LIB"'
 	  . as $b | ($agent[0]) as $a |
 	  ($a | map(select(.kind == "long"))) as $long |
 	  ($a | map(select(.kind == "short"))) as $short |
 	  ($a | map(select(.kind == "sleep"))) as $sleep |
+	  ($pinned[0]) as $p |
 	  { blocks: $b,
+	    pinned: $p,
+	    pin_ratio_orch_bare: (if ($p | length) > 0 then ($p | map(.orch_median_ns / .bare_median_ns) | median) else null end),
+	    pin_ratio_orch_hf: (if ($p | length) > 0 then ($p | map(.orch_median_ns / .hf_median_ns) | median) else null end),
+	    pin_orch_median_ns: (if ($p | length) > 0 then ($p | map(.orch_median_ns) | median) else null end),
+	    pin_bare_median_ns: (if ($p | length) > 0 then ($p | map(.bare_median_ns) | median) else null end),
+	    pin_hf_median_ns: (if ($p | length) > 0 then ($p | map(.hf_median_ns) | median) else null end),
 	    orch_median_ns: ($b | map(.orch_median_ns) | median),
 	    floor_median_ns: ($b | map(.floor_median_ns) | median),
 	    bare_median_ns: ($b | map(.bare_median_ns) | median),

@@ -69,6 +69,29 @@ expect_eq "resume of a complete run" "$rc" 2
 expect_grep 'every host of this run has finished|the run is complete' "$T/log7"
 no_leftovers
 
+note "a frozen coordinator (SIGSTOP): the agent goes on without its ACKs"
+"$ORCH" run --out="$T/out10" tests/suites/brisk.ini >"$T/log10" 2>&1 &
+orch_pid=$!
+for i in $(seq 1 100); do
+	[ -s "$T/out10/samples.msgpack" ] && [ "$(stat -c %s "$T/out10/samples.msgpack")" -gt 3000 ] && break
+	sleep 0.1
+done
+kill -STOP "$orch_pid"
+J=$(ls "$T"/workdir/runs/*/journal | xargs ls -t | head -1)
+j0=$(stat -c %s "$J")
+sleep 2
+j1=$(stat -c %s "$J")
+kill -CONT "$orch_pid"
+# Each run waits at most 100 ms for the last sample's ACK: 2 s is a dozen
+# samples or more, journaled while no ACK could come.
+[ "$((j1 - j0))" -gt 2000 ] || fail "the agent stalled without ACKs: its journal grew $((j1 - j0)) bytes in 2 s"
+rc=0; wait "$orch_pid" || rc=$?
+cat "$T/log10"
+expect_eq "exit after SIGCONT" "$rc" 0
+expect_eq "complete" "$(jq .complete "$T/out10/summary.json")" true
+exactly_once "$T/out10" 60
+no_leftovers
+
 note "orch stop: a detached agent is stopped, and nothing is left"
 "$ORCH" run --out="$T/out8" --rounds=30 tests/suites/slow.ini >"$T/log8" 2>&1 &
 orch_pid=$!
