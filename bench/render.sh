@@ -16,7 +16,7 @@ def f(n): if . == null then "n/a" else r(n) | tostring end;
 def ms: if . == null then "n/a" else (. / 1e6 | f(3)) + " ms" end;
 def us: if . == null then "n/a" else (. / 1e3 | f(0)) + " µs" end;
 def sec: if . == null then "n/a" else (. / 1e9 | f(2)) + " s" end;
-def x: if . == null then "n/a" else (f(2)) + "x" end;
+def x: if . == null then "n/a" else (. * 100 | round) as $c | "\($c / 100 | floor).\($c % 100 | tostring | if length < 2 then "0" + . else . end)x" end;
 def pct: if . == null then "n/a" else (. * 100 | f(1)) + "%" end;
 def mib: if . == null then "n/a" else (. / 1024 | f(1)) + " MiB" end;
 def met(c): if c == null then "—" elif c then "**met**" else "**missed**" end;
@@ -129,8 +129,8 @@ j floor 'header, .data as $d |
 ($d.blocks[] | "| \(.k) | \(.orch_median_ns / 1e3 | f(0)) | \(.bare_median_ns / 1e3 | f(0)) | \(.hf_median_ns / 1e3 | f(0)) | \(.orch_median_ns / .bare_median_ns | f(2)) | \(.orch_median_ns / .hf_median_ns | f(2)) | \(.load) |"),
 "",
 "Orch over `spawn-like`: \($d.ratio_orch_like | x) — what the rest of orch (protocol, journal, coordinator, all between samples) adds inside the measured interval.\n",
-(if $d.pin_ratio_orch_bare then "**On one CPU.** The same three with everything under `taskset -c 1`, \($d.pinned | length) blocks: orch \($d.pin_orch_median_ns | us), bare loop \($d.pin_bare_median_ns | us), hyperfine \($d.pin_hf_median_ns | us) — orch at **\($d.pin_ratio_orch_bare | x) of the bare loop and \($d.pin_ratio_orch_hf | x) of hyperfine**. What orch adds on two CPUs is where the program starts, not work in the measured interval (see below).\n" else empty end),
-"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn. Between two samples the agent journals twice, each a write followed by `fsync` (one synchronous 193-byte append takes \($d.fsync_ns | us) on this disk, by `dd oflag=dsync`), seals and sends the sample, and the coordinator records and acknowledges it.\n",
+(if $d.pin_ratio_orch_bare then "**On one CPU.** The same three with everything under `taskset -c 1`, \($d.pinned | length) blocks: orch \($d.pin_orch_median_ns | us), bare loop \($d.pin_bare_median_ns | us), hyperfine \($d.pin_hf_median_ns | us) — orch at **\($d.pin_ratio_orch_bare | x) of the bare loop and \($d.pin_ratio_orch_hf | x) of hyperfine**. On two CPUs most of what orch adds is where the program starts rather than work done in the measured interval (see below).\n" else empty end),
+"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn. Between two samples the agent journals the sample (a write followed by `fsync`: one synchronous 193-byte append takes \($d.fsync_ns | us) on this disk, by `dd oflag=dsync`), seals and sends it, waits for the coordinator to record and acknowledge it, and journals the next attempt'\''s start (a write).\n",
 "**The agent'\''s own cost.** `bench/agent-cpu.c` stands in for `orch-agent` (via `ORCH_AGENT`) and reads the CPU time and voluntary context switches of the agent with its children from `wait4`; the children'\''s share (every sample'\''s `user_ns + sys_ns` and `nvcsw`, which orch records from the same accounting) is subtracted.\n",
 "| run | samples | agent CPU | per sample | agent wake-ups (nvcsw) | per sample |",
 "|---|---:|---:|---:|---:|---:|",

@@ -500,7 +500,7 @@ EOF
 			perf report -q -i "$d/perf.data" --sort comm -g none --stdio 2>/dev/null |
 			    awk '$1 ~ /%$/ {sub(/%/, "", $1); c = $2
 				if (c == "sshd") k = "sshd (connections, key exchange, privilege separation, sessions)"
-				else if (c == "orch-agent") k = "orch-agent (the agents)"
+				else if (c == "orch-agent") k = "orch-agent (the agents, and each program until its exec replaces the name)"
 				else if (c == "orch") k = "orch (the coordinator)"
 				else if (c == "bash" || c == "sh" || c == "dash") k = "login shells (one per remote command)"
 				else if (c == "swapper") k = "idle"

@@ -143,7 +143,9 @@ check_thread(void *arg)
 		snprintf(row->auth, sizeof row->auth, "ok");
 		if (deploy_agent(&s, h, -1, how, sizeof how, err,
 		    sizeof err) != 0) {
-			snprintf(row->agent, sizeof row->agent, "missing");
+			snprintf(row->agent, sizeof row->agent, "%s",
+			    strstr(err, "outdated") != NULL ? "outdated" :
+			    "missing");
 			snprintf(row->error, sizeof row->error, "%s", err);
 			ssh_close(&s);
 			return (NULL);

@@ -130,6 +130,7 @@ rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=h1 || rc=$?
 cat "$T/check2"
 expect_eq "check of an old agent exit" "$rc" 3
 expect_grep 'h1: not ready: h1: agent is outdated; run: orch deploy --hosts=h1' "$T/check2"
+grep -Eq '^h1 +yes +known +ok +outdated ' "$T/check2" || fail "check's AGENT column does not say outdated"
 rc=0; run_orch "$T/run14" run --inventory="$INV" --hosts=h1 --rounds=5 --max-load=0 --out="$T/r14" suites/example.ini || rc=$?
 cat "$T/run14"
 expect_eq "run over an old agent exit" "$rc" 0
