@@ -100,6 +100,24 @@ if [ "$(id -u)" = 0 ]; then
 	cat "$T/f5r.log"
 	expect_eq "the record still loads" "$rc" 0
 	expect_eq "marked incomplete" "$(jq .complete "$T/rescue/summary.json")" false
+
+	note "orch report on a full filesystem: the previous reports stay whole"
+	mkdir "$T/full2"
+	mount -t tmpfs -o size=2m orch-full2 "$T/full2" || fail "cannot mount a tmpfs"
+	CLEANUPS+=("umount '$T/full2' 2>/dev/null")
+	cp "$T/rescue/samples.msgpack" "$T/full2/"
+	run_orch "$T/f6a.log" report "$T/full2" || fail "first render: $(cat "$T/f6a.log")"
+	mkdir "$T/before"
+	cp "$T/full2"/samples.csv "$T/full2"/summary.json "$T/full2"/report.md "$T/full2"/report.html "$T/before/"
+	dd if=/dev/zero of="$T/full2/filler" bs=4k 2>/dev/null || true
+	rc=0; run_orch "$T/f6.log" report "$T/full2" || rc=$?
+	cat "$T/f6.log"
+	[ "$rc" != 0 ] || fail "a report written to a full filesystem succeeded"
+	expect_grep 'No space left on device' "$T/f6.log"
+	for f in samples.csv summary.json report.md report.html; do
+		cmp -s "$T/before/$f" "$T/full2/$f" || fail "$f changed although the render failed"
+	done
+	ls "$T/full2"/.*.tmp 2>/dev/null && fail "a half-written report was left"
 	no_leftovers
 fi
 echo PASS
