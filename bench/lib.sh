@@ -13,6 +13,18 @@ now_ns() { date +%s%N; }
 # Prints the 1-minute load average.
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
+# calm SECS LOAD: waits, at most SECS seconds, until the 1-minute load is
+# under LOAD (what an earlier section started, such as 32 lab hosts being
+# torn down, has settled).
+calm() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		awk -v l="$2" '{exit !($1 < l)}' /proc/loadavg && return 0
+		sleep 1
+	done
+	return 0
+}
+
 # Prints this machine as a JSON object.
 machine_json() {
 	local cpu mem
