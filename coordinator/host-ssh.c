@@ -34,6 +34,7 @@
 #define HS_START_TIMEOUT	20000	/* ms for the agent's endpoint line */
 #define HS_STOP_TIMEOUT		5000	/* ms for the agent to exit */
 #define HS_BUF			65536
+#define HS_EP_LEN		200	/* the agent's endpoint, %199s below */
 
 struct host_ssh {
 	struct ssh	 ssh;
@@ -290,15 +291,15 @@ hs_read_line(struct host_ssh *x, char *line, size_t len)
 
 /*
  * Starts the agent with cmd on a new exec channel, hands it the key line
- * and reads its announcement into line. Returns 0 when a current agent
+ * and reads its announcement: its endpoint into ep. Returns 0 when a current agent
  * answered; 1 when none did (missing, failed, or of another version or
  * protocol: why says which); -1 when SSH itself failed (why set).
  */
 static int
 hs_exec(struct host_ssh *x, const char *cmd, const char *key_line,
-    char *line, size_t len, char *why, size_t whylen)
+    char ep[HS_EP_LEN], char *why, size_t whylen)
 {
-	char	errb[4096], ep[200], ver[64];
+	char	line[256], errb[4096], ver[64];
 	int	proto, n;
 	ssize_t	r;
 
@@ -314,7 +315,7 @@ hs_exec(struct host_ssh *x, const char *cmd, const char *key_line,
 		snprintf(why, whylen, "cannot hand the key to the agent");
 		return (-1);
 	}
-	if (hs_read_line(x, line, len) != 0) {
+	if (hs_read_line(x, line, sizeof line) != 0) {
 		errb[0] = '\0';
 		libssh2_session_set_blocking(x->ssh.session, 0);
 		r = libssh2_channel_read_stderr(x->exec, errb,
@@ -350,9 +351,9 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	struct host_ssh		*x;
 	struct ssh_target	 t;
 	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 128];
-	char			 line[256], ep[200], how[256], why[512];
+	char			 ep[HS_EP_LEN], how[256], why[512];
 	char			 host_part[128];
-	int			 proto, lport, r, tries;
+	int			 lport, r, tries;
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
@@ -385,8 +386,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	 * and start it once more; then its own words are the error.
 	 */
 	for (tries = 0;; tries++) {
-		r = hs_exec(x, cmd, key_line, line, sizeof line, why,
-		    sizeof why);
+		r = hs_exec(x, cmd, key_line, ep, why, sizeof why);
 		if (r == 0)
 			break;
 		if (r < 0 || tries > 0) {
@@ -402,10 +402,9 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 			return (-1);
 		log_debug("%s: agent %s", h->name, how);
 	}
-	if (sscanf(line, "ORCH-AGENT %d %199s", &proto, ep) != 2 ||
-	    sscanf(ep, "tcp://%127[^:]:%d", host_part, &x->agent_port) != 2) {
-		snprintf(err, errlen, "the agent printed '%.100s', not an "
-		    "endpoint of protocol %d", line, PROTO_VERSION);
+	if (sscanf(ep, "tcp://%127[^:]:%d", host_part, &x->agent_port) != 2) {
+		snprintf(err, errlen, "the agent announced '%.100s', not a "
+		    "tcp:// endpoint", ep);
 		return (-1);
 	}
 	if (h->transport == HOST_TRANSPORT_DIRECT) {

@@ -17,22 +17,10 @@
 #include "proto/xmalloc.h"
 
 /*
- * The value of metric in sample s as the analysis uses it: wall_ns net of
- * the host's harness floor when one is subtracted (never a program's own
- * metrics). Returns 0, or -1 when the sample lacks the metric.
+ * The value of metric key (dataset_metric) in sample s as the analysis uses
+ * it: wall_ns net of the host's harness floor when one is subtracted (never
+ * a program's own metrics). Returns 0, or -1 when the sample lacks it.
  */
-static int
-rep_value(const struct dataset *ds, const struct ds_sample *s,
-    const char *metric, double floor_sub, double *v)
-{
-	if (dataset_value(ds, s, metric, v) != 0)
-		return (-1);
-	if (floor_sub > 0 && strcmp(metric, "wall_ns") == 0)
-		*v -= floor_sub;
-	return (0);
-}
-
-/* As rep_value, for a metric resolved once by dataset_metric. */
 static int
 rep_get(const struct ds_sample *s, long key, double floor_sub, double *v)
 {
@@ -179,7 +167,7 @@ report_value(const struct analysis *a, size_t hostidx,
 
 	for (i = 0; i < a->nhosts; i++) {
 		if (a->hosts[i].host == hostidx)
-			return (rep_value(a->ds, s, metric,
+			return (rep_get(s, dataset_metric(a->ds, metric),
 			    a->hosts[i].floor_sub, v));
 	}
 	return (dataset_value(a->ds, s, metric, v));
