@@ -40,6 +40,16 @@ no_leftovers() {
 }
 
 # run_orch OUTFILE ARGS...: runs orch, saving stdout+stderr, returns its code.
+# wait_samples DIR BYTES: until the record holds that much, bounded.
+wait_samples() {
+	local i
+	for i in $(seq 1 300); do
+		[ -s "$1/samples.msgpack" ] && [ "$(stat -c %s "$1/samples.msgpack")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "no samples arrived in $1"
+}
+
 run_orch() {
 	local out=$1; shift
 	set +e

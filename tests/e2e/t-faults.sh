@@ -20,15 +20,6 @@ exactly_once() {
 	n=$(awk -F, -v h=$h '$2==h && $11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$csv" | sort -u | wc -l)
 	expect_eq "$h: distinct (bench, variant, round)" "$n" "$((2 * rounds))"
 }
-# wait_samples DIR BYTES: until the record holds that much, bounded.
-wait_samples() {
-	local i
-	for i in $(seq 1 300); do
-		[ -s "$1/samples.msgpack" ] && [ "$(stat -c %s "$1/samples.msgpack")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	fail "no samples arrived in $1"
-}
 no_agents() {
 	local i
 	for i in $(seq 1 100); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || return 0; sleep 0.1; done

@@ -23,10 +23,7 @@ no_leftovers
 note "agent killed with SIGKILL mid-run: started again, the run completes"
 "$ORCH" run --out="$T/out4" --rounds=16 tests/suites/slow.ini >"$T/log4" 2>&1 &
 orch_pid=$!
-for i in $(seq 1 100); do
-	[ -s "$T/out4/samples.msgpack" ] && [ "$(stat -c %s "$T/out4/samples.msgpack")" -gt 3000 ] && break
-	sleep 0.1
-done
+wait_samples "$T/out4" 3000
 pkill -9 -f "orch-agent serve --workdir=$T/workdir" || fail "no agent to kill"
 rc=0; wait "$orch_pid" || rc=$?
 cat "$T/log4"
@@ -39,10 +36,7 @@ no_leftovers
 note "coordinator killed with SIGKILL mid-run: the agent carries on"
 "$ORCH" run --out="$T/out2" --rounds=30 tests/suites/slow.ini >"$T/log2" 2>&1 &
 orch_pid=$!
-for i in $(seq 1 100); do
-	[ -s "$T/out2/samples.msgpack" ] && [ "$(stat -c %s "$T/out2/samples.msgpack")" -gt 3000 ] && break
-	sleep 0.1
-done
+wait_samples "$T/out2" 3000
 kill -9 "$orch_pid"
 wait "$orch_pid" 2>/dev/null || true
 sleep 0.5
@@ -72,10 +66,7 @@ no_leftovers
 note "a frozen coordinator (SIGSTOP): the agent goes on without its ACKs"
 "$ORCH" run --out="$T/out10" tests/suites/brisk.ini >"$T/log10" 2>&1 &
 orch_pid=$!
-for i in $(seq 1 100); do
-	[ -s "$T/out10/samples.msgpack" ] && [ "$(stat -c %s "$T/out10/samples.msgpack")" -gt 3000 ] && break
-	sleep 0.1
-done
+wait_samples "$T/out10" 3000
 kill -STOP "$orch_pid"
 J=$(ls "$T"/workdir/runs/*/journal | xargs ls -t | head -1)
 j0=$(stat -c %s "$J")
@@ -95,10 +86,7 @@ no_leftovers
 note "orch stop: a detached agent is stopped, and nothing is left"
 "$ORCH" run --out="$T/out8" --rounds=30 tests/suites/slow.ini >"$T/log8" 2>&1 &
 orch_pid=$!
-for i in $(seq 1 100); do
-	[ -s "$T/out8/samples.msgpack" ] && [ "$(stat -c %s "$T/out8/samples.msgpack")" -gt 3000 ] && break
-	sleep 0.1
-done
+wait_samples "$T/out8" 3000
 kill -9 "$orch_pid"; wait "$orch_pid" 2>/dev/null || true
 rc=0; run_orch "$T/log9" stop "$T/out8" || rc=$?
 cat "$T/log9"
