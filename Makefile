@@ -79,7 +79,8 @@ $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] 
 agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
-.PHONY: tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e deps deps-check clean bench fuzz fuzz-smoke
+.PHONY: tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
+	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke
 
 all: deps-check programs suites
 
@@ -183,30 +184,61 @@ fuzz-smoke: $(FUZZERS)
 # ---- orch's own performance -----------------------------------------------
 # make bench: every table of docs/performance.md, measured side by side with
 # its peer (hyperfine, a bare posix_spawn loop, scp), then the document.
-bench: deps programs suites
+bench: deps-bench programs suites
 	@bash bench/run.sh
 
 # ---- dependencies ---------------------------------------------------------
-# Debian packages for building, testing and the demo.
-DEB_PKGS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
-	libssl-dev libinih-dev libcmocka-dev openssh-server openssh-client valgrind \
-	iproute2 procps jq clang libclang-rt-14-dev chromium hyperfine time linux-perf
-BREW_PKGS := pkg-config nanomsg msgpack openssl libssh2 inih cmocka
+# Three sets of Debian packages, each what its job runs (tests/commands.txt
+# maps every command the scripts call to its package; `make check-commands`
+# proves each is in a set). BASE_DEBS: a minimal Debian root has them.
+BASE_DEBS  := apt bash coreutils dash debianutils diffutils dpkg findutils grep \
+	gzip hostname libc-bin mawk mount perl-base sed tar util-linux
+# make, make programs, make demo: the compiler and the five libraries.
+BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
+	libssl-dev libinih-dev
+# make check: unit tests (cmocka, valgrind), the test lab (sshd, network
+# namespaces), the fuzzers (clang), the report's screenshot (chromium,
+# python3), the aarch64 host (qemu-user, mmdebstrap, a cross compiler),
+# check-fresh (mmdebstrap, git).
+TEST_DEBS  := libcmocka-dev valgrind openssh-server openssh-client nanomsg-utils \
+	iproute2 procps jq clang libclang-rt-14-dev chromium python3-minimal git \
+	qemu-user-static binfmt-support mmdebstrap arch-test \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+# make bench: the peers and the profilers.
+BENCH_DEBS := hyperfine time linux-perf gdb
+BREW_BUILD := pkg-config nanomsg msgpack openssl libssh2 inih
+BREW_TEST  := cmocka jq
+BREW_BENCH := hyperfine
 
-# deps: install what is missing (root + apt-get), else print the exact command.
-deps:
-	@./tests/deps.sh install $(DEB_PKGS) -- $(BREW_PKGS)
-
-# deps-check: never installs; says what to run when something is missing.
+# deps-build / deps-test / deps-bench: install what is missing of that set
+# and the ones before it (root + apt-get), else print the exact command.
+# deps-check: never installs; what `make` needs.
+deps-build:
+	@./tests/deps.sh install build $(BUILD_DEBS) -- $(BREW_BUILD)
+deps-test:
+	@./tests/deps.sh install test $(BUILD_DEBS) $(TEST_DEBS) -- $(BREW_BUILD) $(BREW_TEST)
+deps-bench:
+	@./tests/deps.sh install bench $(BUILD_DEBS) $(TEST_DEBS) $(BENCH_DEBS) -- \
+		$(BREW_BUILD) $(BREW_TEST) $(BREW_BENCH)
+deps: deps-test
 deps-check:
-	@./tests/deps.sh check $(DEB_PKGS) -- $(BREW_PKGS)
+	@./tests/deps.sh check build $(BUILD_DEBS) -- $(BREW_BUILD)
+
+# check-commands: every command a test, bench or CI script runs comes from
+# a package of these sets (and dpkg agrees where it is installed).
+SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh bench/*.sh) .ci/run \
+	Makefile suites/cross.mk
+check-commands:
+	@perl tests/scan-commands.pl --map=tests/commands.txt --base='$(BASE_DEBS)' \
+		--build='$(BUILD_DEBS)' --test='$(TEST_DEBS)' --bench='$(BENCH_DEBS)' $(SCANNED)
 
 # ---- top-level jobs -------------------------------------------------------
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	./bin/orch run suites/example.ini
 
-check: deps
+check: deps-test
+	@$(MAKE) --no-print-directory check-commands
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-unit
@@ -215,6 +247,11 @@ check: deps
 	@$(MAKE) --no-print-directory check-san-e2e
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory check-arch
+
+# check-fresh: both README commands (make demo, make check) on a clean
+# Debian 12 root with nothing of ours: tests/check-fresh.sh.
+check-fresh: deps-test
+	@bash tests/check-fresh.sh
 
 check-unit: $(UNIT_BIN) suites
 	@./tests/run-unit.sh $(UNIT_BIN)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# deps.sh install|check DEB_PKG... -- BREW_PKG...
-# Finds which of the project's packages are missing. With "install", as root
-# on a Debian-like system, installs them with apt-get; otherwise prints the
-# exact command to run and fails.
+# deps.sh install|check SET DEB_PKG... -- BREW_PKG...
+# Finds which of the project's packages are missing (SET: build, test or
+# bench, the Makefile's package sets; the lists given are that set and the
+# ones it needs). With "install", as root on a Debian-like system, installs
+# them with apt-get; otherwise prints the exact command to run and fails.
 set -euo pipefail
-mode=$1; shift
+mode=$1; set_name=$2; shift 2
 deb=(); brew=(); seen_sep=0
 for a in "$@"; do
 	if [ "$a" = "--" ]; then seen_sep=1; continue; fi
@@ -14,12 +15,14 @@ done
 case "$(uname -s)" in
 Darwin)
 	missing=()
-	for m in libssh2 nanomsg msgpack libcrypto inih; do
+	mods="libssh2 nanomsg msgpack libcrypto inih"
+	[ "$set_name" = build ] || mods="$mods cmocka"
+	for m in $mods; do
 		[ "$m" = msgpack ] && pkg-config --exists msgpack-c 2>/dev/null && continue
 		pkg-config --exists "$m" 2>/dev/null || missing+=("$m")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
-		echo "orch: missing libraries: ${missing[*]}" >&2
+		echo "orch: missing libraries for the $set_name set: ${missing[*]}" >&2
 		echo "orch: run:  brew install ${brew[*]}" >&2
 		echo "orch: and, for Homebrew's keg-only OpenSSL:  export PKG_CONFIG_PATH=\"\$(brew --prefix openssl)/lib/pkgconfig:\$PKG_CONFIG_PATH\"" >&2
 		exit 1
@@ -45,17 +48,17 @@ done
 
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$mode" = install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-	echo "orch: installing ${missing[*]}" >&2
+	echo "orch: installing the $set_name set's missing packages: ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >/dev/null
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 	exit 0
 fi
-echo "orch: missing packages: ${missing[*]}" >&2
+echo "orch: missing packages of the $set_name set: ${missing[*]}" >&2
 if [ "$(id -u)" = 0 ]; then
 	echo "orch: run:  apt-get update && $cmd" >&2
 else
 	echo "orch: run:  sudo apt-get update && sudo $cmd" >&2
 fi
-[ "$mode" = install ] && echo "orch: (make demo and make check install these themselves when run as root)" >&2
+[ "$mode" = install ] && echo "orch: (make demo, make check and make bench install these themselves when run as root)" >&2
 exit 1

@@ -28,26 +28,37 @@ expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 # expect_grep PATTERN FILE: the file holds the (extended) pattern.
 expect_grep() { grep -Eq -- "$1" "$2" || { echo "--- $2:"; cat "$2"; fail "'$1' not in $2"; }; }
 
-# no_leftovers: no process runs anything from this test's directory.
-no_leftovers() {
-	local i
-	for i in $(seq 1 50); do
-		pgrep -f "$T/" >/dev/null || return 0
+# wait_until SECONDS WHAT CMD...: polls CMD (every 0.1 s) until it
+# succeeds; after SECONDS fails the test, saying what it waited for. Every
+# wait of the end-to-end tests is one of these: bounded, and generous, since
+# a busy machine is slow but must not fail a test.
+wait_until() {
+	local secs=$1 what=$2 end
+	shift 2
+	end=$((SECONDS + secs))
+	while ! "$@"; do
+		[ "$SECONDS" -lt "$end" ] || fail "gave up after $secs s waiting for $what"
 		sleep 0.1
 	done
-	ps -ef | grep -F "$T/" | grep -v grep >&2 || true
-	fail "processes left behind"
+}
+
+# no_leftovers: no process runs anything from this test's directory.
+no_leftovers() {
+	local end=$((SECONDS + 30))
+	while pgrep -f "$T/" >/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			ps -ef | grep -F "$T/" | grep -v grep >&2 || true
+			fail "processes left behind (waited 30 s for them to end)"
+		fi
+		sleep 0.1
+	done
 }
 
 # run_orch OUTFILE ARGS...: runs orch, saving stdout+stderr, returns its code.
 # wait_samples DIR BYTES: until the record holds that much, bounded.
+_has_samples() { [ -s "$1/samples.msgpack" ] && [ "$(stat -c %s "$1/samples.msgpack")" -gt "$2" ]; }
 wait_samples() {
-	local i
-	for i in $(seq 1 300); do
-		[ -s "$1/samples.msgpack" ] && [ "$(stat -c %s "$1/samples.msgpack")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	fail "no samples arrived in $1"
+	wait_until 120 "$2 bytes of samples in $1/samples.msgpack" _has_samples "$1" "$2"
 }
 
 run_orch() {

@@ -20,18 +20,18 @@ mkfifo "$T/stdin"
 apid=$!
 exec 7>"$T/stdin"
 echo "ORCH-KEY 1 $key run-x" >&7
-for i in $(seq 1 50); do [ -s "$T/ep" ] && break; sleep 0.1; done
+wait_until 60 "the agent's endpoint line in $T/ep" test -s "$T/ep"
 ep=$(awk '{print $3}' "$T/ep")
 case "$ep" in tcp://127.0.0.1:*) ;; *) fail "no endpoint: $(cat "$T/ep")";; esac
 head -c 300 /dev/urandom > "$T/junk"
 timeout 5 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
-for i in $(seq 1 30); do grep -q 'dropped' "$T/err3" && break; sleep 0.1; done
+wait_until 60 "the agent to log the dropped frame" grep -q 'dropped' "$T/err3"
 expect_grep 'dropped a [0-9]+-byte frame' "$T/err3"
 kill -0 "$apid" || fail "the agent died of random bytes"
 [ -z "$(ls -A "$T/w2/runs" 2>/dev/null)" ] || fail "the agent ran something"
 exec 7>&-	# the lifeline closes: the agent must go
-for i in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$apid" 2>/dev/null && fail "agent still running after stdin closed"
+gone() { ! kill -0 "$1" 2>/dev/null; }
+wait_until 60 "the agent to exit after its stdin closed" gone "$apid"
 note "hostile peers: random bytes, a foreign key, another run, a replay"
 HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
 [ -x "$HOSTILE" ] || HOSTILE="$PWD/build/default/tools/hostile"

@@ -14,18 +14,15 @@ jq -r '.comparisons[] | [.bench, .metric, .variant, .ratio, .ci_low, .ci_high, .
 expect_eq "seed recorded" "$(jq .seed "$S")" 7
 expect_eq "reference" "$(jq -r .reference "$S")" A
 expect_eq "host" "$(jq -r '.hosts[0].name + " " + .hosts[0].status' "$S")" "local ok"
-# B does 10% more work: worse on its self-timed elapsed time, by 3..25%.
-v=$(jq -r '.comparisons[] | select(.bench=="hash" and .metric=="elapsed_ns" and .variant=="B") | .verdict' "$S")
-expect_eq "hash elapsed_ns verdict" "$v" worse
-jq -e '.comparisons[] | select(.bench=="hash" and .metric=="elapsed_ns") | .ratio > 1.03 and .ratio < 1.25 and .ci_low > 1 and .ci_low <= .ratio and .ratio <= .ci_high' "$S" >/dev/null \
-	|| fail "hash ratio out of range: $(jq -c '.comparisons[0]' "$S")"
-# Sorting more keys: keys_per_s is higher-is-better, so B is worse there too.
-v=$(jq -r '.comparisons[] | select(.bench=="sort" and .metric=="keys_per_s") | .verdict' "$S")
-[ "$v" = worse ] || [ "$v" = inconclusive ] || fail "sort keys_per_s verdict $v"
-jq -e '[.comparisons[] | select(.verdict=="better")] | length == 0' "$S" >/dev/null || fail "a better verdict for a slower B"
-# maxrss is the same program, same data: never a difference worth a verdict.
-v=$(jq -r '.comparisons[] | select(.metric=="maxrss_kb") | .verdict' "$S")
-[ "$v" = same ] || [ "$v" = inconclusive ] || fail "maxrss verdict $v"
+# The verdicts of a 10% difference are the statistics' business, tested on
+# synthetic records (tests/unit/test-aa.c): here, on a real and maybe busy
+# machine, only what noise cannot change. Every comparison has a verdict,
+# and a ratio inside its interval unless it is invalid.
+jq -e '[.comparisons[] | select(.verdict | IN("better","worse","same","inconclusive") | not)] | length == 0' "$S" >/dev/null \
+	|| fail "a comparison without a verdict, or invalid: $(jq -c '.comparisons' "$S")"
+jq -e '[.comparisons[] | select((.ci_low <= .ratio and .ratio <= .ci_high) | not)] | length == 0' "$S" >/dev/null \
+	|| fail "a ratio outside its interval"
+expect_eq "comparisons (hash: 3 metrics, sort: 3)" "$(jq '.comparisons | length' "$S")" 6
 # Results: 30 good runs per variant, none failed.
 jq -e '[.results[] | select(.n != 30 or .failed != 0)] | length == 0' "$S" >/dev/null || fail "n != 30 somewhere"
 
@@ -52,7 +49,6 @@ grep -q ',load1,' "$C" || fail "no load1 rows"
 
 M="$OUT/report.md"
 expect_grep '^## x86_64|^## aarch64' "$M"
-expect_grep '\*\*worse\*\* \(\+[0-9.]+%\)' "$M"
 expect_grep 'seed: 7' "$M"
 
 note "orch report re-renders byte for byte"
@@ -61,8 +57,21 @@ mkdir "$T/before"; cp "$OUT"/samples.csv "$OUT"/summary.json "$OUT"/report.md "$
 for f in samples.csv summary.json report.md; do
 	cmp "$OUT/$f" "$T/before/$f" || fail "$f differs after orch report"
 done
-note "--fail-on=worse trips on B's worse verdict"
-rc=0; "$ORCH" report --fail-on=worse "$OUT" >/dev/null 2>&1 || rc=$?
+note "B three times slower: worse, whatever the machine's load; --fail-on=worse trips"
+rc=0; run_orch "$T/log3" run --out="$T/triple" --seed=3 tests/suites/triple.ini || rc=$?
+cat "$T/log3"
+expect_eq "exit code" "$rc" 0
+S3="$T/triple/summary.json"
+for m in elapsed_ns wall_ns; do
+	v=$(jq -r --arg m $m '.comparisons[] | select(.metric==$m) | .verdict' "$S3")
+	expect_eq "triple $m verdict" "$v" worse
+	jq -e --arg m $m '.comparisons[] | select(.metric==$m) | .ratio > 1.5 and .ci_low > 1' "$S3" >/dev/null \
+		|| fail "triple $m ratio: $(jq -c --arg m $m '.comparisons[] | select(.metric==$m)' "$S3")"
+done
+expect_grep '\*\*worse\*\* \(\+[0-9.]+%\)' "$T/triple/report.md"
+rc=0; "$ORCH" report --fail-on=worse "$T/triple" >/dev/null 2>&1 || rc=$?
 expect_eq "report --fail-on=worse" "$rc" 1
+rc=0; "$ORCH" report --fail-on=worse "$OUT" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "report --fail-on=worse on the example: exit $rc"
 no_leftovers
 echo PASS

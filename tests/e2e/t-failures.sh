@@ -6,7 +6,9 @@ start=$(date +%s)
 rc=0; run_orch "$T/log" run --out="$T/out" --seed=1 tests/suites/failures.ini || rc=$?
 cat "$T/log"
 expect_eq "exit code (runs failed)" "$rc" 3
-[ $(( $(date +%s) - start )) -lt 60 ] || fail "timeouts did not cut the sleeps short"
+# Uncut, the ten 30 s sleeps alone would take 300 s; cut, the run takes
+# seconds (more on a busy machine, never 200).
+[ $(( $(date +%s) - start )) -lt 200 ] || fail "timeouts did not cut the sleeps short"
 S="$T/out/summary.json" C="$T/out/samples.csv" M="$T/out/report.md"
 expect_grep '10 measured runs? failed|measured runs failed' "$T/log"
 # Statuses as recorded, one per run (the wall_ns row).
@@ -15,9 +17,10 @@ for want in "crash signal 10" "slow timeout 10" "exit3 failed 10" "ok ok 10" "ch
 	got=$(awk -F, -v b=$1 -v s=$2 '$4==b && $10==s && $11=="wall_ns"' "$C" | wc -l)
 	expect_eq "$1 runs with status $2" "$got" "$3"
 done
-# A timed-out run was cut at its 0.5 s deadline.
-awk -F, '$4=="slow" && $11=="wall_ns" && ($12 < 400000000 || $12 > 5000000000) {bad=1} END {exit bad}' "$C" \
-	|| fail "a timed-out run's wall time is not near 0.5 s"
+# A timed-out run was cut at its 0.5 s deadline: never before it, and
+# long before the program's own 30 s (a busy machine may be late to kill).
+awk -F, '$4=="slow" && $11=="wall_ns" && ($12 < 400000000 || $12 > 20000000000) {bad=1} END {exit bad}' "$C" \
+	|| fail "a timed-out run's wall time is not between 0.4 and 20 s"
 # Results count the failures; the good benchmark compares as the same.
 expect_eq "crash failed count" "$(jq '[.results[] | select(.bench=="crash" and .variant=="A")][0].failed' "$S")" 5
 expect_eq "ok verdict" "$(jq -r '.comparisons[] | select(.bench=="ok") | .verdict' "$S")" same

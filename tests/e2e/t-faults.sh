@@ -21,9 +21,11 @@ exactly_once() {
 	expect_eq "$h: distinct (bench, variant, round)" "$n" "$((2 * rounds))"
 }
 no_agents() {
-	local i
-	for i in $(seq 1 100); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || return 0; sleep 0.1; done
-	pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent"; fail "agents left on the lab hosts"
+	local end=$((SECONDS + 60))
+	while pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null; do
+		[ "$SECONDS" -lt "$end" ] || { pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent"; fail "agents left on the lab hosts (waited 60 s)"; }
+		sleep 0.1
+	done
 }
 
 note "an agent killed with SIGKILL on h1: started again, complete"

@@ -101,7 +101,8 @@ expect_grep "authentication failed for $LAB_USER@.*tried .*$(basename "$LAB_KEY_
 note "one run per host: a second coordinator is refused, saying who holds it"
 "$ORCH" run --inventory="$INV" --hosts=h1 --out="$T/r11" --max-load=0 tests/suites/slow.ini >"$T/run11" 2>&1 &
 slow=$!
-for i in $(seq 1 100); do [ -s "$T/r11/samples.msgpack" ] && grep -q "run " "$LAB/h1/wd/run.lock" 2>/dev/null && break; sleep 0.1; done
+locked() { [ -s "$T/r11/samples.msgpack" ] && grep -q "run " "$LAB/h1/wd/run.lock" 2>/dev/null; }
+wait_until 120 "the first run to hold h1's run lock" locked
 rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="$T/r12" suites/example.ini || rc=$?
 cat "$T/run12"
 expect_eq "busy host exit" "$rc" 3
@@ -145,6 +146,6 @@ expect_eq "run with no agent exit" "$rc" 0
 [ -x "$LAB/h2/wd/bin/orch-agent" ] || fail "run did not deploy the agent"
 
 note "no agent left on any host"
-for i in $(seq 1 50); do pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null || break; sleep 0.1; done
-pgrep -af "$LAB/h[0-9]/wd/bin/orch-agent" && fail "agents left behind"
+no_agent() { ! pgrep -f "$LAB/h[0-9]/wd/bin/orch-agent" >/dev/null; }
+wait_until 60 "the lab hosts' agents to end" no_agent
 echo PASS
