@@ -6,9 +6,10 @@
 #   bash tests/check-fresh.sh
 #
 # 1. A plain Debian 12 root (mmdebstrap --variant=minbase: the Essential
-#    and required packages, and apt) from the Debian archive apt uses here,
-#    cached as a tarball in $FRESH_CACHE (default /var/cache/orch-fresh),
-#    keyed by suite, variant and sources. Nothing of ours is ever in it.
+#    and required packages, and apt; plus make, without which no README
+#    command starts) from the Debian archive apt uses here, cached as a
+#    tarball in $FRESH_CACHE (default /var/cache/orch-fresh), keyed by
+#    suite, variant, packages and sources. Nothing of ours is ever in it.
 # 2. A new copy of that root under /var/tmp, and in it /root/orch: a clean
 #    export of HEAD (git archive: committed files only, no build outputs).
 # 3. In a private mount and PID namespace, with /proc, /sys, /dev (and
@@ -59,7 +60,8 @@ sources() {
 }
 
 src=$(sources)
-key=$(printf '%s\n' "v1 $SUITE amd64 minbase" "$src" | sha256sum | cut -c1-12)
+EXTRA=make
+key=$(printf '%s\n' "v1 $SUITE amd64 minbase $EXTRA" "$src" | sha256sum | cut -c1-12)
 base=$CACHE/debian-$SUITE-amd64-minbase-$key.tar
 mkdir -p "$CACHE"
 if [ -f "$base" ]; then
@@ -70,7 +72,7 @@ else
 	mapfile -t mirrors <<<"$src"
 	rm -f "$base.tmp"
 	if ! timeout 1200 unshare --mount --propagation private --pid --fork --kill-child --mount-proc \
-	    mmdebstrap --arch=amd64 --variant=minbase --mode=root --format=tar \
+	    mmdebstrap --arch=amd64 --variant=minbase --mode=root --format=tar --include="$EXTRA" \
 	    "$SUITE" "$base.tmp" "${mirrors[@]}" >"$CACHE/build.log" 2>&1 </dev/null; then
 		tail -20 "$CACHE/build.log" >&2
 		die "mmdebstrap failed (log: $CACHE/build.log)"
