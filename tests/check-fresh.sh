@@ -83,8 +83,13 @@ fi
 
 W=$(mktemp -d /var/tmp/orch-fresh.XXXXXX)
 R=$W/root
+cpid=
 cleanup() {
-	local rc=$?
+	local rc=$? i
+	if [ -n "$cpid" ]; then
+		kill -TERM "$cpid" 2>/dev/null
+		for i in $(seq 1 60); do kill -0 "$cpid" 2>/dev/null || break; sleep 1; done
+	fi
 	# The mounts lived in the namespace of the unshare below, which is gone:
 	# nothing of this machine is mounted under $W.
 	if grep -qF " $W/" /proc/self/mounts; then
@@ -145,7 +150,16 @@ timeout --kill-after=30 "$BOUND" unshare --mount --propagation private --pid --f
 	exec chroot "$R" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 	    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	    /bin/bash /root/fresh.sh
-' </dev/null || rc=$?
+' </dev/null &
+cpid=$!
+# ^C or TERM here reaches the root through timeout (--kill-child ends
+# everything in it); cleanup waits for it before removing anything.
+trap 'kill -TERM "$cpid" 2>/dev/null' INT TERM HUP
+while :; do
+	wait "$cpid" && rc=0 || rc=$?
+	kill -0 "$cpid" 2>/dev/null || break
+done
+cpid=
 [ "$rc" -ne 124 ] || say "timed out after $BOUND s"
 if [ "$rc" -eq 0 ]; then
 	say "PASS: make demo and make check on a clean Debian 12 root, $((SECONDS - t0)) s in the root, $((SECONDS - t_start)) s in all"
