@@ -4,13 +4,13 @@
 "$AGENT" --version | grep -Eq '^orch-agent [0-9.]+ protocol [0-9]+$' || fail "--version"
 
 note "a malformed key line: the agent refuses and exits"
-rc=0; echo "not a key" | timeout 10 "$AGENT" serve --workdir="$T/w1" >"$T/out1" 2>"$T/err1" || rc=$?
+rc=0; echo "not a key" | timeout 60 "$AGENT" serve --workdir="$T/w1" >"$T/out1" 2>"$T/err1" || rc=$?
 [ "$rc" != 0 ] || fail "agent accepted a bad key line"
 expect_grep 'malformed key line' "$T/err1"
 [ ! -s "$T/out1" ] || fail "agent printed an endpoint without a key"
 
 note "stdin closed before any key: the agent exits at once"
-rc=0; timeout 10 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/err2" || rc=$?
+rc=0; timeout 60 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/err2" || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "agent did not exit on EOF (rc $rc)"
 
 note "a stranger's frames are dropped, never parsed or acted on"
@@ -24,7 +24,7 @@ wait_until 60 "the agent's endpoint line in $T/ep" test -s "$T/ep"
 ep=$(awk '{print $3}' "$T/ep")
 case "$ep" in tcp://127.0.0.1:*) ;; *) fail "no endpoint: $(cat "$T/ep")";; esac
 head -c 300 /dev/urandom > "$T/junk"
-timeout 5 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
+timeout 20 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
 wait_until 60 "the agent to log the dropped frame" grep -q 'dropped' "$T/err3"
 expect_grep 'dropped a [0-9]+-byte frame' "$T/err3"
 kill -0 "$apid" || fail "the agent died of random bytes"

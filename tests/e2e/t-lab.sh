@@ -4,7 +4,7 @@
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 
-LAB_READY_SECS=${LAB_READY_SECS:-30} lab_up 3 || fail "lab did not come up"
+lab_up 3 || fail "lab did not come up"
 export ORCH_KNOWN_HOSTS="$LAB_KNOWN_HOSTS"
 INV="$LAB_INVENTORY"
 CLEANUPS+=("pkill -9 -f '$LAB/' 2>/dev/null")

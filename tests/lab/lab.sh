@@ -38,7 +38,7 @@
 # Functions: lab_up lab_down lab_hosts lab_addr lab_port lab_ns lab_pid
 #   lab_ssh lab_link_down lab_link_up lab_stop_sshd lab_start_sshd
 #   lab_known_hosts_hashed lab_inventory_set lab_logs (each documented below).
-# Knobs: LAB_KEEP=1, LAB_READY_SECS (default 5), LAB_SSHD (default
+# Knobs: LAB_KEEP=1, LAB_READY_SECS (default 60), LAB_SSHD (default
 #   /usr/sbin/sshd).
 
 LAB_SSHD=${LAB_SSHD:-/usr/sbin/sshd}
@@ -597,17 +597,18 @@ EOF
 	} >"$LAB/inventory.ini"
 }
 
-# Polls (for LAB_READY_SECS, default 5 s, in 0.1 s steps) until hN's sshd
+# Polls (for LAB_READY_SECS, default 60 s: generous, a busy machine is
+# slow to start sshd, in 0.1 s steps) until hN's sshd
 # lets our key in. The probe opens the sftp subsystem: it proves the
 # listener, the host key and pubkey auth, and starts no login shell (whose
 # rc files may be slow).
 _lab_wait_ready() {
-	local i=$1 end pid secs=${LAB_READY_SECS:-5}
-	case $secs in ''|*[!0-9]*) secs=5 ;; esac
+	local i=$1 end pid secs=${LAB_READY_SECS:-60}
+	case $secs in ''|*[!0-9]*) secs=60 ;; esac
 	end=$(( ${EPOCHREALTIME/./} / 1000 + secs * 1000 ))
 	while :; do
 		if pid=$(_lab_listener_pid "$i") &&
-		    timeout 5 ssh -F "$LAB/ssh_config" -o ConnectTimeout=2 -s "h$i" sftp \
+		    timeout 20 ssh -F "$LAB/ssh_config" -o ConnectTimeout=10 -s "h$i" sftp \
 		    </dev/null >/dev/null 2>&1; then
 			return 0
 		fi
@@ -754,7 +755,7 @@ _lab_link() {
 # Waits (at most ~5 s) until both ends of hN's veth are operationally up.
 _lab_wait_carrier() {
 	local i=$1 try a b
-	for ((try = 0; try < 50; try++)); do
+	for ((try = 0; try < 300; try++)); do
 		read -r a 2>/dev/null <"/sys/class/net/${_LAB_VH[i]}/operstate"
 		b=$(ip -n "${_LAB_NS[i]}" -o link show "${_LAB_VN[i]}" 2>/dev/null)
 		if [ "$a" = up ] && [[ $b == *"state UP"* ]]; then
@@ -762,7 +763,7 @@ _lab_wait_carrier() {
 		fi
 		sleep 0.1
 	done
-	echo "lab: h$i's link did not come up within 5 s" >&2
+	echo "lab: h$i's link did not come up within 30 s" >&2
 	return 1
 }
 
