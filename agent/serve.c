@@ -72,6 +72,7 @@ struct serve {
 	const struct serve_opts	*opts;
 	char			 workdir[PATH_MAX];
 	char			 rundir[PATH_MAX];
+	char			 sockpath[PATH_MAX];	/* our ipc socket, or "" */
 	char			 run_id[64];
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
@@ -1249,7 +1250,7 @@ serve_main(const struct serve_opts *opts)
 	struct proto_msg	 msg;
 	uint8_t			 key[PROTO_KEY_LEN];
 	struct sigaction	 sa;
-	char			 endpoint[128], err[CHAN_ERR_LEN];
+	char			 endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
 	int			 r, greeted = 0, code = 3;
 
 	memset(&s, 0, sizeof s);
@@ -1296,8 +1297,27 @@ serve_main(const struct serve_opts *opts)
 		log_warnx("%s", err);
 		return (3);
 	}
-	if (chan_bind_random(&s.chan, opts->bind, endpoint, sizeof endpoint,
-	    err, sizeof err) != 0) {
+	/*
+	 * A PAIR socket serves the first peer that connects. On TCP that can
+	 * be any local user (or, with --bind, any network peer) before the
+	 * coordinator; a Unix socket inside the 0700 workdir admits only our
+	 * own user, which the coordinator reaches over SSH (direct-streamlocal).
+	 */
+	if (opts->bind == NULL) {
+		if (snprintf(s.sockpath, sizeof s.sockpath, "%s/agent-%ld.sock",
+		    s.workdir, (long)getpid()) >= (int)sizeof s.sockpath ||
+		    (strpbrk(s.sockpath, " \t\n") != NULL &&
+		    snprintf(err, sizeof err, "workdir %s holds a blank, which "
+		    "an endpoint cannot", s.workdir) > 0) ||
+		    chan_bind_ipc(&s.chan, s.sockpath, endpoint,
+		    sizeof endpoint, err, sizeof err) != 0) {
+			log_warnx("%s%s", err, " (a shorter workdir, or "
+			    "transport = direct, avoids it)");
+			s.sockpath[0] = '\0';
+			goto out;
+		}
+	} else if (chan_bind_random(&s.chan, opts->bind, endpoint,
+	    sizeof endpoint, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		goto out;
 	}
@@ -1389,6 +1409,8 @@ out:
 	if (s.lockfd != -1)
 		close(s.lockfd);
 	chan_close(&s.chan);
+	if (s.sockpath[0] != '\0')
+		unlink(s.sockpath);
 	return (code);
 }
 

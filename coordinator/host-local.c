@@ -179,7 +179,8 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		goto out;
 	}
 	if (sscanf(line, "ORCH-AGENT %d %127s", &proto, endpoint) != 2 ||
-	    strncmp(endpoint, "tcp://", 6) != 0) {
+	    (strncmp(endpoint, "ipc://", 6) != 0 &&
+	    strncmp(endpoint, "tcp://", 6) != 0)) {
 		snprintf(err, errlen, "the agent printed '%.100s', not an "
 		    "endpoint", line);
 		goto out;

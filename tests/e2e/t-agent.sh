@@ -13,7 +13,7 @@ note "stdin closed before any key: the agent exits at once"
 rc=0; timeout 10 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/err2" || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "agent did not exit on EOF (rc $rc)"
 
-note "a stranger's frames are dropped, never parsed or acted on"
+note "the endpoint: a Unix socket inside the agent's 0700 workdir"
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 mkfifo "$T/stdin"
 "$AGENT" serve --workdir="$T/w2" <"$T/stdin" >"$T/ep" 2>"$T/err3" &
@@ -22,16 +22,14 @@ exec 7>"$T/stdin"
 echo "ORCH-KEY 1 $key run-x" >&7
 for i in $(seq 1 50); do [ -s "$T/ep" ] && break; sleep 0.1; done
 ep=$(awk '{print $3}' "$T/ep")
-case "$ep" in tcp://127.0.0.1:*) ;; *) fail "no endpoint: $(cat "$T/ep")";; esac
-head -c 300 /dev/urandom > "$T/junk"
-timeout 5 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
-for i in $(seq 1 30); do grep -q 'dropped' "$T/err3" && break; sleep 0.1; done
-expect_grep 'dropped a [0-9]+-byte frame' "$T/err3"
-kill -0 "$apid" || fail "the agent died of random bytes"
-[ -z "$(ls -A "$T/w2/runs" 2>/dev/null)" ] || fail "the agent ran something"
+case "$ep" in "ipc://$T/w2/agent-$apid.sock") ;; *) fail "endpoint not in the workdir: $(cat "$T/ep")";; esac
+[ -S "${ep#ipc://}" ] || fail "no socket at ${ep#ipc://}"
+expect_eq "workdir mode" "$(stat -c %a "$T/w2")" 700
 exec 7>&-	# the lifeline closes: the agent must go
 for i in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$apid" 2>/dev/null && fail "agent still running after stdin closed"
+[ ! -e "${ep#ipc://}" ] || fail "the agent left its socket behind"
+
 note "hostile peers: random bytes, a foreign key, another run, a replay"
 HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
 [ -x "$HOSTILE" ] || HOSTILE="$PWD/build/default/tools/hostile"
@@ -44,4 +42,14 @@ for why in "not an orch frame" "frame failed authentication" "frame of another r
 	expect_grep "dropped a [0-9]+-byte frame: $why" "$T/hostile.err"
 done
 [ -z "$(ls -A "$T/w3/runs" 2>/dev/null)" ] || fail "the agent ran something for a hostile peer"
+
+note "a squatter (another local user) connects first: the coordinator is still served"
+if [ "$(id -u)" = 0 ]; then
+	rc=0; timeout 60 "$HOSTILE" --squatter "$AGENT" "$T/w4" >"$T/squat.out" 2>"$T/squat.err" || rc=$?
+	cat "$T/squat.out"
+	expect_eq "squatter exit" "$rc" 0
+	expect_grep 'ok +the coordinator is served despite the squatter' "$T/squat.out"
+else
+	echo "SKIPPED: the squatter needs root to become another user"
+fi
 echo PASS
