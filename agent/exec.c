@@ -327,7 +327,8 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
 		    chdir(req->cwd) == -1))
 			e = errno;
 		if (e == 0) {
-			execve(req->argv[0], req->argv, req->envp);
+			execve(req->path != NULL ? req->path : req->argv[0],
+			    req->argv, req->envp);
 			e = errno;
 		}
 		n = write(rep[1], &e, sizeof e);
@@ -411,8 +412,8 @@ exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0)
 		goto out;
 
 	*t0 = exec_now(CLOCK_MONOTONIC);
-	if ((e = posix_spawn(&pid, req->argv[0], &fa, &attr, req->argv,
-	    req->envp)) != 0)
+	if ((e = posix_spawn(&pid, req->path != NULL ? req->path :
+	    req->argv[0], &fa, &attr, req->argv, req->envp)) != 0)
 		pid = -1;
 out:
 	if (attr_ok)

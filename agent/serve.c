@@ -26,6 +26,7 @@
 
 #include "agent/exec.h"
 #include "agent/facts.h"
+#include "agent/proc.h"
 #include "agent/serve.h"
 #include "proto/chan.h"
 #include "proto/hash.h"
@@ -52,8 +53,12 @@ static volatile sig_atomic_t	serve_stopped;
 struct serve_file {
 	char	sha[PROTO_SHA_HEX];
 	char	path[PATH_MAX];
-	dev_t	dev;		/* identity verified at plan time: every run */
-	ino_t	ino;		/* must execute this very file */
+	int	fd;		/* open on the file hashed, or -1: every run */
+	dev_t	dev;		/* executes this very file, unchanged since */
+	ino_t	ino;
+	off_t	size;
+	struct timespec mtime;
+	struct timespec ctime;
 };
 
 #define SERVE_VERIFIED_MAX	64	/* cache files whose hash a session remembers */
@@ -127,6 +132,46 @@ serve_mkdirs(const char *dir)
 	}
 	if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
 		return (-1);
+	return (0);
+}
+
+/*
+ * Refuses a directory that is not this user's or that others may write to
+ * (they could plant programs, journals or a socket of their own there),
+ * and takes away others' read and search rights from one that is, so
+ * that the agent's socket and files are its user's alone. Returns 0, or -1
+ * with the reason in why.
+ */
+static int
+serve_dir_check(const char *dir, char *why, size_t len)
+{
+	struct stat	st;
+
+	if (lstat(dir, &st) == -1) {
+		snprintf(why, len, "%s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is not a directory", dir);
+		return (-1);
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, len, "%s belongs to uid %lu, not to this user "
+		    "(uid %lu): refusing to use it", dir, (unsigned long)st.st_uid,
+		    (unsigned long)geteuid());
+		return (-1);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(why, len, "%s is writable by its group or others "
+		    "(mode %04o): refusing to use it; chmod 700 it if its "
+		    "content is yours", dir, (unsigned)(st.st_mode & 07777));
+		return (-1);
+	}
+	if ((st.st_mode & 077) != 0 && chmod(dir, st.st_mode & 0700) == -1) {
+		snprintf(why, len, "cannot make %s private: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
 	return (0);
 }
 
@@ -316,6 +361,35 @@ serve_error(struct serve *s, const char *code, const char *fmt, ...)
 	return (serve_send(s, &msg));
 }
 
+/* Returns st's modification time. */
+static struct timespec
+serve_mtime(const struct stat *st)
+{
+#ifdef __APPLE__
+	return (st->st_mtimespec);
+#else
+	return (st->st_mtim);
+#endif
+}
+
+/* Returns st's status change time. */
+static struct timespec
+serve_ctime(const struct stat *st)
+{
+#ifdef __APPLE__
+	return (st->st_ctimespec);
+#else
+	return (st->st_ctim);
+#endif
+}
+
+/* Returns 1 when a and b are the same time. */
+static int
+serve_ts_eq(struct timespec a, struct timespec b)
+{
+	return (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
+}
+
 /* Returns 1 when sha was verified in this session on a file like st. */
 static int
 serve_verified(const struct serve *s, const char *sha, const struct stat *st)
@@ -355,8 +429,10 @@ serve_verified_add(struct serve *s, const char *sha, const struct stat *st)
 
 /*
  * Checks that the cache holds the file with this hash, by hashing it.
- * Fills f when given. Returns 0, or -1 when missing or different (a
- * corrupt file is removed so a later push can replace it).
+ * Fills f when given, keeping the file open in f->fd: the runs execute
+ * what was hashed, not whatever the path names later. Returns 0, or -1
+ * when missing or different (a corrupt file is removed so a later push
+ * can replace it). A symbolic link in the cache is never followed.
  */
 static int
 serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
@@ -368,7 +444,7 @@ serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
 	if (snprintf(path, sizeof path, "%s/cache/%s", s->workdir, sha) >=
 	    (int)sizeof path)
 		return (-1);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return (-1);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		goto out;
@@ -392,11 +468,30 @@ serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
 		snprintf(f->path, sizeof f->path, "%s", path);
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;
+		f->size = st.st_size;
+		f->mtime = serve_mtime(&st);
+		f->ctime = serve_ctime(&st);
+		f->fd = fd;
+		fd = -1;
 	}
 	r = 0;
 out:
-	close(fd);
+	if (fd != -1)
+		close(fd);
 	return (r);
+}
+
+/* Closes the files a plan kept open. */
+static void
+serve_files_close(struct serve_file *files, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (files[i].fd != -1)
+			close(files[i].fd);
+		files[i].fd = -1;
+	}
 }
 
 /* Answers a QUERY with the hashes the cache holds, verified. */
@@ -491,6 +586,17 @@ serve_status(struct serve *s, const char *state, double load, double limit,
 }
 
 /*
+ * Creates path for writing, mode 0700: never an existing file, never
+ * through a symbolic link. Returns the fd, or -1 with errno.
+ */
+static int
+serve_create(const char *path)
+{
+	return (open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0700));
+}
+
+/*
  * Copies orch-null, the harness-floor program installed beside the agent,
  * into the cache so that it runs through the same verified path as every
  * benchmark. Leaves null_sha empty when there is none.
@@ -516,9 +622,13 @@ serve_install_null(struct serve *s)
 		return;
 	snprintf(dst, sizeof dst, "%s/cache/%s", s->workdir, s->null_sha);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0700)) == -1)
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1)
+		goto out;
+	/* A name left by a dead agent of the same pid is ours to remove. */
+	if ((out = serve_create(tmp)) == -1 && errno == EEXIST &&
+	    unlink(tmp) == 0)
+		out = serve_create(tmp);
+	if (out == -1)
 		goto out;
 	while ((n = read(in, buf, sizeof buf)) > 0) {
 		if (write(out, buf, (size_t)n) != n)
@@ -675,6 +785,7 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	struct exec_req		 req;
 	struct stat		 st;
 	char			**argv, **envp, exepath[PATH_MAX];
+	char			 fdpath[64];
 	size_t			 i;
 	int			 r = 0;
 
@@ -689,9 +800,19 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 		if (strcmp(files[i].sha, cmd->exe) == 0)
 			exe = &files[i];
 	}
-	/* The plan check guarantees exe; the inode check catches a swap. */
-	if (exe == NULL || stat(exe->path, &st) == -1 ||
-	    st.st_dev != exe->dev || st.st_ino != exe->ino) {
+	/*
+	 * The plan check guarantees exe and holds it open. What runs is the
+	 * file open on that descriptor, as it was hashed: a write to it since
+	 * shows in its size or times. Where no path reaches a descriptor
+	 * (macOS), the path must still name that file, unchanged.
+	 */
+	if (exe == NULL || fstat(exe->fd, &st) == -1 ||
+	    st.st_size != exe->size ||
+	    !serve_ts_eq(serve_mtime(&st), exe->mtime) ||
+	    !serve_ts_eq(serve_ctime(&st), exe->ctime) ||
+	    (proc_fd_path(exe->fd, fdpath, sizeof fdpath) == -1 &&
+	    (stat(exe->path, &st) == -1 || st.st_dev != exe->dev ||
+	    st.st_ino != exe->ino))) {
 		smp->status = PROTO_ST_FAILED;
 		snprintf(smp->err_tail, sizeof smp->err_tail,
 		    "program %s changed in the cache since it was verified",
@@ -707,6 +828,8 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 
 	memset(&req, 0, sizeof req);
 	req.argv = argv;
+	req.path = proc_fd_path(exe->fd, fdpath, sizeof fdpath) == 0 ?
+	    fdpath : NULL;
 	req.envp = envp;
 	req.cwd = s->rundir;
 	req.timeout_ms = cmd->timeout_ms;
@@ -1065,6 +1188,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 
 	memset(&pr, 0, sizeof pr);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
+	for (i = 0; i <= plan->nfiles; i++)
+		files[i].fd = -1;
 	if (serve_lock(s, reason, sizeof reason) != 0) {
 		r = serve_error(s, "busy", "%s", reason);
 		goto out;
@@ -1199,6 +1324,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	r = serve_send(s, &msg);
 out:
 	serve_progress_free(&pr);
+	serve_files_close(files, plan->nfiles);
 	free(files);
 	return (r);
 }
@@ -1251,6 +1377,7 @@ serve_main(const struct serve_opts *opts)
 	uint8_t			 key[PROTO_KEY_LEN];
 	struct sigaction	 sa;
 	char			 endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
+	char			 path[PATH_MAX];
 	int			 r, greeted = 0, code = 3;
 
 	memset(&s, 0, sizeof s);
@@ -1282,9 +1409,17 @@ serve_main(const struct serve_opts *opts)
 		log_warn("workdir %s", opts->workdir);
 		return (3);
 	}
-	if (snprintf(err, sizeof err, "%s/cache", s.workdir) >= (int)sizeof err ||
-	    serve_mkdirs(err) == -1) {
+	if (serve_dir_check(s.workdir, err, sizeof err) != 0) {
+		log_warnx("workdir %s", err);
+		return (3);
+	}
+	if (snprintf(path, sizeof path, "%s/cache", s.workdir) >=
+	    (int)sizeof path || serve_mkdirs(path) == -1) {
 		log_warn("workdir %s/cache", s.workdir);
+		return (3);
+	}
+	if (serve_dir_check(path, err, sizeof err) != 0) {
+		log_warnx("cache %s", err);
 		return (3);
 	}
 	serve_install_null(&s);
