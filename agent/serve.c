@@ -928,7 +928,8 @@ serve_lock(struct serve *s, char *why, size_t len)
  * are a kind byte, a 4-byte big-endian length and the payload:
  *   'P' the plan's SHA-256 (hex): a resume must bring the same plan
  *   'S' step and attempt (2 x 4 bytes): an attempt started
- *   'C' step, attempt and the benchmark's pid (3 x 4 bytes): it runs
+ *   'C' step, attempt and the benchmark's pid (3 x 4 bytes), then what
+ *       identifies that process (proc_ident, since protocol 4): it runs
  *   'R' an encoded SAMPLE message: an attempt ended
  * A record cut short by a crash is dropped when the journal is reopened.
  */
@@ -937,6 +938,7 @@ serve_lock(struct serve *s, char *why, size_t len)
 struct serve_progress {
 	uint32_t	*started;	/* per step: last attempt started */
 	uint32_t	*pid;		/* per step: its benchmark's pid */
+	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
 	uint32_t	*ended;		/* per step: last attempt ended */
 	uint8_t		*status;	/* per step: status of that attempt */
 	uint32_t	 nsamples;
@@ -971,6 +973,32 @@ serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
 }
 
 /*
+ * Kills the process group of pid, which a lost agent journaled running
+ * with identity ident, when pid is still that process; leaves it alone
+ * when it is another one, gone, or of unknown identity.
+ */
+static void
+serve_kill_left(uint32_t pid, const char *ident)
+{
+	char	now[PROC_IDENT_LEN];
+
+	if (ident[0] == '\0') {
+		log_info("process %u left by the lost agent: no identity in "
+		    "the journal, left alone", pid);
+		return;
+	}
+	if (proc_ident((pid_t)pid, now, sizeof now) != 0)
+		return;		/* gone */
+	if (strcmp(now, ident) != 0) {
+		log_info("process %u is not the benchmark the lost agent "
+		    "left (%s, not %s): left alone", pid, now, ident);
+		return;
+	}
+	if (kill(-(pid_t)pid, SIGKILL) == 0)
+		log_info("killed process group %u left by the lost agent", pid);
+}
+
+/*
  * Opens the journal of this run: a new one, or the one a lost
  * coordinator's agent left, whose progress fills pr. Resends the samples
  * the coordinator does not have (seq > resume_seq). Returns 0 or -1 with
@@ -990,6 +1018,7 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 
 	pr->started = xcalloc(plan->nsteps + 1, sizeof *pr->started);
 	pr->pid = xcalloc(plan->nsteps + 1, sizeof *pr->pid);
+	pr->ident = xcalloc(plan->nsteps + 1, sizeof *pr->ident);
 	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
 	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
 	pr->last_seq = -1;
@@ -1024,13 +1053,18 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 			    (uint32_t)buf[6] << 8 | buf[7];
 			if (step < plan->nsteps)
 				pr->started[step] = att;
-		} else if (hdr[0] == 'C' && rlen == 12) {
+		} else if (hdr[0] == 'C' && rlen >= 12 &&
+		    rlen < 12 + PROC_IDENT_LEN) {
 			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
 			    (uint32_t)buf[2] << 8 | buf[3];
-			if (step < plan->nsteps)
+			if (step < plan->nsteps) {
 				pr->pid[step] = (uint32_t)buf[8] << 24 |
 				    (uint32_t)buf[9] << 16 |
 				    (uint32_t)buf[10] << 8 | buf[11];
+				/* Without one (an older journal): unknown. */
+				memcpy(pr->ident[step], buf + 12, rlen - 12);
+				pr->ident[step][rlen - 12] = '\0';
+			}
 		} else if (hdr[0] == 'R') {
 			if (proto_decode(buf, rlen, &msg) != 0 ||
 			    msg.type != PROTO_SAMPLE) {
@@ -1070,12 +1104,14 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 	if (good > 0)
 		log_info("run %s: resuming from the journal (%u samples)",
 		    s->run_id, pr->nsamples);
-	/* A benchmark its dead agent left running must not overlap ours. */
+	/*
+	 * A benchmark its dead agent left running must not overlap ours. Its
+	 * pid may name another process by now (after a reboot, or once the
+	 * pids wrapped): only a process with the identity journaled is ours.
+	 */
 	for (step = 0; step < plan->nsteps; step++) {
-		if (pr->started[step] > pr->ended[step] && pr->pid[step] > 1 &&
-		    kill(-(pid_t)pr->pid[step], SIGKILL) == 0)
-			log_info("killed process group %u left by the lost "
-			    "agent", pr->pid[step]);
+		if (pr->started[step] > pr->ended[step] && pr->pid[step] > 1)
+			serve_kill_left(pr->pid[step], pr->ident[step]);
 	}
 	s->seq = (uint32_t)(pr->last_seq + 1);
 	r = 0;
@@ -1087,6 +1123,7 @@ out:
 static void
 serve_progress_free(struct serve_progress *pr)
 {
+	free(pr->ident);
 	free(pr->pid);
 	free(pr->started);
 	free(pr->ended);
@@ -1124,13 +1161,18 @@ serve_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
 	return (r);
 }
 
-/* Journals the pid of a benchmark just started (no flush: it is on its way). */
+/*
+ * Journals the pid of a benchmark just started and what identifies it (no
+ * flush: it is on its way).
+ */
 static void
 serve_spawned(long pid, void *arg)
 {
 	struct serve	*s = arg;
-	unsigned char	 rec[12], hdr[5];
+	unsigned char	 rec[12 + PROC_IDENT_LEN], hdr[5];
+	char		 ident[PROC_IDENT_LEN];
 	uint32_t	 v[3];
+	size_t		 len = 12;
 	int		 i;
 
 	v[0] = s->cur_step;
@@ -1142,11 +1184,18 @@ serve_spawned(long pid, void *arg)
 		rec[4 * i + 2] = (unsigned char)(v[i] >> 8);
 		rec[4 * i + 3] = (unsigned char)v[i];
 	}
+	/* Started already, so its start time is set even before its exec. */
+	if (proc_ident((pid_t)pid, ident, sizeof ident) == 0) {
+		memcpy(rec + 12, ident, strlen(ident));
+		len += strlen(ident);
+	} else
+		log_warnx("cannot tell process %ld apart from a later one: "
+		    "a resume will leave it alone", pid);
 	hdr[0] = 'C';
 	hdr[1] = hdr[2] = hdr[3] = 0;
-	hdr[4] = sizeof rec;
+	hdr[4] = (unsigned char)len;
 	if (write(s->journal, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
-	    write(s->journal, rec, sizeof rec) != (ssize_t)sizeof rec)
+	    write(s->journal, rec, len) != (ssize_t)len)
 		log_warn("journal");
 }
 

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "agent/exec.h"
+#include "agent/proc.h"
 #include "proto/log.h"
 
 #define MS	1000000LL	/* nanoseconds */
@@ -537,6 +538,29 @@ test_daemon_killed_at_timeout(void **state)
 }
 
 static void
+test_proc_ident(void **state)
+{
+	char	a[PROC_IDENT_LEN], b[PROC_IDENT_LEN], c[PROC_IDENT_LEN];
+	pid_t	pid;
+
+	(void)state;
+	/* Stable for one process, different for another, none for no one. */
+	assert_int_equal(proc_ident(getpid(), a, sizeof a), 0);
+	assert_int_equal(proc_ident(getpid(), b, sizeof b), 0);
+	assert_string_equal(a, b);
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		sleep(10);
+		_exit(0);
+	}
+	assert_int_equal(proc_ident(pid, c, sizeof c), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_string_not_equal(a, c);
+	assert_int_equal(proc_ident((pid_t)INT_MAX, c, sizeof c), -1);
+}
+
+static void
 test_nonexistent_program(void **state)
 {
 	char *const	argv[] = { (char *)"/nonexistent/orch-prog", NULL };
@@ -949,6 +973,7 @@ main(void)
 		cmocka_unit_test_setup(test_grandchild_killed, dirty),
 		cmocka_unit_test_setup(test_daemon_killed_at_end, dirty),
 		cmocka_unit_test_setup(test_daemon_killed_at_timeout, dirty),
+		cmocka_unit_test_setup(test_proc_ident, dirty),
 		cmocka_unit_test_setup(test_nonexistent_program, dirty),
 		cmocka_unit_test_setup(test_not_executable, dirty),
 		cmocka_unit_test_setup(test_huge_output, dirty),
