@@ -4,6 +4,7 @@
  * list comes from sysctl KERN_PROC_ALL, start times from proc_pidinfo.
  */
 #include <sys/types.h>
+#include <sys/proc.h>		/* SZOMB */
 #include <sys/sysctl.h>
 #include <sys/time.h>
 
