@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -173,6 +174,35 @@ serve_dir_check(const char *dir, char *why, size_t len)
 		return (-1);
 	}
 	return (0);
+}
+
+/*
+ * Removes the sockets that agents killed before they could remove their
+ * own left in the workdir (agent-PID.sock of a PID that is gone).
+ */
+static void
+serve_sweep_sockets(const char *workdir)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[PATH_MAX], *end;
+	long		 pid;
+
+	if ((d = opendir(workdir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "agent-", 6) != 0)
+			continue;
+		pid = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || strcmp(end, ".sock") != 0 ||
+		    pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH &&
+		    snprintf(path, sizeof path, "%s/%s", workdir,
+		    de->d_name) < (int)sizeof path && unlink(path) == 0)
+			log_debug("removed %s, left by a lost agent", path);
+	}
+	closedir(d);
 }
 
 /*
@@ -1488,6 +1518,7 @@ serve_main(const struct serve_opts *opts)
 	 * own user, which the coordinator reaches over SSH (direct-streamlocal).
 	 */
 	if (opts->bind == NULL) {
+		serve_sweep_sockets(s.workdir);
 		if (snprintf(s.sockpath, sizeof s.sockpath, "%s/agent-%ld.sock",
 		    s.workdir, (long)getpid()) >= (int)sizeof s.sockpath ||
 		    (strpbrk(s.sockpath, " \t\n") != NULL &&

@@ -15,6 +15,8 @@ rc=0; timeout 10 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/er
 
 note "the endpoint: a Unix socket inside the agent's 0700 workdir"
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkdir -m 700 "$T/w2"
+: > "$T/w2/agent-999999999.sock"	# left by an agent that is gone
 mkfifo "$T/stdin"
 "$AGENT" serve --workdir="$T/w2" <"$T/stdin" >"$T/ep" 2>"$T/err3" &
 apid=$!
@@ -24,6 +26,7 @@ for i in $(seq 1 50); do [ -s "$T/ep" ] && break; sleep 0.1; done
 ep=$(awk '{print $3}' "$T/ep")
 case "$ep" in "ipc://$T/w2/agent-$apid.sock") ;; *) fail "endpoint not in the workdir: $(cat "$T/ep")";; esac
 [ -S "${ep#ipc://}" ] || fail "no socket at ${ep#ipc://}"
+[ ! -e "$T/w2/agent-999999999.sock" ] || fail "a lost agent's socket was not removed"
 expect_eq "workdir mode" "$(stat -c %a "$T/w2")" 700
 exec 7>&-	# the lifeline closes: the agent must go
 for i in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
