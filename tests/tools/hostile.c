@@ -12,7 +12,11 @@
  * handshake, as any user of a lab host could; then the genuine coordinator
  * must still be served.
  *
+ * With --connect, it only tries to connect to ENDPOINT as it is (run it
+ * as the user to try) and exits 0 when it got in, 1 when not.
+ *
  *   hostile [--squatter] AGENT WORKDIR
+ *   hostile --connect ENDPOINT
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -208,6 +212,13 @@ main(int argc, char **argv)
 	pid_t				 spid = -1;
 	char				 sha[PROTO_SHA_HEX];
 
+	if (argc == 3 && strcmp(argv[1], "--connect") == 0) {
+		if ((sock = squat_connect(argv[2])) == -1)
+			return (1);
+		printf("connected to %s\n", argv[2]);
+		close(sock);
+		return (0);
+	}
 	if (argc == 4 && strcmp(argv[1], "--squatter") == 0) {
 		squatter = 1;
 		argc--;
