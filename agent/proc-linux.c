@@ -129,8 +129,9 @@ proc_ident(pid_t pid, char *buf, size_t len)
 int
 proc_fd_path(int fd, char *buf, size_t len)
 {
+	/* Without /proc (or with it hidden), the caller falls back. */
 	if (snprintf(buf, len, "/proc/%ld/fd/%d", (long)getpid(), fd) >=
-	    (int)len)
+	    (int)len || access(buf, X_OK) == -1)
 		return (-1);
 	return (0);
 }

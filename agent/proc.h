@@ -55,7 +55,8 @@ int	proc_ident(pid_t pid, char *buf, size_t len);
 /*
  * Writes into buf a path that, while this process keeps fd open, a child
  * it spawns can execute to run the very file open on fd (Linux:
- * /proc/PID/fd/FD). Returns 0, or -1 where the OS has no such path (macOS).
+ * /proc/PID/fd/FD). Returns 0, or -1 where the OS has no such path (macOS,
+ * or Linux without /proc).
  */
 int	proc_fd_path(int fd, char *buf, size_t len);
 
