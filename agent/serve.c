@@ -511,6 +511,19 @@ out:
 	return (r);
 }
 
+/* Returns 1 when a command of plan runs the file sha. */
+static int
+serve_is_exe(const struct proto_plan *plan, const char *sha)
+{
+	size_t	i;
+
+	for (i = 0; i < plan->ncmds; i++) {
+		if (strcmp(plan->cmds[i].exe, sha) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /* Closes the files a plan kept open. */
 static void
 serve_files_close(struct serve_file *files, size_t n)
@@ -1280,6 +1293,9 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 			    plan->files[i], s->workdir);
 			goto out;
 		}
+		/* Only programs are kept open: a plan may have many files. */
+		if (!serve_is_exe(plan, plan->files[i]))
+			serve_files_close(&files[i], 1);
 	}
 	if (serve_mkdirs(s->rundir) == -1) {
 		r = serve_error(s, "workdir", "cannot create %s: %s",
