@@ -2,8 +2,8 @@
  * Running one benchmark program: posix_spawn in its own process group,
  * stdout parsed for metrics as it streams, a bounded stderr tail, a deadline
  * that kills the whole group and every descendant (agent/proc.h), and what
- * wait4() measures. The agent sleeps in
- * poll() while the program runs, so it takes no CPU from the benchmark.
+ * wait4() measures. The agent sleeps in poll() while the program runs, so
+ * it takes no CPU from the benchmark.
  */
 #include <sys/types.h>
 #include <sys/resource.h>
