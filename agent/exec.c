@@ -1,8 +1,9 @@
 /*
  * Running one benchmark program: posix_spawn in its own process group,
  * stdout parsed for metrics as it streams, a bounded stderr tail, a deadline
- * that kills the whole group, and what wait4() measures. The agent sleeps in
- * poll() while the program runs, so it takes no CPU from the benchmark.
+ * that kills the whole group and every descendant (agent/proc.h), and what
+ * wait4() measures. The agent sleeps in poll() while the program runs, so
+ * it takes no CPU from the benchmark.
  */
 #include <sys/types.h>
 #include <sys/resource.h>
@@ -27,6 +28,7 @@
 #include "agent/exec.h"
 #include "agent/facts.h"
 #include "agent/metrics.h"
+#include "agent/proc.h"
 #include "proto/log.h"
 
 /*
@@ -206,6 +208,14 @@ exec_init(void)
 
 	if (exec_sigr != -1)
 		return (0);
+	/*
+	 * Orphans of a benchmark (a daemon's double fork) become ours, so the
+	 * sweep at the end of each run finds them. Without it, the sweep
+	 * still finds what is attached to us.
+	 */
+	if (proc_init() == -1)
+		log_warn("cannot become a subreaper: benchmarks that "
+		    "double-fork may escape");
 	if (exec_pipe(p, 1, 1) == -1)
 		goto out;
 	exec_sigr = p[0];
@@ -265,6 +275,18 @@ exec_killgroup(pid_t pid)
 		log_warn("kill process group %ld", (long)pid);
 }
 
+/*
+ * Kills pid's process group and then every other descendant of ours:
+ * those that left the group (setsid, setpgid) are found by ancestry.
+ * keep is pid while it is unreaped (killed, left for exec_reap), else 0.
+ */
+static void
+exec_killall(pid_t pid, pid_t keep)
+{
+	exec_killgroup(pid);
+	proc_sweep(keep);
+}
+
 #ifndef EXEC_HAVE_ADDCHDIR
 /*
  * The fork branch, for C libraries whose posix_spawn cannot chdir: the same
@@ -305,7 +327,8 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
 		    chdir(req->cwd) == -1))
 			e = errno;
 		if (e == 0) {
-			execve(req->argv[0], req->argv, req->envp);
+			execve(req->path != NULL ? req->path : req->argv[0],
+			    req->argv, req->envp);
 			e = errno;
 		}
 		n = write(rep[1], &e, sizeof e);
@@ -389,8 +412,8 @@ exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0)
 		goto out;
 
 	*t0 = exec_now(CLOCK_MONOTONIC);
-	if ((e = posix_spawn(&pid, req->argv[0], &fa, &attr, req->argv,
-	    req->envp)) != 0)
+	if ((e = posix_spawn(&pid, req->path != NULL ? req->path :
+	    req->argv[0], &fa, &attr, req->argv, req->envp)) != 0)
 		pid = -1;
 out:
 	if (attr_ok)
@@ -724,7 +747,7 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 			tmo = exec_ms_until(drain_end, now);
 		} else if (deadline != 0 && !timed_out) {
 			if (now >= deadline) {
-				exec_killgroup(pid);
+				exec_killall(pid, pid);
 				timed_out = 1;
 				tmo = -1;
 			} else
@@ -781,11 +804,12 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 				}
 				reaped = 1;
 				/*
-				 * Grandchildren left in its group die too. The
-				 * group id cannot be reused while any of them
-				 * lives, and pids are not recycled at once.
+				 * Grandchildren left in its group die too, and
+				 * so do those that left it. The group id cannot
+				 * be reused while any of them lives, and pids
+				 * are not recycled at once.
 				 */
-				exec_killgroup(pid);
+				exec_killall(pid, 0);
 				drain_end = t1 + EXEC_DRAIN_NS;
 			}
 		}
@@ -833,6 +857,7 @@ out:
 		exec_killgroup(pid);
 		while (wait4(pid, &wstatus, 0, &ru) == -1 && errno == EINTR)
 			;
+		proc_sweep(0);
 	}
 	exec_close(&io.outfd);
 	exec_close(&io.errfd);

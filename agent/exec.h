@@ -12,6 +12,7 @@
 
 struct exec_req {
 	char *const	*argv;		/* argv[0]: the program's path */
+	const char	*path;		/* what to execute; NULL: argv[0] */
 	char *const	*envp;		/* the whole environment */
 	const char	*cwd;		/* NULL: the agent's */
 	uint32_t	 timeout_ms;	/* 0: no deadline */

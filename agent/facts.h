@@ -1,7 +1,7 @@
 /*
- * Everything that depends on the operating system, behind one interface:
- * facts-linux.c and facts-darwin.c implement it; nothing else in the agent
- * may use OS-specific APIs.
+ * What depends on the operating system sits behind two interfaces: this
+ * one (facts-linux.c, facts-darwin.c) and agent/proc.h (proc-linux.c,
+ * proc-darwin.c); nothing else in the agent may use OS-specific APIs.
  */
 #ifndef AGENT_FACTS_H
 #define AGENT_FACTS_H

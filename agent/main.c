@@ -17,7 +17,8 @@ usage(void)
 	    "usage: orch-agent --version\n"
 	    "       orch-agent serve [-v] [--workdir=DIR] [--bind=ADDR]\n"
 	    "       orch-agent status|stop --workdir=DIR --run=RUN-ID\n"
-	    "The run key is read from standard input; see proto/PROTOCOL.md.\n");
+	    "The run key is read from standard input; see proto/PROTOCOL.md.\n"
+	    "Without --bind the agent listens on a Unix socket in DIR.\n");
 	exit(2);
 }
 
@@ -52,7 +53,7 @@ main(int argc, char **argv)
 		usage();
 
 	memset(&opts, 0, sizeof opts);
-	opts.bind = "127.0.0.1";
+	opts.bind = NULL;	/* a Unix socket in the workdir */
 	opts.key_timeout_ms = 30000;
 	opts.hello_timeout_ms = 60000;
 	opts.self = argv[0];

@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 
 #include "agent/exec.h"
 #include "agent/facts.h"
+#include "agent/proc.h"
 #include "agent/serve.h"
 #include "proto/chan.h"
 #include "proto/hash.h"
@@ -52,8 +54,12 @@ static volatile sig_atomic_t	serve_stopped;
 struct serve_file {
 	char	sha[PROTO_SHA_HEX];
 	char	path[PATH_MAX];
-	dev_t	dev;		/* identity verified at plan time: every run */
-	ino_t	ino;		/* must execute this very file */
+	int	fd;		/* open on the file hashed, or -1: every run */
+	dev_t	dev;		/* executes this very file, unchanged since */
+	ino_t	ino;
+	off_t	size;
+	struct timespec mtime;
+	struct timespec ctime;
 };
 
 #define SERVE_VERIFIED_MAX	64	/* cache files whose hash a session remembers */
@@ -72,6 +78,7 @@ struct serve {
 	const struct serve_opts	*opts;
 	char			 workdir[PATH_MAX];
 	char			 rundir[PATH_MAX];
+	char			 sockpath[PATH_MAX];	/* our ipc socket, or "" */
 	char			 run_id[64];
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
@@ -127,6 +134,75 @@ serve_mkdirs(const char *dir)
 	if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
 		return (-1);
 	return (0);
+}
+
+/*
+ * Refuses a directory that is not this user's or that others may write to
+ * (they could plant programs, journals or a socket of their own there),
+ * and takes away others' read and search rights from one that is, so
+ * that the agent's socket and files are its user's alone. Returns 0, or -1
+ * with the reason in why.
+ */
+static int
+serve_dir_check(const char *dir, char *why, size_t len)
+{
+	struct stat	st;
+
+	if (lstat(dir, &st) == -1) {
+		snprintf(why, len, "%s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is not a directory", dir);
+		return (-1);
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, len, "%s belongs to uid %lu, not to this user "
+		    "(uid %lu): refusing to use it", dir, (unsigned long)st.st_uid,
+		    (unsigned long)geteuid());
+		return (-1);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(why, len, "%s is writable by its group or others "
+		    "(mode %04o): refusing to use it; chmod 700 it if its "
+		    "content is yours", dir, (unsigned)(st.st_mode & 07777));
+		return (-1);
+	}
+	if ((st.st_mode & 077) != 0 && chmod(dir, st.st_mode & 0700) == -1) {
+		snprintf(why, len, "cannot make %s private: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Removes the sockets that agents killed before they could remove their
+ * own left in the workdir (agent-PID.sock of a PID that is gone).
+ */
+static void
+serve_sweep_sockets(const char *workdir)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[PATH_MAX], *end;
+	long		 pid;
+
+	if ((d = opendir(workdir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "agent-", 6) != 0)
+			continue;
+		pid = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || strcmp(end, ".sock") != 0 ||
+		    pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH &&
+		    snprintf(path, sizeof path, "%s/%s", workdir,
+		    de->d_name) < (int)sizeof path && unlink(path) == 0)
+			log_debug("removed %s, left by a lost agent", path);
+	}
+	closedir(d);
 }
 
 /*
@@ -315,6 +391,35 @@ serve_error(struct serve *s, const char *code, const char *fmt, ...)
 	return (serve_send(s, &msg));
 }
 
+/* Returns st's modification time. */
+static struct timespec
+serve_mtime(const struct stat *st)
+{
+#ifdef __APPLE__
+	return (st->st_mtimespec);
+#else
+	return (st->st_mtim);
+#endif
+}
+
+/* Returns st's status change time. */
+static struct timespec
+serve_ctime(const struct stat *st)
+{
+#ifdef __APPLE__
+	return (st->st_ctimespec);
+#else
+	return (st->st_ctim);
+#endif
+}
+
+/* Returns 1 when a and b are the same time. */
+static int
+serve_ts_eq(struct timespec a, struct timespec b)
+{
+	return (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
+}
+
 /* Returns 1 when sha was verified in this session on a file like st. */
 static int
 serve_verified(const struct serve *s, const char *sha, const struct stat *st)
@@ -354,8 +459,10 @@ serve_verified_add(struct serve *s, const char *sha, const struct stat *st)
 
 /*
  * Checks that the cache holds the file with this hash, by hashing it.
- * Fills f when given. Returns 0, or -1 when missing or different (a
- * corrupt file is removed so a later push can replace it).
+ * Fills f when given, keeping the file open in f->fd: the runs execute
+ * what was hashed, not whatever the path names later. Returns 0, or -1
+ * when missing or different (a corrupt file is removed so a later push
+ * can replace it). A symbolic link in the cache is never followed.
  */
 static int
 serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
@@ -367,7 +474,7 @@ serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
 	if (snprintf(path, sizeof path, "%s/cache/%s", s->workdir, sha) >=
 	    (int)sizeof path)
 		return (-1);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return (-1);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		goto out;
@@ -391,11 +498,43 @@ serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
 		snprintf(f->path, sizeof f->path, "%s", path);
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;
+		f->size = st.st_size;
+		f->mtime = serve_mtime(&st);
+		f->ctime = serve_ctime(&st);
+		f->fd = fd;
+		fd = -1;
 	}
 	r = 0;
 out:
-	close(fd);
+	if (fd != -1)
+		close(fd);
 	return (r);
+}
+
+/* Returns 1 when a command of plan runs the file sha. */
+static int
+serve_is_exe(const struct proto_plan *plan, const char *sha)
+{
+	size_t	i;
+
+	for (i = 0; i < plan->ncmds; i++) {
+		if (strcmp(plan->cmds[i].exe, sha) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Closes the files a plan kept open. */
+static void
+serve_files_close(struct serve_file *files, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (files[i].fd != -1)
+			close(files[i].fd);
+		files[i].fd = -1;
+	}
 }
 
 /* Answers a QUERY with the hashes the cache holds, verified. */
@@ -490,6 +629,17 @@ serve_status(struct serve *s, const char *state, double load, double limit,
 }
 
 /*
+ * Creates path for writing, mode 0700: never an existing file, never
+ * through a symbolic link. Returns the fd, or -1 with errno.
+ */
+static int
+serve_create(const char *path)
+{
+	return (open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0700));
+}
+
+/*
  * Copies orch-null, the harness-floor program installed beside the agent,
  * into the cache so that it runs through the same verified path as every
  * benchmark. Leaves null_sha empty when there is none.
@@ -515,9 +665,13 @@ serve_install_null(struct serve *s)
 		return;
 	snprintf(dst, sizeof dst, "%s/cache/%s", s->workdir, s->null_sha);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0700)) == -1)
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1)
+		goto out;
+	/* A name left by a dead agent of the same pid is ours to remove. */
+	if ((out = serve_create(tmp)) == -1 && errno == EEXIST &&
+	    unlink(tmp) == 0)
+		out = serve_create(tmp);
+	if (out == -1)
 		goto out;
 	while ((n = read(in, buf, sizeof buf)) > 0) {
 		if (write(out, buf, (size_t)n) != n)
@@ -674,6 +828,7 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	struct exec_req		 req;
 	struct stat		 st;
 	char			**argv, **envp, exepath[PATH_MAX];
+	char			 fdpath[64];
 	size_t			 i;
 	int			 r = 0;
 
@@ -688,9 +843,19 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 		if (strcmp(files[i].sha, cmd->exe) == 0)
 			exe = &files[i];
 	}
-	/* The plan check guarantees exe; the inode check catches a swap. */
-	if (exe == NULL || stat(exe->path, &st) == -1 ||
-	    st.st_dev != exe->dev || st.st_ino != exe->ino) {
+	/*
+	 * The plan check guarantees exe and holds it open. What runs is the
+	 * file open on that descriptor, as it was hashed: a write to it since
+	 * shows in its size or times. Where no path reaches a descriptor
+	 * (macOS), the path must still name that file, unchanged.
+	 */
+	if (exe == NULL || fstat(exe->fd, &st) == -1 ||
+	    st.st_size != exe->size ||
+	    !serve_ts_eq(serve_mtime(&st), exe->mtime) ||
+	    !serve_ts_eq(serve_ctime(&st), exe->ctime) ||
+	    (proc_fd_path(exe->fd, fdpath, sizeof fdpath) == -1 &&
+	    (stat(exe->path, &st) == -1 || st.st_dev != exe->dev ||
+	    st.st_ino != exe->ino))) {
 		smp->status = PROTO_ST_FAILED;
 		snprintf(smp->err_tail, sizeof smp->err_tail,
 		    "program %s changed in the cache since it was verified",
@@ -706,6 +871,8 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 
 	memset(&req, 0, sizeof req);
 	req.argv = argv;
+	req.path = proc_fd_path(exe->fd, fdpath, sizeof fdpath) == 0 ?
+	    fdpath : NULL;
 	req.envp = envp;
 	req.cwd = s->rundir;
 	req.timeout_ms = cmd->timeout_ms;
@@ -804,7 +971,8 @@ serve_lock(struct serve *s, char *why, size_t len)
  * are a kind byte, a 4-byte big-endian length and the payload:
  *   'P' the plan's SHA-256 (hex): a resume must bring the same plan
  *   'S' step and attempt (2 x 4 bytes): an attempt started
- *   'C' step, attempt and the benchmark's pid (3 x 4 bytes): it runs
+ *   'C' step, attempt and the benchmark's pid (3 x 4 bytes), then what
+ *       identifies that process (proc_ident, since protocol 4): it runs
  *   'R' an encoded SAMPLE message: an attempt ended
  * A record cut short by a crash is dropped when the journal is reopened.
  */
@@ -813,6 +981,7 @@ serve_lock(struct serve *s, char *why, size_t len)
 struct serve_progress {
 	uint32_t	*started;	/* per step: last attempt started */
 	uint32_t	*pid;		/* per step: its benchmark's pid */
+	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
 	uint32_t	*ended;		/* per step: last attempt ended */
 	uint8_t		*status;	/* per step: status of that attempt */
 	uint32_t	 nsamples;
@@ -847,6 +1016,32 @@ serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
 }
 
 /*
+ * Kills the process group of pid, which a lost agent journaled running
+ * with identity ident, when pid is still that process; leaves it alone
+ * when it is another one, gone, or of unknown identity.
+ */
+static void
+serve_kill_left(uint32_t pid, const char *ident)
+{
+	char	now[PROC_IDENT_LEN];
+
+	if (ident[0] == '\0') {
+		log_info("process %u left by the lost agent: no identity in "
+		    "the journal, left alone", pid);
+		return;
+	}
+	if (proc_ident((pid_t)pid, now, sizeof now) != 0)
+		return;		/* gone */
+	if (strcmp(now, ident) != 0) {
+		log_info("process %u is not the benchmark the lost agent "
+		    "left (%s, not %s): left alone", pid, now, ident);
+		return;
+	}
+	if (kill(-(pid_t)pid, SIGKILL) == 0)
+		log_info("killed process group %u left by the lost agent", pid);
+}
+
+/*
  * Opens the journal of this run: a new one, or the one a lost
  * coordinator's agent left, whose progress fills pr. Resends the samples
  * the coordinator does not have (seq > resume_seq). Returns 0 or -1 with
@@ -866,6 +1061,7 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 
 	pr->started = xcalloc(plan->nsteps + 1, sizeof *pr->started);
 	pr->pid = xcalloc(plan->nsteps + 1, sizeof *pr->pid);
+	pr->ident = xcalloc(plan->nsteps + 1, sizeof *pr->ident);
 	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
 	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
 	pr->last_seq = -1;
@@ -900,13 +1096,18 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 			    (uint32_t)buf[6] << 8 | buf[7];
 			if (step < plan->nsteps)
 				pr->started[step] = att;
-		} else if (hdr[0] == 'C' && rlen == 12) {
+		} else if (hdr[0] == 'C' && rlen >= 12 &&
+		    rlen < 12 + PROC_IDENT_LEN) {
 			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
 			    (uint32_t)buf[2] << 8 | buf[3];
-			if (step < plan->nsteps)
+			if (step < plan->nsteps) {
 				pr->pid[step] = (uint32_t)buf[8] << 24 |
 				    (uint32_t)buf[9] << 16 |
 				    (uint32_t)buf[10] << 8 | buf[11];
+				/* Without one (an older journal): unknown. */
+				memcpy(pr->ident[step], buf + 12, rlen - 12);
+				pr->ident[step][rlen - 12] = '\0';
+			}
 		} else if (hdr[0] == 'R') {
 			if (proto_decode(buf, rlen, &msg) != 0 ||
 			    msg.type != PROTO_SAMPLE) {
@@ -946,12 +1147,14 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 	if (good > 0)
 		log_info("run %s: resuming from the journal (%u samples)",
 		    s->run_id, pr->nsamples);
-	/* A benchmark its dead agent left running must not overlap ours. */
+	/*
+	 * A benchmark its dead agent left running must not overlap ours. Its
+	 * pid may name another process by now (after a reboot, or once the
+	 * pids wrapped): only a process with the identity journaled is ours.
+	 */
 	for (step = 0; step < plan->nsteps; step++) {
-		if (pr->started[step] > pr->ended[step] && pr->pid[step] > 1 &&
-		    kill(-(pid_t)pr->pid[step], SIGKILL) == 0)
-			log_info("killed process group %u left by the lost "
-			    "agent", pr->pid[step]);
+		if (pr->started[step] > pr->ended[step] && pr->pid[step] > 1)
+			serve_kill_left(pr->pid[step], pr->ident[step]);
 	}
 	s->seq = (uint32_t)(pr->last_seq + 1);
 	r = 0;
@@ -963,6 +1166,7 @@ out:
 static void
 serve_progress_free(struct serve_progress *pr)
 {
+	free(pr->ident);
 	free(pr->pid);
 	free(pr->started);
 	free(pr->ended);
@@ -1000,13 +1204,18 @@ serve_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
 	return (r);
 }
 
-/* Journals the pid of a benchmark just started (no flush: it is on its way). */
+/*
+ * Journals the pid of a benchmark just started and what identifies it (no
+ * flush: it is on its way).
+ */
 static void
 serve_spawned(long pid, void *arg)
 {
 	struct serve	*s = arg;
-	unsigned char	 rec[12], hdr[5];
+	unsigned char	 rec[12 + PROC_IDENT_LEN], hdr[5];
+	char		 ident[PROC_IDENT_LEN];
 	uint32_t	 v[3];
+	size_t		 len = 12;
 	int		 i;
 
 	v[0] = s->cur_step;
@@ -1018,11 +1227,18 @@ serve_spawned(long pid, void *arg)
 		rec[4 * i + 2] = (unsigned char)(v[i] >> 8);
 		rec[4 * i + 3] = (unsigned char)v[i];
 	}
+	/* Started already, so its start time is set even before its exec. */
+	if (proc_ident((pid_t)pid, ident, sizeof ident) == 0) {
+		memcpy(rec + 12, ident, strlen(ident));
+		len += strlen(ident);
+	} else
+		log_warnx("cannot tell process %ld apart from a later one: "
+		    "a resume will leave it alone", pid);
 	hdr[0] = 'C';
 	hdr[1] = hdr[2] = hdr[3] = 0;
-	hdr[4] = sizeof rec;
+	hdr[4] = (unsigned char)len;
 	if (write(s->journal, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
-	    write(s->journal, rec, sizeof rec) != (ssize_t)sizeof rec)
+	    write(s->journal, rec, len) != (ssize_t)len)
 		log_warn("journal");
 }
 
@@ -1064,6 +1280,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 
 	memset(&pr, 0, sizeof pr);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
+	for (i = 0; i <= plan->nfiles; i++)
+		files[i].fd = -1;
 	if (serve_lock(s, reason, sizeof reason) != 0) {
 		r = serve_error(s, "busy", "%s", reason);
 		goto out;
@@ -1075,6 +1293,9 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 			    plan->files[i], s->workdir);
 			goto out;
 		}
+		/* Only programs are kept open: a plan may have many files. */
+		if (!serve_is_exe(plan, plan->files[i]))
+			serve_files_close(&files[i], 1);
 	}
 	if (serve_mkdirs(s->rundir) == -1) {
 		r = serve_error(s, "workdir", "cannot create %s: %s",
@@ -1198,6 +1419,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	r = serve_send(s, &msg);
 out:
 	serve_progress_free(&pr);
+	serve_files_close(files, plan->nfiles);
 	free(files);
 	return (r);
 }
@@ -1249,7 +1471,8 @@ serve_main(const struct serve_opts *opts)
 	struct proto_msg	 msg;
 	uint8_t			 key[PROTO_KEY_LEN];
 	struct sigaction	 sa;
-	char			 endpoint[128], err[CHAN_ERR_LEN];
+	char			 endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
+	char			 path[PATH_MAX];
 	int			 r, greeted = 0, code = 3;
 
 	memset(&s, 0, sizeof s);
@@ -1281,9 +1504,17 @@ serve_main(const struct serve_opts *opts)
 		log_warn("workdir %s", opts->workdir);
 		return (3);
 	}
-	if (snprintf(err, sizeof err, "%s/cache", s.workdir) >= (int)sizeof err ||
-	    serve_mkdirs(err) == -1) {
+	if (serve_dir_check(s.workdir, err, sizeof err) != 0) {
+		log_warnx("workdir %s", err);
+		return (3);
+	}
+	if (snprintf(path, sizeof path, "%s/cache", s.workdir) >=
+	    (int)sizeof path || serve_mkdirs(path) == -1) {
 		log_warn("workdir %s/cache", s.workdir);
+		return (3);
+	}
+	if (serve_dir_check(path, err, sizeof err) != 0) {
+		log_warnx("cache %s", err);
 		return (3);
 	}
 	serve_install_null(&s);
@@ -1296,8 +1527,28 @@ serve_main(const struct serve_opts *opts)
 		log_warnx("%s", err);
 		return (3);
 	}
-	if (chan_bind_random(&s.chan, opts->bind, endpoint, sizeof endpoint,
-	    err, sizeof err) != 0) {
+	/*
+	 * A PAIR socket serves the first peer that connects. On TCP that can
+	 * be any local user (or, with --bind, any network peer) before the
+	 * coordinator; a Unix socket inside the 0700 workdir admits only our
+	 * own user, which the coordinator reaches over SSH (direct-streamlocal).
+	 */
+	if (opts->bind == NULL) {
+		serve_sweep_sockets(s.workdir);
+		if (snprintf(s.sockpath, sizeof s.sockpath, "%s/agent-%ld.sock",
+		    s.workdir, (long)getpid()) >= (int)sizeof s.sockpath ||
+		    (strpbrk(s.sockpath, " \t\n") != NULL &&
+		    snprintf(err, sizeof err, "workdir %s holds a blank, which "
+		    "an endpoint cannot", s.workdir) > 0) ||
+		    chan_bind_ipc(&s.chan, s.sockpath, endpoint,
+		    sizeof endpoint, err, sizeof err) != 0) {
+			log_warnx("%s%s", err, " (a shorter workdir, or "
+			    "transport = direct, avoids it)");
+			s.sockpath[0] = '\0';
+			goto out;
+		}
+	} else if (chan_bind_random(&s.chan, opts->bind, endpoint,
+	    sizeof endpoint, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		goto out;
 	}
@@ -1389,6 +1640,8 @@ out:
 	if (s.lockfd != -1)
 		close(s.lockfd);
 	chan_close(&s.chan);
+	if (s.sockpath[0] != '\0')
+		unlink(s.sockpath);
 	return (code);
 }
 

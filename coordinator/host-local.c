@@ -150,7 +150,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	if (h->logpath[0] != '\0')
 		posix_spawn_file_actions_addopen(&fa, 2, h->logpath,
-		    O_WRONLY | O_CREAT | O_APPEND, 0644);
+		    O_WRONLY | O_CREAT | O_APPEND, 0600);
 	e = posix_spawn(&l->pid, local_agent, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (e != 0) {
@@ -179,7 +179,8 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		goto out;
 	}
 	if (sscanf(line, "ORCH-AGENT %d %127s", &proto, endpoint) != 2 ||
-	    strncmp(endpoint, "tcp://", 6) != 0) {
+	    (strncmp(endpoint, "ipc://", 6) != 0 &&
+	    strncmp(endpoint, "tcp://", 6) != 0)) {
 		snprintf(err, errlen, "the agent printed '%.100s', not an "
 		    "endpoint", line);
 		goto out;
@@ -223,8 +224,16 @@ local_push(struct host *h, const char *path, const char *sha, int executable,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	/*
+	 * Never through a link planted at the temporary name, never into a
+	 * file that is there already: one left by a dead orch of the same
+	 * pid is removed first (a link's unlink removes the link only).
+	 */
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    executable ? 0700 : 0600);
+	if (out == -1 && errno == EEXIST && unlink(tmp) == 0)
+		out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, executable ? 0700 : 0600);
 	if (out == -1) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		goto out;

@@ -2,13 +2,18 @@
  * Lab hosts over SSH: the agent started by an exec channel (the run key on
  * its stdin, which stays open as its lifeline), files pushed by SFTP into
  * its cache, and — with transport=tunnel — the nanomsg connection relayed
- * through a direct-tcpip channel, so only the SSH port must be reachable.
+ * through a direct-streamlocal channel to the agent's Unix socket inside
+ * its 0700 workdir, so only the SSH port must be reachable and no other
+ * user of either machine can take the agent's (first-come) PAIR socket:
+ * our end of the relay is a Unix socket in a 0700 directory too.
  *
  * libssh2 sessions are not thread-safe: a relay thread owns the session
  * between calls, and every use holds the host's mutex.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -39,10 +44,12 @@
 struct host_ssh {
 	struct ssh	 ssh;
 	LIBSSH2_CHANNEL	*exec;		/* the agent; stdin is its lifeline */
-	LIBSSH2_CHANNEL	*fwd;		/* direct-tcpip to the agent (tunnel) */
+	LIBSSH2_CHANNEL	*fwd;		/* direct-streamlocal to the agent */
 	int		 lfd;		/* local listener nanomsg connects to */
 	int		 cfd;		/* nanomsg's connection, accepted */
-	int		 agent_port;
+	char		 agent_sock[HS_EP_LEN];	/* the agent's socket path */
+	char		 ldir[64];	/* our 0700 directory holding lsock */
+	char		 lsock[128];	/* our listener's path, or "" */
 	int		 logfd;		/* the agent's stderr goes here */
 	pthread_t	 thread;
 	int		 running;
@@ -114,6 +121,34 @@ hs_drop_conn(struct host_ssh *x)
 	x->uplen = x->upoff = 0;
 }
 
+/*
+ * Opens a direct-streamlocal@openssh.com channel to the agent's socket
+ * (OpenSSH PROTOCOL 2.4; libssh2 1.10 has no call of its own for it, so
+ * the request is built here: string path, string reserved, uint32
+ * reserved). Returns the channel, or NULL (EAGAIN in non-blocking mode
+ * means call again with the same arguments).
+ */
+static LIBSSH2_CHANNEL *
+hs_streamlocal(struct host_ssh *x)
+{
+	static const char	 type[] = "direct-streamlocal@openssh.com";
+	unsigned char		 msg[4 + HS_EP_LEN + 8];
+	size_t			 plen = strlen(x->agent_sock), n = 0;
+
+	msg[n++] = (unsigned char)(plen >> 24);
+	msg[n++] = (unsigned char)(plen >> 16);
+	msg[n++] = (unsigned char)(plen >> 8);
+	msg[n++] = (unsigned char)plen;
+	memcpy(msg + n, x->agent_sock, plen);
+	n += plen;
+	memset(msg + n, 0, 8);
+	n += 8;
+	return (libssh2_channel_open_ex(x->ssh.session, type,
+	    sizeof type - 1, LIBSSH2_CHANNEL_WINDOW_DEFAULT,
+	    LIBSSH2_CHANNEL_PACKET_DEFAULT, (const char *)msg,
+	    (unsigned int)n));
+}
+
 /* One pass of the relay, under the mutex. Returns 1 when it moved bytes. */
 static int
 hs_pump(struct host *h, struct host_ssh *x)
@@ -154,8 +189,7 @@ hs_pump(struct host *h, struct host_ssh *x)
 		moved = 1;
 	}
 	if (x->cfd != -1 && x->fwd == NULL) {
-		x->fwd = libssh2_channel_direct_tcpip_ex(x->ssh.session,
-		    "127.0.0.1", x->agent_port, "127.0.0.1", 0);
+		x->fwd = hs_streamlocal(x);
 		if (x->fwd == NULL && libssh2_session_last_errno(
 		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
 			/* nanomsg reconnects after the agent went. */
@@ -244,28 +278,55 @@ hs_thread(void *arg)
 	return (NULL);
 }
 
-/* Opens a loopback listener on an ephemeral port; returns fd or -1. */
+/*
+ * Opens the relay's listener: a Unix socket in a fresh 0700 directory, so
+ * that only our own user can connect to it before nanomsg does (a
+ * loopback TCP port would admit any local user). Returns fd or -1 (errno).
+ */
 static int
-hs_listen(int *port)
+hs_listen(struct host_ssh *x)
 {
-	struct sockaddr_in	sin;
-	socklen_t		sl = sizeof sin;
-	int			fd;
+	struct sockaddr_un	sun;
+	const char		*tmp = getenv("TMPDIR");
+	int			fd, saved;
 
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if (tmp == NULL || *tmp == '\0' || strlen(tmp) > 40)
+		tmp = "/tmp";
+	snprintf(x->ldir, sizeof x->ldir, "%s/orch-relay.XXXXXX", tmp);
+	if (mkdtemp(x->ldir) == NULL) {
+		x->ldir[0] = '\0';
 		return (-1);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
-	    listen(fd, 4) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &sl) == -1) {
+	}
+	snprintf(x->lsock, sizeof x->lsock, "%s/s", x->ldir);
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", x->lsock);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		return (-1);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
+	    bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    listen(fd, 4) == -1) {
+		saved = errno;
 		close(fd);
+		errno = saved;
 		return (-1);
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	*port = ntohs(sin.sin_port);
 	return (fd);
+}
+
+/* Removes the relay's listener socket and its directory. */
+static void
+hs_unlisten(struct host_ssh *x)
+{
+	if (x->lfd != -1)
+		close(x->lfd);
+	x->lfd = -1;
+	if (x->lsock[0] != '\0')
+		unlink(x->lsock);
+	if (x->ldir[0] != '\0')
+		rmdir(x->ldir);
+	x->lsock[0] = x->ldir[0] = '\0';
 }
 
 /* Reads the agent's endpoint line from the exec channel (blocking). */
@@ -352,8 +413,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	struct ssh_target	 t;
 	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 128];
 	char			 ep[HS_EP_LEN], how[256], why[512];
-	char			 host_part[128];
-	int			 lport, r, tries;
+	int			 r, tries;
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
@@ -362,7 +422,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	h->priv = x;
 	if (h->logpath[0] != '\0')
 		x->logfd = open(h->logpath, O_WRONLY | O_CREAT | O_APPEND |
-		    O_CLOEXEC, 0644);
+		    O_CLOEXEC, 0600);
 
 	host_ssh_target(h, &t);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
@@ -402,20 +462,28 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 			return (-1);
 		log_debug("%s: agent %s", h->name, how);
 	}
-	if (sscanf(ep, "tcp://%127[^:]:%d", host_part, &x->agent_port) != 2) {
-		snprintf(err, errlen, "the agent announced '%.100s', not a "
-		    "tcp:// endpoint", ep);
-		return (-1);
-	}
 	if (h->transport == HOST_TRANSPORT_DIRECT) {
-		snprintf(endpoint, len, "%s", ep);
-	} else {
-		if ((x->lfd = hs_listen(&lport)) == -1) {
-			snprintf(err, errlen, "cannot listen on loopback: %s",
-			    strerror(errno));
+		if (strncmp(ep, "tcp://", 6) != 0) {
+			snprintf(err, errlen, "the agent announced '%.100s', "
+			    "not a tcp:// endpoint", ep);
 			return (-1);
 		}
-		snprintf(endpoint, len, "tcp://127.0.0.1:%d", lport);
+		snprintf(endpoint, len, "%s", ep);
+	} else {
+		if (strncmp(ep, "ipc:///", 7) != 0) {
+			snprintf(err, errlen, "the agent announced '%.100s', "
+			    "not an ipc:// endpoint", ep);
+			return (-1);
+		}
+		snprintf(x->agent_sock, sizeof x->agent_sock, "%s", ep + 6);
+		if ((x->lfd = hs_listen(x)) == -1) {
+			snprintf(err, errlen, "cannot listen on %s: %s",
+			    x->lsock[0] ? x->lsock : "a relay socket",
+			    strerror(errno));
+			hs_unlisten(x);
+			return (-1);
+		}
+		snprintf(endpoint, len, "ipc://%s", x->lsock);
 	}
 	libssh2_session_set_timeout(x->ssh.session, 0);
 	if (pthread_create(&x->thread, NULL, hs_thread, h) != 0) {
@@ -501,8 +569,7 @@ hs_stop(struct host *h)
 		}
 	}
 	ssh_close(&x->ssh);
-	if (x->lfd != -1)
-		close(x->lfd);
+	hs_unlisten(x);
 	if (x->cfd != -1)
 		close(x->cfd);
 	if (x->logfd != -1)

@@ -1,4 +1,7 @@
 /* Sealed msgpack messages over a nanomsg PAIR socket. */
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +86,29 @@ chan_bind_random(struct chan *c, const char *addr, char *endpoint, size_t len,
 	snprintf(err, errlen, "no free port on %s after %d tries", addr,
 	    CHAN_BIND_TRIES);
 	return (-1);
+}
+
+int
+chan_bind_ipc(struct chan *c, const char *path, char *endpoint, size_t len,
+    char *err, size_t errlen)
+{
+	struct sockaddr_un	sun;
+
+	if (strlen(path) >= sizeof sun.sun_path) {
+		snprintf(err, errlen, "socket path %s is longer than %zu bytes",
+		    path, sizeof sun.sun_path - 1);
+		return (-1);
+	}
+	if (snprintf(endpoint, len, "ipc://%s", path) >= (int)len) {
+		snprintf(err, errlen, "endpoint ipc://%s too long", path);
+		return (-1);
+	}
+	if (nn_bind(c->sock, endpoint) < 0) {
+		snprintf(err, errlen, "bind %s: %s", endpoint,
+		    nn_strerror(nn_errno()));
+		return (-1);
+	}
+	return (0);
 }
 
 int

@@ -36,6 +36,15 @@ int	chan_open(struct chan *c, const uint8_t key[PROTO_KEY_LEN],
 int	chan_bind_random(struct chan *c, const char *addr, char *endpoint,
 	    size_t len, char *err, size_t errlen);
 
+/*
+ * Binds to a Unix socket at path ("ipc://PATH"), which must be inside a
+ * directory only its owner can enter: whoever can open the socket can
+ * pair with it. Writes the endpoint into endpoint. Returns 0, or -1 with a
+ * reason in err (a path too long for a socket address among them).
+ */
+int	chan_bind_ipc(struct chan *c, const char *path, char *endpoint,
+	    size_t len, char *err, size_t errlen);
+
 /* Connects to endpoint. Returns 0, or -1 with a reason in err. */
 int	chan_connect(struct chan *c, const char *endpoint, char *err,
 	    size_t errlen);

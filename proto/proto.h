@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	3	/* bump on any change */
+#define PROTO_VERSION	4	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */

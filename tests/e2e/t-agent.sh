@@ -13,8 +13,10 @@ note "stdin closed before any key: the agent exits at once"
 rc=0; timeout 60 "$AGENT" serve --workdir="$T/w1" </dev/null >/dev/null 2>"$T/err2" || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "agent did not exit on EOF (rc $rc)"
 
-note "a stranger's frames are dropped, never parsed or acted on"
+note "the endpoint: a Unix socket inside the agent's 0700 workdir"
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkdir -m 700 "$T/w2"
+: > "$T/w2/agent-999999999.sock"	# left by an agent that is gone
 mkfifo "$T/stdin"
 "$AGENT" serve --workdir="$T/w2" <"$T/stdin" >"$T/ep" 2>"$T/err3" &
 apid=$!
@@ -22,16 +24,15 @@ exec 7>"$T/stdin"
 echo "ORCH-KEY 1 $key run-x" >&7
 wait_until 60 "the agent's endpoint line in $T/ep" test -s "$T/ep"
 ep=$(awk '{print $3}' "$T/ep")
-case "$ep" in tcp://127.0.0.1:*) ;; *) fail "no endpoint: $(cat "$T/ep")";; esac
-head -c 300 /dev/urandom > "$T/junk"
-timeout 20 nanocat --pair --connect "$ep" --file "$T/junk" --delay 0.2 >/dev/null 2>&1 || true
-wait_until 60 "the agent to log the dropped frame" grep -q 'dropped' "$T/err3"
-expect_grep 'dropped a [0-9]+-byte frame' "$T/err3"
-kill -0 "$apid" || fail "the agent died of random bytes"
-[ -z "$(ls -A "$T/w2/runs" 2>/dev/null)" ] || fail "the agent ran something"
+case "$ep" in "ipc://$T/w2/agent-$apid.sock") ;; *) fail "endpoint not in the workdir: $(cat "$T/ep")";; esac
+[ -S "${ep#ipc://}" ] || fail "no socket at ${ep#ipc://}"
+[ ! -e "$T/w2/agent-999999999.sock" ] || fail "a lost agent's socket was not removed"
+expect_eq "workdir mode" "$(stat -c %a "$T/w2")" 700
 exec 7>&-	# the lifeline closes: the agent must go
 gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_until 60 "the agent to exit after its stdin closed" gone "$apid"
+[ ! -e "${ep#ipc://}" ] || fail "the agent left its socket behind"
+
 note "hostile peers: random bytes, a foreign key, another run, a replay"
 HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
 [ -x "$HOSTILE" ] || HOSTILE="$PWD/build/default/tools/hostile"
@@ -44,4 +45,14 @@ for why in "not an orch frame" "frame failed authentication" "frame of another r
 	expect_grep "dropped a [0-9]+-byte frame: $why" "$T/hostile.err"
 done
 [ -z "$(ls -A "$T/w3/runs" 2>/dev/null)" ] || fail "the agent ran something for a hostile peer"
+
+note "a squatter (another local user) connects first: the coordinator is still served"
+if [ "$(id -u)" = 0 ]; then
+	rc=0; timeout 60 "$HOSTILE" --squatter "$AGENT" "$T/w4" >"$T/squat.out" 2>"$T/squat.err" || rc=$?
+	cat "$T/squat.out"
+	expect_eq "squatter exit" "$rc" 0
+	expect_grep 'ok +the coordinator is served despite the squatter' "$T/squat.out"
+else
+	echo "SKIPPED: the squatter needs root to become another user"
+fi
 echo PASS

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "agent/exec.h"
+#include "agent/proc.h"
 #include "proto/log.h"
 
 #define MS	1000000LL	/* nanoseconds */
@@ -491,6 +492,74 @@ test_grandchild_killed(void **state)
 	assert_true(no_children());
 }
 
+/*
+ * Runs the daemonizer (forks, setsid, forks again) with timeout_ms, "hang"
+ * when asked, and checks that its grandchild, which left the process group
+ * and the session, does not outlive the run.
+ */
+static void
+daemonizer_run(int hang, uint32_t timeout_ms, uint8_t want)
+{
+	char *const	argv[] = { prog("daemonizer"), tmp("daemon.pid"),
+	    (char *)(hang ? "hang" : NULL), NULL };
+	struct exec_req	req;
+	pid_t		gc;
+
+	unlink(tmp("daemon.pid"));
+	req_init(&req, argv);
+	req.timeout_ms = timeout_ms;
+	assert_int_equal(exec_run(&req, &sample), 0);
+	gc = read_pid("daemon.pid");
+	unlink(tmp("daemon.pid"));
+	if (gc <= 1)
+		fail_msg("the daemonizer wrote no pid file (err_tail \"%s\")",
+		    sample.err_tail);
+	if (!gone(gc, 2000)) {
+		reap_stray(gc);
+		fail_msg("daemonized grandchild %ld survived the run",
+		    (long)gc);
+	}
+	assert_int_equal(sample.status, want);
+	assert_true(no_children());
+}
+
+static void
+test_daemon_killed_at_end(void **state)
+{
+	(void)state;
+	daemonizer_run(0, 20000, PROTO_ST_OK);
+}
+
+static void
+test_daemon_killed_at_timeout(void **state)
+{
+	(void)state;
+	daemonizer_run(1, 1500, PROTO_ST_TIMEOUT);
+}
+
+static void
+test_proc_ident(void **state)
+{
+	char	a[PROC_IDENT_LEN], b[PROC_IDENT_LEN], c[PROC_IDENT_LEN];
+	pid_t	pid;
+
+	(void)state;
+	/* Stable for one process, different for another, none for no one. */
+	assert_int_equal(proc_ident(getpid(), a, sizeof a), 0);
+	assert_int_equal(proc_ident(getpid(), b, sizeof b), 0);
+	assert_string_equal(a, b);
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		sleep(10);
+		_exit(0);
+	}
+	assert_int_equal(proc_ident(pid, c, sizeof c), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_string_not_equal(a, c);
+	assert_int_equal(proc_ident((pid_t)INT_MAX, c, sizeof c), -1);
+}
+
 static void
 test_nonexistent_program(void **state)
 {
@@ -902,6 +971,9 @@ main(void)
 		cmocka_unit_test_setup(test_timeout, dirty),
 		cmocka_unit_test_setup(test_timeout_kills_group, dirty),
 		cmocka_unit_test_setup(test_grandchild_killed, dirty),
+		cmocka_unit_test_setup(test_daemon_killed_at_end, dirty),
+		cmocka_unit_test_setup(test_daemon_killed_at_timeout, dirty),
+		cmocka_unit_test_setup(test_proc_ident, dirty),
 		cmocka_unit_test_setup(test_nonexistent_program, dirty),
 		cmocka_unit_test_setup(test_not_executable, dirty),
 		cmocka_unit_test_setup(test_huge_output, dirty),

@@ -1,0 +1,137 @@
+/* Processes on Linux: a subreaper, /proc, the boot id. */
+#define _GNU_SOURCE
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/proc.h"
+
+int
+proc_init(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+		return (-1);
+	return (1);
+}
+
+/*
+ * Reads /proc/PID/stat into buf and returns the text after the command
+ * name's closing parenthesis (state is its second byte), or NULL.
+ */
+static char *
+proc_stat(pid_t pid, char *buf, size_t len)
+{
+	char	 path[64], *p;
+	FILE	*f;
+	size_t	 n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (NULL);
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The name may hold spaces and parentheses: the last ')' ends it. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0')
+		return (NULL);
+	return (p + 2);
+}
+
+int
+proc_list(struct proc_entry **list, size_t *n)
+{
+	struct proc_entry	*l = NULL, *nl;
+	struct dirent		*de;
+	DIR			*d;
+	char			 buf[1024], *p, *end;
+	size_t			 cap = 0, k = 0;
+	long			 pid, ppid;
+	int			 saved;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		if ((p = proc_stat((pid_t)pid, buf, sizeof buf)) == NULL)
+			continue;	/* gone meanwhile */
+		/* "S PPID ...": state, then the parent. */
+		ppid = strtol(p + 1, &end, 10);
+		if (end == p + 1)
+			continue;
+		if (k == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nl = reallocarray(l, cap, sizeof *l)) == NULL) {
+				saved = errno;
+				free(l);
+				closedir(d);
+				errno = saved;
+				return (-1);
+			}
+			l = nl;
+		}
+		l[k].pid = (pid_t)pid;
+		l[k].ppid = (pid_t)ppid;
+		l[k].zombie = p[0] == 'Z' || p[0] == 'X';
+		k++;
+	}
+	closedir(d);
+	*list = l;
+	*n = k;
+	return (0);
+}
+
+int
+proc_ident(pid_t pid, char *buf, size_t len)
+{
+	char	 st[1024], boot[64], *p, *end;
+	FILE	*f;
+	int	 field;
+	unsigned long long start;
+
+	if ((p = proc_stat(pid, st, sizeof st)) == NULL)
+		return (-1);
+	/* p is field 3 (state); the start time is field 22. */
+	for (field = 3; field < 22 && p != NULL; field++) {
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	}
+	if (p == NULL)
+		return (-1);
+	errno = 0;
+	start = strtoull(p, &end, 10);
+	if (end == p || errno != 0)
+		return (-1);
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
+		return (-1);
+	if (fgets(boot, sizeof boot, f) == NULL) {
+		fclose(f);
+		return (-1);
+	}
+	fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+	if (snprintf(buf, len, "linux %s %llu", boot, start) >= (int)len)
+		return (-1);
+	return (0);
+}
+
+int
+proc_fd_path(int fd, char *buf, size_t len)
+{
+	/* Without /proc (or with it hidden), the caller falls back. */
+	if (snprintf(buf, len, "/proc/%ld/fd/%d", (long)getpid(), fd) >=
+	    (int)len || access(buf, X_OK) == -1)
+		return (-1);
+	return (0);
+}
