@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,23 @@
 
 #define DEPLOY_CMD_TIMEOUT	60000	/* ms for small commands */
 #define DEPLOY_BUILD_TIMEOUT	600000	/* ms for make on the host */
+
+/*
+ * Builds the agent from src.tar.gz in the workdir, "$1": a fixed script
+ * run as "sh -c SCRIPT orch-deploy WORKDIR", so the workdir is data.
+ */
+static const char deploy_build_script[] =
+	"cd \"$1\" && rm -rf src && mkdir src && "
+	"tar -xzf src.tar.gz -C src && "
+	"command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
+	"exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
+	"a C compiler (cc)' >&2; exit 97; }; "
+	"make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
+	"test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
+	"cp src/bin/orch-agent bin/orch-agent.new && "
+	"mv bin/orch-agent.new bin/orch-agent && "
+	"{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
+	"bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }";
 
 static char	deploy_root[PATH_MAX] = ".";
 static char	deploy_prebuilt[PATH_MAX] = "bin/orch-agent";
@@ -40,18 +58,9 @@ int
 deploy_workdir(const struct host *h, char *out, size_t len)
 {
 	const char	*wd = h->workdir[0] != '\0' ? h->workdir : "~/.orch";
-	const char	*p;
 
-	for (p = wd; *p != '\0'; p++) {
-		if (strchr("\"\\`$", *p) != NULL || (unsigned char)*p < 0x20)
-			return (-1);
-	}
-	if (strcmp(wd, "~") == 0)
-		snprintf(out, len, "\"$HOME\"");
-	else if (strncmp(wd, "~/", 2) == 0)
-		snprintf(out, len, "\"$HOME/%s\"", wd + 2);
-	else
-		snprintf(out, len, "\"%s\"", wd);
+	if (snprintf(out, len, "%s", wd) >= (int)len)
+		return (-1);
 	return (0);
 }
 
@@ -83,11 +92,12 @@ static int
 deploy_check(struct ssh *s, const char *wd, char *out, size_t outlen,
     char *errb, size_t errlen)
 {
-	char	cmd[PATH_MAX + 64], want[128];
+	char	agent[PATH_MAX + 32], want[128];
+	char	*argv[] = { agent, (char *)(uintptr_t)"--version", NULL };
 	int	rc;
 
-	snprintf(cmd, sizeof cmd, "%s/bin/orch-agent --version", wd);
-	rc = ssh_run(s, cmd, NULL, out, outlen, errb, errlen,
+	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+	rc = ssh_run(s, argv, NULL, out, outlen, errb, errlen,
 	    DEPLOY_CMD_TIMEOUT);
 	snprintf(want, sizeof want, "orch-agent %s protocol %d", ORCH_VERSION,
 	    PROTO_VERSION);
@@ -105,10 +115,15 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
 	uint64_t	 bytes;
 	int		 rc;
+	char		*uname_argv[] = { (char *)(uintptr_t)"uname",
+			    (char *)(uintptr_t)"-sm", NULL };
+	char		*build_argv[] = { (char *)(uintptr_t)"sh",
+			    (char *)(uintptr_t)"-c",
+			    (char *)(uintptr_t)deploy_build_script,
+			    (char *)(uintptr_t)"orch-deploy", wd, NULL };
 
 	if (deploy_workdir(h, wd, sizeof wd) != 0) {
-		snprintf(err, errlen, "%s: workdir '%s' holds characters orch "
-		    "will not pass to a shell", h->name, h->workdir);
+		snprintf(err, errlen, "%s: workdir too long", h->name);
 		return (-1);
 	}
 	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
@@ -123,7 +138,7 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 		    "no agent installed", h->name);
 		return (-1);
 	}
-	rc = ssh_run(s, "uname -sm", NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, uname_argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_CMD_TIMEOUT);
 	if (rc != 0 || sscanf(out, "%31s %31s", os, arch) != 2) {
 		snprintf(err, errlen, "%s: cannot run uname on the host: %s",
@@ -197,19 +212,7 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	unlink(tarball);
 	if (rc != 0)
 		return (-1);
-	snprintf(cmd, sizeof cmd, "cd %s && rm -rf src && mkdir src && "
-	    "tar -xzf src.tar.gz -C src && "
-	    "command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
-	    "exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
-	    "a C compiler (cc)' >&2; exit 97; }; "
-	    "make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
-	    "test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
-	    "cp src/bin/orch-agent bin/orch-agent.new && "
-	    "mv bin/orch-agent.new bin/orch-agent && "
-	    "{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
-	    "bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }",
-	    wd);
-	rc = ssh_run(s, cmd, NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, build_argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_BUILD_TIMEOUT);
 	deploy_hint(os, hint, sizeof hint);
 	if (rc == 97) {

@@ -18,6 +18,7 @@
 
 #include <openssl/evp.h>
 
+#include "coordinator/shell.h"
 #include "coordinator/ssh.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -563,10 +564,11 @@ ssh_wait(struct ssh *s, int ms)
 }
 
 int
-ssh_run(struct ssh *s, const char *cmd, const char *input, char *out,
+ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
     size_t outlen, char *errbuf, size_t errlen, int timeout_ms)
 {
 	LIBSSH2_CHANNEL	*ch;
+	char		 cmd[SHELL_CMD_MAX];
 	int64_t		 deadline = ssh_now_ms() + timeout_ms;
 	size_t		 no = 0, ne = 0, in_off = 0, in_len;
 	char		 buf[16384];
@@ -576,6 +578,11 @@ ssh_run(struct ssh *s, const char *cmd, const char *input, char *out,
 	in_len = input != NULL ? strlen(input) : 0;
 	out[0] = '\0';
 	errbuf[0] = '\0';
+	if (shell_command(cmd, sizeof cmd, argv) != 0) {
+		snprintf(errbuf, errlen, "a remote command longer than %d "
+		    "bytes", SHELL_CMD_MAX - 1);
+		return (-1);
+	}
 	libssh2_session_set_blocking(s->session, 1);
 	libssh2_session_set_timeout(s->session, timeout_ms);
 	if ((ch = libssh2_channel_open_session(s->session)) == NULL) {

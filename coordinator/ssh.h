@@ -51,12 +51,13 @@ int	ssh_open(struct ssh *s, const struct ssh_target *t, char *err,
 void	ssh_close(struct ssh *s);
 
 /*
- * Runs cmd (through the remote user's shell) and waits for it, at most
+ * Runs argv on the host (one line made by shell_command(), which the
+ * remote user's shell splits back into argv) and waits for it, at most
  * timeout_ms; captures up to outlen-1 bytes of stdout and errlen-1 of
  * stderr (NUL-terminated). Returns the exit status (0..255), or -1 on a
  * transport failure (reason in errbuf), or -2 on timeout.
  */
-int	ssh_run(struct ssh *s, const char *cmd, const char *input,
+int	ssh_run(struct ssh *s, char *const argv[], const char *input,
 	    char *out, size_t outlen, char *errbuf, size_t errlen,
 	    int timeout_ms);
 
