@@ -163,7 +163,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
 FUZZ_BIN   := build/fuzz
 FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory
 
-$(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c
+$(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs msgpack libcrypto) -lpthread -o $@
 $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
