@@ -2,8 +2,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <time.h>
 #include <pthread.h>
 #include <limits.h>
 #include <stdint.h>
@@ -21,6 +27,9 @@
 
 #define DEPLOY_CMD_TIMEOUT	60000	/* ms for small commands */
 #define DEPLOY_BUILD_TIMEOUT	600000	/* ms for make on the host */
+#define DEPLOY_PACK_TIMEOUT	60000	/* ms for tar packing the sources */
+
+extern char **environ;
 
 /*
  * Builds the agent from src.tar.gz in the workdir, "$1": a fixed script
@@ -61,6 +70,101 @@ deploy_workdir(const struct host *h, char *out, size_t len)
 
 	if (snprintf(out, len, "%s", wd) >= (int)len)
 		return (-1);
+	return (0);
+}
+
+/* Returns milliseconds of CLOCK_MONOTONIC. */
+static int64_t
+deploy_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * Packs the agent's sources into dir/src.tar.gz: tar spawned with an argv
+ * (no shell), waited for at most DEPLOY_PACK_TIMEOUT. dir is a private
+ * directory of this deploy (mkdtemp), so no other process or thread can
+ * name, replace or read the file. Returns 0, or -1 with words in err.
+ */
+static int
+deploy_pack(const char *dir, char *tarball, size_t len, char *err,
+    size_t errlen)
+{
+	posix_spawn_file_actions_t	 fa;
+	struct pollfd			 pfd;
+	char				 msg[512], buf[256];
+	char				*argv[] = { (char *)(uintptr_t)"tar",
+					    (char *)(uintptr_t)"-czf", tarball,
+					    (char *)(uintptr_t)"-C", deploy_root,
+					    (char *)(uintptr_t)"--",
+					    (char *)(uintptr_t)"Makefile",
+					    (char *)(uintptr_t)"proto",
+					    (char *)(uintptr_t)"agent",
+					    (char *)(uintptr_t)"tests/deps.sh", NULL };
+	int64_t				 deadline;
+	size_t				 got = 0, k;
+	ssize_t				 n;
+	pid_t				 pid, w = 0;
+	int				 p[2], st = 0, e, left;
+
+	if (snprintf(tarball, len, "%s/src.tar.gz", dir) >= (int)len) {
+		snprintf(err, errlen, "temporary path too long: %s", dir);
+		return (-1);
+	}
+	if (pipe(p) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	e = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (e != 0) {
+		close(p[0]);
+		snprintf(err, errlen, "cannot run tar: %s", strerror(e));
+		return (-1);
+	}
+	/* tar's stderr until it closes it, then its exit; both bounded. */
+	deadline = deploy_now_ms() + DEPLOY_PACK_TIMEOUT;
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	msg[0] = '\0';
+	while ((left = (int)(deadline - deploy_now_ms())) > 0 &&
+	    poll(&pfd, 1, left) == 1) {
+		if ((n = read(p[0], buf, sizeof buf)) <= 0)
+			break;
+		k = (size_t)n < sizeof msg - 1 - got ? (size_t)n :
+		    sizeof msg - 1 - got;
+		memcpy(msg + got, buf, k);
+		got += k;
+		msg[got] = '\0';
+	}
+	close(p[0]);
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
+	    deploy_now_ms() < deadline)
+		poll(NULL, 0, 10);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		snprintf(err, errlen, "tar did not finish packing the agent's "
+		    "sources from %s within %d s", deploy_root,
+		    DEPLOY_PACK_TIMEOUT / 1000);
+		return (-1);
+	}
+	if (w == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(err, errlen, "cannot pack the agent's sources from "
+		    "%s%s%s", deploy_root, msg[0] ? ": " : "", msg);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -110,7 +214,9 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 {
 	struct utsname	 u;
 	struct stat	 st;
-	char		 wd[PATH_MAX], out[4096], errb[8192], cmd[PATH_MAX * 2];
+	char		 wd[PATH_MAX], out[4096], errb[8192];
+	char		 tmpdir[PATH_MAX];
+	const char	*tmp;
 	char		 os[32] = "", arch[32] = "", local_arch[64], path[PATH_MAX];
 	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
 	uint64_t	 bytes;
@@ -196,20 +302,22 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	}
 
 	/* Build from source on the host: the M2's path. */
-	snprintf(tarball, sizeof tarball, "/tmp/orch-src-%ld.tar.gz",
-	    (long)getpid());
-	snprintf(cmd, sizeof cmd, "tar -czf %s -C '%s' Makefile proto agent "
-	    "tests/deps.sh 2>&1", tarball, deploy_root);
-	if (system(cmd) != 0) {
-		snprintf(err, errlen, "cannot pack the agent's sources from %s",
-		    deploy_root);
-		unlink(tarball);
+	tmp = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof tmpdir, "%s/orch-deploy.XXXXXX",
+	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		snprintf(err, errlen, "cannot make a private directory %s: %s",
+		    tmpdir, strerror(errno));
 		return (-1);
 	}
-	snprintf(remote, sizeof remote, "%s/src.tar.gz",
-	    h->workdir[0] ? h->workdir : "~/.orch");
-	rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+	rc = deploy_pack(tmpdir, tarball, sizeof tarball, err, errlen);
+	if (rc == 0) {
+		snprintf(remote, sizeof remote, "%s/src.tar.gz",
+		    h->workdir[0] ? h->workdir : "~/.orch");
+		rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+	}
 	unlink(tarball);
+	rmdir(tmpdir);
 	if (rc != 0)
 		return (-1);
 	rc = ssh_run(s, build_argv, NULL, out, sizeof out, errb, sizeof errb,

@@ -395,7 +395,7 @@ run_build_plan(struct run *run, struct run_host *rh)
 		p->cmds = xreallocarray(p->cmds, p->ncmds + 1, sizeof *p->cmds);
 		c = &p->cmds[p->ncmds];
 		memset(c, 0, sizeof *c);
-		snprintf(c->bench, sizeof c->bench, "%s", RECORD_FLOOR);
+		snprintf(c->bench, sizeof c->bench, "%s", PROTO_FLOOR_BENCH);
 		memcpy(c->exe, null_sha, PROTO_SHA_HEX);
 		c->args = xcalloc(1, sizeof *c->args);
 		c->env = xcalloc(1, sizeof *c->env);

@@ -39,6 +39,7 @@ enum msg_kind {
 	MSG_STR,	/* char[size], NUL-terminated, no NUL inside */
 	MSG_IDENT,	/* a MSG_STR that is an identifier (proto/ident.h) */
 	MSG_IDENT0,	/* a MSG_IDENT or "" */
+	MSG_BENCH,	/* a MSG_IDENT or PROTO_FLOOR_BENCH */
 	MSG_HASH,	/* char[PROTO_SHA_HEX], 64 lowercase hex digits */
 	MSG_SUB		/* anything else: dec and enc */
 };
@@ -124,8 +125,8 @@ static const struct msg_field msg_hashes_tab[] = {
 };
 
 static const struct msg_field msg_cmd_tab[] = {
-	MSG_F(struct proto_cmd, bench, MSG_IDENT),
-	MSG_F(struct proto_cmd, variant, MSG_IDENT),
+	MSG_F(struct proto_cmd, bench, MSG_BENCH),
+	MSG_F(struct proto_cmd, variant, MSG_IDENT0),
 	MSG_F(struct proto_cmd, exe, MSG_HASH),
 	MSG_FSUB("args", msg_dec_args, msg_enc_args),
 	MSG_FSUB("env", msg_dec_env, msg_enc_env),
@@ -482,6 +483,11 @@ msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
 	case MSG_IDENT0:
 		return (msg_get_ident(o, (char *)p, f->size,
 		    f->kind == MSG_IDENT0));
+	case MSG_BENCH:
+		if (msg_get_str(o, (char *)p, f->size) == 0 &&
+		    strcmp((char *)p, PROTO_FLOOR_BENCH) == 0)
+			return (0);
+		return (msg_get_ident(o, (char *)p, f->size, 0));
 	case MSG_HASH:
 		return (msg_get_hash(o, (char *)p));
 	case MSG_SUB:
@@ -968,6 +974,7 @@ msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
 	case MSG_STR:
 	case MSG_IDENT:
 	case MSG_IDENT0:
+	case MSG_BENCH:
 		return (msg_put_fixed(pk, (const char *)p, f->size));
 	case MSG_HASH:
 		if (!hash_valid((const char *)p))

@@ -1457,21 +1457,29 @@ test_decode_idents(void **state)
 		strcpy(m.u.plan.cmds[1].bench, bad[i]);
 		test_reencode(&m, PROTO_ERR_FIELD);
 		proto_msg_free(&m);
-		make_plan(&m);
-		strcpy(m.u.plan.cmds[0].variant, bad[i]);
-		test_reencode(&m, PROTO_ERR_FIELD);
 		if (bad[i][0] != '\0') {
+			make_plan(&m);
+			strcpy(m.u.plan.cmds[0].variant, bad[i]);
+			test_reencode(&m, PROTO_ERR_FIELD);
 			strcpy(m.u.plan.cmds[0].variant, "A");
 			strcpy(m.u.plan.cmds[0].checksum_key, bad[i]);
 			test_reencode(&m, PROTO_ERR_FIELD);
+			proto_msg_free(&m);
 		}
-		proto_msg_free(&m);
 
 		make_sample(&m, 1);
 		strcpy(m.u.sample.metrics[0].key, bad[i]);
 		test_reencode(&m, PROTO_ERR_FIELD);
 		proto_msg_free(&m);
 	}
+	/* The floor's command: bench "(floor)", variant "". */
+	make_plan(&m);
+	strcpy(m.u.plan.cmds[1].bench, PROTO_FLOOR_BENCH);
+	strcpy(m.u.plan.cmds[1].variant, "");
+	test_reencode(&m, 0);
+	strcpy(m.u.plan.cmds[1].bench, "(floor");
+	test_reencode(&m, PROTO_ERR_FIELD);
+	proto_msg_free(&m);
 	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
 		make_hello(&m, 1);
 		test_edit_decode(&m, "run_id", put_str, good[i], 0);
