@@ -1,8 +1,9 @@
 /*
  * SSH sessions as OpenSSH users expect them (libssh2): host keys checked
- * against known_hosts (plain, hashed and [host]:port entries; the host-key
- * algorithm preference puts the known key types first), authentication by
- * ssh-agent identities then key files, commands by exec, files by SFTP.
+ * against known_hosts as OpenSSH does (coordinator/knownhosts.c; the
+ * host-key algorithm preference puts the known key types first),
+ * authentication by ssh-agent identities then key files, commands by exec
+ * of an argv quoted by shell_command(), files by SFTP.
  * One session per thread; ssh_init() once before any thread starts.
  */
 #ifndef COORDINATOR_SSH_H
@@ -22,7 +23,7 @@ struct ssh_target {
 	int		 port;
 	const char	*user;
 	const char	*identity;	/* "" or NULL: ~/.ssh/id_ed25519, id_ecdsa */
-	int		 accept_new;	/* add unknown host keys (never changed ones) */
+	int		 accept_new;	/* add keys of hosts with none pinned */
 	int		 timeout_ms;	/* connect and handshake */
 };
 
