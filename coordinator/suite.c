@@ -1096,8 +1096,13 @@ suite_default_name(struct suite *s, const char *path)
 		n -= 4;
 	if (n >= sizeof s->name)
 		n = sizeof s->name - 1;
-	for (i = 0; i < n; i++)
-		s->name[i] = ini_name_ok(b + i, 1, PROTO_NAME_MAX) ? b[i] : '_';
+	/* Each byte as the second of a name: '-' and '.' stay but first. */
+	for (i = 0; i < n; i++) {
+		char	two[2] = { 'a', b[i] };
+
+		s->name[i] = ini_name_ok(two, 2, PROTO_NAME_MAX) &&
+		    (i > 0 || (b[i] != '-' && b[i] != '.')) ? b[i] : '_';
+	}
 	s->name[n] = '\0';
 	if (n == 0)
 		snprintf(s->name, sizeof s->name, "suite");

@@ -191,6 +191,41 @@ test_good_absolute(void **state)
 	suite_free(s);
 }
 
+/* The default name is the file's, made a name: '-' and '.' kept but first. */
+static void
+test_default_name(void **state)
+{
+	static const struct {
+		const char	*file;
+		const char	*want;
+	} cases[] = {
+		{ "slow-fast.ini", "slow-fast" },
+		{ "my suite.v2.ini", "my_suite.v2" },
+		{ "-x.ini", "_x" },
+		{ ".hidden-1.ini", "_hidden-1" },
+		{ "..ini", "_" },
+	};
+	struct suite	*s;
+	char		 dir[] = "/tmp/orch-test-suite.XXXXXX", path[256];
+	FILE		*f;
+	size_t		 i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+		assert_non_null(f = fopen(path, "w"));
+		fputs("[suite]\n[variant.A]\nbin = /bin/true\n[variant.B]\n"
+		    "bin = /bin/true\n[bench.one]\n", f);
+		assert_int_equal(fclose(f), 0);
+		s = load_ok(path);
+		assert_string_equal(s->name, cases[i].want);
+		suite_free(s);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 /* A suite with only what is required gets every default. */
 static void
 test_defaults(void **state)
@@ -564,6 +599,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_good_absolute),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_name),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_split),
