@@ -90,7 +90,8 @@ control_thread(void *arg)
 	struct ssh		 s;
 	struct ssh_target	 t;
 	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
-	char			 wdopt[PATH_MAX + 16], runopt[PROTO_NAME_MAX + 16];
+	char			 wdopt[PATH_MAX + 16];
+	char			 runopt[PROTO_NAME_MAX + 16];
 	char			*argv[] = { agent, (char *)(uintptr_t)(j->stop ?
 				    "stop" : "status"), wdopt, runopt, NULL };
 	char			 err[HOST_ERR_LEN], errb[1024];

@@ -96,14 +96,13 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 	posix_spawn_file_actions_t	 fa;
 	struct pollfd			 pfd;
 	char				 msg[512], buf[256];
-	char				*argv[] = { (char *)(uintptr_t)"tar",
-					    (char *)(uintptr_t)"-czf", tarball,
-					    (char *)(uintptr_t)"-C", deploy_root,
-					    (char *)(uintptr_t)"--",
-					    (char *)(uintptr_t)"Makefile",
-					    (char *)(uintptr_t)"proto",
-					    (char *)(uintptr_t)"agent",
-					    (char *)(uintptr_t)"tests/deps.sh", NULL };
+	char				*argv[] = {
+		(char *)(uintptr_t)"tar", (char *)(uintptr_t)"-czf", tarball,
+		(char *)(uintptr_t)"-C", deploy_root,
+		(char *)(uintptr_t)"Makefile", (char *)(uintptr_t)"proto",
+		(char *)(uintptr_t)"agent", (char *)(uintptr_t)"tests/deps.sh",
+		NULL
+	};
 	int64_t				 deadline;
 	size_t				 got = 0, k;
 	ssize_t				 n;

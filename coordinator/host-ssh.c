@@ -358,7 +358,8 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	struct host_ssh		*x;
 	struct ssh_target	 t;
 	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
-	char			 wdopt[PATH_MAX + 16], bindopt[sizeof h->address + 8];
+	char			 wdopt[PATH_MAX + 16];
+	char			 bindopt[sizeof h->address + 8];
 	char			*argv[8];
 	char			 ep[HS_EP_LEN], how[256], why[512];
 	char			 host_part[128];

@@ -33,7 +33,8 @@
 #define INV_LIST_MAX		32		/* names shown in a message */
 #define INV_LOAD_INT		6		/* max_load: digits before . */
 #define INV_LOAD_FRAC		9		/* and after it */
-#define INV_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
+#define INV_NAME_RULE \
+	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 #define INV_PW_BUF		16384		/* getpwuid_r buffer */
 
 /* Size of a field of struct host, so copies into it always fit. */

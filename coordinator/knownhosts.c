@@ -30,7 +30,7 @@ struct kh_scan {
 	int			 known_line;	/* our key, pinned */
 	int			 other_line;	/* another key for the host */
 	int			 revoked_line;	/* our key, @revoked */
-	int			 ca_line;	/* a @cert-authority for the host */
+	int			 ca_line;	/* a @cert-authority names it */
 };
 
 /* Reports a skipped line as "PATH:LINE: why". */
@@ -247,7 +247,8 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 		p += n;
 	}
 	for (i = 0; i < 3; i++) {
-		if ((f[i] = strtok_r(i == 0 ? p : NULL, " \t", &save)) == NULL) {
+		f[i] = strtok_r(i == 0 ? p : NULL, " \t", &save);
+		if (f[i] == NULL) {
 			kh_warn(k, "not HOSTS KEYTYPE KEY, line skipped");
 			return;
 		}

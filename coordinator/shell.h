@@ -5,11 +5,12 @@
  *
  * Every word is quoted literally: a word of only [A-Za-z0-9_./,:+=-]
  * (not empty, not starting with '=', which zsh expands) stays as it is;
- * any other goes in single quotes, each embedded ' written '\''. Nothing is expanded,
- * with one exception, the remote home: a word that is "~", or starts with
- * "~/", or is an option "--NAME=~" or "--NAME=~/...", has that one '~'
- * written "$HOME" (double-quoted, so neither split nor globbed). That is
- * how a workdir such as ~/.orch reaches the host; ~user is not expanded.
+ * any other goes in single quotes, each embedded ' written '\''.
+ * Nothing is expanded, with one exception, the remote home: a word that
+ * is "~", or starts with "~/", or is an option "--NAME=~" or
+ * "--NAME=~/...", has that one '~' written "$HOME" (double-quoted, so
+ * neither split nor globbed). That is how a workdir such as ~/.orch
+ * reaches the host; ~user is not expanded.
  */
 #ifndef COORDINATOR_SHELL_H
 #define COORDINATOR_SHELL_H

@@ -25,7 +25,8 @@
 #define SUITE_TIMEOUT_MAX	86400		/* seconds */
 #define SUITE_TIMEOUT_UNSET	UINT32_MAX	/* bench without its own */
 #define SUITE_FRAC_MAX		22		/* digits after a point */
-#define SUITE_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
+#define SUITE_NAME_RULE \
+	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 
 enum suite_sect {
 	SECT_NONE,
