@@ -25,6 +25,7 @@
 #include "coordinator/run.h"
 #include "coordinator/suite.h"
 #include "proto/hash.h"
+#include "proto/ident.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -680,6 +681,13 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	if (record_load(dir, dsp, cause) != 0)
 		return (-1);
 	ds = *dsp;
+	/* The run id names the agents' run directories and key lines. */
+	if (!ident_str_ok(ds->run_id, sizeof run->run_id)) {
+		xasprintf(cause, "%s: run id '%.*s' is not a valid identifier "
+		    "([A-Za-z0-9_.-], not starting with '-' or '.')", dir,
+		    (int)strcspn(ds->run_id, "\n"), ds->run_id);
+		return (-1);
+	}
 	if (ds->ended[0] != '\0') {
 		xasprintf(cause, "%s: the run is complete (ended %s); orch "
 		    "report %s renders it", dir, ds->ended, dir);

@@ -1,5 +1,6 @@
 # Remote commands on real sshd hosts (tests/lab): a record whose run id is
-# a shell command runs nothing on the hosts (orch status, orch stop); a
+# a shell command runs nothing on the hosts (orch status, orch stop) nor
+# here (orch run --resume, on the local host); a
 # workdir full of shell syntax is a plain directory name on the host; two
 # hosts deploy from source at once, each from its own private tarball, and
 # nothing goes through the old shared /tmp/orch-src-PID.tar.gz.
@@ -62,5 +63,24 @@ for cmd in status stop; do
 	expect_eq "$cmd exit" "$rc" 2
 	[ ! -e "$pw" ] || { rm -f "$pw"; fail "orch $cmd ran the record's run id as a command"; }
 done
+
+note "orch run --resume of an unfinished record whose run id is a shell command: refused"
+"$ORCH" run --out="$T/r2" --rounds=30 --max-load=0 tests/suites/slow.ini >"$T/run2" 2>&1 &
+orch_pid=$!
+wait_samples "$T/r2" 3000
+kill -9 "$orch_pid"
+wait "$orch_pid" 2>/dev/null || true
+cp "$T/r2/samples.msgpack" "$T/r2.orig"
+id=$(grep -aoE '[0-9]{8}-[0-9]{6}-[0-9a-f]{4}' "$T/r2/samples.msgpack" | head -1)
+[ ${#id} -eq 20 ] || fail "no run id in the record"
+ID="$id" EVIL="$evil" perl -0777 -pi -e 's/\Q$ENV{ID}\E/$ENV{EVIL}/g' "$T/r2/samples.msgpack"
+rc=0; run_orch "$T/resume" run --resume="$T/r2" || rc=$?
+cat "$T/resume"
+expect_eq "resume exit" "$rc" 2
+expect_grep "run id '.*' is not a valid identifier" "$T/resume"
+[ ! -e "$pw" ] || { rm -f "$pw"; fail "orch run --resume ran the record's run id as a command"; }
+cp "$T/r2.orig" "$T/r2/samples.msgpack"
+rc=0; run_orch "$T/stop2" stop "$T/r2" || rc=$?
+expect_eq "stop of the original run" "$rc" 0
 no_leftovers
 echo "t-remote: ok"
