@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ check_thread(void *arg)
 	struct ssh_target	 t;
 	struct statvfs		 sv;
 	char			 err[HOST_ERR_LEN], how[256], wd[PATH_MAX];
-	char			 cmd[PATH_MAX + 32], out[1024], errb[1024];
+	char			 out[1024], errb[1024];
 	unsigned long long	 kb;
 
 	snprintf(row->reach, sizeof row->reach, "-");
@@ -151,9 +152,13 @@ check_thread(void *arg)
 			return (NULL);
 		}
 		if (deploy_workdir(h, wd, sizeof wd) == 0) {
-			snprintf(cmd, sizeof cmd, "mkdir -p %s && df -Pk %s | "
-			    "tail -1", wd, wd);
-			if (ssh_run(&s, cmd, NULL, out, sizeof out, errb,
+			char	*argv[] = { (char *)(uintptr_t)"sh",
+				    (char *)(uintptr_t)"-c",
+				    (char *)(uintptr_t)"mkdir -p \"$1\" && "
+				    "df -Pk \"$1\" | tail -1",
+				    (char *)(uintptr_t)"orch-check", wd, NULL };
+
+			if (ssh_run(&s, argv, NULL, out, sizeof out, errb,
 			    sizeof errb, 10000) == 0 &&
 			    sscanf(out, "%*s %*s %*s %llu", &kb) == 1)
 				snprintf(row->disk, sizeof row->disk,

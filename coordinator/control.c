@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@
 #include "coordinator/host.h"
 #include "coordinator/record.h"
 #include "coordinator/ssh.h"
+#include "proto/ident.h"
 #include "proto/log.h"
+#include "proto/proto.h"
 #include "proto/xmalloc.h"
 
 extern char **environ;
@@ -86,7 +89,11 @@ control_thread(void *arg)
 	struct host		*h = j->h;
 	struct ssh		 s;
 	struct ssh_target	 t;
-	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 200];
+	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
+	char			 wdopt[PATH_MAX + 16];
+	char			 runopt[PROTO_NAME_MAX + 16];
+	char			*argv[] = { agent, (char *)(uintptr_t)(j->stop ?
+				    "stop" : "status"), wdopt, runopt, NULL };
 	char			 err[HOST_ERR_LEN], errb[1024];
 	const char		*home;
 
@@ -110,9 +117,10 @@ control_thread(void *arg)
 		ssh_close(&s);
 		return (NULL);
 	}
-	snprintf(cmd, sizeof cmd, "%s/bin/orch-agent %s --workdir=%s "
-	    "--run=%s", wd, j->stop ? "stop" : "status", wd, j->run_id);
-	if (ssh_run(&s, cmd, NULL, j->line, sizeof j->line, errb, sizeof errb,
+	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+	snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
+	snprintf(runopt, sizeof runopt, "--run=%s", j->run_id);
+	if (ssh_run(&s, argv, NULL, j->line, sizeof j->line, errb, sizeof errb,
 	    20000) != 0 && j->line[0] == '\0')
 		snprintf(j->line, sizeof j->line, "cannot ask the agent: %.200s",
 		    errb);
@@ -155,6 +163,14 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 	if (record_load(dir, &ds, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
+		return (2);
+	}
+	/* The run id goes into every host's command line: a name only. */
+	if (!ident_str_ok(ds->run_id, PROTO_NAME_MAX)) {
+		fprintf(stderr, "orch: %s: run id '%.*s' is not a valid "
+		    "identifier ([A-Za-z0-9_.-], not starting with '-' or "
+		    "'.')\n", dir, (int)strcspn(ds->run_id, "\n"), ds->run_id);
+		dataset_free(ds);
 		return (2);
 	}
 	jobs = xcalloc(n + 1, sizeof *jobs);

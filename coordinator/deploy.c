@@ -2,10 +2,17 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <time.h>
 #include <pthread.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +27,26 @@
 
 #define DEPLOY_CMD_TIMEOUT	60000	/* ms for small commands */
 #define DEPLOY_BUILD_TIMEOUT	600000	/* ms for make on the host */
+#define DEPLOY_PACK_TIMEOUT	60000	/* ms for tar packing the sources */
+
+extern char **environ;
+
+/*
+ * Builds the agent from src.tar.gz in the workdir, "$1": a fixed script
+ * run as "sh -c SCRIPT orch-deploy WORKDIR", so the workdir is data.
+ */
+static const char deploy_build_script[] =
+	"cd \"$1\" && rm -rf src && mkdir src && "
+	"tar -xzf src.tar.gz -C src && "
+	"command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
+	"exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
+	"a C compiler (cc)' >&2; exit 97; }; "
+	"make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
+	"test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
+	"cp src/bin/orch-agent bin/orch-agent.new && "
+	"mv bin/orch-agent.new bin/orch-agent && "
+	"{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
+	"bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }";
 
 static char	deploy_root[PATH_MAX] = ".";
 static char	deploy_prebuilt[PATH_MAX] = "bin/orch-agent";
@@ -40,18 +67,103 @@ int
 deploy_workdir(const struct host *h, char *out, size_t len)
 {
 	const char	*wd = h->workdir[0] != '\0' ? h->workdir : "~/.orch";
-	const char	*p;
 
-	for (p = wd; *p != '\0'; p++) {
-		if (strchr("\"\\`$", *p) != NULL || (unsigned char)*p < 0x20)
-			return (-1);
+	if (snprintf(out, len, "%s", wd) >= (int)len)
+		return (-1);
+	return (0);
+}
+
+/* Returns milliseconds of CLOCK_MONOTONIC. */
+static int64_t
+deploy_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * Packs the agent's sources into dir/src.tar.gz: tar spawned with an argv
+ * (no shell), waited for at most DEPLOY_PACK_TIMEOUT. dir is a private
+ * directory of this deploy (mkdtemp), so no other process or thread can
+ * name, replace or read the file. Returns 0, or -1 with words in err.
+ */
+static int
+deploy_pack(const char *dir, char *tarball, size_t len, char *err,
+    size_t errlen)
+{
+	posix_spawn_file_actions_t	 fa;
+	struct pollfd			 pfd;
+	char				 msg[512], buf[256];
+	char				*argv[] = {
+		(char *)(uintptr_t)"tar", (char *)(uintptr_t)"-czf", tarball,
+		(char *)(uintptr_t)"-C", deploy_root,
+		(char *)(uintptr_t)"Makefile", (char *)(uintptr_t)"proto",
+		(char *)(uintptr_t)"agent", (char *)(uintptr_t)"tests/deps.sh",
+		NULL
+	};
+	int64_t				 deadline;
+	size_t				 got = 0, k;
+	ssize_t				 n;
+	pid_t				 pid, w = 0;
+	int				 p[2], st = 0, e, left;
+
+	if (snprintf(tarball, len, "%s/src.tar.gz", dir) >= (int)len) {
+		snprintf(err, errlen, "temporary path too long: %s", dir);
+		return (-1);
 	}
-	if (strcmp(wd, "~") == 0)
-		snprintf(out, len, "\"$HOME\"");
-	else if (strncmp(wd, "~/", 2) == 0)
-		snprintf(out, len, "\"$HOME/%s\"", wd + 2);
-	else
-		snprintf(out, len, "\"%s\"", wd);
+	if (pipe(p) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	e = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (e != 0) {
+		close(p[0]);
+		snprintf(err, errlen, "cannot run tar: %s", strerror(e));
+		return (-1);
+	}
+	/* tar's stderr until it closes it, then its exit; both bounded. */
+	deadline = deploy_now_ms() + DEPLOY_PACK_TIMEOUT;
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	msg[0] = '\0';
+	while ((left = (int)(deadline - deploy_now_ms())) > 0 &&
+	    poll(&pfd, 1, left) == 1) {
+		if ((n = read(p[0], buf, sizeof buf)) <= 0)
+			break;
+		k = (size_t)n < sizeof msg - 1 - got ? (size_t)n :
+		    sizeof msg - 1 - got;
+		memcpy(msg + got, buf, k);
+		got += k;
+		msg[got] = '\0';
+	}
+	close(p[0]);
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
+	    deploy_now_ms() < deadline)
+		poll(NULL, 0, 10);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		snprintf(err, errlen, "tar did not finish packing the agent's "
+		    "sources from %s within %d s", deploy_root,
+		    DEPLOY_PACK_TIMEOUT / 1000);
+		return (-1);
+	}
+	if (w == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(err, errlen, "cannot pack the agent's sources from "
+		    "%s%s%s", deploy_root, msg[0] ? ": " : "", msg);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -83,11 +195,12 @@ static int
 deploy_check(struct ssh *s, const char *wd, char *out, size_t outlen,
     char *errb, size_t errlen)
 {
-	char	cmd[PATH_MAX + 64], want[128];
+	char	agent[PATH_MAX + 32], want[128];
+	char	*argv[] = { agent, (char *)(uintptr_t)"--version", NULL };
 	int	rc;
 
-	snprintf(cmd, sizeof cmd, "%s/bin/orch-agent --version", wd);
-	rc = ssh_run(s, cmd, NULL, out, outlen, errb, errlen,
+	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+	rc = ssh_run(s, argv, NULL, out, outlen, errb, errlen,
 	    DEPLOY_CMD_TIMEOUT);
 	snprintf(want, sizeof want, "orch-agent %s protocol %d", ORCH_VERSION,
 	    PROTO_VERSION);
@@ -100,15 +213,22 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 {
 	struct utsname	 u;
 	struct stat	 st;
-	char		 wd[PATH_MAX], out[4096], errb[8192], cmd[PATH_MAX * 2];
+	char		 wd[PATH_MAX], out[4096], errb[8192];
+	char		 tmpdir[PATH_MAX];
+	const char	*tmp;
 	char		 os[32] = "", arch[32] = "", local_arch[64], path[PATH_MAX];
 	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
 	uint64_t	 bytes;
 	int		 rc;
+	char		*uname_argv[] = { (char *)(uintptr_t)"uname",
+			    (char *)(uintptr_t)"-sm", NULL };
+	char		*build_argv[] = { (char *)(uintptr_t)"sh",
+			    (char *)(uintptr_t)"-c",
+			    (char *)(uintptr_t)deploy_build_script,
+			    (char *)(uintptr_t)"orch-deploy", wd, NULL };
 
 	if (deploy_workdir(h, wd, sizeof wd) != 0) {
-		snprintf(err, errlen, "%s: workdir '%s' holds characters orch "
-		    "will not pass to a shell", h->name, h->workdir);
+		snprintf(err, errlen, "%s: workdir too long", h->name);
 		return (-1);
 	}
 	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
@@ -123,7 +243,7 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 		    "no agent installed", h->name);
 		return (-1);
 	}
-	rc = ssh_run(s, "uname -sm", NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, uname_argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_CMD_TIMEOUT);
 	if (rc != 0 || sscanf(out, "%31s %31s", os, arch) != 2) {
 		snprintf(err, errlen, "%s: cannot run uname on the host: %s",
@@ -181,35 +301,25 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	}
 
 	/* Build from source on the host: the M2's path. */
-	snprintf(tarball, sizeof tarball, "/tmp/orch-src-%ld.tar.gz",
-	    (long)getpid());
-	snprintf(cmd, sizeof cmd, "tar -czf %s -C '%s' Makefile proto agent "
-	    "tests/deps.sh 2>&1", tarball, deploy_root);
-	if (system(cmd) != 0) {
-		snprintf(err, errlen, "cannot pack the agent's sources from %s",
-		    deploy_root);
-		unlink(tarball);
+	tmp = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof tmpdir, "%s/orch-deploy.XXXXXX",
+	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		snprintf(err, errlen, "cannot make a private directory %s: %s",
+		    tmpdir, strerror(errno));
 		return (-1);
 	}
-	snprintf(remote, sizeof remote, "%s/src.tar.gz",
-	    h->workdir[0] ? h->workdir : "~/.orch");
-	rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+	rc = deploy_pack(tmpdir, tarball, sizeof tarball, err, errlen);
+	if (rc == 0) {
+		snprintf(remote, sizeof remote, "%s/src.tar.gz",
+		    h->workdir[0] ? h->workdir : "~/.orch");
+		rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+	}
 	unlink(tarball);
+	rmdir(tmpdir);
 	if (rc != 0)
 		return (-1);
-	snprintf(cmd, sizeof cmd, "cd %s && rm -rf src && mkdir src && "
-	    "tar -xzf src.tar.gz -C src && "
-	    "command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
-	    "exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
-	    "a C compiler (cc)' >&2; exit 97; }; "
-	    "make -C src agent 2>&1 >/dev/null | tail -20 >&2; "
-	    "test -x src/bin/orch-agent || exit 98; mkdir -p bin && "
-	    "cp src/bin/orch-agent bin/orch-agent.new && "
-	    "mv bin/orch-agent.new bin/orch-agent && "
-	    "{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
-	    "bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }",
-	    wd);
-	rc = ssh_run(s, cmd, NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, build_argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_BUILD_TIMEOUT);
 	deploy_hint(os, hint, sizeof hint);
 	if (rc == 97) {

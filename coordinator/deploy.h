@@ -29,9 +29,9 @@ int	deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    size_t howlen, char *err, size_t errlen);
 
 /*
- * Writes the shell-quoted remote path of the agent's workdir ("~/x" is
- * "$HOME/x"). Returns 0, or -1 when the workdir holds characters we will
- * not quote.
+ * Writes the agent's workdir on the host as a word for a remote argv
+ * (default ~/.orch; shell_command() makes a leading ~ the remote home).
+ * Returns 0, or -1 when it does not fit in len.
  */
 int	deploy_workdir(const struct host *h, char *out, size_t len);
 

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
+#include "coordinator/shell.h"
 #include "coordinator/ssh.h"
 #include "proto/log.h"
 #include "proto/version.h"
@@ -351,19 +353,24 @@ hs_read_line(struct host_ssh *x, char *line, size_t len)
 }
 
 /*
- * Starts the agent with cmd on a new exec channel, hands it the key line
+ * Starts the agent with argv on a new exec channel, hands it the key line
  * and reads its announcement: its endpoint into ep. Returns 0 when a current agent
  * answered; 1 when none did (missing, failed, or of another version or
  * protocol: why says which); -1 when SSH itself failed (why set).
  */
 static int
-hs_exec(struct host_ssh *x, const char *cmd, const char *key_line,
+hs_exec(struct host_ssh *x, char *const argv[], const char *key_line,
     char ep[HS_EP_LEN], char *why, size_t whylen)
 {
-	char	line[256], errb[4096], ver[64];
+	char	line[256], errb[4096], ver[64], cmd[SHELL_CMD_MAX];
 	int	proto, n;
 	ssize_t	r;
 
+	if (shell_command(cmd, sizeof cmd, argv) != 0) {
+		snprintf(why, whylen, "the agent's command line is longer "
+		    "than %d bytes", SHELL_CMD_MAX - 1);
+		return (-1);
+	}
 	libssh2_session_set_blocking(x->ssh.session, 1);
 	libssh2_session_set_timeout(x->ssh.session, HS_START_TIMEOUT);
 	if ((x->exec = libssh2_channel_open_session(x->ssh.session)) == NULL ||
@@ -411,9 +418,12 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 {
 	struct host_ssh		*x;
 	struct ssh_target	 t;
-	char			 wd[PATH_MAX], cmd[PATH_MAX * 2 + 128];
+	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
+	char			 wdopt[PATH_MAX + 16];
+	char			 bindopt[sizeof h->address + 8];
+	char			*argv[8];
 	char			 ep[HS_EP_LEN], how[256], why[512];
-	int			 r, tries;
+	int			 r, tries, n;
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
@@ -431,13 +441,19 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		snprintf(err, errlen, "bad workdir '%s'", h->workdir);
 		return (-1);
 	}
+	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+	snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
+	snprintf(bindopt, sizeof bindopt, "--bind=%s", h->address);
+	n = 0;
+	argv[n++] = (char *)(uintptr_t)"exec";
+	argv[n++] = agent;
+	argv[n++] = (char *)(uintptr_t)"serve";
+	argv[n++] = wdopt;
 	if (h->transport == HOST_TRANSPORT_DIRECT)
-		snprintf(cmd, sizeof cmd, "exec %s/bin/orch-agent serve "
-		    "--workdir=%s --bind=%s%s", wd, wd, h->address,
-		    h->verbose ? " -v" : "");
-	else
-		snprintf(cmd, sizeof cmd, "exec %s/bin/orch-agent serve "
-		    "--workdir=%s%s", wd, wd, h->verbose ? " -v" : "");
+		argv[n++] = bindopt;
+	if (h->verbose)
+		argv[n++] = (char *)(uintptr_t)"-v";
+	argv[n] = NULL;
 
 	/*
 	 * Straight to the agent: when it is current (nearly every run) that
@@ -446,7 +462,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	 * and start it once more; then its own words are the error.
 	 */
 	for (tries = 0;; tries++) {
-		r = hs_exec(x, cmd, key_line, ep, why, sizeof why);
+		r = hs_exec(x, argv, key_line, ep, why, sizeof why);
 		if (r == 0)
 			break;
 		if (r < 0 || tries > 0) {
@@ -547,13 +563,17 @@ hs_stop(struct host *h)
 	x->running = 0;
 	if (x->exec != NULL && !x->dead && h->run_id[0] != '\0') {
 		/* Still running a plan: stop it over a channel of its own. */
-		char	wd[PATH_MAX], cmd[PATH_MAX * 2 + 128], out[512];
+		char	wd[PATH_MAX], agent[PATH_MAX + 32], out[512];
+		char	wdopt[PATH_MAX + 16], runopt[sizeof h->run_id + 8];
 		char	errb[512];
+		char	*argv[] = { agent, (char *)(uintptr_t)"stop", wdopt,
+			    runopt, NULL };
 
 		if (deploy_workdir(h, wd, sizeof wd) == 0) {
-			snprintf(cmd, sizeof cmd, "%s/bin/orch-agent stop "
-			    "--workdir=%s --run=%s", wd, wd, h->run_id);
-			if (ssh_run(&x->ssh, cmd, NULL, out, sizeof out, errb,
+			snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+			snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
+			snprintf(runopt, sizeof runopt, "--run=%s", h->run_id);
+			if (ssh_run(&x->ssh, argv, NULL, out, sizeof out, errb,
 			    sizeof errb, 20000) != 0)
 				log_warnx("%s: cannot stop the agent: %s",
 				    h->name, errb);

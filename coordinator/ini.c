@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "coordinator/ini.h"
+#include "proto/ident.h"
 
 static char	*ini_vfmt(const char *, va_list)
 		    __attribute__((format(printf, 1, 0)));
@@ -291,16 +292,7 @@ ini_key(struct ini_src *src, const char *label, const char *const *keys,
 int
 ini_name_ok(const char *s, size_t len, size_t size)
 {
-	size_t	i;
-
-	if (len == 0 || len >= size)
-		return (0);
-	for (i = 0; i < len; i++) {
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
-		    s[i] != '.' && s[i] != '-')
-			return (0);
-	}
-	return (1);
+	return (ident_ok(s, len, size));
 }
 
 /*

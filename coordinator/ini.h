@@ -79,7 +79,10 @@ char	*ini_cause(struct ini_src *src);
 int	 ini_key(struct ini_src *src, const char *label,
 	    const char *const *keys, int *seen, const char *key);
 
-/* Returns 1 if s[0..len) is 1 to size - 1 of A-Z a-z 0-9 _ . - */
+/*
+ * Returns 1 if s[0..len) is 1 to size - 1 of A-Z a-z 0-9 _ . -, not
+ * starting with '-' or '.' (the rule of proto/ident.h).
+ */
 int	 ini_name_ok(const char *s, size_t len, size_t size);
 
 /*

@@ -7,6 +7,12 @@
  * coordinator/ini.c, which counts lines and hands [section] lines to
  * inv_section().
  */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
@@ -27,7 +33,8 @@
 #define INV_LIST_MAX		32		/* names shown in a message */
 #define INV_LOAD_INT		6		/* max_load: digits before . */
 #define INV_LOAD_FRAC		9		/* and after it */
-#define INV_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
+#define INV_NAME_RULE \
+	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 #define INV_PW_BUF		16384		/* getpwuid_r buffer */
 
 /* Size of a field of struct host, so copies into it always fit. */
@@ -173,6 +180,60 @@ inv_no_space(const char *s)
 	return (1);
 }
 
+/*
+ * Returns 1 if s is an IPv4 or IPv6 literal (an IPv6 one may carry a
+ * %zone of letters, digits, '_', '.' and '-') or a host name: dot-separated
+ * labels of 1 to 63 letters, digits, '-' and '_', none starting or ending
+ * with '-', an optional final dot. So an address is never an option and
+ * never holds a character a shell would act on.
+ */
+static int
+inv_address_ok(const char *s)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+	char		 buf[INET6_ADDRSTRLEN + 64];
+	const char	*p, *label;
+	size_t		 n;
+
+	if ((n = strlen(s)) == 0)
+		return (0);
+	if (inet_pton(AF_INET, s, &a4) == 1)
+		return (1);
+	if (strchr(s, ':') != NULL) {
+		if (n >= sizeof buf)
+			return (0);
+		memcpy(buf, s, n + 1);
+		if ((p = strchr(buf, '%')) != NULL) {
+			if (p[1] == '\0')
+				return (0);
+			for (label = p + 1; *label != '\0'; label++) {
+				if (!isalnum((unsigned char)*label) &&
+				    strchr("_.-", *label) == NULL)
+					return (0);
+			}
+			buf[p - buf] = '\0';
+		}
+		return (inet_pton(AF_INET6, buf, &a6) == 1);
+	}
+	label = s;
+	for (p = s;; p++) {
+		if (*p == '.' || *p == '\0') {
+			n = (size_t)(p - label);
+			if (n == 0 && !(*p == '\0' && p != s && p[-1] == '.'))
+				return (0);	/* empty label, but "a.b." is fine */
+			if (n > 63 || (n > 0 && (label[0] == '-' ||
+			    p[-1] == '-')))
+				return (0);
+			if (*p == '\0')
+				return (1);
+			label = p + 1;
+		} else if (!isalnum((unsigned char)*p) && *p != '-' &&
+		    *p != '_')
+			return (0);
+	}
+}
+
 /* Returns 1 if s holds no control character. */
 static int
 inv_printable(const char *s)
@@ -307,12 +368,12 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 
 	switch (k) {
 	case HK_ADDRESS:
-		if (*v == '\0' || *v == '-' || !inv_no_space(v) ||
+		if (!inv_address_ok(v) ||
 		    inv_copy(h->address, sizeof h->address, v) != 0)
 			ini_error(&p->src, p->src.line, "%s bad address '%s' "
-			    "(want a host name or IP address: no spaces, no "
-			    "leading '-', at most %zu characters)", p->label, v,
-			    sizeof h->address - 1);
+			    "(want a host name of letters, digits, '-', '_' and "
+			    "'.', or an IP address; at most %zu characters)",
+			    p->label, v, sizeof h->address - 1);
 		break;
 	case HK_PORT:
 		if ((h->port = inv_parse_port(v)) == -1)

@@ -25,6 +25,7 @@
 #include "coordinator/run.h"
 #include "coordinator/suite.h"
 #include "proto/hash.h"
+#include "proto/ident.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -395,7 +396,7 @@ run_build_plan(struct run *run, struct run_host *rh)
 		p->cmds = xreallocarray(p->cmds, p->ncmds + 1, sizeof *p->cmds);
 		c = &p->cmds[p->ncmds];
 		memset(c, 0, sizeof *c);
-		snprintf(c->bench, sizeof c->bench, "%s", RECORD_FLOOR);
+		snprintf(c->bench, sizeof c->bench, "%s", PROTO_FLOOR_BENCH);
 		memcpy(c->exe, null_sha, PROTO_SHA_HEX);
 		c->args = xcalloc(1, sizeof *c->args);
 		c->env = xcalloc(1, sizeof *c->env);
@@ -680,6 +681,13 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	if (record_load(dir, dsp, cause) != 0)
 		return (-1);
 	ds = *dsp;
+	/* The run id names the agents' run directories and key lines. */
+	if (!ident_str_ok(ds->run_id, sizeof run->run_id)) {
+		xasprintf(cause, "%s: run id '%.*s' is not a valid identifier "
+		    "([A-Za-z0-9_.-], not starting with '-' or '.')", dir,
+		    (int)strcspn(ds->run_id, "\n"), ds->run_id);
+		return (-1);
+	}
 	if (ds->ended[0] != '\0') {
 		xasprintf(cause, "%s: the run is complete (ended %s); orch "
 		    "report %s renders it", dir, ds->ended, dir);

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -18,6 +17,8 @@
 
 #include <openssl/evp.h>
 
+#include "coordinator/knownhosts.h"
+#include "coordinator/shell.h"
 #include "coordinator/ssh.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -145,64 +146,6 @@ connected:
 	return (fd);
 }
 
-/* Decodes base64 into out; returns the length or -1. */
-static int
-ssh_b64dec(const char *in, unsigned char *out, size_t outlen)
-{
-	size_t	len = strlen(in), pad = 0;
-	int	n;
-
-	if (len == 0 || len % 4 != 0 || len / 4 * 3 > outlen)
-		return (-1);
-	if (in[len - 1] == '=')
-		pad++;
-	if (len > 1 && in[len - 2] == '=')
-		pad++;
-	if ((n = EVP_DecodeBlock(out, (const unsigned char *)in, (int)len)) < 0)
-		return (-1);
-	return (n - (int)pad);
-}
-
-/* Returns 1 when a known_hosts host field matches name ("h" or "[h]:p"). */
-static int
-ssh_kh_match(const char *field, const char *name)
-{
-	unsigned char	 salt[64], hash[64], mac[EVP_MAX_MD_SIZE];
-	char		 buf[1024], *tok, *save = NULL, *s, *h;
-	size_t		 maclen = 0;
-	int		 saltlen, hashlen, neg, matched = 0;
-
-	if (strncmp(field, "|1|", 3) == 0) {
-		snprintf(buf, sizeof buf, "%s", field + 3);
-		if ((h = strchr(buf, '|')) == NULL)
-			return (0);
-		*h++ = '\0';
-		saltlen = ssh_b64dec(buf, salt, sizeof salt);
-		hashlen = ssh_b64dec(h, hash, sizeof hash);
-		if (saltlen <= 0 || hashlen != 20)
-			return (0);
-		if (EVP_Q_mac(NULL, "HMAC", NULL, "SHA1", NULL, salt,
-		    (size_t)saltlen, (const unsigned char *)name, strlen(name),
-		    mac, sizeof mac, &maclen) == NULL || maclen != 20)
-			return (0);
-		return (memcmp(mac, hash, 20) == 0);
-	}
-	snprintf(buf, sizeof buf, "%s", field);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		s = tok;
-		neg = *s == '!';
-		if (neg)
-			s++;
-		if (fnmatch(s, name, 0) == 0) {
-			if (neg)
-				return (0);
-			matched = 1;
-		}
-	}
-	return (matched);
-}
-
 /*
  * Builds the host-key algorithm preference: algorithms of keys that
  * known_hosts holds for name first, then the rest, so a host whose ed25519
@@ -212,11 +155,11 @@ static void
 ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
     size_t len)
 {
-	FILE		 *f;
+	struct kh_result  res;
 	const char	**algs = NULL;
-	char		  line[8192], *fields[3], *p, *save;
+	char		  err[256];
 	int		  known[SSH_NALGS], supported[SSH_NALGS], i, n, k;
-	size_t		  a;
+	size_t		  a, t;
 
 	memset(known, 0, sizeof known);
 	/*
@@ -234,30 +177,17 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
 	}
 	if (algs != NULL)
 		libssh2_free(session, algs);
-	if ((f = fopen(ssh_known_hosts_path(), "r")) != NULL) {
-		while (fgets(line, sizeof line, f) != NULL) {
-			p = line;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '#' || *p == '@' || *p == '\n' || *p == '\0')
-				continue;
-			save = NULL;
-			for (n = 0; n < 3; n++) {
-				fields[n] = strtok_r(n == 0 ? p : NULL, " \t\n",
-				    &save);
-				if (fields[n] == NULL)
-					break;
-			}
-			if (n < 3 || !ssh_kh_match(fields[0], name))
-				continue;
+	/* Warnings about the file come once, from the check itself. */
+	if (knownhosts_check(ssh_known_hosts_path(), name, NULL, 0, &res, NULL,
+	    err, sizeof err) == 0) {
+		for (t = 0; t < res.ntypes; t++) {
 			for (a = 0; a < SSH_NALGS; a++) {
-				if (strcmp(fields[1], ssh_algs[a]) == 0 ||
-				    (strcmp(fields[1], "ssh-rsa") == 0 &&
+				if (strcmp(res.types[t], ssh_algs[a]) == 0 ||
+				    (strcmp(res.types[t], "ssh-rsa") == 0 &&
 				    strncmp(ssh_algs[a], "rsa-", 4) == 0))
 					known[a] = 1;
 			}
 		}
-		fclose(f);
 	}
 	out[0] = '\0';
 	for (i = 1; i >= 0; i--) {
@@ -269,41 +199,6 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
 			strncat(out, ssh_algs[a], len - strlen(out) - 1);
 		}
 	}
-}
-
-/* Returns the base64 SHA-256 fingerprint of the session's host key. */
-static void
-ssh_fingerprint(LIBSSH2_SESSION *session, int type, char *out, size_t len)
-{
-	const char	*h = libssh2_hostkey_hash(session,
-	    LIBSSH2_HOSTKEY_HASH_SHA256);
-	unsigned char	 b64[64];
-	const char	*name;
-	int		 n;
-
-	switch (type) {
-	case LIBSSH2_HOSTKEY_TYPE_ED25519:
-		name = "ED25519";
-		break;
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
-		name = "ECDSA";
-		break;
-	case LIBSSH2_HOSTKEY_TYPE_RSA:
-		name = "RSA";
-		break;
-	default:
-		name = "unknown";
-	}
-	if (h == NULL) {
-		snprintf(out, len, "%s key (no fingerprint)", name);
-		return;
-	}
-	n = EVP_EncodeBlock(b64, (const unsigned char *)h, 32);
-	while (n > 0 && b64[n - 1] == '=')
-		n--;
-	snprintf(out, len, "%s key SHA256:%.*s", name, n, (char *)b64);
 }
 
 /* Appends one known_hosts line, creating ~/.ssh when needed. */
@@ -333,17 +228,28 @@ ssh_kh_append(const char *line, char *err, size_t errlen)
 	return (0);
 }
 
-/* Checks the server's host key against known_hosts. Returns 0 or -1. */
+/* Logs a known_hosts line that was skipped. */
+static void
+ssh_kh_warn(const char *msg)
+{
+	log_warnx("%s", msg);
+}
+
+/*
+ * Checks the server's host key against known_hosts as OpenSSH does: known
+ * when pinned; refused when the host has keys but not this one (of
+ * whatever type), or when it is @revoked; added when the host has none and
+ * accept_new is set. Returns 0 or -1 (err).
+ */
 static int
 ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
     size_t errlen)
 {
-	LIBSSH2_KNOWNHOSTS		*kh = NULL;
-	struct libssh2_knownhost	*store = NULL;
-	const char			*key;
-	char				 entry[300], line[4096];
-	size_t				 keylen, outlen;
-	int				 type, mask, r = -1, check;
+	struct kh_result	 res;
+	const char		*key, *path = ssh_known_hosts_path();
+	char			 entry[300], line[KH_LINE_MAX], why[256];
+	size_t			 keylen;
+	int			 type;
 
 	key = libssh2_session_hostkey(s->session, &keylen, &type);
 	if (key == NULL) {
@@ -351,69 +257,65 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 		    t->name);
 		return (-1);
 	}
-	ssh_fingerprint(s->session, type, s->fingerprint,
-	    sizeof s->fingerprint);
-	if ((kh = libssh2_knownhost_init(s->session)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return (-1);
-	}
-	/* A missing file is an empty one. */
-	libssh2_knownhost_readfile(kh, ssh_known_hosts_path(),
-	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
-	mask = (type + 1) << LIBSSH2_KNOWNHOST_KEY_SHIFT;
-	check = libssh2_knownhost_checkp(kh, t->address, t->port, key, keylen,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
-	    NULL);
+	knownhosts_fingerprint((const unsigned char *)key, keylen,
+	    s->fingerprint, sizeof s->fingerprint);
 	if (t->port == 22)
 		snprintf(entry, sizeof entry, "%s", t->address);
 	else
 		snprintf(entry, sizeof entry, "[%s]:%d", t->address, t->port);
-	switch (check) {
-	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+	if (knownhosts_check(path, entry, (const unsigned char *)key, keylen,
+	    &res, ssh_kh_warn, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: cannot check the host key: %s",
+		    t->name, why);
+		return (-1);
+	}
+	switch (res.status) {
+	case KH_KNOWN:
 		snprintf(s->hostkey_status, sizeof s->hostkey_status, "known");
-		r = 0;
-		break;
-	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		return (0);
+	case KH_CHANGED:
 		snprintf(err, errlen, "%s: HOST KEY CHANGED for %s: it now "
-		    "presents %s, which does not match %s. Someone may be "
+		    "presents %s, but %s:%d pins %s for it. Someone may be "
 		    "intercepting the connection; if the host was reinstalled, "
 		    "remove the old key with: ssh-keygen -f %s -R '%s'",
-		    t->name, entry, s->fingerprint, ssh_known_hosts_path(),
-		    ssh_known_hosts_path(), entry);
+		    t->name, entry, s->fingerprint, path, res.line,
+		    res.known_fp, path, entry);
+		return (-1);
+	case KH_REVOKED:
+		snprintf(err, errlen, "%s: REVOKED HOST KEY for %s: it "
+		    "presents %s, which %s:%d marks @revoked; refusing to "
+		    "connect", t->name, entry, s->fingerprint, path, res.line);
+		return (-1);
+	case KH_CA_ONLY:
+		snprintf(err, errlen, "%s: host key of %s (%s) is vouched for "
+		    "only by a @cert-authority (%s:%d), which orch does not "
+		    "check; add the host's own key (ssh-keyscan -p %d %s >> "
+		    "%s) after checking its fingerprint", t->name, entry,
+		    s->fingerprint, path, res.line, t->port, t->address, path);
+		return (-1);
+	case KH_NEW:
 		break;
-	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
-		if (!t->accept_new) {
-			snprintf(err, errlen, "%s: unknown host key for %s (%s, "
-			    "not in %s). Check the fingerprint with the host's "
-			    "owner, then add it (ssh-keyscan -p %d %s >> %s) or "
-			    "rerun with --accept-new-host-keys", t->name, entry,
-			    s->fingerprint, ssh_known_hosts_path(), t->port,
-			    t->address, ssh_known_hosts_path());
-			break;
-		}
-		if (libssh2_knownhost_addc(kh, entry, NULL, key, keylen,
-		    "added by orch", 13, LIBSSH2_KNOWNHOST_TYPE_PLAIN |
-		    LIBSSH2_KNOWNHOST_KEYENC_RAW | mask, &store) != 0 ||
-		    libssh2_knownhost_writeline(kh, store, line, sizeof line,
-		    &outlen, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
-			snprintf(err, errlen, "%s: cannot record the new host "
-			    "key", t->name);
-			break;
-		}
-		if (ssh_kh_append(line, err, errlen) != 0)
-			break;
-		log_info("%s: added %s for %s to %s", t->name, s->fingerprint,
-		    entry, ssh_known_hosts_path());
-		snprintf(s->hostkey_status, sizeof s->hostkey_status,
-		    "added (new)");
-		r = 0;
-		break;
-	default:
-		snprintf(err, errlen, "%s: cannot check the host key against "
-		    "%s", t->name, ssh_known_hosts_path());
 	}
-	libssh2_knownhost_free(kh);
-	return (r);
+	if (!t->accept_new) {
+		snprintf(err, errlen, "%s: unknown host key for %s (%s, "
+		    "not in %s). Check the fingerprint with the host's "
+		    "owner, then add it (ssh-keyscan -p %d %s >> %s) or "
+		    "rerun with --accept-new-host-keys", t->name, entry,
+		    s->fingerprint, path, t->port, t->address, path);
+		return (-1);
+	}
+	if (knownhosts_line(entry, (const unsigned char *)key, keylen,
+	    "added by orch", line, sizeof line) != 0) {
+		snprintf(err, errlen, "%s: cannot record the new host key",
+		    t->name);
+		return (-1);
+	}
+	if (ssh_kh_append(line, err, errlen) != 0)
+		return (-1);
+	log_info("%s: added %s for %s to %s", t->name, s->fingerprint, entry,
+	    path);
+	snprintf(s->hostkey_status, sizeof s->hostkey_status, "added (new)");
+	return (0);
 }
 
 /* Authenticates with ssh-agent identities, then key files. */
@@ -563,10 +465,11 @@ ssh_wait(struct ssh *s, int ms)
 }
 
 int
-ssh_run(struct ssh *s, const char *cmd, const char *input, char *out,
+ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
     size_t outlen, char *errbuf, size_t errlen, int timeout_ms)
 {
 	LIBSSH2_CHANNEL	*ch;
+	char		 cmd[SHELL_CMD_MAX];
 	int64_t		 deadline = ssh_now_ms() + timeout_ms;
 	size_t		 no = 0, ne = 0, in_off = 0, in_len;
 	char		 buf[16384];
@@ -576,6 +479,11 @@ ssh_run(struct ssh *s, const char *cmd, const char *input, char *out,
 	in_len = input != NULL ? strlen(input) : 0;
 	out[0] = '\0';
 	errbuf[0] = '\0';
+	if (shell_command(cmd, sizeof cmd, argv) != 0) {
+		snprintf(errbuf, errlen, "a remote command longer than %d "
+		    "bytes", SHELL_CMD_MAX - 1);
+		return (-1);
+	}
 	libssh2_session_set_blocking(s->session, 1);
 	libssh2_session_set_timeout(s->session, timeout_ms);
 	if ((ch = libssh2_channel_open_session(s->session)) == NULL) {

@@ -1,8 +1,9 @@
 /*
  * SSH sessions as OpenSSH users expect them (libssh2): host keys checked
- * against known_hosts (plain, hashed and [host]:port entries; the host-key
- * algorithm preference puts the known key types first), authentication by
- * ssh-agent identities then key files, commands by exec, files by SFTP.
+ * against known_hosts as OpenSSH does (coordinator/knownhosts.c; the
+ * host-key algorithm preference puts the known key types first),
+ * authentication by ssh-agent identities then key files, commands by exec
+ * of an argv quoted by shell_command(), files by SFTP.
  * One session per thread; ssh_init() once before any thread starts.
  */
 #ifndef COORDINATOR_SSH_H
@@ -22,7 +23,7 @@ struct ssh_target {
 	int		 port;
 	const char	*user;
 	const char	*identity;	/* "" or NULL: ~/.ssh/id_ed25519, id_ecdsa */
-	int		 accept_new;	/* add unknown host keys (never changed ones) */
+	int		 accept_new;	/* add keys of hosts with none pinned */
 	int		 timeout_ms;	/* connect and handshake */
 };
 
@@ -51,12 +52,13 @@ int	ssh_open(struct ssh *s, const struct ssh_target *t, char *err,
 void	ssh_close(struct ssh *s);
 
 /*
- * Runs cmd (through the remote user's shell) and waits for it, at most
+ * Runs argv on the host (one line made by shell_command(), which the
+ * remote user's shell splits back into argv) and waits for it, at most
  * timeout_ms; captures up to outlen-1 bytes of stdout and errlen-1 of
  * stderr (NUL-terminated). Returns the exit status (0..255), or -1 on a
  * transport failure (reason in errbuf), or -2 on timeout.
  */
-int	ssh_run(struct ssh *s, const char *cmd, const char *input,
+int	ssh_run(struct ssh *s, char *const argv[], const char *input,
 	    char *out, size_t outlen, char *errbuf, size_t errlen,
 	    int timeout_ms);
 

@@ -25,7 +25,8 @@
 #define SUITE_TIMEOUT_MAX	86400		/* seconds */
 #define SUITE_TIMEOUT_UNSET	UINT32_MAX	/* bench without its own */
 #define SUITE_FRAC_MAX		22		/* digits after a point */
-#define SUITE_NAME_RULE		"1 to 63 of A-Z a-z 0-9 _ . -"
+#define SUITE_NAME_RULE \
+	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 
 enum suite_sect {
 	SECT_NONE,
@@ -1096,8 +1097,13 @@ suite_default_name(struct suite *s, const char *path)
 		n -= 4;
 	if (n >= sizeof s->name)
 		n = sizeof s->name - 1;
-	for (i = 0; i < n; i++)
-		s->name[i] = ini_name_ok(b + i, 1, PROTO_NAME_MAX) ? b[i] : '_';
+	/* Each byte as the second of a name: '-' and '.' stay but first. */
+	for (i = 0; i < n; i++) {
+		char	two[2] = { 'a', b[i] };
+
+		s->name[i] = ini_name_ok(two, 2, PROTO_NAME_MAX) &&
+		    (i > 0 || (b[i] != '-' && b[i] != '.')) ? b[i] : '_';
+	}
 	s->name[n] = '\0';
 	if (n == 0)
 		snprintf(s->name, sizeof s->name, "suite");

@@ -14,6 +14,7 @@
 #include <msgpack.h>
 
 #include "proto/hash.h"
+#include "proto/ident.h"
 #include "proto/proto.h"
 #include "proto/seal.h"
 
@@ -36,6 +37,9 @@ enum msg_kind {
 	MSG_I64,	/* int64_t */
 	MSG_F64,	/* double, sent as float64 */
 	MSG_STR,	/* char[size], NUL-terminated, no NUL inside */
+	MSG_IDENT,	/* a MSG_STR that is an identifier (proto/ident.h) */
+	MSG_IDENT0,	/* a MSG_IDENT or "" */
+	MSG_BENCH,	/* a MSG_IDENT or PROTO_FLOOR_BENCH */
 	MSG_HASH,	/* char[PROTO_SHA_HEX], 64 lowercase hex digits */
 	MSG_SUB		/* anything else: dec and enc */
 };
@@ -106,7 +110,7 @@ static const struct msg_field msg_facts_tab[] = {
 static const struct msg_field msg_hello_tab[] = {
 	MSG_F(struct proto_hello, proto, MSG_U32),
 	MSG_F(struct proto_hello, version, MSG_STR),
-	MSG_F(struct proto_hello, run_id, MSG_STR),
+	MSG_F(struct proto_hello, run_id, MSG_IDENT),
 	{ "facts", MSG_SUB, 0, 0, 0, offsetof(struct proto_hello, has_facts),
 	    msg_dec_facts, msg_enc_facts },
 };
@@ -121,13 +125,13 @@ static const struct msg_field msg_hashes_tab[] = {
 };
 
 static const struct msg_field msg_cmd_tab[] = {
-	MSG_F(struct proto_cmd, bench, MSG_STR),
-	MSG_F(struct proto_cmd, variant, MSG_STR),
+	MSG_F(struct proto_cmd, bench, MSG_BENCH),
+	MSG_F(struct proto_cmd, variant, MSG_IDENT0),
 	MSG_F(struct proto_cmd, exe, MSG_HASH),
 	MSG_FSUB("args", msg_dec_args, msg_enc_args),
 	MSG_FSUB("env", msg_dec_env, msg_enc_env),
 	MSG_F(struct proto_cmd, timeout_ms, MSG_U32),
-	MSG_F(struct proto_cmd, checksum_key, MSG_STR),
+	MSG_F(struct proto_cmd, checksum_key, MSG_IDENT0),
 };
 
 static const struct msg_field msg_plan_tab[] = {
@@ -407,6 +411,17 @@ msg_get_str(const msgpack_object *o, char *dst, size_t size)
 	return (0);
 }
 
+/* Copies an identifier (or, when empty_ok, ""); anything else is an error. */
+static int
+msg_get_ident(const msgpack_object *o, char *dst, size_t size, int empty_ok)
+{
+	if (msg_get_str(o, dst, size) != 0)
+		return (PROTO_ERR_FIELD);
+	if (dst[0] == '\0' ? !empty_ok : !ident_str_ok(dst, size))
+		return (PROTO_ERR_FIELD);
+	return (0);
+}
+
 /* Copies a hash, which must be 64 lowercase hex digits. */
 static int
 msg_get_hash(const msgpack_object *o, char dst[PROTO_SHA_HEX])
@@ -464,6 +479,15 @@ msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
 		return (0);
 	case MSG_STR:
 		return (msg_get_str(o, (char *)p, f->size));
+	case MSG_IDENT:
+	case MSG_IDENT0:
+		return (msg_get_ident(o, (char *)p, f->size,
+		    f->kind == MSG_IDENT0));
+	case MSG_BENCH:
+		if (msg_get_str(o, (char *)p, f->size) == 0 &&
+		    strcmp((char *)p, PROTO_FLOOR_BENCH) == 0)
+			return (0);
+		return (msg_get_ident(o, (char *)p, f->size, 0));
 	case MSG_HASH:
 		return (msg_get_hash(o, (char *)p));
 	case MSG_SUB:
@@ -735,8 +759,8 @@ msg_dec_extra(const msgpack_object *o, void *base)
 		return (PROTO_ERR_FIELD);
 	for (i = 0; i < o->via.map.size; i++) {
 		kv = &o->via.map.ptr[i];
-		if (msg_get_str(&kv->key, f->extra[i].key,
-		    sizeof f->extra[i].key) != 0 ||
+		if (msg_get_ident(&kv->key, f->extra[i].key,
+		    sizeof f->extra[i].key, 0) != 0 ||
 		    msg_get_str(&kv->val, f->extra[i].value,
 		    sizeof f->extra[i].value) != 0)
 			return (PROTO_ERR_FIELD);
@@ -762,8 +786,8 @@ msg_dec_metrics(const msgpack_object *o, void *base)
 		return (PROTO_ERR_FIELD);
 	for (i = 0; i < o->via.map.size; i++) {
 		kv = &o->via.map.ptr[i];
-		if (msg_get_str(&kv->key, s->metrics[i].key,
-		    sizeof s->metrics[i].key) != 0 ||
+		if (msg_get_ident(&kv->key, s->metrics[i].key,
+		    sizeof s->metrics[i].key, 0) != 0 ||
 		    msg_get_f64(&kv->val, &s->metrics[i].value) != 0)
 			return (PROTO_ERR_FIELD);
 		for (j = 0; j < i; j++) {
@@ -948,6 +972,9 @@ msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
 		msgpack_pack_double(pk, d);
 		return (0);
 	case MSG_STR:
+	case MSG_IDENT:
+	case MSG_IDENT0:
+	case MSG_BENCH:
 		return (msg_put_fixed(pk, (const char *)p, f->size));
 	case MSG_HASH:
 		if (!hash_valid((const char *)p))

@@ -26,6 +26,12 @@
 #define PROTO_FACTS_EXTRA_MAX 32	/* extra machine facts per agent */
 #define PROTO_ARGS_MAX	256		/* argv / env entries per command */
 
+/*
+ * The bench of the harness floor's command (variant ""): the one bench
+ * name that is not an identifier, so that no suite's bench can be it.
+ */
+#define PROTO_FLOOR_BENCH "(floor)"
+
 /* Message types; the value is the "t" field. */
 enum proto_type {
 	PROTO_HELLO = 1,	/* both: versions; agent adds its facts */

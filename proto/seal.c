@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "proto/ident.h"
 #include "proto/seal.h"
 
 #define SEAL_NONCE_LEN	12
@@ -68,22 +69,11 @@ seal_runtag_checked(const char *run_id, uint8_t tag[PROTO_RUNTAG_LEN])
 	return (0);
 }
 
-/* Returns 1 when run_id is 1..63 characters of [A-Za-z0-9._-], else 0. */
+/* Returns 1 when run_id is an identifier (proto/ident.h) of 1..63 bytes. */
 static int
 seal_runid_valid(const char *run_id, size_t len)
 {
-	size_t	i;
-	char	c;
-
-	if (len == 0 || len > SEAL_RUNID_MAX)
-		return (0);
-	for (i = 0; i < len; i++) {
-		c = run_id[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return (0);
-	}
-	return (1);
+	return (ident_ok(run_id, len, SEAL_RUNID_MAX + 1));
 }
 
 /* Returns the value of a lowercase hex digit, or -1. */

@@ -486,6 +486,10 @@ MaxStartups 100
 PrintMotd no
 Subsystem sftp internal-sftp
 EOF
+	# Options a test adds (e.g. HostKeyAlgorithms), kept across restarts.
+	if [ -f "$d/sshd_config.extra" ]; then
+		cat "$d/sshd_config.extra" >>"$d/sshd_config" || return 1
+	fi
 }
 
 # Starts hN's sshd (it daemonizes once it listens). In loopback mode a port

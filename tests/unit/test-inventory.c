@@ -147,6 +147,28 @@ test_good(void **state)
 	inventory_free(inv);
 }
 
+/* IP literals (with an IPv6 zone) and host names are addresses. */
+static void
+test_addresses(void **state)
+{
+	struct inventory	*inv;
+	struct host		*h;
+	size_t			 n;
+	char			 names[64];
+
+	(void)state;
+	inv = load_ok(DIR "addresses.ini", 0);
+	h = resolve_ok(inv, "v4,v6,zone,fqdn,under", &n, names, sizeof names);
+	assert_int_equal(n, 5);
+	assert_string_equal(h[0].address, "192.0.2.1");
+	assert_string_equal(h[1].address, "2001:db8::1");
+	assert_string_equal(h[2].address, "fe80::1%eth0");
+	assert_string_equal(h[3].address, "h-1.lab.example.org.");
+	assert_string_equal(h[4].address, "my_host");
+	free(h);
+	inventory_free(inv);
+}
+
 /* A host with only an address gets every default. */
 static void
 test_defaults(void **state)
@@ -566,14 +588,18 @@ static const struct bad_case bad_cases[] = {
 	    ":3: [group.lab] has the same name as [host.lab] (line 1)" },
 	{ "bad-same-name-host.ini",
 	    ":4: [host.lab] has the same name as [group.lab] (line 1)" },
+	{ "bad-name-dash.ini",
+	    ":1: [host.-a] bad name '-a' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
+	{ "bad-name-dot.ini",
+	    ":3: [group..g] bad name '.g' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name.ini",
-	    ":1: [host.a b] bad name 'a b' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":1: [host.a b] bad name 'a b' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name-empty.ini",
-	    ":1: [group.] bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":1: [group.] bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name-long.ini",
-	    ":1: [host.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn] bad name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":1: [host.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn] bad name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name-char.ini",
-	    ":1: [host.epyc/1] bad name 'epyc/1' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":1: [host.epyc/1] bad name 'epyc/1' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-reserved-all-group.ini",
 	    ":1: [group.all] 'all' is reserved (it means every host)" },
 	{ "bad-reserved-all-host.ini",
@@ -591,11 +617,23 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-missing-address-last.ini",
 	    ":3: [host.b] missing address" },
 	{ "bad-address-empty.ini",
-	    ":2: [host.a] bad address '' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	    ":2: [host.a] bad address '' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
 	{ "bad-address-space.ini",
-	    ":2: [host.a] bad address 'epyc lab' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	    ":2: [host.a] bad address 'epyc lab' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-semicolon.ini",
+	    ":2: [host.a] bad address 'epyc;touch${IFS}x' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-subst.ini",
+	    ":2: [host.a] bad address '$(reboot)' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-backtick.ini",
+	    ":2: [host.a] bad address '`id`.lab' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-dots.ini",
+	    ":2: [host.a] bad address 'a..b' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-label-dash.ini",
+	    ":2: [host.a] bad address 'lab-.example' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
+	{ "bad-address-zone.ini",
+	    ":2: [host.a] bad address 'fe80::1%eth0;x' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
 	{ "bad-address-dash.ini",
-	    ":2: [host.a] bad address '-oProxyCommand=x' (want a host name or IP address: no spaces, no leading '-', at most 255 characters)" },
+	    ":2: [host.a] bad address '-oProxyCommand=x' (want a host name of letters, digits, '-', '_' and '.', or an IP address; at most 255 characters)" },
 	{ "bad-port-zero.ini",
 	    ":3: [host.a] bad port '0' (want 1 to 65535)" },
 	{ "bad-port-big.ini",
@@ -655,7 +693,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-group-trailing.ini",
 	    ":4: [group.g] hosts: empty name in 'a,'" },
 	{ "bad-group-bad-name.ini",
-	    ":6: [group.g] hosts: bad name 'epyc m2' (want 1 to 63 of A-Z a-z 0-9 _ . -, separated by commas)" },
+	    ":6: [group.g] hosts: bad name 'epyc m2' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ., separated by commas)" },
 	{ "bad-group-all.ini",
 	    ":4: [group.g] hosts: 'all' cannot be a member (name the hosts or groups)" },
 	{ "bad-group-twice.ini",
@@ -848,6 +886,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_good, setup_env),
 		cmocka_unit_test_setup(test_defaults, setup_env),
+		cmocka_unit_test_setup(test_addresses, setup_env),
 		cmocka_unit_test_setup(test_default_user_passwd, setup_env),
 		cmocka_unit_test_setup(test_default_user_bad, setup_env),
 		cmocka_unit_test_setup(test_empty_file, setup_env),

@@ -1036,6 +1036,10 @@ test_keyline_malformed(void **state)
 		{ "tab", "ORCH-KEY 1 ", NULL, "\tr\n" },
 		{ "space in run id", "ORCH-KEY 1 ", NULL, " r x\n" },
 		{ "slash in run id", "ORCH-KEY 1 ", NULL, " r/x\n" },
+		{ "run id ..", "ORCH-KEY 1 ", NULL, " ..\n" },
+		{ "run id starting with .", "ORCH-KEY 1 ", NULL, " .r\n" },
+		{ "run id starting with -", "ORCH-KEY 1 ", NULL, " -r\n" },
+		{ "run id with ;", "ORCH-KEY 1 ", NULL, " r;x\n" },
 		{ "crlf", "ORCH-KEY 1 ", NULL, " r\r\n" },
 		{ "two newlines", "ORCH-KEY 1 ", NULL, " r\n\n" },
 		{ "text after newline", "ORCH-KEY 1 ", NULL, " r\nx" },
@@ -1413,6 +1417,85 @@ test_decode_string_limits(void **state)
 	test_edit_decode(&hello, "version", put_str_nul, NULL,
 	    PROTO_ERR_FIELD);
 	proto_msg_free(&plan);
+}
+
+/* Encodes m (the encoder does not judge names) and decodes it: want. */
+static void
+test_reencode(const struct proto_msg *m, int want)
+{
+	struct proto_msg	 out;
+	uint8_t			*buf;
+	size_t			 len;
+
+	assert_int_equal(proto_encode(m, &buf, &len), 0);
+	assert_int_equal(proto_decode(buf, len, &out), want);
+	if (want == 0)
+		proto_msg_free(&out);
+	free(buf);
+}
+
+/* Run ids, bench, variant, metric and fact names must be identifiers. */
+static void
+test_decode_idents(void **state)
+{
+	static const char	*bad[] = { "", "-r", ".r", "..", "a;b",
+				    "$(id)", "`id`", "a b", "a/b", "a\nb",
+				    "\xff", "'", "~" };
+	static const char	*good[] = { "r", "run-2026.01_a", "A.-_9" };
+	struct proto_msg	 m;
+	size_t			 i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		make_hello(&m, 1);
+		test_edit_decode(&m, "run_id", put_str, bad[i],
+		    PROTO_ERR_FIELD);
+		strcpy(m.u.hello.facts.extra[0].key, bad[i]);
+		test_reencode(&m, PROTO_ERR_FIELD);
+
+		make_plan(&m);
+		strcpy(m.u.plan.cmds[1].bench, bad[i]);
+		test_reencode(&m, PROTO_ERR_FIELD);
+		proto_msg_free(&m);
+		if (bad[i][0] != '\0') {
+			make_plan(&m);
+			strcpy(m.u.plan.cmds[0].variant, bad[i]);
+			test_reencode(&m, PROTO_ERR_FIELD);
+			strcpy(m.u.plan.cmds[0].variant, "A");
+			strcpy(m.u.plan.cmds[0].checksum_key, bad[i]);
+			test_reencode(&m, PROTO_ERR_FIELD);
+			proto_msg_free(&m);
+		}
+
+		make_sample(&m, 1);
+		strcpy(m.u.sample.metrics[0].key, bad[i]);
+		test_reencode(&m, PROTO_ERR_FIELD);
+		proto_msg_free(&m);
+	}
+	/* The floor's command: bench "(floor)", variant "". */
+	make_plan(&m);
+	strcpy(m.u.plan.cmds[1].bench, PROTO_FLOOR_BENCH);
+	strcpy(m.u.plan.cmds[1].variant, "");
+	test_reencode(&m, 0);
+	strcpy(m.u.plan.cmds[1].bench, "(floor");
+	test_reencode(&m, PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		make_hello(&m, 1);
+		test_edit_decode(&m, "run_id", put_str, good[i], 0);
+		strcpy(m.u.hello.facts.extra[0].key, good[i]);
+		test_reencode(&m, 0);
+		make_plan(&m);
+		strcpy(m.u.plan.cmds[1].bench, good[i]);
+		strcpy(m.u.plan.cmds[0].variant, good[i]);
+		strcpy(m.u.plan.cmds[0].checksum_key, good[i]);
+		test_reencode(&m, 0);
+		proto_msg_free(&m);
+		make_sample(&m, 1);
+		strcpy(m.u.sample.metrics[0].key, good[i]);
+		test_reencode(&m, 0);
+		proto_msg_free(&m);
+	}
 }
 
 static void
@@ -1795,6 +1878,7 @@ main(void)
 		cmocka_unit_test(test_decode_wrong_types),
 		cmocka_unit_test(test_decode_numbers),
 		cmocka_unit_test(test_decode_string_limits),
+		cmocka_unit_test(test_decode_idents),
 		cmocka_unit_test(test_decode_step_range),
 		cmocka_unit_test(test_decode_bad_hash),
 		cmocka_unit_test(test_decode_list_limits),

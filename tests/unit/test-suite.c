@@ -191,6 +191,41 @@ test_good_absolute(void **state)
 	suite_free(s);
 }
 
+/* The default name is the file's, made a name: '-' and '.' kept but first. */
+static void
+test_default_name(void **state)
+{
+	static const struct {
+		const char	*file;
+		const char	*want;
+	} cases[] = {
+		{ "slow-fast.ini", "slow-fast" },
+		{ "my suite.v2.ini", "my_suite.v2" },
+		{ "-x.ini", "_x" },
+		{ ".hidden-1.ini", "_hidden-1" },
+		{ "..ini", "_" },
+	};
+	struct suite	*s;
+	char		 dir[] = "/tmp/orch-test-suite.XXXXXX", path[256];
+	FILE		*f;
+	size_t		 i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+		assert_non_null(f = fopen(path, "w"));
+		fputs("[suite]\n[variant.A]\nbin = /bin/true\n[variant.B]\n"
+		    "bin = /bin/true\n[bench.one]\n", f);
+		assert_int_equal(fclose(f), 0);
+		s = load_ok(path);
+		assert_string_equal(s->name, cases[i].want);
+		suite_free(s);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 /* A suite with only what is required gets every default. */
 static void
 test_defaults(void **state)
@@ -290,14 +325,18 @@ static const struct bad_case bad_cases[] = {
 	    ":6: duplicate section [variant.A] (first on line 2)" },
 	{ "bad-dup-bench.ini",
 	    ":8: duplicate section [bench.a] (first on line 6)" },
+	{ "bad-name-dash.ini",
+	    ":2: [variant.-a] bad name '-a' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
+	{ "bad-suite-name-dot.ini",
+	    ":2: [suite] name: bad name '.hidden' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name.ini",
-	    ":2: [variant.a b] bad name 'a b' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":2: [variant.a b] bad name 'a b' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name-empty.ini",
-	    ":6: [bench.] bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":6: [bench.] bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-name-long.ini",
-	    ":6: [bench.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn] bad name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":6: [bench.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn] bad name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-suite-name.ini",
-	    ":2: [suite] name: bad name 'my suite' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":2: [suite] name: bad name 'my suite' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-rounds-text.ini",
 	    ":2: [suite] rounds: '1O' is not an integer" },
 	{ "bad-rounds-sign.ini",
@@ -387,7 +426,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-metrics-dup.ini",
 	    ":7: [bench.a] metrics: duplicate metric 'wall_ns'" },
 	{ "bad-metrics-empty.ini",
-	    ":7: [bench.a] metrics: bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":7: [bench.a] metrics: bad name '' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-better-metric.ini",
 	    ":7: [bench.a] better: 'calls_per_s' is not in metrics" },
 	{ "bad-better-default.ini",
@@ -397,7 +436,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-better-twice.ini",
 	    ":8: [bench.a] better: 'wall_ns' given twice" },
 	{ "bad-checksum.ini",
-	    ":7: [bench.a] checksum: bad name 'sum=1' (want 1 to 63 of A-Z a-z 0-9 _ . -)" },
+	    ":7: [bench.a] checksum: bad name 'sum=1' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
 	{ "bad-long-line.ini",
 	    ":2: line too long (at most 198 characters)" },
 	{ "bad-first-error.ini",
@@ -560,6 +599,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_good_absolute),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_name),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_split),

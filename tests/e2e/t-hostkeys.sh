@@ -1,0 +1,101 @@
+# Host keys as OpenSSH checks them, against a real sshd (tests/lab): a host
+# pinned with a key of another type than it offers is a changed key, even
+# with --accept-new-host-keys; lines orch cannot parse are skipped with
+# FILE:LINE and hide no pin after them; hashed names; @revoked and
+# @cert-authority.
+. tests/e2e/lib.sh
+. tests/lab/lab.sh
+
+LAB_READY_SECS=${LAB_READY_SECS:-30} lab_up 1 || fail "lab did not come up"
+INV="$LAB_INVENTORY"
+a1=$(lab_addr h1); p1=$(lab_port h1)
+if [ "$p1" = 22 ]; then n1=$a1; else n1="[$a1]:$p1"; fi
+pub() { cut -d' ' -f1,2 "$LAB/h1/ssh_host_$1_key.pub"; }
+fp() { ssh-keygen -lf "$LAB/h1/ssh_host_$1_key.pub" | cut -d' ' -f2; }
+ED_FP=$(fp ed25519); EC_FP=$(fp ecdsa)
+
+# check_h1 OUT KNOWN_HOSTS [ARGS...]: orch check of h1; returns its code
+# (3 when the key is refused, and also when it is accepted: no agent is
+# deployed, so the HOST KEY column says which).
+check_h1() {
+	local out=$1 kh=$2; shift 2
+	ORCH_KNOWN_HOSTS="$kh" run_orch "$out" check --inventory="$INV" --hosts=h1 "$@"
+}
+
+note "h1 offers only its ECDSA key (as a man in the middle with an ECDSA key would)"
+echo "HostKeyAlgorithms ecdsa-sha2-nistp256" > "$LAB/h1/sshd_config.extra"
+lab_stop_sshd h1 && lab_start_sshd h1 || fail "h1 did not restart"
+
+note "pinned with ED25519, offered ECDSA: changed, even with --accept-new-host-keys"
+echo "$n1 $(pub ed25519)" > "$T/kh-ed"
+cp "$T/kh-ed" "$T/kh-ed.orig"
+rc=0; check_h1 "$T/c1" "$T/kh-ed" --accept-new-host-keys || rc=$?
+cat "$T/c1"
+expect_eq "type-changed exit" "$rc" 3
+expect_grep "HOST KEY CHANGED for \\[?$a1" "$T/c1"
+grep -qF "ECDSA key $EC_FP" "$T/c1" || fail "the offered ECDSA fingerprint is not in the message"
+grep -qF "ED25519 key $ED_FP" "$T/c1" || fail "the pinned ED25519 fingerprint is not in the message"
+grep -qF "$T/kh-ed:1 pins" "$T/c1" || fail "the pin's FILE:LINE is not in the message"
+grep -qF "ssh-keygen -f $T/kh-ed -R '$n1'" "$T/c1" || fail "no exact ssh-keygen -R hint"
+cmp -s "$T/kh-ed" "$T/kh-ed.orig" || fail "known_hosts was changed"
+rc=0; check_h1 "$T/c1b" "$T/kh-ed" || rc=$?
+expect_eq "type-changed exit without --accept-new-host-keys" "$rc" 3
+expect_grep 'HOST KEY CHANGED' "$T/c1b"
+expect_grep '^h1 +yes +REFUSED ' "$T/c1b"
+
+note "garbage and an overlong line before the pin: warned with FILE:LINE, the pin applies"
+{ echo "this is not a known_hosts line"; head -c 20000 /dev/zero | tr '\0' A; echo; echo "$n1 $(pub ecdsa)"; } > "$T/kh-garbage"
+check_h1 "$T/c2" "$T/kh-garbage" || true
+cat "$T/c2"
+expect_grep "^orch: $T/kh-garbage:1: .*line skipped" "$T/c2"
+expect_grep "^orch: $T/kh-garbage:2: longer than 16383 bytes, line skipped" "$T/c2"
+expect_grep '^h1 +yes +known +ok ' "$T/c2"
+# Another key pinned after the garbage still refuses the offered one.
+{ echo "garbage"; head -c 20000 /dev/zero | tr '\0' A; echo; echo "$n1 $(pub ed25519)"; } > "$T/kh-garbage2"
+cp "$T/kh-garbage2" "$T/kh-garbage2.orig"
+rc=0; check_h1 "$T/c3" "$T/kh-garbage2" --accept-new-host-keys || rc=$?
+cat "$T/c3"
+expect_eq "changed key after garbage exit" "$rc" 3
+expect_grep 'HOST KEY CHANGED' "$T/c3"
+cmp -s "$T/kh-garbage2" "$T/kh-garbage2.orig" || fail "known_hosts was changed"
+
+note "hashed names: a hashed ECDSA pin is known, a hashed ED25519 pin is a changed key"
+echo "$n1 $(pub ecdsa)" > "$T/kh-hashed-ec"
+echo "$n1 $(pub ed25519)" > "$T/kh-hashed-ed"
+ssh-keygen -q -H -f "$T/kh-hashed-ec" >/dev/null 2>&1 && ssh-keygen -q -H -f "$T/kh-hashed-ed" >/dev/null 2>&1 || fail "ssh-keygen -H"
+grep -q '^|1|' "$T/kh-hashed-ec" || fail "not hashed"
+check_h1 "$T/c4" "$T/kh-hashed-ec" || true
+cat "$T/c4"
+expect_grep '^h1 +yes +known +ok ' "$T/c4"
+rc=0; check_h1 "$T/c5" "$T/kh-hashed-ed" --accept-new-host-keys || rc=$?
+expect_eq "hashed other-type pin exit" "$rc" 3
+expect_grep 'HOST KEY CHANGED' "$T/c5"
+
+note "@revoked: refused even when pinned, even with --accept-new-host-keys"
+{ echo "$n1 $(pub ecdsa)"; echo "@revoked * $(pub ecdsa)"; } > "$T/kh-revoked"
+rc=0; check_h1 "$T/c6" "$T/kh-revoked" --accept-new-host-keys || rc=$?
+cat "$T/c6"
+expect_eq "revoked exit" "$rc" 3
+grep -qF "REVOKED HOST KEY for" "$T/c6" || fail "no REVOKED message"
+grep -qF "$T/kh-revoked:2 marks @revoked" "$T/c6" || fail "the @revoked line is not named"
+echo "@revoked * $(pub ecdsa)" > "$T/kh-revoked2"
+rc=0; check_h1 "$T/c7" "$T/kh-revoked2" --accept-new-host-keys || rc=$?
+expect_eq "revoked, not pinned, exit" "$rc" 3
+[ "$(wc -l < "$T/kh-revoked2")" = 1 ] || fail "a revoked key was added"
+
+note "@cert-authority alone: refused with a clear message (orch checks no certificates)"
+echo "@cert-authority * $(pub ed25519)" > "$T/kh-ca"
+rc=0; check_h1 "$T/c8" "$T/kh-ca" --accept-new-host-keys || rc=$?
+cat "$T/c8"
+expect_eq "cert-authority exit" "$rc" 3
+expect_grep '@cert-authority' "$T/c8"
+[ "$(wc -l < "$T/kh-ca")" = 1 ] || fail "a key was added beside the @cert-authority"
+
+note "a new host is still added with --accept-new-host-keys"
+: > "$T/kh-new"
+check_h1 "$T/c9" "$T/kh-new" --accept-new-host-keys || true
+expect_grep '^h1 +yes +added' "$T/c9"
+grep -qF "$n1 $(pub ecdsa)" "$T/kh-new" || fail "the new key was not added as a known_hosts line"
+check_h1 "$T/c10" "$T/kh-new" || true
+expect_grep '^h1 +yes +known +ok ' "$T/c10"
+echo "t-hostkeys: ok"
