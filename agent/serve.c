@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -79,6 +80,7 @@ struct serve {
 	char			 workdir[PATH_MAX];
 	char			 rundir[PATH_MAX];
 	char			 sockpath[PATH_MAX];	/* our ipc socket, or "" */
+	char			 sockdir[PATH_MAX];	/* its private dir, or "" */
 	char			 run_id[64];
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
@@ -203,6 +205,45 @@ serve_sweep_sockets(const char *workdir)
 			log_debug("removed %s, left by a lost agent", path);
 	}
 	closedir(d);
+}
+
+/*
+ * Chooses our socket's path: in the workdir (0700, ours) when it can be
+ * one there: a Unix socket's path is at most sizeof sun_path - 1 bytes
+ * (103 on macOS), and the endpoint line is split on blanks. Else in a
+ * private directory of our own (mkdtemp: 0700) under $TMPDIR or /tmp,
+ * removed at exit. Returns 0, or -1 with err set.
+ */
+static int
+serve_sockpath(struct serve *s, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	const char		*tmp;
+	char			 dir[PATH_MAX];
+	int			 n;
+
+	n = snprintf(s->sockpath, sizeof s->sockpath, "%s/agent-%ld.sock",
+	    s->workdir, (long)getpid());
+	if (n > 0 && (size_t)n < sizeof sun.sun_path &&
+	    strpbrk(s->sockpath, " \t\n") == NULL)
+		return (0);
+	tmp = getenv("TMPDIR");
+	if (tmp == NULL || *tmp != '/' || strlen(tmp) > 64 ||
+	    strpbrk(tmp, " \t\n") != NULL)
+		tmp = "/tmp";
+	if (snprintf(dir, sizeof dir, "%s/orch-agent.XXXXXX", tmp) >=
+	    (int)sizeof dir || mkdtemp(dir) == NULL) {
+		snprintf(err, errlen, "workdir %s cannot hold the agent's "
+		    "socket (a blank, or too long a path), and no private "
+		    "directory could be made in %s: %s", s->workdir, tmp,
+		    strerror(errno));
+		s->sockpath[0] = '\0';
+		return (-1);
+	}
+	snprintf(s->sockdir, sizeof s->sockdir, "%s", dir);
+	snprintf(s->sockpath, sizeof s->sockpath, "%s/agent.sock", dir);
+	log_debug("socket in %s: the workdir cannot hold it", dir);
+	return (0);
 }
 
 /*
@@ -1535,16 +1576,10 @@ serve_main(const struct serve_opts *opts)
 	 */
 	if (opts->bind == NULL) {
 		serve_sweep_sockets(s.workdir);
-		if (snprintf(s.sockpath, sizeof s.sockpath, "%s/agent-%ld.sock",
-		    s.workdir, (long)getpid()) >= (int)sizeof s.sockpath ||
-		    (strpbrk(s.sockpath, " \t\n") != NULL &&
-		    snprintf(err, sizeof err, "workdir %s holds a blank, which "
-		    "an endpoint cannot", s.workdir) > 0) ||
+		if (serve_sockpath(&s, err, sizeof err) != 0 ||
 		    chan_bind_ipc(&s.chan, s.sockpath, endpoint,
 		    sizeof endpoint, err, sizeof err) != 0) {
-			log_warnx("%s%s", err, " (a shorter workdir, or "
-			    "transport = direct, avoids it)");
-			s.sockpath[0] = '\0';
+			log_warnx("%s", err);
 			goto out;
 		}
 	} else if (chan_bind_random(&s.chan, opts->bind, endpoint,
@@ -1642,6 +1677,8 @@ out:
 	chan_close(&s.chan);
 	if (s.sockpath[0] != '\0')
 		unlink(s.sockpath);
+	if (s.sockdir[0] != '\0')
+		rmdir(s.sockdir);
 	return (code);
 }
 

@@ -33,6 +33,22 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_until 60 "the agent to exit after its stdin closed" gone "$apid"
 [ ! -e "${ep#ipc://}" ] || fail "the agent left its socket behind"
 
+note "a workdir that cannot hold a socket (a blank): a private 0700 directory, removed at exit"
+mkdir -m 700 "$T/w 4"
+mkfifo "$T/stdin4"
+TMPDIR="$T" "$AGENT" serve --workdir="$T/w 4" <"$T/stdin4" >"$T/ep4" 2>"$T/err4" &
+apid=$!
+exec 7>"$T/stdin4"
+echo "ORCH-KEY 1 $key run-y" >&7
+wait_until 60 "the agent's endpoint line in $T/ep4" test -s "$T/ep4"
+ep=$(awk '{print $3}' "$T/ep4")
+case "$ep" in "ipc://$T/orch-agent."??????"/agent.sock") ;; *) fail "endpoint not in a private directory: $(cat "$T/ep4" "$T/err4")";; esac
+sd=${ep#ipc://}; sd=${sd%/agent.sock}
+expect_eq "socket directory mode" "$(stat -c %a "$sd")" 700
+exec 7>&-
+wait_until 60 "the agent to exit after its stdin closed" gone "$apid"
+[ ! -e "$sd" ] || fail "the agent left $sd behind"
+
 note "hostile peers: random bytes, a foreign key, another run, a replay"
 HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
 [ -x "$HOSTILE" ] || HOSTILE="$PWD/build/default/tools/hostile"
