@@ -104,7 +104,7 @@ run_iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Creates dir and its parents. Returns 0 or -1 (errno). */
+/* Creates dir (mode) and its parents (0755). Returns 0 or -1 (errno). */
 static int
 run_mkdirs(const char *dir, mode_t mode)
 {
@@ -115,7 +115,7 @@ run_mkdirs(const char *dir, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, mode) == -1 && errno != EEXIST)
+		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
 			return (-1);
 		*p = '/';
 	}
@@ -616,15 +616,24 @@ run_host_thread(void *arg)
 static int	run_make_id(char *, size_t);
 static int	run_mkdirs(const char *, mode_t);
 
-/* Creates DIR and DIR/logs. Returns 0 or -1 (cause). */
+/*
+ * Creates DIR and DIR/logs, 0700 when new: the record and the logs carry
+ * the suite's settings and environment. Returns 0 or -1 (cause).
+ */
 static int
 run_make_dirs(const char *dir, char **cause)
 {
-	char	logs[PATH_MAX + 8];
+	struct stat	st;
+	char		logs[PATH_MAX + 8];
 
 	snprintf(logs, sizeof logs, "%s/logs", dir);
-	if (run_mkdirs(dir, 0755) == -1 || run_mkdirs(logs, 0755) == -1) {
+	if (run_mkdirs(dir, 0700) == -1 || run_mkdirs(logs, 0700) == -1) {
 		xasprintf(cause, "cannot create %s: %s", logs, strerror(errno));
+		return (-1);
+	}
+	/* A link planted at DIR/logs would put the logs anywhere. */
+	if (lstat(logs, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		xasprintf(cause, "%s: not a directory", logs);
 		return (-1);
 	}
 	return (0);

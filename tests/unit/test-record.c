@@ -1,0 +1,489 @@
+/*
+ * Unit tests for hostile records (coordinator/record.c, report.c): a run
+ * directory is evidence passed around, and `orch report DIR` must refuse
+ * a crafted DIR/samples.msgpack with a message naming the file, the record
+ * and the field, leaving the previous report files as they were, and
+ * without reading or writing out of bounds. Each case is a valid record
+ * with one field changed.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <msgpack.h>
+
+#include "coordinator/record.h"
+#include "coordinator/report.h"
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define OLD_REPORT	"the previous report\n"
+
+/* One hostile change to a valid record of 5 rounds, A against B. */
+struct spec {
+	const char	*run_id;
+	uint64_t	 rounds;
+	const char	*hosts[2];	/* the run record's "hosts" */
+	const char	*variant_b;	/* the second variant's name */
+	const char	*bench;
+	const char	*metric;	/* the bench's primary metric */
+	const char	*dup_metric;	/* a second metric, or NULL */
+	const char	*host;		/* host record and samples */
+	uint64_t	 round;		/* of the last sample */
+	uint64_t	 seq;		/* of the last sample */
+	int64_t		 exit_code;	/* of the last sample */
+	const char	*mkey;		/* a program metric of the samples */
+	double		 cores;		/* the host record's */
+	uint32_t	 nsamples;	/* rounds of samples written */
+};
+
+static void
+spec_default(struct spec *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->run_id = "20260115-100000-abcd";
+	sp->rounds = 5;
+	sp->hosts[0] = "local";
+	sp->variant_b = "B";
+	sp->bench = "sum";
+	sp->metric = "wall_ns";
+	sp->host = "local";
+	sp->round = 5;
+	sp->seq = 9;
+	sp->mkey = "ops";
+	sp->cores = 4;
+	sp->nsamples = 5;
+}
+
+static void
+pk_str(msgpack_packer *pk, const char *s)
+{
+	msgpack_pack_str(pk, strlen(s));
+	msgpack_pack_str_body(pk, s, strlen(s));
+}
+
+static void
+pk_kstr(msgpack_packer *pk, const char *k, const char *v)
+{
+	pk_str(pk, k);
+	pk_str(pk, v);
+}
+
+static void
+pk_kuint(msgpack_packer *pk, const char *k, uint64_t v)
+{
+	pk_str(pk, k);
+	msgpack_pack_uint64(pk, v);
+}
+
+static void
+pk_kint(msgpack_packer *pk, const char *k, int64_t v)
+{
+	pk_str(pk, k);
+	msgpack_pack_int64(pk, v);
+}
+
+static void
+pk_kdouble(msgpack_packer *pk, const char *k, double v)
+{
+	pk_str(pk, k);
+	msgpack_pack_double(pk, v);
+}
+
+/* Packs the run record of sp. */
+static void
+pk_run(msgpack_packer *pk, const struct spec *sp)
+{
+	size_t	nh = sp->hosts[1] != NULL ? 2 : 1, i;
+	size_t	nm = sp->dup_metric != NULL ? 2 : 1;
+
+	msgpack_pack_map(pk, 18);
+	pk_kstr(pk, "t", "run");
+	pk_str(pk, "hosts");
+	msgpack_pack_array(pk, nh);
+	for (i = 0; i < nh; i++)
+		pk_str(pk, sp->hosts[i]);
+	pk_kstr(pk, "run_id", sp->run_id);
+	pk_kstr(pk, "orch_version", "test");
+	pk_kstr(pk, "suite", "hostile");
+	pk_kstr(pk, "suite_path", "suites/hostile.ini");
+	pk_kstr(pk, "suite_text", "[suite]\nname = hostile\n");
+	pk_kstr(pk, "cmdline", "orch run suites/hostile.ini");
+	pk_kstr(pk, "started", "2026-01-15T10:00:00Z");
+	pk_kuint(pk, "seed", 7);
+	pk_kdouble(pk, "min_effect", 0.01);
+	pk_kuint(pk, "rounds", sp->rounds);
+	pk_kuint(pk, "warmup", 0);
+	pk_kuint(pk, "reference", 0);
+	pk_kstr(pk, "counters", "");
+	pk_kuint(pk, "subtract_floor", 0);
+	pk_str(pk, "variants");
+	msgpack_pack_array(pk, 2);
+	pk_str(pk, "A");
+	pk_str(pk, sp->variant_b);
+	pk_str(pk, "benches");
+	msgpack_pack_array(pk, 1);
+	msgpack_pack_map(pk, 4);
+	pk_kstr(pk, "name", sp->bench);
+	pk_kstr(pk, "checksum", "");
+	pk_str(pk, "metrics");
+	msgpack_pack_array(pk, nm);
+	pk_str(pk, sp->metric);
+	if (nm > 1)
+		pk_str(pk, sp->dup_metric);
+	pk_str(pk, "higher");
+	msgpack_pack_array(pk, nm);
+	for (i = 0; i < nm; i++)
+		msgpack_pack_false(pk);
+}
+
+/* Packs the host record of sp. */
+static void
+pk_host(msgpack_packer *pk, const struct spec *sp)
+{
+	msgpack_pack_map(pk, 11);
+	pk_kstr(pk, "t", "host");
+	pk_kstr(pk, "host", sp->host);
+	pk_kstr(pk, "agent_version", "test");
+	pk_kstr(pk, "os", "linux");
+	pk_kstr(pk, "arch", "x86_64");
+	pk_kstr(pk, "cpu_model", "Test CPU");
+	pk_kstr(pk, "kernel", "6.1");
+	pk_kstr(pk, "hostname", "box");
+	pk_kstr(pk, "workdir", "/tmp/w");
+	pk_kdouble(pk, "cores", sp->cores);
+	pk_kuint(pk, "mem_kb", 1024);
+}
+
+/* Packs one sample. */
+static void
+pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
+    uint64_t round, uint64_t seq, int64_t exit_code)
+{
+	size_t	i;
+
+	msgpack_pack_map(pk, 22);
+	pk_kstr(pk, "t", "sample");
+	pk_kstr(pk, "host", sp->host);
+	pk_kstr(pk, "bench", sp->bench);
+	pk_kstr(pk, "variant", variant);
+	pk_kuint(pk, "round", round);
+	pk_kuint(pk, "attempt", 1);
+	pk_kuint(pk, "seq", seq);
+	pk_kuint(pk, "warmup", 0);
+	pk_kstr(pk, "status", "ok");
+	pk_kint(pk, "exit", exit_code);
+	pk_kint(pk, "signal", 0);
+	pk_kdouble(pk, "load1", 0.5);
+	pk_kint(pk, "start_ns", (int64_t)seq * 1000);
+	for (i = 0; i < DS_NBUILTIN; i++)
+		pk_kuint(pk, ds_builtin_names[i], 1000000 + round * 10 +
+		    (variant[0] == 'A' ? 0 : 1));
+	pk_kstr(pk, "err", "");
+	pk_kuint(pk, "step", seq);
+	pk_str(pk, "metrics");
+	msgpack_pack_map(pk, 1);
+	pk_str(pk, sp->mkey);
+	msgpack_pack_double(pk, 1.5);
+}
+
+/* Writes the record of sp into dir; the last sample carries sp's values. */
+static void
+write_record(const char *dir, const struct spec *sp)
+{
+	msgpack_sbuffer	 sb;
+	msgpack_packer	 pk;
+	char		 path[1024];
+	FILE		*f;
+	uint32_t	 r;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	pk_run(&pk, sp);
+	pk_host(&pk, sp);
+	for (r = 1; r < sp->nsamples; r++) {
+		pk_sample(&pk, sp, "A", r, 2 * r - 2, 0);
+		pk_sample(&pk, sp, sp->variant_b, r, 2 * r - 1, 0);
+	}
+	pk_sample(&pk, sp, "A", sp->round, sp->seq - 1, 0);
+	pk_sample(&pk, sp, sp->variant_b, sp->round, sp->seq, sp->exit_code);
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	if ((f = fopen(path, "wb")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(sb.data, 1, sb.size, f), sb.size);
+	assert_int_equal(fclose(f), 0);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+static void
+put_file(const char *dir, const char *name, const char *text)
+{
+	char	 path[1024];
+	FILE	*f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Returns dir/name's contents (static buffer), or "" when absent. */
+static const char *
+get_file(const char *dir, const char *name)
+{
+	static char	 buf[4096];
+	char		 path[1024];
+	FILE		*f;
+	size_t		 n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "r")) == NULL)
+		return (buf);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (buf);
+}
+
+/* Fails when dir holds a file starting with '.' (a left temporary). */
+static void
+no_temporaries(const char *dir)
+{
+	DIR		*d;
+	struct dirent	*e;
+
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0)
+			fail_msg("%s/%s left behind", dir, e->d_name);
+	}
+	closedir(d);
+}
+
+/* Removes everything in dir (one level), then dir. */
+static void
+rm_dir(char *dir)
+{
+	DIR		*d;
+	struct dirent	*e;
+	char		 path[1024];
+
+	if ((d = opendir(dir)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+static char *
+new_dir(void)
+{
+	char	*d = strdup("/tmp/orch-test-record.XXXXXX");
+
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return (d);
+}
+
+/*
+ * Renders the record of sp over a previous report: want NULL expects
+ * success, else a refusal whose message names the record file and holds
+ * want, with the previous report.md intact and no temporary left.
+ */
+static void
+expect_render(const struct spec *sp, const char *want)
+{
+	char	*dir = new_dir(), *cause = NULL, file[1100];
+
+	write_record(dir, sp);
+	put_file(dir, "report.md", OLD_REPORT);
+	if (report_render(dir, NULL, NULL, &cause) == 0) {
+		if (want != NULL)
+			fail_msg("rendered; want a refusal with \"%s\"", want);
+	} else {
+		if (want == NULL)
+			fail_msg("refused: %s", cause);
+		snprintf(file, sizeof file, "%s/%s: ", dir, RECORD_FILE);
+		if (strncmp(cause, file, strlen(file)) != 0 ||
+		    strstr(cause, want) == NULL)
+			fail_msg("got \"%s\", want \"%s...%s\"", cause, file,
+			    want);
+		assert_string_equal(get_file(dir, "report.md"), OLD_REPORT);
+	}
+	no_temporaries(dir);
+	free(cause);
+	rm_dir(dir);
+}
+
+/* The unchanged record renders: the cases below differ from it only. */
+static void
+test_valid(void **state)
+{
+	struct spec	sp;
+
+	(void)state;
+	spec_default(&sp);
+	expect_render(&sp, NULL);
+}
+
+/* 2^32-1 rounds made R + 1 wrap to 0: cells[round] was out of bounds. */
+static void
+test_rounds_wrap(void **state)
+{
+	struct spec	sp;
+
+	(void)state;
+	spec_default(&sp);
+	sp.rounds = 0xFFFFFFFFULL;
+	sp.nsamples = 3;
+	sp.round = 3;
+	sp.seq = 5;
+	expect_render(&sp, "record 0: field 'rounds' 4294967295 is out of "
+	    "range (at most 100000)");
+	sp.rounds = 1ULL << 32;
+	expect_render(&sp, "record 0: field 'rounds' 4294967296 is out of "
+	    "range");
+	sp.rounds = 0;
+	expect_render(&sp, "record 0: field 'rounds' is 0");
+	/* The most a suite allows, with 3 samples: renders, quickly. */
+	sp.rounds = 100000;
+	expect_render(&sp, NULL);
+}
+
+/* A sample's round past the run's rounds. */
+static void
+test_round_beyond(void **state)
+{
+	struct spec	sp;
+
+	(void)state;
+	spec_default(&sp);
+	sp.round = 7;
+	/* run, host, 4 rounds of 2 samples, then the last pair. */
+	expect_render(&sp, "record 10: field 'round' 7 is beyond the run's "
+	    "rounds (5)");
+	sp.round = 1ULL << 32;
+	expect_render(&sp, "record 10: field 'round' 4294967296 is beyond "
+	    "the run's rounds (5)");
+}
+
+/* Counters and codes out of their types' range. */
+static void
+test_ranges(void **state)
+{
+	struct spec	sp;
+
+	(void)state;
+	spec_default(&sp);
+	sp.seq = 1ULL << 32;
+	expect_render(&sp, "record 11: field 'seq' 4294967296 is out of "
+	    "range (at most 4294967295)");
+	spec_default(&sp);
+	sp.exit_code = (int64_t)1 << 40;
+	expect_render(&sp, "record 11: field 'exit' 1099511627776 is out of "
+	    "range");
+	spec_default(&sp);
+	sp.cores = 1e300;
+	expect_render(&sp, "record 1: field 'cores' 1e+300 is out of range");
+}
+
+/* Names that are not identifiers, wherever they enter. */
+static void
+test_names(void **state)
+{
+	static const char *const bad[] = {
+		"..", "x;id>PWNED;#", "-rf", ".hidden", "a/b", "",
+		"a b", "tab\there", "\x1b[2J",
+		"0123456789012345678901234567890123456789012345678901234567890123",
+	};
+	struct spec	 sp;
+	size_t		 i;
+	char		 want[128];
+
+	(void)state;
+	for (i = 0; i < NELEM(bad); i++) {
+		print_message("name \"%s\"\n", bad[i]);
+		spec_default(&sp);
+		sp.run_id = bad[i];
+		expect_render(&sp, "record 0: field 'run_id' ");
+		spec_default(&sp);
+		sp.hosts[1] = bad[i];
+		expect_render(&sp, "record 0: field 'hosts' ");
+		spec_default(&sp);
+		sp.variant_b = bad[i];
+		expect_render(&sp, "record 0: field 'variants' ");
+		spec_default(&sp);
+		sp.bench = bad[i];
+		expect_render(&sp, "record 0: field 'benches.name' ");
+		spec_default(&sp);
+		sp.metric = bad[i];
+		expect_render(&sp, "record 0: field 'benches.metrics' ");
+		spec_default(&sp);
+		sp.host = bad[i];
+		sp.hosts[0] = "other";
+		expect_render(&sp, "record 1: field 'host' ");
+		spec_default(&sp);
+		sp.mkey = bad[i];
+		/* An empty key is the one an agent could never send either. */
+		snprintf(want, sizeof want, "record 2: field 'metrics' ");
+		expect_render(&sp, want);
+	}
+	/* The message shows the name, with anything unprintable as '?'. */
+	spec_default(&sp);
+	sp.run_id = "x;id>PWNED;#";
+	expect_render(&sp, "field 'run_id' 'x;id>PWNED;#' is not a valid "
+	    "name");
+	spec_default(&sp);
+	sp.run_id = "\x1b[2J";
+	expect_render(&sp, "field 'run_id' '?[2J' is not a valid name");
+}
+
+/* A name twice where names index arrays. */
+static void
+test_duplicates(void **state)
+{
+	struct spec	sp;
+
+	(void)state;
+	spec_default(&sp);
+	sp.variant_b = "A";
+	expect_render(&sp, "record 0: field 'variants': 'A' twice");
+	spec_default(&sp);
+	sp.dup_metric = "wall_ns";
+	expect_render(&sp, "metric 'wall_ns' twice");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest	tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_rounds_wrap),
+		cmocka_unit_test(test_round_beyond),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_duplicates),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
