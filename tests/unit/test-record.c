@@ -473,6 +473,120 @@ test_duplicates(void **state)
 	expect_render(&sp, "metric 'wall_ns' twice");
 }
 
+/* ---- writing into a run directory ------------------------------------ */
+
+/* The report files and their temporaries' old names. */
+static const char *const rendered[] = {
+	"samples.csv", "summary.json", "report.md", "report.html"
+};
+
+/* Fails unless dir/name is a regular file (not a link) of mode 0600. */
+static void
+expect_private(const char *dir, const char *name)
+{
+	struct stat	st;
+	char		path[1024];
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (lstat(path, &st) == -1)
+		fail_msg("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		fail_msg("%s is not a regular file", path);
+	if ((st.st_mode & 07777) != 0600)
+		fail_msg("%s has mode %o, want 600", path,
+		    (unsigned)(st.st_mode & 07777));
+}
+
+/*
+ * Links planted at the temporaries' names and at the report files
+ * themselves: nothing is written through them, the files they point at
+ * stay as they were, and the reports are written, mode 0600.
+ */
+static void
+test_symlinks(void **state)
+{
+	struct spec	 sp;
+	char		*dir = new_dir(), *victims = new_dir(), *cause = NULL;
+	char		 link[1024], victim[1024], tmpname[128];
+	size_t		 i;
+
+	(void)state;
+	spec_default(&sp);
+	write_record(dir, &sp);
+	for (i = 0; i < NELEM(rendered); i++) {
+		snprintf(tmpname, sizeof tmpname, "tmp-%s", rendered[i]);
+		put_file(victims, tmpname, "victim\n");
+		put_file(victims, rendered[i], "victim\n");
+		snprintf(victim, sizeof victim, "%s/%s", victims, tmpname);
+		snprintf(link, sizeof link, "%s/.%s.tmp", dir, rendered[i]);
+		assert_int_equal(symlink(victim, link), 0);
+		snprintf(victim, sizeof victim, "%s/%s", victims, rendered[i]);
+		snprintf(link, sizeof link, "%s/%s", dir, rendered[i]);
+		assert_int_equal(symlink(victim, link), 0);
+	}
+	if (report_render(dir, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	for (i = 0; i < NELEM(rendered); i++) {
+		snprintf(tmpname, sizeof tmpname, "tmp-%s", rendered[i]);
+		assert_string_equal(get_file(victims, tmpname), "victim\n");
+		assert_string_equal(get_file(victims, rendered[i]),
+		    "victim\n");
+		expect_private(dir, rendered[i]);
+		/* The planted links are left alone, not removed. */
+		snprintf(link, sizeof link, "%s/.%s.tmp", dir, rendered[i]);
+		assert_int_equal(unlink(link), 0);
+	}
+	no_temporaries(dir);
+	rm_dir(dir);
+	rm_dir(victims);
+}
+
+/* The record is created 0600, never through a link planted for it. */
+static void
+test_record_create(void **state)
+{
+	struct record	 rec;
+	char		*dir = new_dir(), *victims = new_dir(), *cause = NULL;
+	char		 link[1024], victim[1024];
+
+	(void)state;
+	assert_int_equal(record_open(&rec, dir, &cause), 0);
+	assert_int_equal(record_close(&rec, "2026-01-15T10:00:00Z"), 0);
+	expect_private(dir, RECORD_FILE);
+	rm_dir(dir);
+
+	dir = new_dir();
+	put_file(victims, "victim", "victim\n");
+	snprintf(victim, sizeof victim, "%s/victim", victims);
+	snprintf(link, sizeof link, "%s/%s", dir, RECORD_FILE);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_not_equal(record_open(&rec, dir, &cause), 0);
+	free(cause);
+	cause = NULL;
+	/* Resuming appends: a link is refused there too. */
+	assert_int_not_equal(record_reopen(&rec, dir, 0, &cause), 0);
+	free(cause);
+	assert_string_equal(get_file(victims, "victim"), "victim\n");
+	rm_dir(dir);
+	rm_dir(victims);
+}
+
+/* A FIFO planted as the record is refused at once, not waited on. */
+static void
+test_record_fifo(void **state)
+{
+	char	*dir = new_dir(), *cause = NULL, path[1024];
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_not_equal(report_render(dir, NULL, NULL, &cause), 0);
+	if (strstr(cause, "not a regular file") == NULL)
+		fail_msg("got \"%s\"", cause);
+	free(cause);
+	rm_dir(dir);
+}
+
 int
 main(void)
 {
@@ -483,6 +597,9 @@ main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_symlinks),
+		cmocka_unit_test(test_record_create),
+		cmocka_unit_test(test_record_fifo),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
