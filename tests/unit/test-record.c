@@ -473,6 +473,40 @@ test_duplicates(void **state)
 	expect_render(&sp, "metric 'wall_ns' twice");
 }
 
+/*
+ * A record claiming 2^32-1 entries in a few bytes: msgpack-c would
+ * allocate for all of them (96 GiB) on reading the header. It cannot end
+ * within the file, so it is a record cut short: ignored, the rest loads.
+ */
+static void
+test_huge_count(void **state)
+{
+	static const unsigned char	 huge[] = {
+		0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 't', 0xa6, 's', 'a', 'm'
+	};
+	struct spec			 sp;
+	struct dataset			*ds = NULL;
+	char				*dir = new_dir(), *cause = NULL;
+	char				 path[1024];
+	FILE				*f;
+
+	(void)state;
+	spec_default(&sp);
+	write_record(dir, &sp);
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	assert_non_null(f = fopen(path, "ab"));
+	assert_int_equal(fwrite(huge, 1, sizeof huge, f), sizeof huge);
+	assert_int_equal(fclose(f), 0);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("record_load: %s", cause);
+	assert_int_equal(ds->truncated, 1);
+	assert_int_equal(ds->nsamples, 2 * sp.nsamples);
+	dataset_free(ds);
+	if (report_render(dir, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	rm_dir(dir);
+}
+
 /* ---- writing into a run directory ------------------------------------ */
 
 /* The report files and their temporaries' old names. */
@@ -597,6 +631,7 @@ main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_huge_count),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
