@@ -869,6 +869,17 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	    rec_guint(c, o, "seed", &ds->seed) != 0 ||
 	    rec_gnum(c, o, "min_effect", &ds->min_effect) != 0)
 		return (-1);
+	for (i = 0; ds->suite_path[i] != '\0'; i++) {
+		if ((unsigned char)ds->suite_path[i] < 0x20 ||
+		    ds->suite_path[i] == 0x7f)
+			break;
+	}
+	if (i == 0 || ds->suite_path[i] != '\0' || i >= PATH_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'suite_path' is "
+		    "empty, too long or has control characters", c->path,
+		    c->index);
+		return (-1);
+	}
 	if (rec_gmax(c, o, "rounds", RECORD_ROUNDS_MAX, &u) != 0)
 		return (-1);
 	if (u < 1) {

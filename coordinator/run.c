@@ -694,13 +694,8 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 		    "report %s renders it", dir, ds->ended, dir);
 		return (-1);
 	}
-	if (suite_load(ds->suite_path, &run->suite, cause) != 0)
+	if (run_resume_suite(ds, &run->suite, cause) != 0)
 		return (-1);
-	if (strcmp(run->suite->text, ds->suite_text) != 0) {
-		xasprintf(cause, "%s changed since run %s started: restore it "
-		    "to resume", ds->suite_path, ds->run_id);
-		return (-1);
-	}
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
@@ -710,6 +705,44 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	snprintf(run->run_id, sizeof run->run_id, "%s", ds->run_id);
 	snprintf(run->dir, sizeof run->dir, "%s", dir);
 	return (run_make_dirs(run->dir, cause));
+}
+
+int
+run_resume_suite(const struct dataset *ds, struct suite **out, char **cause)
+{
+	struct stat	st;
+	char		was[PROTO_SHA_HEX], now[PROTO_SHA_HEX];
+
+	*out = NULL;
+	/*
+	 * The path is the record's, and the record may come from anyone:
+	 * a FIFO or a device there would block or never end. What runs is
+	 * only ever the suite the run started with, checked byte for byte.
+	 */
+	if (stat(ds->suite_path, &st) == -1) {
+		xasprintf(cause, "%s: %s (the suite run %s started with)",
+		    ds->suite_path, strerror(errno), ds->run_id);
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		xasprintf(cause, "%s: not a regular file (the suite run %s "
+		    "started with)", ds->suite_path, ds->run_id);
+		return (-1);
+	}
+	if (suite_load(ds->suite_path, out, cause) != 0)
+		return (-1);
+	if (strcmp((*out)->text, ds->suite_text) != 0) {
+		if (hash_buf(ds->suite_text, strlen(ds->suite_text), was) != 0 ||
+		    hash_buf((*out)->text, strlen((*out)->text), now) != 0)
+			fatalx("SHA-256 failed");
+		xasprintf(cause, "%s changed since run %s started (SHA-256 "
+		    "now %s, at the start %s): restore it to resume",
+		    ds->suite_path, ds->run_id, now, was);
+		suite_free(*out);
+		*out = NULL;
+		return (-1);
+	}
+	return (0);
 }
 
 /* Marks what a resumed host already stored: those samples are not taken twice. */

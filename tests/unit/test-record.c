@@ -25,6 +25,9 @@
 
 #include "coordinator/record.h"
 #include "coordinator/report.h"
+#include "coordinator/run.h"
+#include "coordinator/suite.h"
+#include "proto/hash.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define OLD_REPORT	"the previous report\n"
@@ -44,6 +47,8 @@ struct spec {
 	int64_t		 exit_code;	/* of the last sample */
 	const char	*mkey;		/* a program metric of the samples */
 	double		 cores;		/* the host record's */
+	const char	*suite_path;
+	const char	*suite_text;
 	uint32_t	 nsamples;	/* rounds of samples written */
 };
 
@@ -63,6 +68,8 @@ spec_default(struct spec *sp)
 	sp->mkey = "ops";
 	sp->cores = 4;
 	sp->nsamples = 5;
+	sp->suite_path = "suites/hostile.ini";
+	sp->suite_text = "[suite]\nname = hostile\n";
 }
 
 static void
@@ -116,8 +123,8 @@ pk_run(msgpack_packer *pk, const struct spec *sp)
 	pk_kstr(pk, "run_id", sp->run_id);
 	pk_kstr(pk, "orch_version", "test");
 	pk_kstr(pk, "suite", "hostile");
-	pk_kstr(pk, "suite_path", "suites/hostile.ini");
-	pk_kstr(pk, "suite_text", "[suite]\nname = hostile\n");
+	pk_kstr(pk, "suite_path", sp->suite_path);
+	pk_kstr(pk, "suite_text", sp->suite_text);
 	pk_kstr(pk, "cmdline", "orch run suites/hostile.ini");
 	pk_kstr(pk, "started", "2026-01-15T10:00:00Z");
 	pk_kuint(pk, "seed", 7);
@@ -621,6 +628,98 @@ test_record_fifo(void **state)
 	rm_dir(dir);
 }
 
+/* ---- resuming --------------------------------------------------------- */
+
+#define AA_SUITE	"suites/aa.ini"
+
+/* Loads the record of sp from a fresh directory and its resume suite. */
+static int
+resume_suite(const struct spec *sp, struct suite **s, char **cause)
+{
+	struct dataset	*ds = NULL;
+	char		*dir = new_dir();
+	int		 r;
+
+	write_record(dir, sp);
+	if (record_load(dir, &ds, cause) != 0)
+		fail_msg("record_load: %s", *cause);
+	r = run_resume_suite(ds, s, cause);
+	dataset_free(ds);
+	rm_dir(dir);
+	return (r);
+}
+
+/*
+ * orch run --resume=DIR runs the suite at the path the record names: only
+ * a regular file (a FIFO there would block orch for ever) whose text is
+ * the record's; otherwise the message names both SHA-256s.
+ */
+static void
+test_resume_suite(void **state)
+{
+	struct spec	 sp;
+	struct suite	*s = NULL;
+	char		*dir = new_dir(), *cause = NULL, *text;
+	char		 path[1024], want[256], was[PROTO_SHA_HEX];
+	char		 now[PROTO_SHA_HEX];
+	FILE		*f;
+	long		 n;
+
+	(void)state;
+	assert_non_null(f = fopen(AA_SUITE, "r"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	assert_true((n = ftell(f)) > 0);
+	rewind(f);
+	assert_non_null(text = calloc(1, (size_t)n + 1));
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+
+	/* The suite as the run started: it loads. */
+	spec_default(&sp);
+	sp.suite_path = AA_SUITE;
+	sp.suite_text = text;
+	if (resume_suite(&sp, &s, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_non_null(s);
+	suite_free(s);
+	s = NULL;
+
+	/* A FIFO: refused at once. */
+	snprintf(path, sizeof path, "%s/suite.ini", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	sp.suite_path = path;
+	assert_int_not_equal(resume_suite(&sp, &s, &cause), 0);
+	assert_null(s);
+	snprintf(want, sizeof want, "%s: not a regular file", path);
+	if (strstr(cause, want) == NULL)
+		fail_msg("got \"%s\"", cause);
+	free(cause);
+	cause = NULL;
+	assert_int_equal(unlink(path), 0);
+
+	/* Another text at that path: refused, naming both hashes. */
+	put_file(dir, "suite.ini", text);
+	sp.suite_text = "[suite]\nname = other\n";
+	assert_int_not_equal(resume_suite(&sp, &s, &cause), 0);
+	assert_null(s);
+	assert_int_equal(hash_buf(text, strlen(text), now), 0);
+	assert_int_equal(hash_buf(sp.suite_text, strlen(sp.suite_text), was),
+	    0);
+	snprintf(want, sizeof want, "(SHA-256 now %s, at the start %s)", now,
+	    was);
+	if (strstr(cause, want) == NULL)
+		fail_msg("got \"%s\"", cause);
+	free(cause);
+	cause = NULL;
+
+	/* A path with control characters is refused where it enters. */
+	sp.suite_path = "suites/\x1b[2Jaa.ini";
+	expect_render(&sp, "record 0: field 'suite_path' is empty, too long "
+	    "or has control characters");
+	free(text);
+	rm_dir(dir);
+}
+
 int
 main(void)
 {
@@ -635,6 +734,7 @@ main(void)
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
+		cmocka_unit_test(test_resume_suite),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
