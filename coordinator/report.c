@@ -1053,7 +1053,7 @@ report_measure(FILE *f, const struct analysis *a, size_t i,
 }
 
 /*
- * One report file: written to a new DIR/.name.XXXXXXXX and synced by
+ * One report file: written to a new DIR/.name.XXXXXXXX.tmp and synced by
  * rep_write, then renamed into place by rep_commit once every file was
  * written, so a failure leaves the previous files whole and no file from
  * this attempt.
@@ -1090,7 +1090,7 @@ report_create_tmp(const char *dir, const char *name, char *tmp, size_t len)
 		for (i = 0; i < sizeof rnd; i++)
 			sfx[i] = digits[rnd[i] % 32];
 		sfx[sizeof rnd] = '\0';
-		if (snprintf(tmp, len, "%s/.%s.%s", dir, name, sfx) >=
+		if (snprintf(tmp, len, "%s/.%s.%s.tmp", dir, name, sfx) >=
 		    (int)len) {
 			errno = ENAMETOOLONG;
 			return (-1);

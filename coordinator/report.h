@@ -152,7 +152,7 @@ int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 	    char **cause);
 
 /*
- * Creates a new file DIR/.NAME.XXXXXXXX of mode 0600 for writing, with
+ * Creates a new file DIR/.NAME.XXXXXXXX.tmp of mode 0600 for writing, with
  * O_CREAT | O_EXCL | O_NOFOLLOW and a random name (its path in tmp), for
  * a rename into place. Returns the descriptor, or -1 (errno).
  */
