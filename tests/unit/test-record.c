@@ -49,6 +49,8 @@ struct spec {
 	double		 cores;		/* the host record's */
 	const char	*suite_path;
 	const char	*suite_text;
+	const char	*cmdline;
+	const char	*orch_version;
 	uint32_t	 nsamples;	/* rounds of samples written */
 };
 
@@ -70,6 +72,8 @@ spec_default(struct spec *sp)
 	sp->nsamples = 5;
 	sp->suite_path = "suites/hostile.ini";
 	sp->suite_text = "[suite]\nname = hostile\n";
+	sp->cmdline = "orch run suites/hostile.ini";
+	sp->orch_version = "test";
 }
 
 static void
@@ -121,11 +125,11 @@ pk_run(msgpack_packer *pk, const struct spec *sp)
 	for (i = 0; i < nh; i++)
 		pk_str(pk, sp->hosts[i]);
 	pk_kstr(pk, "run_id", sp->run_id);
-	pk_kstr(pk, "orch_version", "test");
+	pk_kstr(pk, "orch_version", sp->orch_version);
 	pk_kstr(pk, "suite", "hostile");
 	pk_kstr(pk, "suite_path", sp->suite_path);
 	pk_kstr(pk, "suite_text", sp->suite_text);
-	pk_kstr(pk, "cmdline", "orch run suites/hostile.ini");
+	pk_kstr(pk, "cmdline", sp->cmdline);
 	pk_kstr(pk, "started", "2026-01-15T10:00:00Z");
 	pk_kuint(pk, "seed", 7);
 	pk_kdouble(pk, "min_effect", 0.01);
@@ -249,7 +253,7 @@ put_file(const char *dir, const char *name, const char *text)
 static const char *
 get_file(const char *dir, const char *name)
 {
-	static char	 buf[4096];
+	static char	 buf[65536];
 	char		 path[1024];
 	FILE		*f;
 	size_t		 n;
@@ -514,6 +518,37 @@ test_huge_count(void **state)
 	rm_dir(dir);
 }
 
+/*
+ * Text from the record in report.md: it cannot close its code span or
+ * fence, or start a link or an image (which a viewer would fetch).
+ */
+static void
+test_markdown(void **state)
+{
+	struct spec	 sp;
+	char		*dir = new_dir(), *cause = NULL;
+	const char	*md;
+
+	(void)state;
+	spec_default(&sp);
+	sp.cmdline = "orch run` ![pixel](https://evil.example/p.png) `x";
+	sp.orch_version = "[click](https://evil.example/)";
+	sp.suite_text = "[suite]\n```\n# Injected heading\n";
+	write_record(dir, &sp);
+	if (report_render(dir, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	md = get_file(dir, "report.md");
+	if (strstr(md, "- orch \\[click\\](https://evil.example/);") == NULL)
+		fail_msg("orch_version not escaped:\n%s", md);
+	if (strstr(md, "- command: ``orch run` ![pixel](https://evil.example/"
+	    "p.png) `x``\n") == NULL)
+		fail_msg("command not in a code span of its own:\n%s", md);
+	if (strstr(md, "\n````ini\n[suite]\n```\n# Injected heading\n"
+	    "````\n") == NULL)
+		fail_msg("suite text not fenced:\n%s", md);
+	rm_dir(dir);
+}
+
 /* ---- writing into a run directory ------------------------------------ */
 
 /* The report files and their temporaries' old names. */
@@ -731,6 +766,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_huge_count),
+		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
