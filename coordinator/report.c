@@ -696,8 +696,9 @@ rep_geos(struct analysis *a)
 					}
 					n[k] = ds->rounds;
 					if (ds->benches[b].higher[0]) {
-						inv[ninv] = xcalloc(ds->rounds
-						    + 1, sizeof **inv);
+						inv[ninv] = xcalloc(
+						    (size_t)ds->rounds + 1,
+						    sizeof **inv);
 						for (r = 0; r < ds->rounds; r++)
 							inv[ninv][r] =
 							    1 / c->rratio[r];
