@@ -611,6 +611,28 @@ rec_ident(struct rec_ctx *c, const msgpack_object *v, const char *field,
 	return (0);
 }
 
+/*
+ * Checks that the text of field is 1 to size-1 bytes without control
+ * characters (it is shown on the terminal). Returns 0 or -1 (cause).
+ */
+static int
+rec_plain(struct rec_ctx *c, const char *field, const char *s, size_t size)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			break;
+	}
+	if (i == 0 || s[i] != '\0' || i >= size) {
+		xasprintf(&c->cause, "%s: record %zu: field '%s' is empty, "
+		    "too long or has control characters", c->path, c->index,
+		    field);
+		return (-1);
+	}
+	return (0);
+}
+
 /* Fetches an identifier field into buf[size]; returns 0 or -1 (cause). */
 static int
 rec_gident(struct rec_ctx *c, const msgpack_object *o, const char *key,
@@ -869,17 +891,10 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	    rec_guint(c, o, "seed", &ds->seed) != 0 ||
 	    rec_gnum(c, o, "min_effect", &ds->min_effect) != 0)
 		return (-1);
-	for (i = 0; ds->suite_path[i] != '\0'; i++) {
-		if ((unsigned char)ds->suite_path[i] < 0x20 ||
-		    ds->suite_path[i] == 0x7f)
-			break;
-	}
-	if (i == 0 || ds->suite_path[i] != '\0' || i >= PATH_MAX) {
-		xasprintf(&c->cause, "%s: record %zu: field 'suite_path' is "
-		    "empty, too long or has control characters", c->path,
-		    c->index);
+	/* Opened by --resume, and shown on the terminal. */
+	if (rec_plain(c, "suite_path", ds->suite_path, PATH_MAX) != 0 ||
+	    rec_plain(c, "started", ds->started, 64) != 0)
 		return (-1);
-	}
 	if (rec_gmax(c, o, "rounds", RECORD_ROUNDS_MAX, &u) != 0)
 		return (-1);
 	if (u < 1) {
@@ -1362,7 +1377,12 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	}
 	if (strcmp(t, "end") == 0) {
 		free(ds->ended);
-		return ((ds->ended = rec_gstr(c, o, "ended")) == NULL ? -1 : 0);
+		if ((ds->ended = rec_gstr(c, o, "ended")) == NULL)
+			return (-1);
+		/* "" is the end of a run that ended before it began. */
+		if (ds->ended[0] == '\0')
+			return (0);
+		return (rec_plain(c, "ended", ds->ended, 64));
 	}
 	log_debug("%s: record %zu: unknown type '%s' ignored", c->path,
 	    c->index, t);

@@ -51,6 +51,7 @@ struct spec {
 	const char	*suite_text;
 	const char	*cmdline;
 	const char	*orch_version;
+	const char	*started;
 	uint32_t	 nsamples;	/* rounds of samples written */
 };
 
@@ -74,6 +75,7 @@ spec_default(struct spec *sp)
 	sp->suite_text = "[suite]\nname = hostile\n";
 	sp->cmdline = "orch run suites/hostile.ini";
 	sp->orch_version = "test";
+	sp->started = "2026-01-15T10:00:00Z";
 }
 
 static void
@@ -130,7 +132,7 @@ pk_run(msgpack_packer *pk, const struct spec *sp)
 	pk_kstr(pk, "suite_path", sp->suite_path);
 	pk_kstr(pk, "suite_text", sp->suite_text);
 	pk_kstr(pk, "cmdline", sp->cmdline);
-	pk_kstr(pk, "started", "2026-01-15T10:00:00Z");
+	pk_kstr(pk, "started", sp->started);
 	pk_kuint(pk, "seed", 7);
 	pk_kdouble(pk, "min_effect", 0.01);
 	pk_kuint(pk, "rounds", sp->rounds);
@@ -747,6 +749,11 @@ test_resume_suite(void **state)
 	free(cause);
 	cause = NULL;
 
+	/* Text shown on the terminal: no control characters. */
+	spec_default(&sp);
+	sp.started = "2026\x1b]0;owned\x07";
+	expect_render(&sp, "record 0: field 'started' is empty, too long or "
+	    "has control characters");
 	/* A path with control characters is refused where it enters. */
 	sp.suite_path = "suites/\x1b[2Jaa.ini";
 	expect_render(&sp, "record 0: field 'suite_path' is empty, too long "
