@@ -163,7 +163,8 @@ FUZZ_TIME  ?= 300
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
 FUZZ_BIN   := build/fuzz
 FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory \
-	$(FUZZ_BIN)/fuzz-knownhosts
+	$(FUZZ_BIN)/fuzz-knownhosts \
+	$(FUZZ_BIN)/fuzz-record
 
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
@@ -174,6 +175,14 @@ $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/
 $(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
+# The record loader, the analysis and every report writer.
+FUZZ_RECORD_SRC := coordinator/record.c coordinator/report.c coordinator/report-csv.c \
+	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
+	coordinator/stats.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
+	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
+$(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto) -lpthread -lm -o $@
 
 $(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/knownhosts.c
 	@mkdir -p $(@D)

@@ -150,7 +150,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	if (h->logpath[0] != '\0')
 		posix_spawn_file_actions_addopen(&fa, 2, h->logpath,
-		    O_WRONLY | O_CREAT | O_APPEND, 0600);
+		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
 	e = posix_spawn(&l->pid, local_agent, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (e != 0) {

@@ -432,7 +432,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	h->priv = x;
 	if (h->logpath[0] != '\0')
 		x->logfd = open(h->logpath, O_WRONLY | O_CREAT | O_APPEND |
-		    O_CLOEXEC, 0600);
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	host_ssh_target(h, &t);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)

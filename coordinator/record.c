@@ -17,12 +17,28 @@
 #include "coordinator/host.h"
 #include "coordinator/record.h"
 #include "coordinator/suite.h"
+#include "proto/ident.h"
 #include "proto/log.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
 
 #define RECORD_MAX	(4UL << 30)	/* refuse to load a record above 4 GiB */
 #define RECORD_DROP_STEP (16UL << 20)	/* release parsed pages in 16 MiB steps */
+
+/*
+ * What a record may claim: no more than a suite or an inventory can ask
+ * for (suite.c, main.c), so a valid record always loads and a crafted one
+ * cannot make the analysis allocate for billions of rounds or cells.
+ */
+#define RECORD_ROUNDS_MAX	100000	/* suite "rounds", --rounds */
+#define RECORD_WARMUP_MAX	1000	/* suite "warmup" */
+#define RECORD_VARIANTS_MAX	64	/* SUITE_VARIANTS_MAX */
+#define RECORD_BENCHES_MAX	1024	/* SUITE_BENCHES_MAX */
+#define RECORD_HOSTS_MAX	1024
+#define RECORD_HOST_NAME	64	/* sizeof host.name, with its NUL */
+#define RECORD_RUN_ID		64	/* sizeof run.run_id, with its NUL */
+/* Hosts x (benchmark, metric) pairs x variants: the analysis' results. */
+#define RECORD_RESULTS_MAX	(1UL << 18)
 
 const char *const ds_builtin_names[DS_NBUILTIN] = {
 	"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "nvcsw", "nivcsw"
@@ -111,8 +127,9 @@ record_open(struct record *r, const char *dir, char **cause)
 	memset(r, 0, sizeof *r);
 	pthread_mutex_init(&r->mtx, NULL);
 	snprintf(r->path, sizeof r->path, "%s/%s", dir, RECORD_FILE);
+	/* Never through a planted link; not world-readable (suite env). */
 	r->fd = open(r->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
-	    O_CLOEXEC, 0644);
+	    O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (r->fd == -1) {
 		xasprintf(cause, "%s: %s", r->path, strerror(errno));
 		pthread_mutex_destroy(&r->mtx);
@@ -128,7 +145,7 @@ record_reopen(struct record *r, const char *dir, uint64_t good_len,
 	memset(r, 0, sizeof *r);
 	pthread_mutex_init(&r->mtx, NULL);
 	snprintf(r->path, sizeof r->path, "%s/%s", dir, RECORD_FILE);
-	r->fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	r->fd = open(r->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (r->fd == -1 || ftruncate(r->fd, (off_t)good_len) == -1) {
 		xasprintf(cause, "%s: %s", r->path, strerror(errno));
 		if (r->fd != -1)
@@ -534,6 +551,102 @@ rec_gbuf(const msgpack_object *o, const char *key, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/*
+ * Writes a string from the record into buf for a message: at most 64
+ * bytes, anything but printable ASCII as '?', so that a hostile name
+ * cannot put control sequences on the user's terminal.
+ */
+static void
+rec_show(const char *p, size_t len, char *buf, size_t size)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < len && i < 64 && n + 4 < size; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\'')
+			buf[n++] = p[i];
+		else
+			buf[n++] = '?';
+	}
+	if (i < len && n + 4 < size) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+}
+
+/* Sets the cause for a name field that is not an identifier. */
+static void
+rec_bad_name(struct rec_ctx *c, const char *field, const char *p, size_t len,
+    size_t size)
+{
+	char	shown[80];
+
+	rec_show(p, len, shown, sizeof shown);
+	if (c->cause == NULL)
+		xasprintf(&c->cause, "%s: record %zu: field '%s' '%s' is not "
+		    "a valid name (1 to %zu of A-Z a-z 0-9 _ . -, not "
+		    "starting with - or .)", c->path, c->index, field, shown,
+		    size - 1);
+}
+
+/*
+ * Checks that v is a string holding an identifier shorter than size
+ * (ident.h). Returns 0, or -1 with the cause naming field.
+ */
+static int
+rec_ident(struct rec_ctx *c, const msgpack_object *v, const char *field,
+    size_t size)
+{
+	if (v == NULL || v->type != MSGPACK_OBJECT_STR) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' "
+			    "missing or not a string", c->path, c->index,
+			    field);
+		return (-1);
+	}
+	if (!ident_ok(v->via.str.ptr, v->via.str.size, size)) {
+		rec_bad_name(c, field, v->via.str.ptr, v->via.str.size, size);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Checks that the text of field is 1 to size-1 bytes without control
+ * characters (it is shown on the terminal). Returns 0 or -1 (cause).
+ */
+static int
+rec_plain(struct rec_ctx *c, const char *field, const char *s, size_t size)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			break;
+	}
+	if (i == 0 || s[i] != '\0' || i >= size) {
+		xasprintf(&c->cause, "%s: record %zu: field '%s' is empty, "
+		    "too long or has control characters", c->path, c->index,
+		    field);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Fetches an identifier field into buf[size]; returns 0 or -1 (cause). */
+static int
+rec_gident(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    char *buf, size_t size)
+{
+	const msgpack_object	*v = rec_get(o, key);
+
+	if (rec_ident(c, v, key, size) != 0)
+		return (-1);
+	memcpy(buf, v->via.str.ptr, v->via.str.size);
+	buf[v->via.str.size] = '\0';
+	return (0);
+}
+
 /* Fetches a number field as a double; returns 0 or -1 (cause set). */
 static int
 rec_gnum(struct rec_ctx *c, const msgpack_object *o, const char *key,
@@ -578,6 +691,44 @@ rec_guint(struct rec_ctx *c, const msgpack_object *o, const char *key,
 		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
 		    "not an unsigned integer", c->path, c->index, key);
 	return (-1);
+}
+
+/*
+ * Fetches an unsigned integer field of at most max; returns 0 or -1 with
+ * the cause naming the field and its value.
+ */
+static int
+rec_gmax(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    uint64_t max, uint64_t *out)
+{
+	if (rec_guint(c, o, key, out) != 0)
+		return (-1);
+	if (*out > max) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' %llu "
+			    "is out of range (at most %llu)", c->path,
+			    c->index, key, (unsigned long long)*out,
+			    (unsigned long long)max);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Fetches a number field that must lie in [min, max]; returns 0 or -1. */
+static int
+rec_gnum_in(struct rec_ctx *c, const msgpack_object *o, const char *key,
+    double min, double max, double *out)
+{
+	if (rec_gnum(c, o, key, out) != 0)
+		return (-1);
+	if (!(*out >= min && *out <= max)) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' %g "
+			    "is out of range (%g to %g)", c->path, c->index,
+			    key, *out, min, max);
+		return (-1);
+	}
+	return (0);
 }
 
 static int
@@ -687,6 +838,40 @@ rec_host(struct dataset *ds, const char *name)
 	return (ds->nhosts++);
 }
 
+/*
+ * Looks up or adds the host named by field key of o, which must be an
+ * identifier; returns 0 with its index in *idx, or -1 (cause set).
+ */
+static int
+rec_ghost(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o,
+    const char *key, size_t *idx)
+{
+	char	name[RECORD_HOST_NAME];
+
+	if (rec_gident(c, o, key, name, sizeof name) != 0)
+		return (-1);
+	if (dataset_host(ds, name) < 0 && ds->nhosts >= RECORD_HOSTS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: more than %d hosts",
+		    c->path, c->index, RECORD_HOSTS_MAX);
+		return (-1);
+	}
+	*idx = rec_host(ds, name);
+	return (0);
+}
+
+/* Returns 1 when names[0..n) holds s. */
+static int
+rec_dup(char *const *names, size_t n, const char *s)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], s) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 static int
 rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
@@ -694,6 +879,8 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	uint64_t		 u;
 	size_t			 i, j;
 
+	if (rec_ident(c, rec_get(o, "run_id"), "run_id", RECORD_RUN_ID) != 0)
+		return (-1);
 	if ((ds->run_id = rec_gstr(c, o, "run_id")) == NULL ||
 	    (ds->orch_version = rec_gstr(c, o, "orch_version")) == NULL ||
 	    (ds->suite_name = rec_gstr(c, o, "suite")) == NULL ||
@@ -704,13 +891,22 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	    rec_guint(c, o, "seed", &ds->seed) != 0 ||
 	    rec_gnum(c, o, "min_effect", &ds->min_effect) != 0)
 		return (-1);
-	if (rec_guint(c, o, "rounds", &u) != 0)
+	/* Opened by --resume, and shown on the terminal. */
+	if (rec_plain(c, "suite_path", ds->suite_path, PATH_MAX) != 0 ||
+	    rec_plain(c, "started", ds->started, 64) != 0)
 		return (-1);
+	if (rec_gmax(c, o, "rounds", RECORD_ROUNDS_MAX, &u) != 0)
+		return (-1);
+	if (u < 1) {
+		xasprintf(&c->cause, "%s: record %zu: field 'rounds' is 0",
+		    c->path, c->index);
+		return (-1);
+	}
 	ds->rounds = (uint32_t)u;
-	if (rec_guint(c, o, "warmup", &u) != 0)
+	if (rec_gmax(c, o, "warmup", RECORD_WARMUP_MAX, &u) != 0)
 		return (-1);
 	ds->warmup = (uint32_t)u;
-	if (rec_guint(c, o, "reference", &u) != 0)
+	if (rec_gmax(c, o, "reference", RECORD_VARIANTS_MAX, &u) != 0)
 		return (-1);
 	ds->ref = (size_t)u;
 	if ((v = rec_get(o, "subtract_floor")) != NULL &&
@@ -724,23 +920,42 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	v = rec_get(o, "variants");
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size < 1)
 		goto bad;
-	ds->nvariants = v->via.array.size;
-	ds->variants = xcalloc(ds->nvariants, sizeof *ds->variants);
-	for (i = 0; i < ds->nvariants; i++) {
-		if (v->via.array.ptr[i].type != MSGPACK_OBJECT_STR)
-			goto bad;
+	if (v->via.array.size > RECORD_VARIANTS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'variants': %u "
+		    "variants (at most %d)", c->path, c->index,
+		    v->via.array.size, RECORD_VARIANTS_MAX);
+		return (-1);
+	}
+	ds->variants = xcalloc(v->via.array.size, sizeof *ds->variants);
+	for (i = 0; i < v->via.array.size; i++) {
+		if (rec_ident(c, &v->via.array.ptr[i], "variants",
+		    PROTO_NAME_MAX) != 0)
+			return (-1);
 		ds->variants[i] = rec_strdup_obj(&v->via.array.ptr[i]);
+		ds->nvariants++;
+		if (rec_dup(ds->variants, i, ds->variants[i])) {
+			xasprintf(&c->cause, "%s: record %zu: field 'variants':"
+			    " '%s' twice", c->path, c->index, ds->variants[i]);
+			return (-1);
+		}
 	}
 	if (ds->ref >= ds->nvariants)
 		goto bad;
 	/* Every host the run started on, whether or not it said hello. */
 	v = rec_get(o, "hosts");
 	if (v != NULL && v->type == MSGPACK_OBJECT_ARRAY) {
+		if (v->via.array.size > RECORD_HOSTS_MAX) {
+			xasprintf(&c->cause, "%s: record %zu: field 'hosts': "
+			    "%u hosts (at most %d)", c->path, c->index,
+			    v->via.array.size, RECORD_HOSTS_MAX);
+			return (-1);
+		}
 		for (i = 0; i < v->via.array.size; i++) {
 			char	*hn;
 
-			if (v->via.array.ptr[i].type != MSGPACK_OBJECT_STR)
-				goto bad;
+			if (rec_ident(c, &v->via.array.ptr[i], "hosts",
+			    RECORD_HOST_NAME) != 0)
+				return (-1);
 			hn = rec_strdup_obj(&v->via.array.ptr[i]);
 			rec_host(ds, hn);
 			free(hn);
@@ -749,33 +964,67 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	v = rec_get(o, "benches");
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY)
 		goto bad;
-	ds->nbenches = v->via.array.size;
-	ds->benches = xcalloc(ds->nbenches + 1, sizeof *ds->benches);
-	for (i = 0; i < ds->nbenches; i++) {
+	if (v->via.array.size > RECORD_BENCHES_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'benches': %u "
+		    "benchmarks (at most %d)", c->path, c->index,
+		    v->via.array.size, RECORD_BENCHES_MAX);
+		return (-1);
+	}
+	ds->benches = xcalloc((size_t)v->via.array.size + 1,
+	    sizeof *ds->benches);
+	for (i = 0; i < v->via.array.size; i++) {
+		struct ds_bench	*db = &ds->benches[i];
+
 		b = &v->via.array.ptr[i];
-		if ((ds->benches[i].name = rec_gstr(c, b, "name")) == NULL ||
-		    (ds->benches[i].checksum = rec_gstr(c, b, "checksum")) ==
-		    NULL)
+		/* Counted first: dataset_free frees what is filled in. */
+		ds->nbenches++;
+		if (rec_ident(c, rec_get(b, "name"), "benches.name",
+		    PROTO_NAME_MAX) != 0 ||
+		    (db->name = rec_gstr(c, b, "name")) == NULL ||
+		    (db->checksum = rec_gstr(c, b, "checksum")) == NULL)
 			return (-1);
+		for (j = 0; j < i; j++) {
+			if (strcmp(ds->benches[j].name, db->name) == 0) {
+				xasprintf(&c->cause, "%s: record %zu: field "
+				    "'benches': '%s' twice", c->path, c->index,
+				    db->name);
+				return (-1);
+			}
+		}
 		m = rec_get(b, "metrics");
 		hi = rec_get(b, "higher");
 		if (m == NULL || hi == NULL || m->type != MSGPACK_OBJECT_ARRAY ||
 		    hi->type != MSGPACK_OBJECT_ARRAY ||
 		    m->via.array.size != hi->via.array.size)
 			goto bad;
-		ds->benches[i].nmetrics = m->via.array.size;
-		ds->benches[i].metrics = xcalloc(m->via.array.size + 1,
+		/* metrics[0], the primary one, is what every report shows. */
+		if (m->via.array.size < 1 ||
+		    m->via.array.size > PROTO_METRICS_MAX) {
+			xasprintf(&c->cause, "%s: record %zu: benchmark '%s': "
+			    "%u metrics (1 to %d)", c->path, c->index,
+			    db->name, m->via.array.size, PROTO_METRICS_MAX);
+			return (-1);
+		}
+		db->metrics = xcalloc((size_t)m->via.array.size + 1,
 		    sizeof (char *));
-		ds->benches[i].higher = xcalloc(m->via.array.size + 1,
+		db->higher = xcalloc((size_t)m->via.array.size + 1,
 		    sizeof (int));
 		for (j = 0; j < m->via.array.size; j++) {
-			if (m->via.array.ptr[j].type != MSGPACK_OBJECT_STR ||
-			    hi->via.array.ptr[j].type != MSGPACK_OBJECT_BOOLEAN)
+			if (rec_ident(c, &m->via.array.ptr[j],
+			    "benches.metrics", PROTO_NAME_MAX) != 0)
+				return (-1);
+			if (hi->via.array.ptr[j].type != MSGPACK_OBJECT_BOOLEAN)
 				goto bad;
-			ds->benches[i].metrics[j] =
-			    rec_strdup_obj(&m->via.array.ptr[j]);
-			ds->benches[i].higher[j] =
-			    hi->via.array.ptr[j].via.boolean;
+			db->metrics[j] = rec_strdup_obj(&m->via.array.ptr[j]);
+			db->nmetrics++;
+			db->higher[j] = hi->via.array.ptr[j].via.boolean;
+			if (rec_dup(db->metrics, j, db->metrics[j])) {
+				xasprintf(&c->cause, "%s: record %zu: "
+				    "benchmark '%s': metric '%s' twice",
+				    c->path, c->index, db->name,
+				    db->metrics[j]);
+				return (-1);
+			}
 		}
 	}
 	return (0);
@@ -790,14 +1039,11 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
 	struct ds_host		*h;
 	const msgpack_object	*v;
-	char			 name[128];
 	double			 d;
 	size_t			 i, hi;
 
-	rec_gbuf(o, "host", name, sizeof name);
-	if (name[0] == '\0')
-		return (rec_gstr(c, o, "host") == NULL ? -1 : -1);
-	hi = rec_host(ds, name);
+	if (rec_ghost(c, ds, o, "host", &hi) != 0)
+		return (-1);
 	h = &ds->hosts[hi];
 	free(h->agent_version);
 	h->agent_version = rec_gstr(c, o, "agent_version");
@@ -811,10 +1057,11 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	rec_gbuf(o, "kernel", h->facts.kernel, sizeof h->facts.kernel);
 	rec_gbuf(o, "hostname", h->facts.hostname, sizeof h->facts.hostname);
 	rec_gbuf(o, "workdir", h->facts.workdir, sizeof h->facts.workdir);
-	if (rec_gnum(c, o, "cores", &d) != 0)
+	/* In range before the conversion: out of range it is undefined. */
+	if (rec_gnum_in(c, o, "cores", 0, UINT32_MAX, &d) != 0)
 		return (-1);
 	h->facts.cores = (uint32_t)d;
-	if (rec_gnum(c, o, "mem_kb", &d) != 0)
+	if (rec_gnum_in(c, o, "mem_kb", 0, 0x1p63, &d) != 0)
 		return (-1);
 	h->facts.mem_kb = (uint64_t)d;
 	v = rec_get(o, "load");
@@ -857,16 +1104,16 @@ static int
 rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
 	struct ds_sample	*s;
-	char			 host[128], bench[PROTO_NAME_MAX];
+	char			 bench[PROTO_NAME_MAX];
 	char			 variant[PROTO_NAME_MAX], status[16];
 	long			 b, vr;
-	size_t			 i;
+	size_t			 i, hidx;
 
-	rec_gbuf(o, "host", host, sizeof host);
+	if (rec_ghost(c, ds, o, "host", &hidx) != 0)
+		return (-1);
 	rec_gbuf(o, "bench", bench, sizeof bench);
-	rec_gbuf(o, "variant", variant, sizeof variant);
 	rec_gbuf(o, "status", status, sizeof status);
-	if (strcmp(bench, RECORD_FLOOR) == 0 && host[0] != '\0') {
+	if (strcmp(bench, RECORD_FLOOR) == 0) {
 		if (ds->nfloors == ds->floors_cap) {
 			ds->floors_cap = ds->floors_cap ?
 			    ds->floors_cap * 2 : 256;
@@ -876,19 +1123,22 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		s = &ds->floors[ds->nfloors++];
 		memset(s, 0, sizeof *s);
 		s->err = "";
-		s->host = rec_host(ds, host);
+		s->host = hidx;
 		return (rec_sample_fields(c, o, s, status));
 	}
+	if (rec_gident(c, o, "bench", bench, sizeof bench) != 0 ||
+	    rec_gident(c, o, "variant", variant, sizeof variant) != 0)
+		return (-1);
 	b = -1;
 	for (i = 0; i < ds->nbenches; i++) {
 		if (strcmp(ds->benches[i].name, bench) == 0)
 			b = (long)i;
 	}
 	vr = rec_find(ds->variants, ds->nvariants, variant);
-	if (host[0] == '\0' || b < 0 || vr < 0) {
+	if (b < 0 || vr < 0) {
 		xasprintf(&c->cause, "%s: record %zu: sample of unknown host, "
 		    "bench or variant ('%s', '%s', '%s')", c->path, c->index,
-		    host, bench, variant);
+		    ds->hosts[hidx].name, bench, variant);
 		return (-1);
 	}
 	if (ds->nsamples == ds->samples_cap) {
@@ -898,7 +1148,7 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	}
 	s = &ds->samples[ds->nsamples];
 	memset(s, 0, sizeof *s);
-	s->host = rec_host(ds, host);
+	s->host = hidx;
 	s->bench = (size_t)b;
 	s->variant = (size_t)vr;
 	ds->nsamples++;
@@ -924,11 +1174,18 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	}
 	if (rec_guint(c, o, "round", &u) != 0)
 		return (-1);
+	/* The analysis indexes its per-round arrays by it. */
+	if (u > ds->rounds) {
+		xasprintf(&c->cause, "%s: record %zu: field 'round' %llu is "
+		    "beyond the run's rounds (%u)", c->path, c->index,
+		    (unsigned long long)u, ds->rounds);
+		return (-1);
+	}
 	s->round = (uint32_t)u;
-	if (rec_guint(c, o, "attempt", &u) != 0)
+	if (rec_gmax(c, o, "attempt", UINT32_MAX, &u) != 0)
 		return (-1);
 	s->attempt = (uint32_t)u;
-	if (rec_guint(c, o, "seq", &u) != 0)
+	if (rec_gmax(c, o, "seq", UINT32_MAX, &u) != 0)
 		return (-1);
 	s->seq = (uint32_t)u;
 	if (rec_guint(c, o, "warmup", &u) != 0)
@@ -936,15 +1193,28 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	s->warmup = u != 0;
 	if (rec_gint(c, o, "exit", &i64) != 0)
 		return (-1);
+	if (i64 < INT_MIN || i64 > INT_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'exit' %lld is "
+		    "out of range", c->path, c->index, (long long)i64);
+		return (-1);
+	}
 	s->exit_code = (int)i64;
 	if (rec_gint(c, o, "signal", &i64) != 0)
 		return (-1);
+	if (i64 < INT_MIN || i64 > INT_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'signal' %lld is "
+		    "out of range", c->path, c->index, (long long)i64);
+		return (-1);
+	}
 	s->signal = (int)i64;
 	if (rec_gint(c, o, "start_ns", &s->start_ns) != 0)
 		return (-1);
 	if ((v = rec_get(o, "step")) != NULL &&
-	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-		s->step = (uint32_t)v->via.u64;
+	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		if (rec_gmax(c, o, "step", UINT32_MAX, &u) != 0)
+			return (-1);
+		s->step = (uint32_t)u;
+	}
 	if (rec_gnum(c, o, "load1", &s->load1) != 0)
 		return (-1);
 	for (i = 0; i < DS_NBUILTIN; i++) {
@@ -962,6 +1232,13 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	if (v != NULL && v->type == MSGPACK_OBJECT_STR)
 		s->checksum = ds_intern(ds, v->via.str.ptr, v->via.str.size);
 	v = rec_get(o, "metrics");
+	if (v != NULL && v->type == MSGPACK_OBJECT_MAP &&
+	    v->via.map.size > PROTO_METRICS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'metrics': %u "
+		    "metrics (at most %d)", c->path, c->index, v->via.map.size,
+		    PROTO_METRICS_MAX);
+		return (-1);
+	}
 	if (v != NULL && v->type == MSGPACK_OBJECT_MAP && v->via.map.size > 0) {
 		s->mkey = ds_alloc(ds, v->via.map.size * sizeof *s->mkey);
 		s->mval = ds_alloc(ds, v->via.map.size * sizeof *s->mval);
@@ -974,6 +1251,11 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 			    (kv->val.type != MSGPACK_OBJECT_FLOAT64 &&
 			    kv->val.type != MSGPACK_OBJECT_FLOAT32))
 				continue;
+			if (!ident_ok(kp, kl, PROTO_NAME_MAX)) {
+				rec_bad_name(c, "metrics", kp, kl,
+				    PROTO_NAME_MAX);
+				return (-1);
+			}
 			for (k = 0; k < (long)ds->nmnames; k++) {
 				if (strncmp(ds->mnames[k], kp, kl) == 0 &&
 				    ds->mnames[k][kl] == '\0')
@@ -995,7 +1277,7 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 static int
 rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
-	char			 t[16], name[128], role[128];
+	char			 t[16], role[128];
 	const msgpack_object	*v;
 	struct ds_file		*f;
 	struct ds_host		*h;
@@ -1020,13 +1302,14 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	if (strcmp(t, "sample") == 0)
 		return (rec_load_sample(c, ds, o));
 	if (strcmp(t, "file") == 0) {
-		rec_gbuf(o, "host", name, sizeof name);
+		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
+			return (-1);
 		rec_gbuf(o, "role", role, sizeof role);
 		ds->files = xreallocarray(ds->files, ds->nfiles + 1,
 		    sizeof *ds->files);
 		f = &ds->files[ds->nfiles];
 		memset(f, 0, sizeof *f);
-		f->host = rec_host(ds, name);
+		f->host = hidx;
 		f->role = xstrdup(role);
 		if ((v = rec_get(o, "fresh")) != NULL &&
 		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
@@ -1038,11 +1321,17 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 			return (-1);
 		}
 		ds->nfiles++;
+		if (f->variant[0] != '\0' &&
+		    !ident_str_ok(f->variant, PROTO_NAME_MAX)) {
+			rec_bad_name(c, "variant", f->variant,
+			    strlen(f->variant), PROTO_NAME_MAX);
+			return (-1);
+		}
 		return (0);
 	}
 	if (strcmp(t, "hostend") == 0) {
-		rec_gbuf(o, "host", name, sizeof name);
-		hidx = rec_host(ds, name);
+		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
+			return (-1);
 		h = &ds->hosts[hidx];
 		h->ended = 1;
 		if ((v = rec_get(o, "pushed_bytes")) != NULL &&
@@ -1065,8 +1354,8 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		struct ds_note	*nt;
 		double		 d = 0;
 
-		rec_gbuf(o, "host", name, sizeof name);
-		hidx = rec_host(ds, name);
+		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
+			return (-1);
 		ds->notes = xreallocarray(ds->notes, ds->nnotes + 1,
 		    sizeof *ds->notes);
 		nt = &ds->notes[ds->nnotes++];
@@ -1077,7 +1366,7 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		if ((nt->detail = rec_gstr(c, o, "detail")) == NULL)
 			nt->detail = xstrdup("");
 		if (rec_gnum(c, o, "load1", &nt->load1) != 0 ||
-		    rec_gnum(c, o, "waited_ms", &d) != 0)
+		    rec_gnum_in(c, o, "waited_ms", 0, UINT32_MAX, &d) != 0)
 			return (-1);
 		nt->waited_ms = (uint32_t)d;
 		return (c->cause != NULL ? -1 : 0);
@@ -1088,11 +1377,135 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	}
 	if (strcmp(t, "end") == 0) {
 		free(ds->ended);
-		return ((ds->ended = rec_gstr(c, o, "ended")) == NULL ? -1 : 0);
+		if ((ds->ended = rec_gstr(c, o, "ended")) == NULL)
+			return (-1);
+		/* "" is the end of a run that ended before it began. */
+		if (ds->ended[0] == '\0')
+			return (0);
+		return (rec_plain(c, "ended", ds->ended, 64));
 	}
 	log_debug("%s: record %zu: unknown type '%s' ignored", c->path,
 	    c->index, t);
 	return (0);
+}
+
+/*
+ * Checks that the analysis of ds has a size orch can render: hosts x
+ * (benchmark, metric) pairs x variants results. Returns 0 or -1 (cause).
+ */
+static int
+rec_check_size(struct rec_ctx *c, const struct dataset *ds)
+{
+	size_t	i, nm = 0;
+
+	for (i = 0; i < ds->nbenches; i++)
+		nm += ds->benches[i].nmetrics;
+	/* Each factor is capped above: the product fits in 64 bits. */
+	if ((uint64_t)ds->nhosts * nm * ds->nvariants > RECORD_RESULTS_MAX) {
+		xasprintf(&c->cause, "%s: %zu hosts x %zu benchmark metrics x "
+		    "%zu variants: more than %lu results to analyse", c->path,
+		    ds->nhosts, nm, ds->nvariants, RECORD_RESULTS_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Walks the msgpack object at buf[0..len) without building it, as
+ * proto/msg.c's msg_scan does for a frame: msgpack-c trusts container
+ * counts and allocates for them as soon as it reads a header, so a record
+ * claiming 2^32 elements in a few bytes would cost gigabytes. Returns 0
+ * with the object's length in *used; 1 when the object does not end
+ * within len (a record cut short, or claiming more elements than bytes
+ * remain: each takes one at least); -1 when it is not msgpack or nests
+ * deeper than REC_DEPTH_MAX.
+ */
+#define REC_DEPTH_MAX	16
+static int
+rec_scan(const unsigned char *buf, size_t len, size_t *used)
+{
+	uint64_t	left[REC_DEPTH_MAX + 1];	/* objects due per level */
+	uint64_t	count, body, v;
+	size_t		depth = 0, off = 0, lb, i;
+	unsigned char	b;
+	int		map;
+
+	left[0] = 1;
+	for (;;) {
+		while (left[depth] == 0) {
+			if (depth == 0) {
+				*used = off;
+				return (0);
+			}
+			depth--;
+		}
+		left[depth]--;
+		if (off >= len)
+			return (1);
+		b = buf[off++];
+		count = body = 0;
+		lb = 0;
+		map = -1;
+		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 ||
+		    b == 0xc3)
+			;			/* fixint, nil, bool */
+		else if (b <= 0x8f)
+			count = 2 * (uint64_t)(b & 0x0f);
+		else if (b <= 0x9f)
+			count = b & 0x0f;
+		else if (b <= 0xbf)
+			body = b & 0x1f;
+		else {
+			switch (b) {
+			case 0xc4: case 0xd9: lb = 1; break;	/* bin, str */
+			case 0xc5: case 0xda: lb = 2; break;
+			case 0xc6: case 0xdb: lb = 4; break;
+			case 0xc7: lb = 1; body = 1; break;	/* ext + type */
+			case 0xc8: lb = 2; body = 1; break;
+			case 0xc9: lb = 4; body = 1; break;
+			case 0xca: body = 4; break;		/* float */
+			case 0xcb: body = 8; break;
+			case 0xcc: case 0xd0: body = 1; break;	/* (u)int */
+			case 0xcd: case 0xd1: body = 2; break;
+			case 0xce: case 0xd2: body = 4; break;
+			case 0xcf: case 0xd3: body = 8; break;
+			case 0xd4: body = 2; break;		/* fixext */
+			case 0xd5: body = 3; break;
+			case 0xd6: body = 5; break;
+			case 0xd7: body = 9; break;
+			case 0xd8: body = 17; break;
+			case 0xdc: lb = 2; map = 0; break;	/* array */
+			case 0xdd: lb = 4; map = 0; break;
+			case 0xde: lb = 2; map = 1; break;	/* map */
+			case 0xdf: lb = 4; map = 1; break;
+			default:				/* 0xc1 */
+				return (-1);
+			}
+		}
+		if (lb > 0) {
+			if (len - off < lb)
+				return (1);
+			for (v = 0, i = 0; i < lb; i++)
+				v = (v << 8) | buf[off + i];
+			off += lb;
+			if (map == 1)
+				count = 2 * v;
+			else if (map == 0)
+				count = v;
+			else
+				body += v;
+		}
+		if (body > len - off)
+			return (1);
+		off += (size_t)body;
+		if (count > 0) {
+			if (depth == REC_DEPTH_MAX)
+				return (-1);
+			if (count > len - off)
+				return (1);
+			left[++depth] = count;
+		}
+	}
 }
 
 int
@@ -1105,7 +1518,8 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	char			 path[PATH_MAX], *buf = NULL;
 	void			*map = NULL;
 	size_t			 off = 0, got = 0, dropped = 0, pagesz;
-	int			 fd = -1, r = -1;
+	size_t			 objlen = 0;
+	int			 fd = -1, r = -1, sr;
 	msgpack_unpack_return	 ur;
 
 	*out = NULL;
@@ -1113,9 +1527,14 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	c.path = path;
 	msgpack_unpacked_init(&u);
 	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	/* Non-blocking: a FIFO planted there must not hang orch. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
 		xasprintf(&c.cause, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		xasprintf(&c.cause, "%s: not a regular file", path);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > RECORD_MAX) {
@@ -1140,7 +1559,16 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	ds->counters = xstrdup("");
 	c.ds = ds;
 	while (off < got) {
-		ur = msgpack_unpack_next(&u, buf, got, &off);
+		sr = rec_scan((const unsigned char *)buf + off, got - off,
+		    &objlen);
+		if (sr == -1) {
+			xasprintf(&c.cause, "%s: record %zu: not valid msgpack",
+			    path, c.index);
+			goto out;
+		}
+		/* Only what rec_scan found whole is handed to msgpack-c. */
+		ur = sr == 1 ? MSGPACK_UNPACK_CONTINUE :
+		    msgpack_unpack_next(&u, buf, off + objlen, &off);
 		if (ur == MSGPACK_UNPACK_CONTINUE) {
 			log_warnx("%s: the last record is cut short (%zu "
 			    "bytes): ignored", path, got - off);
@@ -1176,6 +1604,8 @@ record_load(const char *dir, struct dataset **out, char **cause)
 		xasprintf(&c.cause, "%s: empty record", path);
 		goto out;
 	}
+	if (rec_check_size(&c, ds) != 0)
+		goto out;
 	*out = ds;
 	ds = NULL;
 	r = 0;

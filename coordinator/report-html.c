@@ -728,7 +728,8 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 {
 	const struct dataset	*ds = a->ds;
 	const char		*mn = ds->benches[fr->bench].metrics[0];
-	size_t			 nb = (ds->rounds + per - 1) / per, bi, r, n, k;
+	size_t			 nb = ((size_t)ds->rounds + per - 1) / per;
+	size_t			 bi, r, n, k;
 	double			*v, *med, *bmin, *bmax, x, y;
 	int			 first;
 
@@ -813,8 +814,9 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	mine = a->by_hb + a->hb_start[host * ds->nbenches + b];
 	nmine = a->hb_start[host * ds->nbenches + b + 1] -
 	    a->hb_start[host * ds->nbenches + b];
-	good = xcalloc(ds->rounds + 1, sizeof *good);
-	last = xcalloc(ds->rounds + 1, sizeof *last);
+	/* In size_t: the loader caps rounds, but never wrap here either. */
+	good = xcalloc((size_t)ds->rounds + 1, sizeof *good);
+	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
 	for (mi = 0; mi < nmine; mi++) {
 		s = &ds->samples[mine[mi]];
 		if (s->warmup)
@@ -847,8 +849,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	slotw = pw / (double)(nslots > 0 ? nslots : 1);
 	dx = fmin(6, slotw / (double)(nv + 1));
 	per = ds->rounds > RP_MAXDOTS ?
-	    (ds->rounds + RP_MAXDOTS - 1) / RP_MAXDOTS : 1;
-	nb = (ds->rounds + per - 1) / per;
+	    ((size_t)ds->rounds + RP_MAXDOTS - 1) / RP_MAXDOTS : 1;
+	nb = ((size_t)ds->rounds + per - 1) / per;
 	fails = xcalloc(nb + 1, sizeof *fails);
 	fr.bench = b;
 	fr.lo = lo;

@@ -21,6 +21,62 @@ md_cell(FILE *f, const char *s)
 	}
 }
 
+/*
+ * As md_cell, for text from the record (anyone's): what would start a
+ * link, an image or a code span is escaped too, so that viewing the
+ * report fetches nothing and no line is spoofed.
+ */
+static void
+md_text(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|' || *s == '<' || *s == '[' || *s == ']' ||
+		    *s == '`' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Returns the longest run of backticks in s. */
+static size_t
+md_ticks(const char *s)
+{
+	size_t	n = 0, run = 0;
+
+	for (; *s != '\0'; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > n)
+			n = run;
+	}
+	return (n);
+}
+
+/*
+ * Writes s as a code span: delimited by more backticks than it holds, so
+ * record text cannot end it; newlines become spaces.
+ */
+static void
+md_code(FILE *f, const char *s)
+{
+	size_t	n = md_ticks(s) + 1, i;
+	int	pad = s[0] == '`' || (s[0] != '\0' && s[strlen(s) - 1] == '`');
+
+	for (i = 0; i < n; i++)
+		fputc('`', f);
+	if (pad)
+		fputc(' ', f);
+	for (; *s != '\0'; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	if (pad)
+		fputc(' ', f);
+	for (i = 0; i < n; i++)
+		fputc('`', f);
+}
+
 /* Writes a ratio with its interval, or why there is none. */
 static void
 md_ratio(FILE *f, const struct rep_cmp *c)
@@ -68,7 +124,7 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	if (c->verdict == VERDICT_INVALID) {
 		report_short_reason(c->reason, reason, sizeof reason);
 		fputs("<br>", f);
-		md_cell(f, reason);
+		md_text(f, reason);
 	} else {
 		fputs("<br>", f);
 		md_ratio(f, c);
@@ -97,7 +153,7 @@ md_failed_hosts(FILE *f, const struct analysis *a)
 		fprintf(f, "> - `%s` (%s): ", h->name,
 		    a->groups[a->hosts[i].group].known ?
 		    a->groups[a->hosts[i].group].label : "no facts");
-		md_cell(f, h->ended ? (h->error[0] ? h->error : "failed") :
+		md_text(f, h->ended ? (h->error[0] ? h->error : "failed") :
 		    "the record ends before this host finished");
 		fputc('\n', f);
 	}
@@ -117,7 +173,7 @@ md_answers(FILE *f, const struct analysis *a)
 		ans = &a->answers[i];
 		fprintf(f, "- **%s vs %s: ", ds->variants[ans->variant],
 		    ds->variants[ds->ref]);
-		md_cell(f, ans->headline);
+		md_text(f, ans->headline);
 		fputs("** — ", f);
 		md_cell(f, ans->detail);
 		fputs("\n", f);
@@ -154,7 +210,7 @@ md_across(FILE *f, const struct analysis *a)
 		if (!g->known)
 			continue;
 		fputc(' ', f);
-		md_cell(f, g->label);
+		md_text(f, g->label);
 		fprintf(f, "<br>`%s` |", ds->hosts[a->hosts[i].host].name);
 	}
 	if (ncols > 1)
@@ -180,7 +236,7 @@ md_across(FILE *f, const struct analysis *a)
 			fputc(' ', f);
 			if (row->differs)
 				fputs("⚠ **differs:** ", f);
-			md_cell(f, row->agreement);
+			md_text(f, row->agreement);
 			fputs(" |", f);
 		}
 		fputc('\n', f);
@@ -199,7 +255,7 @@ md_across(FILE *f, const struct analysis *a)
 		geo = &a->geos[i];
 		g = &a->groups[geo->group];
 		fputs("| ", f);
-		md_cell(f, g->label);
+		md_text(f, g->label);
 		fputs(" | ", f);
 		for (j = g->from; j < g->to; j++)
 			fprintf(f, "%s%s", j > g->from ? ", " : "",
@@ -247,7 +303,7 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 		    a->hosts[i].load_med, a->hosts[i].load_max);
 		if (h->failed || !h->ended) {
 			fputs("**failed**: ", f);
-			md_cell(f, h->ended ? h->error :
+			md_text(f, h->ended ? h->error :
 			    "the record ends before this host finished");
 		} else
 			fputs("ok", f);
@@ -302,7 +358,7 @@ static void
 md_measure(FILE *f, const struct analysis *a, size_t i)
 {
 	fprintf(f, "- `%s`: ", a->ds->hosts[a->hosts[i].host].name);
-	report_measure(f, a, i, md_cell, "`", "`");
+	report_measure(f, a, i, md_text, "`", "`");
 	fputs("\n", f);
 }
 
@@ -405,7 +461,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 				fprintf(f, "> **No ratio for %s vs %s:** ",
 				    ds->variants[c->variant],
 				    ds->variants[ds->ref]);
-				md_cell(f, c->reason);
+				md_text(f, c->reason);
 				fputs("\n\n", f);
 			}
 		}
@@ -451,7 +507,7 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 		else if (s->status == 1)
 			fprintf(f, " (exit %d)", s->exit_code);
 		fputs(" | ", f);
-		md_cell(f, tail);
+		md_text(f, tail);
 		fputs(" |\n", f);
 	}
 	if (n > shown)
@@ -466,12 +522,18 @@ static void
 md_run(FILE *f, const struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
-	size_t			 i, b, v;
+	size_t			 i, b, v, n;
 
 	fputs("## Run\n\n", f);
-	fprintf(f, "- orch %s; started %s, ended %s\n", ds->orch_version,
-	    ds->started, ds->ended[0] ? ds->ended : "(not recorded)");
-	fprintf(f, "- command: `%s`\n", ds->cmdline);
+	fputs("- orch ", f);
+	md_text(f, ds->orch_version);
+	fputs("; started ", f);
+	md_text(f, ds->started);
+	fputs(", ended ", f);
+	md_text(f, ds->ended[0] ? ds->ended : "(not recorded)");
+	fputs("\n- command: ", f);
+	md_code(f, ds->cmdline);
+	fputc('\n', f);
 	if (ds->resumed > 0)
 		fprintf(f, "- resumed %d time%s after an interruption (`orch "
 		    "run --resume`)\n", ds->resumed, ds->resumed == 1 ? "" : "s");
@@ -492,19 +554,31 @@ md_run(FILE *f, const struct analysis *a)
 		fputs("\nFiles run, per host (SHA-256):\n\n| host | variant | "
 		    "role | path | sha256 |\n|---|---|---|---|---|\n", f);
 		for (i = 0; i < ds->nfiles; i++) {
-			fprintf(f, "| %s | %s | %s | ",
+			fprintf(f, "| %s | %s | ",
 			    ds->hosts[ds->files[i].host].name,
-			    ds->files[i].variant, ds->files[i].role);
-			md_cell(f, ds->files[i].path);
-			fprintf(f, " | `%s` |\n", ds->files[i].sha);
+			    ds->files[i].variant);
+			md_text(f, ds->files[i].role);
+			fputs(" | ", f);
+			md_text(f, ds->files[i].path);
+			fputs(" | ", f);
+			md_code(f, ds->files[i].sha);
+			fputs(" |\n", f);
 		}
 	}
-	fputs("\n<details><summary>Suite file as run</summary>\n\n```ini\n", f);
+	/* A fence longer than any run of backticks in the text ends it. */
+	n = md_ticks(ds->suite_text) + 1;
+	n = n < 3 ? 3 : n;
+	fputs("\n<details><summary>Suite file as run</summary>\n\n", f);
+	for (i = 0; i < n; i++)
+		fputc('`', f);
+	fputs("ini\n", f);
 	fputs(ds->suite_text, f);
 	if (ds->suite_text[0] != '\0' &&
 	    ds->suite_text[strlen(ds->suite_text) - 1] != '\n')
 		fputc('\n', f);
-	fputs("```\n\n</details>\n", f);
+	for (i = 0; i < n; i++)
+		fputc('`', f);
+	fputs("\n\n</details>\n", f);
 }
 
 int
@@ -515,13 +589,16 @@ report_md(const struct analysis *a, FILE *f)
 	const struct ds_host	*h;
 	size_t			 i, j;
 
-	fprintf(f, "# orch report: %s\n\n", ds->suite_name);
-	fprintf(f, "Run `%s` of suite `%s` (%s): %zu variants over %u "
-	    "interleaved rounds (%u warmup run%s each first), reference `%s`, "
-	    "min_effect %.3g.\n\n", ds->run_id, ds->suite_name,
-	    ds->suite_path, ds->nvariants, ds->rounds, ds->warmup,
-	    ds->warmup == 1 ? "" : "s", ds->variants[ds->ref],
-	    ds->min_effect);
+	fputs("# orch report: ", f);
+	md_text(f, ds->suite_name);
+	fprintf(f, "\n\nRun `%s` of suite ", ds->run_id);
+	md_code(f, ds->suite_name);
+	fputs(" (", f);
+	md_text(f, ds->suite_path);
+	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
+	    "run%s each first), reference `%s`, min_effect %.3g.\n\n",
+	    ds->nvariants, ds->rounds, ds->warmup, ds->warmup == 1 ? "" : "s",
+	    ds->variants[ds->ref], ds->min_effect);
 	if (ds->ended[0] == '\0' || ds->truncated)
 		fputs("> **Incomplete record:** the run did not finish; the "
 		    "numbers below cover what was recorded.\n\n", f);
@@ -532,7 +609,7 @@ report_md(const struct analysis *a, FILE *f)
 	for (i = 0; i < a->ngroups; i++) {
 		g = &a->groups[i];
 		fputs("## ", f);
-		md_cell(f, g->known ? g->label : "Hosts that gave no facts");
+		md_text(f, g->known ? g->label : "Hosts that gave no facts");
 		fputs("\n\n", f);
 		if (!g->known) {
 			/* Never said hello: nothing but the error to show. */
@@ -540,7 +617,7 @@ report_md(const struct analysis *a, FILE *f)
 				h = &ds->hosts[a->hosts[j].host];
 				fprintf(f, "- `%s`: no facts and no runs; ",
 				    h->name);
-				md_cell(f, h->error[0] ? h->error :
+				md_text(f, h->error[0] ? h->error :
 				    "it never started");
 				fputc('\n', f);
 			}

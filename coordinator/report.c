@@ -1,5 +1,8 @@
 /* Analysis of a dataset, and writing every report file atomically. */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <limits.h>
 #include <math.h>
@@ -9,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <openssl/rand.h>
 
 #include "coordinator/report.h"
 #include "coordinator/rng.h"
@@ -115,25 +120,36 @@ rep_checksums(const struct analysis *a, size_t host, size_t bench,
 	return (1);
 }
 
-/* Fills cells[variant * (rounds+1) + round] with final measured attempts. */
-static void
+/*
+ * Fills cells[variant * (rounds+1) + round], all clear, with the final
+ * measured attempts of (host, bench), or with NULL when clear is set.
+ * Returns the highest round filled (0: none): the rounds past it need no
+ * look, so the work follows the samples, not the rounds a record claims.
+ */
+static uint32_t
 rep_cells(const struct analysis *a, size_t host, size_t bench,
-    struct rep_cell *cells, uint32_t rounds)
+    struct rep_cell *cells, uint32_t rounds, int clear)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
 	struct rep_cell		*c;
 	size_t			 i, hb = host * ds->nbenches + bench;
+	uint32_t		 top = 0;
 
-	memset(cells, 0, ds->nvariants * (rounds + 1) * sizeof *cells);
 	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
 		s = &ds->samples[a->by_hb[i]];
-		if (s->warmup || s->round < 1 || s->round > rounds)
+		if (s->warmup || s->round < 1 || s->round > rounds ||
+		    s->variant >= ds->nvariants)
 			continue;
-		c = &cells[s->variant * (rounds + 1) + s->round];
-		if (c->s == NULL || s->attempt > c->s->attempt)
+		c = &cells[s->variant * ((size_t)rounds + 1) + s->round];
+		if (clear)
+			c->s = NULL;
+		else if (c->s == NULL || s->attempt > c->s->attempt)
 			c->s = s;
+		if (s->round > top)
+			top = s->round;
 	}
+	return (top);
 }
 
 /* Buckets the samples by (host, bench), keeping record order. */
@@ -278,13 +294,26 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	struct rep_result	*res;
 	struct rep_cmp		*cmp;
 	const struct ds_sample	*s, *rs;
-	double			*vals, *ratios, *logs, v, rv, *loads;
-	uint32_t		 R = ds->rounds;
-	size_t			 h, hi, b, m, vr, r, i, n, nl;
+	double			*vals, *ratios, *logs, v, rv, *loads, *rr;
+	uint32_t		 R = ds->rounds, top;
+	size_t			 h, hi, b, m, vr, r, i, n, nl, nm, nv;
+	size_t			 R1 = (size_t)R + 1;
 	char			 reason[256], **settings;
 	int			 ck, *files;
 
 	(void)cause;
+	/*
+	 * Every (host, bench, metric, variant) has a result, and each but
+	 * the reference's a comparison: sized once, found by index.
+	 */
+	for (nm = 0, b = 0; b < ds->nbenches; b++)
+		nm += ds->benches[b].nmetrics;
+	nv = ds->nvariants;
+	if (nv == 0 || ds->ref >= nv || R1 > SIZE_MAX / (nv + 1) ||
+	    (ds->nhosts > 0 && nm > SIZE_MAX / 2 / ds->nhosts / nv)) {
+		xasprintf(cause, "analysis: record too large");
+		return (-1);
+	}
 	a = xcalloc(1, sizeof *a);
 	a->ds = ds;
 	a->nhosts = ds->nhosts;
@@ -294,13 +323,22 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
 	rep_index(a);
+	a->results = xcalloc(ds->nhosts * nm * nv + 1, sizeof *a->results);
+	a->cmps = xcalloc(ds->nhosts * nm * (nv - 1) + 1, sizeof *a->cmps);
+	a->res_start = xcalloc(ds->nhosts * ds->nbenches + 1,
+	    sizeof *a->res_start);
+	a->cmp_start = xcalloc(ds->nhosts * ds->nbenches + 1,
+	    sizeof *a->cmp_start);
 
 	settings = rep_settings(ds);
-	files = xcalloc(ds->nvariants + 1, sizeof *files);
-	cells = xcalloc(ds->nvariants * (R + 1) + 1, sizeof *cells);
-	vals = xcalloc(R + 1, sizeof *vals);
-	ratios = xcalloc(R + 1, sizeof *ratios);
-	logs = xcalloc(R + 1, sizeof *logs);
+	files = xcalloc(nv + 1, sizeof *files);
+	cells = xcalloc(nv * R1 + 1, sizeof *cells);
+	vals = xcalloc(R1, sizeof *vals);
+	ratios = xcalloc(R1, sizeof *ratios);
+	logs = xcalloc(R1, sizeof *logs);
+	rr = xcalloc(R1, sizeof *rr);
+	for (r = 0; r < R; r++)
+		rr[r] = NAN;
 	loads = xcalloc(ds->nsamples + 1, sizeof *loads);
 	for (hi = 0; hi < a->nhosts; hi++) {
 		struct rep_host	*rh = &a->hosts[hi];
@@ -332,9 +370,11 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (ds->subtract_floor && rh->hyg.floor.n > 0)
 			rh->floor_sub = rh->hyg.floor.median;
 		for (b = 0; b < ds->nbenches; b++) {
-			rep_cells(a, h, b, cells, R);
+			top = rep_cells(a, h, b, cells, R, 0);
+			a->res_start[h * ds->nbenches + b] = a->nresults;
+			a->cmp_start[h * ds->nbenches + b] = a->ncmps;
 			for (vr = 0; vr < ds->nvariants; vr++) {
-				for (r = 1; r <= R; r++) {
+				for (r = 1; r <= top; r++) {
 					s = cells[vr * (R + 1) + r].s;
 					if (s != NULL && s->status != 0) {
 						rh->failed++;
@@ -348,8 +388,6 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 				    ds->benches[b].metrics[m]);
 
 				for (vr = 0; vr < ds->nvariants; vr++) {
-					a->results = xreallocarray(a->results,
-					    a->nresults + 1, sizeof *a->results);
 					res = &a->results[a->nresults++];
 					memset(res, 0, sizeof *res);
 					res->host = h;
@@ -357,8 +395,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 					res->metric = m;
 					res->variant = vr;
 					n = 0;
-					for (r = 1; r <= R; r++) {
-						s = cells[vr * (R + 1) + r].s;
+					for (r = 1; r <= top; r++) {
+						s = cells[vr * R1 + r].s;
 						if (s == NULL)
 							continue;
 						res->retried += s->attempt - 1;
@@ -376,8 +414,6 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 				for (vr = 0; vr < ds->nvariants; vr++) {
 					if (vr == ds->ref)
 						continue;
-					a->cmps = xreallocarray(a->cmps,
-					    a->ncmps + 1, sizeof *a->cmps);
 					cmp = &a->cmps[a->ncmps++];
 					memset(cmp, 0, sizeof *cmp);
 					cmp->host = h;
@@ -387,13 +423,10 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 					cmp->ratio = cmp->lo = cmp->hi = NAN;
 					cmp->p = NAN;
 					cmp->files = files[vr];
-					cmp->rratio = xcalloc(R + 1,
-					    sizeof *cmp->rratio);
 					n = 0;
-					for (r = 1; r <= R; r++) {
-						cmp->rratio[r - 1] = NAN;
-						s = cells[vr * (R + 1) + r].s;
-						rs = cells[ds->ref * (R + 1) + r].s;
+					for (r = 1; r <= top; r++) {
+						s = cells[vr * R1 + r].s;
+						rs = cells[ds->ref * R1 + r].s;
 						if (s == NULL || rs == NULL ||
 						    s->status != 0 || rs->status != 0)
 							continue;
@@ -405,7 +438,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 							continue;
 						ratios[n] = v / rv;
 						logs[n] = log(v / rv);
-						cmp->rratio[r - 1] = v / rv;
+						rr[r - 1] = v / rv;
 						n++;
 					}
 					cmp->npairs = n;
@@ -431,15 +464,25 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 					if (cmp->verdict == VERDICT_INVALID) {
 						cmp->ratio = cmp->lo = cmp->hi = NAN;
 						cmp->p = NAN;
+					} else {
+						/* Only valid ones are used (rep_geos). */
+						cmp->rratio = xcalloc(R1,
+						    sizeof *cmp->rratio);
+						memcpy(cmp->rratio, rr,
+						    R1 * sizeof *rr);
 					}
+					for (r = 0; r < top; r++)
+						rr[r] = NAN;
 					if (m == 0 &&
 					    cmp->verdict == VERDICT_WORSE)
 						a->nworse++;
 				}
 			}
+			rep_cells(a, h, b, cells, R, 1);
 		}
 	}
 	free(cells);
+	free(rr);
 	free(vals);
 	free(ratios);
 	free(logs);
@@ -458,20 +501,40 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	return (0);
 }
 
+/* Returns the index of (host, bench) in res_start and cmp_start, or -1. */
+static long
+rep_hb(const struct analysis *a, size_t host, size_t bench, size_t metric,
+    size_t variant)
+{
+	const struct dataset	*ds = a->ds;
+
+	if (a->res_start == NULL || host >= ds->nhosts ||
+	    bench >= ds->nbenches || metric >= ds->benches[bench].nmetrics ||
+	    variant >= ds->nvariants)
+		return (-1);
+	return ((long)(host * ds->nbenches + bench));
+}
+
 const struct rep_cmp *
 analysis_cmp(const struct analysis *a, size_t host, size_t bench,
     size_t metric, size_t variant)
 {
 	const struct rep_cmp	*c;
-	size_t			 i;
+	size_t			 i, nv = a->ds->nvariants;
+	long			 hb = rep_hb(a, host, bench, metric, variant);
 
-	for (i = 0; i < a->ncmps; i++) {
-		c = &a->cmps[i];
-		if (c->host == host && c->bench == bench &&
-		    c->metric == metric && c->variant == variant)
-			return (c);
-	}
-	return (NULL);
+	if (hb < 0 || variant == a->ds->ref)
+		return (NULL);
+	/* analysis_build lays them out metric by metric, reference left out. */
+	i = a->cmp_start[hb] + metric * (nv - 1) +
+	    (variant > a->ds->ref ? variant - 1 : variant);
+	if (i >= a->ncmps)
+		return (NULL);
+	c = &a->cmps[i];
+	if (c->host != host || c->bench != bench || c->metric != metric ||
+	    c->variant != variant)
+		return (NULL);
+	return (c);
 }
 
 const struct rep_result *
@@ -480,14 +543,18 @@ analysis_result(const struct analysis *a, size_t host, size_t bench,
 {
 	const struct rep_result	*r;
 	size_t			 i;
+	long			 hb = rep_hb(a, host, bench, metric, variant);
 
-	for (i = 0; i < a->nresults; i++) {
-		r = &a->results[i];
-		if (r->host == host && r->bench == bench &&
-		    r->metric == metric && r->variant == variant)
-			return (r);
-	}
-	return (NULL);
+	if (hb < 0)
+		return (NULL);
+	i = a->res_start[hb] + metric * a->ds->nvariants + variant;
+	if (i >= a->nresults)
+		return (NULL);
+	r = &a->results[i];
+	if (r->host != host || r->bench != bench || r->metric != metric ||
+	    r->variant != variant)
+		return (NULL);
+	return (r);
 }
 
 const struct rep_geo *
@@ -629,8 +696,9 @@ rep_geos(struct analysis *a)
 					}
 					n[k] = ds->rounds;
 					if (ds->benches[b].higher[0]) {
-						inv[ninv] = xcalloc(ds->rounds
-						    + 1, sizeof **inv);
+						inv[ninv] = xcalloc(
+						    (size_t)ds->rounds + 1,
+						    sizeof **inv);
 						for (r = 0; r < ds->rounds; r++)
 							inv[ninv][r] =
 							    1 / c->rratio[r];
@@ -888,6 +956,8 @@ analysis_free(struct analysis *a)
 	free(a->answers);
 	free(a->hb_start);
 	free(a->by_hb);
+	free(a->res_start);
+	free(a->cmp_start);
 	free(a);
 }
 
@@ -984,9 +1054,10 @@ report_measure(FILE *f, const struct analysis *a, size_t i,
 }
 
 /*
- * One report file: written to DIR/.name.tmp and synced by rep_write, then
- * renamed into place by rep_commit once every file was written, so a
- * failure leaves the previous files whole and no file from this attempt.
+ * One report file: written to a new DIR/.name.XXXXXXXX.tmp and synced by
+ * rep_write, then renamed into place by rep_commit once every file was
+ * written, so a failure leaves the previous files whole and no file from
+ * this attempt.
  */
 struct rep_out {
 	const char	 *dir;
@@ -995,20 +1066,64 @@ struct rep_out {
 	const void	 *arg;
 	char		 *cause;
 	int		  r;
+	char		  tmp[PATH_MAX];	/* "" until created */
 };
 
-/* Writes and syncs DIR/.name.tmp; sets o->r (0 or -1 with o->cause). */
+int
+report_create_tmp(const char *dir, const char *name, char *tmp, size_t len)
+{
+	static const char	 digits[] = "0123456789abcdefghijklmnopqrstuv";
+	unsigned char		 rnd[8];
+	char			 sfx[sizeof rnd + 1];
+	size_t			 i;
+	int			 fd, tries;
+
+	/*
+	 * A new file of a random name, never an existing one and never
+	 * through a symbolic link: whatever was planted in the directory
+	 * is not written to. Mode 0600: the record carries suite settings.
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		if (RAND_bytes(rnd, sizeof rnd) != 1) {
+			errno = EIO;
+			return (-1);
+		}
+		for (i = 0; i < sizeof rnd; i++)
+			sfx[i] = digits[rnd[i] % 32];
+		sfx[sizeof rnd] = '\0';
+		if (snprintf(tmp, len, "%s/.%s.%s.tmp", dir, name, sfx) >=
+		    (int)len) {
+			errno = ENAMETOOLONG;
+			return (-1);
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			return (fd);
+	}
+	return (-1);
+}
+
+/* Writes and syncs a new temporary; sets o->r (0 or -1 with o->cause). */
 static void
 rep_write(struct rep_out *o)
 {
-	char	tmp[PATH_MAX];
 	FILE	*f;
-	int	 r;
+	int	 r, fd;
 
 	o->r = -1;
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", o->dir, o->name);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		xasprintf(&o->cause, "%s: %s", tmp, strerror(errno));
+	if ((fd = report_create_tmp(o->dir, o->name, o->tmp,
+	    sizeof o->tmp)) == -1) {
+		xasprintf(&o->cause, "cannot create a file in %s: %s", o->dir,
+		    strerror(errno));
+		o->tmp[0] = '\0';
+		return;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		xasprintf(&o->cause, "%s: %s", o->tmp, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
 		return;
 	}
 	/* Large writes: samples.csv of a long run is hundreds of MB. */
@@ -1021,7 +1136,8 @@ rep_write(struct rep_out *o)
 	if (r != 0) {
 		xasprintf(&o->cause, "cannot write %s/%s: %s", o->dir, o->name,
 		    strerror(errno));
-		unlink(tmp);
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
 		return;
 	}
 	o->r = 0;
@@ -1034,19 +1150,21 @@ rep_write_thread(void *arg)
 	return (NULL);
 }
 
-/* Renames a written DIR/.name.tmp into place; -1 with o->cause. */
+/*
+ * Renames a written temporary into place (a link planted at DIR/name is
+ * replaced, not followed); -1 with o->cause.
+ */
 static int
 rep_commit(struct rep_out *o)
 {
-	char	tmp[PATH_MAX], dst[PATH_MAX];
+	char	dst[PATH_MAX];
 
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", o->dir, o->name);
 	snprintf(dst, sizeof dst, "%s/%s", o->dir, o->name);
-	if (rename(tmp, dst) == -1) {
+	if (rename(o->tmp, dst) == -1) {
 		xasprintf(&o->cause, "rename %s: %s", dst, strerror(errno));
-		unlink(tmp);
 		return (-1);
 	}
+	o->tmp[0] = '\0';
 	return (0);
 }
 
@@ -1081,16 +1199,15 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
 	struct rep_out	 out[] = {
-		{ dir, "samples.csv", rep_csv_cb, NULL, NULL, -1 },
-		{ dir, "summary.json", rep_json_cb, NULL, NULL, -1 },
-		{ dir, "report.md", rep_md_cb, NULL, NULL, -1 },
-		{ dir, "report.html", rep_html_cb, NULL, NULL, -1 },
+		{ dir, "samples.csv", rep_csv_cb, NULL, NULL, -1, "" },
+		{ dir, "summary.json", rep_json_cb, NULL, NULL, -1, "" },
+		{ dir, "report.md", rep_md_cb, NULL, NULL, -1, "" },
+		{ dir, "report.html", rep_html_cb, NULL, NULL, -1, "" },
 	};
 	const size_t	 nout = sizeof out / sizeof out[0];
 	pthread_t	 csv;
 	size_t		 i;
 	int		 r = -1, threaded = 0;
-	char		 tmp[PATH_MAX];
 
 	if (record_load(dir, &ds, cause) != 0)
 		goto out;
@@ -1138,11 +1255,9 @@ out:
 		pthread_join(csv, NULL);
 	for (i = 0; i < nout; i++) {
 		free(out[i].cause);
-		if (r != 0) {
-			snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir,
-			    out[i].name);
-			unlink(tmp);
-		}
+		/* Only what this attempt created, never a planted name. */
+		if (out[i].tmp[0] != '\0')
+			unlink(out[i].tmp);
 	}
 	analysis_free(a);
 	dataset_free(ds);

@@ -34,7 +34,8 @@ struct rep_cmp {
 	char			 reason[256];	/* why invalid */
 	int			 files;		/* REP_FILES_* */
 	double			*rratio;	/* [rounds]: round r+1's paired
-						   ratio, NAN when no good pair */
+						   ratio, NAN when no good pair;
+						   NULL when invalid */
 };
 
 struct rep_host {
@@ -104,6 +105,10 @@ struct analysis {
 	 * by_hb[hb_start[h * nbenches + b] .. hb_start[h * nbenches + b + 1]). */
 	size_t			*hb_start;
 	size_t			*by_hb;
+	/* Where (host h, bench b)'s results and comparisons start in
+	 * results and cmps: res_start[h * nbenches + b], cmp_start[...]. */
+	size_t			*res_start;
+	size_t			*cmp_start;
 };
 
 /* Analyses ds. Returns 0, or -1 (out of memory: cause set). */
@@ -145,6 +150,14 @@ int	report_html(const struct analysis *a, FILE *f);
  */
 int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 	    char **cause);
+
+/*
+ * Creates a new file DIR/.NAME.XXXXXXXX.tmp of mode 0600 for writing, with
+ * O_CREAT | O_EXCL | O_NOFOLLOW and a random name (its path in tmp), for
+ * a rename into place. Returns the descriptor, or -1 (errno).
+ */
+int	report_create_tmp(const char *dir, const char *name, char *tmp,
+	    size_t len);
 
 /*
  * The value of metric in sample s of host hostidx as the analysis uses it

@@ -105,7 +105,7 @@ run_iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Creates dir and its parents. Returns 0 or -1 (errno). */
+/* Creates dir (mode) and its parents (0755). Returns 0 or -1 (errno). */
 static int
 run_mkdirs(const char *dir, mode_t mode)
 {
@@ -116,7 +116,7 @@ run_mkdirs(const char *dir, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, mode) == -1 && errno != EEXIST)
+		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
 			return (-1);
 		*p = '/';
 	}
@@ -617,15 +617,24 @@ run_host_thread(void *arg)
 static int	run_make_id(char *, size_t);
 static int	run_mkdirs(const char *, mode_t);
 
-/* Creates DIR and DIR/logs. Returns 0 or -1 (cause). */
+/*
+ * Creates DIR and DIR/logs, 0700 when new: the record and the logs carry
+ * the suite's settings and environment. Returns 0 or -1 (cause).
+ */
 static int
 run_make_dirs(const char *dir, char **cause)
 {
-	char	logs[PATH_MAX + 8];
+	struct stat	st;
+	char		logs[PATH_MAX + 8];
 
 	snprintf(logs, sizeof logs, "%s/logs", dir);
-	if (run_mkdirs(dir, 0755) == -1 || run_mkdirs(logs, 0755) == -1) {
+	if (run_mkdirs(dir, 0700) == -1 || run_mkdirs(logs, 0700) == -1) {
 		xasprintf(cause, "cannot create %s: %s", logs, strerror(errno));
+		return (-1);
+	}
+	/* A link planted at DIR/logs would put the logs anywhere. */
+	if (lstat(logs, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		xasprintf(cause, "%s: not a directory", logs);
 		return (-1);
 	}
 	return (0);
@@ -693,13 +702,8 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 		    "report %s renders it", dir, ds->ended, dir);
 		return (-1);
 	}
-	if (suite_load(ds->suite_path, &run->suite, cause) != 0)
+	if (run_resume_suite(ds, &run->suite, cause) != 0)
 		return (-1);
-	if (strcmp(run->suite->text, ds->suite_text) != 0) {
-		xasprintf(cause, "%s changed since run %s started: restore it "
-		    "to resume", ds->suite_path, ds->run_id);
-		return (-1);
-	}
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
@@ -709,6 +713,44 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	snprintf(run->run_id, sizeof run->run_id, "%s", ds->run_id);
 	snprintf(run->dir, sizeof run->dir, "%s", dir);
 	return (run_make_dirs(run->dir, cause));
+}
+
+int
+run_resume_suite(const struct dataset *ds, struct suite **out, char **cause)
+{
+	struct stat	st;
+	char		was[PROTO_SHA_HEX], now[PROTO_SHA_HEX];
+
+	*out = NULL;
+	/*
+	 * The path is the record's, and the record may come from anyone:
+	 * a FIFO or a device there would block or never end. What runs is
+	 * only ever the suite the run started with, checked byte for byte.
+	 */
+	if (stat(ds->suite_path, &st) == -1) {
+		xasprintf(cause, "%s: %s (the suite run %s started with)",
+		    ds->suite_path, strerror(errno), ds->run_id);
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		xasprintf(cause, "%s: not a regular file (the suite run %s "
+		    "started with)", ds->suite_path, ds->run_id);
+		return (-1);
+	}
+	if (suite_load(ds->suite_path, out, cause) != 0)
+		return (-1);
+	if (strcmp((*out)->text, ds->suite_text) != 0) {
+		if (hash_buf(ds->suite_text, strlen(ds->suite_text), was) != 0 ||
+		    hash_buf((*out)->text, strlen((*out)->text), now) != 0)
+			fatalx("SHA-256 failed");
+		xasprintf(cause, "%s changed since run %s started (SHA-256 "
+		    "now %s, at the start %s): restore it to resume",
+		    ds->suite_path, ds->run_id, now, was);
+		suite_free(*out);
+		*out = NULL;
+		return (-1);
+	}
+	return (0);
 }
 
 /* Marks what a resumed host already stored: those samples are not taken twice. */

@@ -28,6 +28,17 @@ struct run_opts {
  */
 char	*run_resume_hosts(const char *dir, char **cause);
 
+struct dataset;
+struct suite;
+
+/*
+ * Loads the suite a resumed run started with, from the path its record
+ * names: a regular file whose text is the record's, byte for byte (else
+ * the message names both SHA-256s). Returns 0, or -1 with *cause set.
+ */
+int	run_resume_suite(const struct dataset *ds, struct suite **out,
+	    char **cause);
+
 /* Runs the suite; returns the exit code (0, 1, 2 or 3: see DESIGN.md). */
 int	run_main(const struct run_opts *opts);
 

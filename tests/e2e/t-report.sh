@@ -124,5 +124,46 @@ cp "$T/run/report.html" "$T/run-report.html"
 "$ORCH" report "$T/run" >/dev/null
 cmp "$T/run/report.html" "$T/run-report.html" || fail "report.html differs after orch report"
 expect_grep '<svg class="forest"' "$T/run/report.html"
+
+note "a run directory is private: it holds the suite's settings"
+expect_eq "run directory mode" "$(stat -c %a "$T/run")" 700
+expect_eq "logs mode" "$(stat -c %a "$T/run/logs")" 700
+for f in samples.msgpack samples.csv summary.json report.md report.html logs/local.log; do
+	expect_eq "$f mode" "$(stat -c %a "$T/run/$f")" 600
+done
+
+note "a hostile record (2^32-1 rounds): exit 2 naming the file and field, the previous reports whole"
+X="$T/hostile"
+mkdir "$X"
+cp tests/unit/fixtures/report/arch.msgpack "$X/samples.msgpack"
+"$ORCH" report "$X" >/dev/null || fail "the stored record does not render"
+mkdir "$T/hostile-before"
+cp "$X"/samples.csv "$X"/summary.json "$X"/report.md "$X"/report.html "$T/hostile-before/"
+python3 - "$X/samples.msgpack" <<'PY'
+import sys
+p = sys.argv[1]
+data = open(p, "rb").read()
+old = b"\xa6rounds\x08"
+assert data.count(old) == 1, "rounds not found"
+open(p, "wb").write(data.replace(old, b"\xa6rounds\xce\xff\xff\xff\xff"))
+PY
+rc=0; run_orch "$T/log3" report "$X" || rc=$?
+cat "$T/log3"
+expect_eq "orch report of a hostile record" "$rc" 2
+expect_grep "^orch: $X/samples.msgpack: record 0: field 'rounds' 4294967295 is out of range" "$T/log3"
+for f in samples.csv summary.json report.md report.html; do
+	cmp -s "$X/$f" "$T/hostile-before/$f" || fail "$f changed although the record was refused"
+done
+ls "$X"/.*.tmp 2>/dev/null && fail "a half-written report was left"
+
+note "links planted in a run directory are replaced, never written through"
+cp tests/unit/fixtures/report/arch.msgpack "$X/samples.msgpack"
+echo victim >"$T/victim"
+ln -s "$T/victim" "$X/.report.md.tmp"
+rm "$X/report.html" && ln -s "$T/victim" "$X/report.html"
+"$ORCH" report "$X" >/dev/null || fail "orch report with planted links failed"
+expect_eq "the link's target" "$(cat "$T/victim")" victim
+[ -f "$X/report.html" ] && [ ! -L "$X/report.html" ] || fail "report.html is not a regular file"
+cmp -s "$X/report.html" "$T/hostile-before/report.html" || fail "report.html differs"
 no_leftovers
 echo PASS
