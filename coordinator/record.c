@@ -1410,103 +1410,8 @@ rec_check_size(struct rec_ctx *c, const struct dataset *ds)
 	return (0);
 }
 
-/*
- * Walks the msgpack object at buf[0..len) without building it, as
- * proto/msg.c's msg_scan does for a frame: msgpack-c trusts container
- * counts and allocates for them as soon as it reads a header, so a record
- * claiming 2^32 elements in a few bytes would cost gigabytes. Returns 0
- * with the object's length in *used; 1 when the object does not end
- * within len (a record cut short, or claiming more elements than bytes
- * remain: each takes one at least); -1 when it is not msgpack or nests
- * deeper than REC_DEPTH_MAX.
- */
+/* How deep a record may nest (see proto_scan). */
 #define REC_DEPTH_MAX	16
-static int
-rec_scan(const unsigned char *buf, size_t len, size_t *used)
-{
-	uint64_t	left[REC_DEPTH_MAX + 1];	/* objects due per level */
-	uint64_t	count, body, v;
-	size_t		depth = 0, off = 0, lb, i;
-	unsigned char	b;
-	int		map;
-
-	left[0] = 1;
-	for (;;) {
-		while (left[depth] == 0) {
-			if (depth == 0) {
-				*used = off;
-				return (0);
-			}
-			depth--;
-		}
-		left[depth]--;
-		if (off >= len)
-			return (1);
-		b = buf[off++];
-		count = body = 0;
-		lb = 0;
-		map = -1;
-		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 ||
-		    b == 0xc3)
-			;			/* fixint, nil, bool */
-		else if (b <= 0x8f)
-			count = 2 * (uint64_t)(b & 0x0f);
-		else if (b <= 0x9f)
-			count = b & 0x0f;
-		else if (b <= 0xbf)
-			body = b & 0x1f;
-		else {
-			switch (b) {
-			case 0xc4: case 0xd9: lb = 1; break;	/* bin, str */
-			case 0xc5: case 0xda: lb = 2; break;
-			case 0xc6: case 0xdb: lb = 4; break;
-			case 0xc7: lb = 1; body = 1; break;	/* ext + type */
-			case 0xc8: lb = 2; body = 1; break;
-			case 0xc9: lb = 4; body = 1; break;
-			case 0xca: body = 4; break;		/* float */
-			case 0xcb: body = 8; break;
-			case 0xcc: case 0xd0: body = 1; break;	/* (u)int */
-			case 0xcd: case 0xd1: body = 2; break;
-			case 0xce: case 0xd2: body = 4; break;
-			case 0xcf: case 0xd3: body = 8; break;
-			case 0xd4: body = 2; break;		/* fixext */
-			case 0xd5: body = 3; break;
-			case 0xd6: body = 5; break;
-			case 0xd7: body = 9; break;
-			case 0xd8: body = 17; break;
-			case 0xdc: lb = 2; map = 0; break;	/* array */
-			case 0xdd: lb = 4; map = 0; break;
-			case 0xde: lb = 2; map = 1; break;	/* map */
-			case 0xdf: lb = 4; map = 1; break;
-			default:				/* 0xc1 */
-				return (-1);
-			}
-		}
-		if (lb > 0) {
-			if (len - off < lb)
-				return (1);
-			for (v = 0, i = 0; i < lb; i++)
-				v = (v << 8) | buf[off + i];
-			off += lb;
-			if (map == 1)
-				count = 2 * v;
-			else if (map == 0)
-				count = v;
-			else
-				body += v;
-		}
-		if (body > len - off)
-			return (1);
-		off += (size_t)body;
-		if (count > 0) {
-			if (depth == REC_DEPTH_MAX)
-				return (-1);
-			if (count > len - off)
-				return (1);
-			left[++depth] = count;
-		}
-	}
-}
 
 int
 record_load(const char *dir, struct dataset **out, char **cause)
@@ -1559,14 +1464,14 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	ds->counters = xstrdup("");
 	c.ds = ds;
 	while (off < got) {
-		sr = rec_scan((const unsigned char *)buf + off, got - off,
-		    &objlen);
+		sr = proto_scan((const uint8_t *)buf + off, got - off,
+		    REC_DEPTH_MAX, &objlen);
 		if (sr == -1) {
 			xasprintf(&c.cause, "%s: record %zu: not valid msgpack",
 			    path, c.index);
 			goto out;
 		}
-		/* Only what rec_scan found whole is handed to msgpack-c. */
+		/* Only what proto_scan found whole is handed to msgpack-c. */
 		ur = sr == 1 ? MSGPACK_UNPACK_CONTINUE :
 		    msgpack_unpack_next(&u, buf, off + objlen, &off);
 		if (ur == MSGPACK_UNPACK_CONTINUE) {

@@ -242,32 +242,38 @@ msg_be(const uint8_t *p, size_t n)
 }
 
 /*
- * Walks the msgpack object in buf without building it. msgpack-c trusts
- * container counts and allocates for them as soon as it reads a header, so
- * this runs first and refuses, in one pass and without allocating: a
- * container claiming more elements than bytes remain, nesting deeper than
- * MSG_DEPTH_MAX, anything incomplete, and bytes after the object. Returns 0
- * or PROTO_ERR_DECODE.
+ * Walks the msgpack object at buf[0..len) without building it. msgpack-c
+ * trusts container counts and allocates for them as soon as it reads a
+ * header, so this runs first and finds, in one pass and without
+ * allocating: a container claiming more elements than bytes remain (each
+ * takes one at least), nesting deeper than maxdepth (at most
+ * PROTO_SCAN_DEPTH), anything incomplete. Returns 0 with the object's
+ * length in *used; 1 when it does not end within len; -1 when it is not
+ * msgpack or nests too deep. Used for frames and for the run record.
  */
-static int
-msg_scan(const uint8_t *buf, size_t len)
+int
+proto_scan(const uint8_t *buf, size_t len, size_t maxdepth, size_t *used)
 {
-	uint64_t	left[MSG_DEPTH_MAX + 1];	/* objects still due per level */
+	uint64_t	left[PROTO_SCAN_DEPTH + 1];	/* objects due per level */
 	uint64_t	count, body, v;
 	size_t		depth = 0, off = 0, lb;
 	uint8_t		b;
 	int		map;
 
+	if (maxdepth > PROTO_SCAN_DEPTH)
+		maxdepth = PROTO_SCAN_DEPTH;
 	left[0] = 1;
 	for (;;) {
 		while (left[depth] == 0) {
-			if (depth == 0)
-				goto done;
+			if (depth == 0) {
+				*used = off;
+				return (0);
+			}
 			depth--;
 		}
 		left[depth]--;
 		if (off >= len)
-			return (PROTO_ERR_DECODE);
+			return (1);
 		b = buf[off++];
 		count = body = 0;
 		lb = 0;
@@ -305,12 +311,12 @@ msg_scan(const uint8_t *buf, size_t len)
 			case 0xde: lb = 2; map = 1; break;	/* map */
 			case 0xdf: lb = 4; map = 1; break;
 			default:				/* 0xc1 */
-				return (PROTO_ERR_DECODE);
+				return (-1);
 			}
 		}
 		if (lb > 0) {
 			if (len - off < lb)
-				return (PROTO_ERR_DECODE);
+				return (1);
 			v = msg_be(buf + off, lb);
 			off += lb;
 			if (map == 1)
@@ -321,17 +327,27 @@ msg_scan(const uint8_t *buf, size_t len)
 				body += v;
 		}
 		if (body > len - off)
-			return (PROTO_ERR_DECODE);
+			return (1);
 		off += (size_t)body;
 		if (count > 0) {
-			/* Every element takes a byte at least. */
-			if (count > len - off || depth == MSG_DEPTH_MAX)
-				return (PROTO_ERR_DECODE);
+			if (depth == maxdepth)
+				return (-1);
+			if (count > len - off)
+				return (1);
 			left[++depth] = count;
 		}
 	}
-done:
-	return (off == len ? 0 : PROTO_ERR_DECODE);
+}
+
+/* A frame's body is one whole object and nothing after it. */
+static int
+msg_scan(const uint8_t *buf, size_t len)
+{
+	size_t	used;
+
+	if (proto_scan(buf, len, MSG_DEPTH_MAX, &used) != 0 || used != len)
+		return (PROTO_ERR_DECODE);
+	return (0);
 }
 
 /* Returns 1 when o is the string name. */

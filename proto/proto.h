@@ -227,6 +227,16 @@ int	proto_encode(const struct proto_msg *msg, uint8_t **out, size_t *outlen);
  */
 int	proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg);
 
+/*
+ * Walks one msgpack object at buf[0..len) without allocating (see msg.c):
+ * 0 with its length in *used, 1 when it does not end within len (cut
+ * short, or a container claiming more elements than bytes remain), -1 when
+ * it is not msgpack or nests deeper than maxdepth (<= PROTO_SCAN_DEPTH).
+ */
+#define PROTO_SCAN_DEPTH	32
+int	proto_scan(const uint8_t *buf, size_t len, size_t maxdepth,
+	    size_t *used);
+
 /* Frees what proto_decode() or the caller allocated inside msg; NULL is ok. */
 void	proto_msg_free(struct proto_msg *msg);
 

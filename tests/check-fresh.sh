@@ -46,20 +46,8 @@ git rev-parse --verify -q HEAD >/dev/null || die "not a git checkout with a comm
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
     say "note: uncommitted changes are not part of the export (HEAD $(git rev-parse --short HEAD) is)"
 
-# The archive's lines for mmdebstrap, as apt here reaches Debian.
-sources() {
-	local lines
-	lines=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME) $(TARGET_OF)' 2>/dev/null |
-	    awk -v s="$SUITE" '$3 == "deb" && ($2 == s || $2 == s "-updates" || $2 == s "-security") {
-		print "deb " $1 " " $2 " main" }' | sort -u)
-	if [ -z "$lines" ]; then
-		printf 'deb http://deb.debian.org/debian %s main\n' "$SUITE"
-		return 0
-	fi
-	printf '%s\n' "$lines"
-}
-
-src=$(sources)
+. tests/lab/debian.sh
+src=$(debian_sources "$SUITE") || die "apt here knows no Debian $SUITE archive"
 EXTRA=make
 key=$(printf '%s\n' "v1 $SUITE amd64 minbase $EXTRA" "$src" | sha256sum | cut -c1-12)
 base=$CACHE/debian-$SUITE-amd64-minbase-$key.tar

@@ -57,6 +57,7 @@ ARM64_PKGS="openssh-server build-essential pkg-config libnanomsg-dev libmsgpack-
 ARM64_HOST_DEBS="qemu-user-static binfmt-support mmdebstrap arch-test iproute2 openssh-client procps util-linux"
 
 _ARM64_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$_ARM64_LIB/debian.sh"
 if ! declare -F _lab_ident >/dev/null; then
 	. "$_ARM64_LIB/lab.sh"
 fi
@@ -133,7 +134,7 @@ arm64_rootfs() {
 	local -; set +e
 	local key dir fd lock r=1 t0 src old
 	ARM64_WHY=
-	src=$(_arm64_sources) || {
+	src=$(debian_sources "$ARM64_SUITE") || {
 		ARM64_WHY="cannot find the Debian archive in apt's sources (apt-get indextargets)"
 		echo "arm64: $ARM64_WHY" >&2
 		return 1
@@ -292,22 +293,6 @@ lab_arm64_root() {
 }
 
 # --- internals ----------------------------------------------------------
-
-# Prints the mirror lines for mmdebstrap: Debian's archive (and its updates
-# and security suites) exactly as apt here reaches them.
-_arm64_sources() {
-	local lines
-	lines=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME) $(TARGET_OF)' 2>/dev/null |
-	    awk -v s="$ARM64_SUITE" '$3 == "deb" && ($2 == s || $2 == s "-updates" || $2 == s "-security") {
-		print "deb " $1 " " $2 " main" }' | sort -u)
-	if [ -z "$lines" ]; then
-		# apt here is not a Debian of that suite: the main archive.
-		printf 'deb http://deb.debian.org/debian %s main\n' "$ARM64_SUITE"
-		return 0
-	fi
-	grep -q " $ARM64_SUITE main\$" <<<"$lines" || return 1
-	printf '%s\n' "$lines"
-}
 
 # Writes host I's host keys, sshd_config, authorized_keys and /proc/cpuinfo.
 _arm64_prepare() {
