@@ -2,7 +2,6 @@
 #include <sys/statvfs.h>
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +16,6 @@
 
 struct check_row {
 	struct host	*h;
-	pthread_t	 thread;
 	char		 reach[64];
 	char		 hostkey[160];
 	char		 auth[160];
@@ -194,14 +192,9 @@ check_main(struct host *hosts, size_t n)
 	char			*p, *line, *save;
 
 	rows = xcalloc(n, sizeof *rows);
-	for (i = 0; i < n; i++) {
-		rows[i].h = &hosts[i];
-		if (pthread_create(&rows[i].thread, NULL, check_thread,
-		    &rows[i]) != 0)
-			fatalx("pthread_create failed");
-	}
 	for (i = 0; i < n; i++)
-		pthread_join(rows[i].thread, NULL);
+		rows[i].h = &hosts[i];
+	host_each(rows, n, sizeof *rows, check_thread);
 
 	printf("%-12s %-9s %-10s %-6s %-8s %-16s %-28s %5s %6s %10s  %s\n",
 	    "HOST", "REACHABLE", "HOST KEY", "AUTH", "AGENT", "OS/ARCH", "CPU",

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +28,6 @@ struct control_job {
 	struct host	*h;
 	const char	*run_id;
 	int		 stop;
-	pthread_t	 thread;
 	char		 line[512];
 };
 
@@ -178,12 +176,8 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 		jobs[i].h = &hosts[i];
 		jobs[i].run_id = ds->run_id;
 		jobs[i].stop = stop;
-		if (pthread_create(&jobs[i].thread, NULL, control_thread,
-		    &jobs[i]) != 0)
-			fatalx("pthread_create failed");
 	}
-	for (i = 0; i < n; i++)
-		pthread_join(jobs[i].thread, NULL);
+	host_each(jobs, n, sizeof *jobs, control_thread);
 	printf("run %s (%s), %s\n", ds->run_id, ds->suite_name,
 	    ds->ended[0] ? "complete" : "not complete");
 	printf("%-12s %8s  %-32s %s\n", "HOST", "RECORDED", "STATE",

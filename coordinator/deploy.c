@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <time.h>
-#include <pthread.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -347,7 +346,6 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 struct deploy_job {
 	struct host	*h;
 	int		 force;
-	pthread_t	 thread;
 	int		 ok;
 	char		 how[256];
 	char		 err[HOST_ERR_LEN];
@@ -390,15 +388,8 @@ deploy_main(struct host *hosts, size_t n, int force)
 	for (i = 0; i < n; i++) {
 		jobs[i].h = &hosts[i];
 		jobs[i].force = force;
-		if (pthread_create(&jobs[i].thread, NULL, deploy_thread,
-		    &jobs[i]) != 0) {
-			log_warnx("pthread_create failed");
-			free(jobs);
-			return (3);
-		}
 	}
-	for (i = 0; i < n; i++)
-		pthread_join(jobs[i].thread, NULL);
+	host_each(jobs, n, sizeof *jobs, deploy_thread);
 	for (i = 0; i < n; i++) {
 		if (jobs[i].ok)
 			printf("%s: %s\n", hosts[i].name, jobs[i].how);

@@ -1,5 +1,6 @@
 /* The session with one host's agent, common to every backend. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,7 +231,7 @@ out:
 
 int
 host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
-    host_state_cb scb, void *arg, volatile int *stop)
+    host_state_cb scb, void *arg, volatile sig_atomic_t *stop)
 {
 	struct proto_msg	msg, ack;
 	char			err[CHAN_ERR_LEN];
@@ -332,4 +333,29 @@ host_close(struct host *h)
 	chan_close(&h->chan);
 	if (h->ops != NULL && h->ops->stop != NULL)
 		h->ops->stop(h);
+}
+
+void
+host_each(void *items, size_t n, size_t size, void *(*fn)(void *))
+{
+	pthread_t	*t;
+	char		*base = items;
+	int		*started;
+	size_t		 i;
+
+	if (n == 0)
+		return;
+	t = xcalloc(n, sizeof *t);
+	started = xcalloc(n, sizeof *started);
+	for (i = 0; i < n; i++)
+		started[i] = pthread_create(&t[i], NULL, fn,
+		    base + i * size) == 0;
+	for (i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(t[i], NULL);
+		else
+			fn(base + i * size);
+	}
+	free(started);
+	free(t);
 }

@@ -7,9 +7,11 @@
 #ifndef COORDINATOR_HOST_H
 #define COORDINATOR_HOST_H
 
+#include <sys/types.h>
+
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "proto/chan.h"
 #include "proto/proto.h"
@@ -118,10 +120,17 @@ int	host_sync(struct host *h, size_t n, char *const *paths,
  */
 int	host_run(struct host *h, const struct proto_plan *plan,
 	    host_sample_cb cb, host_state_cb scb, void *arg,
-	    volatile int *stop);
+	    volatile sig_atomic_t *stop);
 
 /* Says BYE and stops the agent; safe after any failure. */
 void	host_close(struct host *h);
+
+/*
+ * Runs fn on each of n items (size bytes apart, one per host) at once, a
+ * thread each, and returns when all have returned. An item whose thread
+ * cannot start runs in the caller's thread instead: none is skipped.
+ */
+void	host_each(void *items, size_t n, size_t size, void *(*fn)(void *));
 
 extern const struct host_ops host_local_ops;
 extern const struct host_ops host_ssh_ops;

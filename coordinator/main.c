@@ -26,10 +26,10 @@ usage(void)
 	fprintf(stderr,
 	    "usage: orch run [--hosts=LIST] [--inventory=FILE] [--rounds=N] "
 	    "[--seed=N]\n"
-	    "       orch run --resume=DIR [--inventory=FILE]\n"
-	    "       orch status DIR | orch stop DIR [--inventory=FILE]\n"
 	    "                [--out=DIR] [--max-load=F] [--fail-on=worse]\n"
 	    "                [--accept-new-host-keys] [-v] SUITE.ini\n"
+	    "       orch run --resume=DIR [--inventory=FILE]\n"
+	    "       orch status DIR | orch stop DIR [--inventory=FILE]\n"
 	    "       orch check [--hosts=LIST] [--inventory=FILE] "
 	    "[--accept-new-host-keys]\n"
 	    "       orch deploy [--hosts=LIST] [--inventory=FILE] [--force] "

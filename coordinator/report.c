@@ -1109,7 +1109,7 @@ static void
 rep_write(struct rep_out *o)
 {
 	FILE	*f;
-	int	 r, fd;
+	int	 r, fd, err;
 
 	o->r = -1;
 	if ((fd = report_create_tmp(o->dir, o->name, o->tmp,
@@ -1128,14 +1128,22 @@ rep_write(struct rep_out *o)
 	}
 	/* Large writes: samples.csv of a long run is hundreds of MB. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* The cause is the errno of the first failure, not of fclose. */
+	errno = 0;
 	r = o->fn(o->arg, f);
-	if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0)
+	err = errno;
+	if (r == 0 && (ferror(f) || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0)) {
 		r = -1;
-	if (fclose(f) != 0)
+		err = errno;
+	}
+	if (fclose(f) != 0 && r == 0) {
 		r = -1;
+		err = errno;
+	}
 	if (r != 0) {
 		xasprintf(&o->cause, "cannot write %s/%s: %s", o->dir, o->name,
-		    strerror(errno));
+		    strerror(err != 0 ? err : EIO));
 		unlink(o->tmp);
 		o->tmp[0] = '\0';
 		return;

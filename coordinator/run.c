@@ -40,7 +40,6 @@ struct run_file {
 struct run_host {
 	struct host		*h;
 	struct run		*run;
-	pthread_t		 thread;
 	size_t			 nfiles;
 	struct run_file		*files;
 	size_t			*bin;		/* per variant: index into files */
@@ -74,7 +73,7 @@ struct run {
 	int			 drawn;		/* lines drawn on the tty */
 };
 
-static volatile int	run_stop;
+static volatile sig_atomic_t	run_stop;
 
 #define RUN_MAX_RESTARTS	3	/* agents lost per host before giving up */
 
@@ -559,6 +558,9 @@ run_host_thread(void *arg)
 	int		*exe, *fresh;
 	size_t		 i;
 
+	if (!rh->opened)
+		return (NULL);	/* it failed to open: nothing to run */
+
 	paths = xcalloc(rh->nfiles + 1, sizeof *paths);
 	fresh = xcalloc(rh->nfiles + 1, sizeof *fresh);
 	shas = xcalloc(rh->nfiles + 1, sizeof *shas);
@@ -900,11 +902,8 @@ run_main(const struct run_opts *opts)
 		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
 		    "%s/logs/%s.log", run.dir, rh->h->name);
-		if (pthread_create(&rh->thread, NULL, run_open_thread, rh) != 0)
-			fatalx("pthread_create failed");
 	}
-	for (i = 0; i < run.nrh; i++)
-		pthread_join(run.rh[i].thread, NULL);
+	host_each(run.rh, run.nrh, sizeof *run.rh, run_open_thread);
 
 	/* Every host's files must exist before anything runs anywhere. */
 	for (i = 0; i < run.nrh; i++) {
@@ -978,17 +977,7 @@ run_main(const struct run_opts *opts)
 		    run.nrh == 1 ? "" : "s", run.suite->rounds,
 		    (unsigned long long)run.suite->seed);
 
-	for (i = 0; i < run.nrh; i++) {
-		rh = &run.rh[i];
-		if (!rh->opened)
-			continue;
-		if (pthread_create(&rh->thread, NULL, run_host_thread, rh) != 0)
-			fatalx("pthread_create failed");
-	}
-	for (i = 0; i < run.nrh; i++) {
-		if (run.rh[i].opened)
-			pthread_join(run.rh[i].thread, NULL);
-	}
+	host_each(run.rh, run.nrh, sizeof *run.rh, run_host_thread);
 	run_iso_now(ended, sizeof ended);
 	record_ok = 0;
 	if (record_close(&run.rec, ended) != 0) {

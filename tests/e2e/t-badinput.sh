@@ -53,4 +53,11 @@ bad seed-flag "--seed: 'abc'" run --seed=abc --out="$T/out-seed-flag" suites/exa
 bad hosts-flag "unknown host or group 'nope'" run --hosts=nope --out="$T/out-hosts-flag" suites/example.ini
 bad fail-on "--fail-on" run --fail-on=better --out="$T/out-fail-on" suites/example.ini
 bad usage "usage" run
+# run's options are listed under run, not under status and stop.
+rc=0; "$ORCH" >"$T/usage" 2>&1 || rc=$?
+expect_eq "usage exit" "$rc" 2
+grep -A1 '^usage: orch run \[--hosts' "$T/usage" | tail -1 | grep -q -- '--out=DIR' ||
+	{ cat "$T/usage"; fail "run's options are not under run in the usage text"; }
+grep -A1 'orch status DIR' "$T/usage" | tail -1 | grep -q -- '--out=DIR' &&
+	{ cat "$T/usage"; fail "run's options are under status | stop in the usage text"; }
 echo PASS

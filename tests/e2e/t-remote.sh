@@ -77,7 +77,7 @@ ID="$id" EVIL="$evil" perl -0777 -pi -e 's/\Q$ENV{ID}\E/$ENV{EVIL}/g' "$T/r2/sam
 rc=0; run_orch "$T/resume" run --resume="$T/r2" || rc=$?
 cat "$T/resume"
 expect_eq "resume exit" "$rc" 2
-expect_grep "run id '.*' is not a valid identifier" "$T/resume"
+expect_grep "run.?id.* is not a valid (identifier|name)" "$T/resume"
 [ ! -e "$pw" ] || { rm -f "$pw"; fail "orch run --resume ran the record's run id as a command"; }
 cp "$T/r2.orig" "$T/r2/samples.msgpack"
 rc=0; run_orch "$T/stop2" stop "$T/r2" || rc=$?
