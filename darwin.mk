@@ -85,14 +85,43 @@ $(DARWIN_TPROG_BIN)/%: tests/progs/%.c darwin.mk
 	@mkdir -p $(@D)
 	zig cc -target $(DARWIN_TARGET) $(PROG_CFLAGS) -o $@ $<
 
+# What macho-check must refuse: hashloop for macOS 13, for x86_64, and
+# with one byte changed after it was signed.
+DARWIN_NEG := $(DARWIN_O)/neg
+$(DARWIN_NEG)/macos13: suites/example/hashloop.c darwin.mk
+	@mkdir -p $(@D)
+	zig cc -target aarch64-macos.13.0 $(PROG_CFLAGS) -o $@ $<
+$(DARWIN_NEG)/x86_64: suites/example/hashloop.c darwin.mk
+	@mkdir -p $(@D)
+	zig cc -target x86_64-macos.12.0 $(PROG_CFLAGS) -o $@ $<
+$(DARWIN_NEG)/changed: $(DARWIN_SUITE_BIN)/hashloop
+	@mkdir -p $(@D)
+	cp $< $@.tmp && printf 'X' | dd of=$@.tmp bs=1 seek=8192 conv=notrunc 2>/dev/null
+	mv $@.tmp $@
+
+DARWIN_MACHO_CHECK = $(O)/tools/macho-check --cpu=arm64 --minos=$(DARWIN_MINOS) \
+	--signed --dylibs=/usr/lib/libSystem.B.dylib
+
 # Each file is a signed arm64 executable for macOS <= 12.0 that loads no
-# library but libSystem; an object file (not linked, not signed) is not.
-check-darwin-run: $(DARWIN_OUT) $(O)/tools/macho-check
-	@$(O)/tools/macho-check --cpu=arm64 --minos=$(DARWIN_MINOS) --signed \
-		--dylibs=/usr/lib/libSystem.B.dylib $(DARWIN_OUT)
-	@! $(O)/tools/macho-check --cpu=arm64 --minos=$(DARWIN_MINOS) --signed \
-		--dylibs=/usr/lib/libSystem.B.dylib $(DARWIN_O)/obj/agent/main.o \
-		>/dev/null 2>&1 || { echo "check-darwin: macho-check passed an object file" >&2; exit 1; }
+# library but libSystem; then macho-check is shown to refuse the others.
+check-darwin-run: $(DARWIN_OUT) $(O)/tools/macho-check $(DARWIN_NEG)/macos13 \
+    $(DARWIN_NEG)/x86_64 $(DARWIN_NEG)/changed
+	@$(DARWIN_MACHO_CHECK) $(DARWIN_OUT)
+	@for want in "main.o: FAILED: file type 1, not an executable" \
+	    "macos13: FAILED: needs macOS 13.0.0, want <= 12.0.0" \
+	    "x86_64: FAILED: CPU type 0x01000007, want 0x0100000c" \
+	    "changed: FAILED: code signature: page 0's hash does not match"; do \
+		f=$${want%%: *}; [ "$$f" = main.o ] && f=obj/agent/main.o || f=neg/$$f; \
+		got=$$($(DARWIN_MACHO_CHECK) $(DARWIN_O)/$$f) && \
+		{ echo "check-darwin: macho-check passed $(DARWIN_O)/$$f" >&2; exit 1; }; \
+		case "$$got" in *"$$want"*) echo "$$got (as it must)" ;; \
+		*) echo "check-darwin: want '$$want', got '$$got'" >&2; exit 1 ;; esac; \
+	done
+	@got=$$($(O)/tools/macho-check --dylibs=/usr/lib/libc++.1.dylib $(DARWIN_SUITE_BIN)/hashloop) && \
+		{ echo "check-darwin: macho-check passed a dylib not allowed" >&2; exit 1; }; \
+	case "$$got" in *"FAILED: loads /usr/lib/libSystem.B.dylib") \
+		echo "$$got (as it must, with only libc++ allowed)" ;; \
+	*) echo "check-darwin: got '$$got'" >&2; exit 1 ;; esac
 	@echo "check-darwin: $(DARWIN_NOBJ) agent/ and proto/ files compiled for $(DARWIN_TARGET) with -Werror;" \
 		"$(DARWIN_NOUT) executables checked ($(DARWIN_LIB_VERSIONS))"
 
