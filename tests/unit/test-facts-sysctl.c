@@ -1,10 +1,11 @@
 /*
  * Unit tests of agent/facts-sysctl.c: what the macOS agent makes of the
  * answers of sysctlbyname() and proc_pid_rusage(), run on any OS. The
- * answers are an M2's (MacBook Air Mac14,2, 4 performance and 4 efficiency
- * cores, 24 GiB, macOS 14.5 = Darwin 23.5.0) and an Intel Mac's, as raw
- * bytes of the sizes the kernel gives: strings with their NUL, 32-bit
- * counts, 64-bit byte counts and frequencies.
+ * answers are those of an M2 (MacBook Air Mac14,2, 4 performance and 4
+ * efficiency cores, 24 GiB, macOS 14.5 = Darwin 23.5.0) and of an Intel
+ * Mac, as raw bytes of the sizes the kernel gives: strings with their NUL,
+ * 32-bit counts, 64-bit byte counts and frequencies. They are typed from
+ * those machines' published figures, not captured here from a Mac.
  */
 #include <stdarg.h>
 #include <stddef.h>
