@@ -150,6 +150,8 @@ suites/example/data.bin:
 # ---- other architectures ----------------------------------------------------
 # make cross-aarch64: the example and test programs for aarch64 Linux.
 -include suites/cross.mk
+# make darwin, make check-darwin: the agent and programs for macOS arm64.
+-include darwin.mk
 
 .PHONY: check-arch
 # The mixed-architecture run: two x86_64 lab hosts and one aarch64 host
@@ -213,11 +215,14 @@ BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack
 # make check: unit tests (cmocka, valgrind), the test lab (sshd, network
 # namespaces), the fuzzers (clang), the report's screenshot (chromium,
 # python3), the aarch64 host (qemu-user, mmdebstrap, a cross compiler),
-# check-fresh (mmdebstrap, git).
+# check-fresh (mmdebstrap, git), the macOS arm64 build (npm fetches its
+# compiler; darwin.mk).
 TEST_DEBS  := libcmocka-dev valgrind openssh-server openssh-client nanomsg-utils \
 	iproute2 procps jq clang libclang-rt-14-dev chromium python3-minimal git \
 	qemu-user-static binfmt-support mmdebstrap arch-test \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross npm
+# What comes from the npm registry instead (darwin.mk installs it).
+NPM_PKGS   := $(DARWIN_ZIG_NPM)
 # make bench: the peers and the profilers.
 BENCH_DEBS := hyperfine time linux-perf gdb
 BREW_BUILD := pkg-config nanomsg msgpack openssl libssh2 inih
@@ -241,10 +246,11 @@ deps-check:
 # check-commands: every command a test, bench or CI script runs comes from
 # a package of these sets (and dpkg agrees where it is installed).
 SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh bench/*.sh) .ci/run \
-	Makefile suites/cross.mk
+	Makefile suites/cross.mk darwin.mk
 check-commands:
 	@perl tests/scan-commands.pl --map=tests/commands.txt --base='$(BASE_DEBS)' \
-		--build='$(BUILD_DEBS)' --test='$(TEST_DEBS)' --bench='$(BENCH_DEBS)' $(SCANNED)
+		--build='$(BUILD_DEBS)' --test='$(TEST_DEBS)' --bench='$(BENCH_DEBS)' \
+		--npm='$(NPM_PKGS)' $(SCANNED)
 
 # ---- top-level jobs -------------------------------------------------------
 demo: deps-build
@@ -261,6 +267,7 @@ check: deps-test
 	@$(MAKE) --no-print-directory check-san-e2e
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory check-arch
+	@$(MAKE) --no-print-directory check-darwin
 
 # check-fresh: both README commands (make demo, make check) on a clean
 # Debian 12 root with nothing of ours: tests/check-fresh.sh.

@@ -796,6 +796,7 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 		/* First the exit, so that wall time stops as soon as can be. */
 		if (isig != -1 && pfd[isig].revents != 0) {
 			exec_sigdrain();
+			facts_counters_child(&ctr, pid);
 			w = exec_reap(pid, &wstatus, &ru, &t1);
 			if (w != 0) {
 				if (w == -1) {

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/resource.h>
 
 #include "proto/proto.h"
@@ -44,6 +45,8 @@ struct facts_counters {
 	int	n;
 	int	fd[FACTS_COUNTERS_MAX];
 	char	name[FACTS_COUNTERS_MAX][PROTO_NAME_MAX];
+	uint64_t value[FACTS_COUNTERS_MAX];	/* macOS: read before the reap */
+	int	taken;			/* macOS: value[] holds the child's */
 };
 
 /*
@@ -57,6 +60,14 @@ struct facts_counters {
  */
 int	facts_counters_open(struct facts_counters *c, const char *list,
 	    char *err, size_t errlen);
+
+/*
+ * Called when the child pid may have exited, before it is reaped: where
+ * counters are read per process rather than inherited (macOS), takes the
+ * exited child's values. Does nothing for a child still running, or on
+ * Linux.
+ */
+void	facts_counters_child(struct facts_counters *c, pid_t pid);
 
 /*
  * Adds each counter's value to s's metrics (when s is not NULL; read after

@@ -182,6 +182,24 @@ check_thread(void *arg)
 	return (NULL);
 }
 
+/* Says where orch deploy gets an SSH host's agent: prebuilt, or built there. */
+static void
+check_agent_source(const struct host *h)
+{
+	char	path[PATH_MAX];
+
+	if (h->ops != &host_ssh_ops)
+		return;
+	if (deploy_prebuilt_path(h->facts.os, h->facts.arch, path,
+	    sizeof path) == 0)
+		printf("%s: agent: orch deploy pushes the prebuilt %s-%s agent "
+		    "(%s)\n", h->name, h->facts.os, h->facts.arch, path);
+	else
+		printf("%s: agent: no prebuilt %s-%s agent here; orch deploy "
+		    "builds it from source on the host\n", h->name,
+		    h->facts.os, h->facts.arch);
+}
+
 int
 check_main(struct host *hosts, size_t n)
 {
@@ -235,6 +253,7 @@ check_main(struct host *hosts, size_t n)
 			    check_fact(h, "perf_cores"),
 			    check_or(h, "efficiency_cores"));
 		printf("\n");
+		check_agent_source(h);
 		if (rows[i].nwarn == 0)
 			continue;
 		printf("%s: %d warning%s:\n", h->name, rows[i].nwarn,

@@ -176,6 +176,47 @@ deploy_arch(char *arch)
 		strcpy(arch, "x86_64");
 }
 
+int
+deploy_prebuilt_path(const char *os, const char *arch, char *path, size_t len)
+{
+	struct utsname	 u;
+	struct stat	 st;
+	char		 local_arch[64];
+	const char	*p;
+
+	/* Names from the host's uname: never a path of their own. */
+	for (p = os; *p != '\0'; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyz0123456789_", *p) == NULL)
+			goto none;
+	for (p = arch; *p != '\0'; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyz0123456789_", *p) == NULL)
+			goto none;
+	if (*os == '\0' || *arch == '\0')
+		goto none;
+	/* Placed by hand, then cross-built (make darwin: bin/darwin-aarch64). */
+	snprintf(path, len, "%s/bin/agents/%s-%s/orch-agent", deploy_root, os,
+	    arch);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return (0);
+	snprintf(path, len, "%s/bin/%s-%s/orch-agent", deploy_root, os, arch);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return (0);
+	/* This machine's own agent, when the host is of its kind. */
+	if (uname(&u) != 0)
+		goto none;
+	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
+	deploy_arch(local_arch);
+	snprintf(path, len, "%s", deploy_prebuilt);
+	if (strcmp(arch, local_arch) == 0 && strcmp(os,
+	    strcmp(u.sysname, "Darwin") == 0 ? "darwin" : "linux") == 0 &&
+	    stat(path, &st) == 0)
+		return (0);
+none:
+	if (len > 0)
+		path[0] = '\0';
+	return (-1);
+}
+
 /* Says which packages give a host a compiler and the agent's libraries. */
 static void
 deploy_hint(const char *os, char *buf, size_t len)
@@ -210,12 +251,11 @@ int
 deploy_agent(struct ssh *s, struct host *h, int force, char *how,
     size_t howlen, char *err, size_t errlen)
 {
-	struct utsname	 u;
 	struct stat	 st;
 	char		 wd[PATH_MAX], out[4096], errb[8192];
 	char		 tmpdir[PATH_MAX];
 	const char	*tmp;
-	char		 os[32] = "", arch[32] = "", local_arch[64], path[PATH_MAX];
+	char		 os[32] = "", arch[32] = "", path[PATH_MAX];
 	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
 	uint64_t	 bytes;
 	int		 rc;
@@ -256,22 +296,9 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	snprintf(remote, sizeof remote, "%s/bin/orch-agent",
 	    h->workdir[0] ? h->workdir : "~/.orch");
 
-	/* A prebuilt agent: ours when the host matches this machine. */
-	path[0] = '\0';
-	uname(&u);
-	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
-	deploy_arch(local_arch);
-	snprintf(path, sizeof path, "%s/bin/agents/%s-%s/orch-agent",
-	    deploy_root, os, arch);
-	if (force == 2)
-		path[0] = '\0';	/* --from-source */
-	else if (stat(path, &st) != 0) {
-		snprintf(path, sizeof path, "%s", deploy_prebuilt);
-		if (strcmp(arch, local_arch) != 0 ||
-		    strcmp(os, strcmp(u.sysname, "Darwin") == 0 ? "darwin" :
-		    "linux") != 0 || stat(path, &st) != 0)
-			path[0] = '\0';
-	}
+	/* A prebuilt agent for the host's os/arch, else built there. */
+	if (force == 2 || deploy_prebuilt_path(os, arch, path, sizeof path) != 0)
+		path[0] = '\0';	/* --from-source, or none matches */
 	if (path[0] != '\0') {
 		char	nullsrc[PATH_MAX + 16], nulldst[PATH_MAX], *sl;
 		uint64_t nb = 0;

@@ -29,6 +29,16 @@ int	deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    size_t howlen, char *err, size_t errlen);
 
 /*
+ * Finds the prebuilt agent for a host of os/arch ("darwin", "aarch64"):
+ * ROOT/bin/agents/OS-ARCH/orch-agent, else ROOT/bin/OS-ARCH/orch-agent
+ * (make darwin writes bin/darwin-aarch64/), else this machine's own agent
+ * when the host is of this machine's os/arch. Returns 0 with its path, or
+ * -1 with path "" when none exists (the agent is then built on the host).
+ */
+int	deploy_prebuilt_path(const char *os, const char *arch, char *path,
+	    size_t len);
+
+/*
  * Writes the agent's workdir on the host as a word for a remote argv
  * (default ~/.orch; shell_command() makes a leading ~ the remote home).
  * Returns 0, or -1 when it does not fit in len.

@@ -21,7 +21,9 @@
 # cache (/var/cache/apt/archives: Debian's .deb files; every package is
 # still installed in the root by our own Makefile) and the aarch64 lab
 # host's Debian arm64 root filesystem (/var/cache/orch-lab, see
-# tests/lab/arm64.sh), which is built inside on a cold machine. Network
+# tests/lab/arm64.sh), which is built inside on a cold machine, and the
+# macOS cross toolchain and cross-built libraries (/var/cache/orch-darwin,
+# see darwin.mk), likewise keyed by version. Network
 # namespaces and sshd work inside as outside (the test lab).
 #
 # FRESH_KEEP=1 keeps the root (its path is printed); FRESH_TIMEOUT bounds
@@ -116,7 +118,7 @@ done
 exit $rc
 EOF
 
-mkdir -p /var/cache/orch-lab /var/cache/apt/archives
+mkdir -p /var/cache/orch-lab /var/cache/orch-darwin /var/cache/apt/archives
 export R
 t0=$SECONDS
 rc=0
@@ -132,6 +134,8 @@ timeout --kill-after=30 "$BOUND" unshare --mount --propagation private --pid --f
 	fi
 	mkdir -p "$R/var/cache/orch-lab"
 	mount --bind /var/cache/orch-lab "$R/var/cache/orch-lab"
+	mkdir -p "$R/var/cache/orch-darwin"
+	mount --bind /var/cache/orch-darwin "$R/var/cache/orch-darwin"
 	mount --bind /var/cache/apt/archives "$R/var/cache/apt/archives"
 	cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null || true
 	chmod 1777 "$R/tmp"

@@ -39,10 +39,17 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	exit 0
 fi
 
+# What installed packages provide counts as installed (e.g. npm, which
+# NodeSource's nodejs provides and conflicts with).
+provided=" $(dpkg-query -W -f='${db:Status-Abbrev}|${Provides}\n' 2>/dev/null |
+	sed -n 's/^ii *|//p' | sed 's/([^)]*)//g' | tr ',\n' '  ') "
 missing=()
 for p in "${deb[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	case "$st" in *" installed") ;; *) missing+=("$p") ;; esac
+	case "$st" in
+	*" installed") ;;
+	*) case "$provided" in *" $p "*) ;; *) missing+=("$p") ;; esac ;;
+	esac
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -4,7 +4,8 @@
 # installs, so that `make check` and `make bench` work on a fresh machine.
 #
 #   perl tests/scan-commands.pl --map=tests/commands.txt \
-#       --base='PKG ...' --build='PKG ...' --test='PKG ...' --bench='PKG ...' FILE...
+#       --base='PKG ...' --build='PKG ...' --test='PKG ...' --bench='PKG ...' \
+#       [--npm='NAME@VERSION ...'] FILE...
 #
 # It reads the shell scripts (and Makefile recipes) with a small shell
 # lexer, finds the words in command position, and looks each one up in the
@@ -13,7 +14,10 @@
 # in none of the sets that may serve that file: bench/ scripts may use the
 # base, build, test and bench sets; everything else base, build and test.
 # Where a mapped command is installed on this machine, dpkg must agree on
-# its package (a wrong map line is caught too).
+# its package (a wrong map line is caught too). One exception to Debian:
+# a map line "COMMAND npm:NAME@VERSION" names a command from the npm
+# registry, allowed only when NAME@VERSION is in --npm (what the Makefile
+# itself installs, pinned), for the test set's files.
 #
 # Words that are not checked: shell keywords and builtins, functions defined
 # in any scanned file, words built from variables ($X, "${cmd[@]}"), and
@@ -24,7 +28,7 @@ use warnings;
 
 my (%opt, @files);
 for my $a (@ARGV) {
-	if ($a =~ /^--(map|base|build|test|bench)=(.*)$/s) { $opt{$1} = $2; }
+	if ($a =~ /^--(map|base|build|test|bench|npm)=(.*)$/s) { $opt{$1} = $2; }
 	elsif ($a =~ /^--/) { die "scan-commands: unknown option $a\n"; }
 	else { push @files, $a; }
 }
@@ -35,6 +39,7 @@ my %set;	# package => set name
 for my $s (qw(base build test bench)) {
 	$set{$_} //= $s for split ' ', ($opt{$s} // '');
 }
+$set{"npm:$_"} //= 'test' for split ' ', ($opt{npm} // '');
 
 my (%map, %mapline, %owner);
 open(my $mf, '<', $opt{map}) or die "scan-commands: $opt{map}: $!\n";
