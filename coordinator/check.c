@@ -1,26 +1,18 @@
 /* orch check: a readiness table per host, and what to fix before measuring. */
-#include <sys/statvfs.h>
-
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coordinator/check.h"
-#include "coordinator/deploy.h"
+#include "coordinator/defaults.h"
 #include "coordinator/host.h"
-#include "coordinator/ssh.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
 struct check_row {
 	struct host	*h;
-	char		 reach[64];
-	char		 hostkey[160];
-	char		 auth[160];
-	char		 agent[64];
-	char		 disk[32];
+	struct host_probe p;
 	char		 warnings[2048];
 	int		 nwarn;
 	int		 ready;
@@ -88,7 +80,7 @@ check_warnings(const struct host *h, char *buf, size_t len)
 		    "per core (pin =)\n");
 	if (h->facts.cores > 0) {
 		per_core = h->facts.load[0] / h->facts.cores;
-		if (per_core > 1.0 / 3)
+		if (per_core > DEFAULT_MAX_LOAD)
 			W("1-minute load %.2f is above a third of %u cores: a "
 			    "run would wait\n", h->facts.load[0],
 			    h->facts.cores);
@@ -104,100 +96,37 @@ check_thread(void *arg)
 {
 	struct check_row	*row = arg;
 	struct host		*h = row->h;
-	struct ssh		 s;
-	struct ssh_target	 t;
-	struct statvfs		 sv;
-	char			 err[HOST_ERR_LEN], how[256], wd[PATH_MAX];
-	char			 out[1024], errb[1024];
-	unsigned long long	 kb;
+	struct host_probe	*p = &row->p;
 
-	snprintf(row->reach, sizeof row->reach, "-");
-	snprintf(row->hostkey, sizeof row->hostkey, "-");
-	snprintf(row->auth, sizeof row->auth, "-");
-	snprintf(row->agent, sizeof row->agent, "-");
-	snprintf(row->disk, sizeof row->disk, "-");
-	if (h->ops == &host_ssh_ops) {
-		host_ssh_target(h, &t);
-		if (ssh_open(&s, &t, err, sizeof err) != 0) {
-			snprintf(row->error, sizeof row->error, "%s", err);
-			if (strstr(err, "cannot connect") != NULL ||
-			    strstr(err, "resolve") != NULL)
-				snprintf(row->reach, sizeof row->reach, "no");
-			else
-				snprintf(row->reach, sizeof row->reach, "yes");
-			if (strstr(err, "host key") != NULL ||
-			    strstr(err, "HOST KEY") != NULL)
-				snprintf(row->hostkey, sizeof row->hostkey,
-				    "REFUSED");
-			else if (strstr(err, "authentication") != NULL) {
-				snprintf(row->hostkey, sizeof row->hostkey,
-				    "ok");
-				snprintf(row->auth, sizeof row->auth, "FAILED");
-			}
-			return (NULL);
-		}
-		snprintf(row->reach, sizeof row->reach, "yes");
-		snprintf(row->hostkey, sizeof row->hostkey, "%s",
-		    s.hostkey_status);
-		snprintf(row->auth, sizeof row->auth, "ok");
-		if (deploy_agent(&s, h, -1, how, sizeof how, err,
-		    sizeof err) != 0) {
-			snprintf(row->agent, sizeof row->agent, "%s",
-			    strstr(err, "outdated") != NULL ? "outdated" :
-			    "missing");
-			snprintf(row->error, sizeof row->error, "%s", err);
-			ssh_close(&s);
-			return (NULL);
-		}
-		if (deploy_workdir(h, wd, sizeof wd) == 0) {
-			char	*argv[] = { (char *)(uintptr_t)"sh",
-				    (char *)(uintptr_t)"-c",
-				    (char *)(uintptr_t)"mkdir -p \"$1\" && "
-				    "df -Pk \"$1\" | tail -1",
-				    (char *)(uintptr_t)"orch-check", wd, NULL };
-
-			if (ssh_run(&s, argv, NULL, out, sizeof out, errb,
-			    sizeof errb, 10000) == 0 &&
-			    sscanf(out, "%*s %*s %*s %llu", &kb) == 1)
-				snprintf(row->disk, sizeof row->disk,
-				    "%.1f GiB", (double)kb / (1024 * 1024));
-		}
-		ssh_close(&s);
-	} else
-		snprintf(row->reach, sizeof row->reach, "local");
-
+	snprintf(p->reach, sizeof p->reach, "-");
+	snprintf(p->hostkey, sizeof p->hostkey, "-");
+	snprintf(p->auth, sizeof p->auth, "-");
+	snprintf(p->agent, sizeof p->agent, "-");
+	snprintf(p->disk, sizeof p->disk, "-");
+	if (h->ops->probe(h, p, row->error, sizeof row->error) != 0)
+		return (NULL);
 	h->no_deploy = 1;
 	if (host_open(h, "check") != 0) {
 		snprintf(row->error, sizeof row->error, "%s", h->error);
 		host_close(h);
 		return (NULL);
 	}
-	snprintf(row->agent, sizeof row->agent, "%s", h->agent_version);
-	if (h->ops != &host_ssh_ops && statvfs(h->facts.workdir, &sv) == 0)
-		snprintf(row->disk, sizeof row->disk, "%.1f GiB",
-		    (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+	snprintf(p->agent, sizeof p->agent, "%s", h->agent_version);
+	h->ops->probe_open(h, p);
 	host_close(h);
 	row->nwarn = check_warnings(h, row->warnings, sizeof row->warnings);
 	row->ready = 1;
 	return (NULL);
 }
 
-/* Says where orch deploy gets an SSH host's agent: prebuilt, or built there. */
+/* Says where orch deploy gets a host's agent: prebuilt, or built there. */
 static void
 check_agent_source(const struct host *h)
 {
-	char	path[PATH_MAX];
+	char	buf[PATH_MAX + 128];
 
-	if (h->ops != &host_ssh_ops)
-		return;
-	if (deploy_prebuilt_path(h->facts.os, h->facts.arch, path,
-	    sizeof path) == 0)
-		printf("%s: agent: orch deploy pushes the prebuilt %s-%s agent "
-		    "(%s)\n", h->name, h->facts.os, h->facts.arch, path);
-	else
-		printf("%s: agent: no prebuilt %s-%s agent here; orch deploy "
-		    "builds it from source on the host\n", h->name,
-		    h->facts.os, h->facts.arch);
+	if (h->ops->agent_source(h, buf, sizeof buf) == 0)
+		printf("%s: agent: %s\n", h->name, buf);
 }
 
 int
@@ -230,9 +159,9 @@ check_main(struct host *hosts, size_t n)
 			snprintf(load, sizeof load, "%.2f", h->facts.load[0]);
 		}
 		printf("%-12s %-9s %-10.10s %-6.6s %-8s %-16s %-28s %5s %6s "
-		    "%10s  %s\n", h->name, rows[i].reach, rows[i].hostkey,
-		    rows[i].auth, rows[i].agent, osarch, cpu, cores, load,
-		    rows[i].disk, rows[i].ready ? "yes" : "NO");
+		    "%10s  %s\n", h->name, rows[i].p.reach, rows[i].p.hostkey,
+		    rows[i].p.auth, rows[i].p.agent, osarch, cpu, cores, load,
+		    rows[i].p.disk, rows[i].ready ? "yes" : "NO");
 	}
 	for (i = 0; i < n; i++) {
 		h = rows[i].h;

@@ -1,28 +1,15 @@
 /* orch status / orch stop: each host's part of a run. */
-#include <sys/types.h>
-#include <sys/wait.h>
-
-#include <errno.h>
-#include <limits.h>
-#include <poll.h>
-#include <spawn.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "coordinator/control.h"
-#include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/record.h"
-#include "coordinator/ssh.h"
 #include "proto/ident.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/xmalloc.h"
-
-extern char **environ;
 
 struct control_job {
 	struct host	*h;
@@ -31,99 +18,13 @@ struct control_job {
 	char		 line[512];
 };
 
-/* Runs argv here and reads the first line of its stdout (bounded). */
-static void
-control_local(const char *agent, const char *workdir, const char *run_id,
-    int stop, char *line, size_t len)
-{
-	posix_spawn_file_actions_t	 fa;
-	char				 wd[PATH_MAX + 16], run[128];
-	char				*argv[5];
-	struct pollfd			 pfd;
-	ssize_t				 n;
-	size_t				 got = 0;
-	pid_t				 pid;
-	int				 p[2], st;
-
-	snprintf(line, len, "cannot ask the local agent");
-	snprintf(wd, sizeof wd, "--workdir=%s", workdir);
-	snprintf(run, sizeof run, "--run=%s", run_id);
-	argv[0] = (char *)(uintptr_t)agent;
-	argv[1] = (char *)(uintptr_t)(stop ? "stop" : "status");
-	argv[2] = wd;
-	argv[3] = run;
-	argv[4] = NULL;
-	if (pipe(p) == -1)
-		return;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addclose(&fa, p[0]);
-	if (posix_spawn(&pid, agent, &fa, NULL, argv, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	line[0] = '\0';
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	while (got < len - 1 && poll(&pfd, 1, 15000) == 1) {
-		if ((n = read(p[0], line + got, len - 1 - got)) <= 0)
-			break;
-		got += (size_t)n;
-	}
-	line[got] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	close(p[0]);
-	waitpid(pid, &st, 0);
-}
-
 static void *
 control_thread(void *arg)
 {
 	struct control_job	*j = arg;
-	struct host		*h = j->h;
-	struct ssh		 s;
-	struct ssh_target	 t;
-	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
-	char			 wdopt[PATH_MAX + 16];
-	char			 runopt[PROTO_NAME_MAX + 16];
-	char			*argv[] = { agent, (char *)(uintptr_t)(j->stop ?
-				    "stop" : "status"), wdopt, runopt, NULL };
-	char			 err[HOST_ERR_LEN], errb[1024];
-	const char		*home;
 
-	if (h->ops != &host_ssh_ops) {
-		if (h->workdir[0] == '\0') {
-			home = getenv("HOME");
-			snprintf(h->workdir, sizeof h->workdir, "%s/.orch",
-			    home != NULL ? home : "/tmp");
-		}
-		control_local(host_local_agent(), h->workdir, j->run_id,
-		    j->stop, j->line, sizeof j->line);
-		return (NULL);
-	}
-	host_ssh_target(h, &t);
-	if (ssh_open(&s, &t, err, sizeof err) != 0) {
-		snprintf(j->line, sizeof j->line, "unreachable: %s", err);
-		return (NULL);
-	}
-	if (deploy_workdir(h, wd, sizeof wd) != 0) {
-		snprintf(j->line, sizeof j->line, "bad workdir");
-		ssh_close(&s);
-		return (NULL);
-	}
-	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
-	snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
-	snprintf(runopt, sizeof runopt, "--run=%s", j->run_id);
-	if (ssh_run(&s, argv, NULL, j->line, sizeof j->line, errb, sizeof errb,
-	    20000) != 0 && j->line[0] == '\0')
-		snprintf(j->line, sizeof j->line, "cannot ask the agent: %.200s",
-		    errb);
-	j->line[strcspn(j->line, "\n")] = '\0';
-	ssh_close(&s);
+	j->h->ops->control(j->h, j->stop ? "stop" : "status", j->run_id,
+	    j->line, sizeof j->line);
 	return (NULL);
 }
 

@@ -17,9 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/ssh.h"
+#include "coordinator/sys.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/version.h"
@@ -65,21 +67,11 @@ deploy_set_agent(const char *path)
 int
 deploy_workdir(const struct host *h, char *out, size_t len)
 {
-	const char	*wd = h->workdir[0] != '\0' ? h->workdir : "~/.orch";
+	const char	*wd = h->workdir[0] != '\0' ? h->workdir : DEFAULT_WORKDIR;
 
 	if (snprintf(out, len, "%s", wd) >= (int)len)
 		return (-1);
 	return (0);
-}
-
-/* Returns milliseconds of CLOCK_MONOTONIC. */
-static int64_t
-deploy_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
 /*
@@ -131,11 +123,11 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 		return (-1);
 	}
 	/* tar's stderr until it closes it, then its exit; both bounded. */
-	deadline = deploy_now_ms() + DEPLOY_PACK_TIMEOUT;
+	deadline = sys_now_ms() + DEPLOY_PACK_TIMEOUT;
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	msg[0] = '\0';
-	while ((left = (int)(deadline - deploy_now_ms())) > 0 &&
+	while ((left = (int)(deadline - sys_now_ms())) > 0 &&
 	    poll(&pfd, 1, left) == 1) {
 		if ((n = read(p[0], buf, sizeof buf)) <= 0)
 			break;
@@ -147,7 +139,7 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 	}
 	close(p[0]);
 	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
-	    deploy_now_ms() < deadline)
+	    sys_now_ms() < deadline)
 		poll(NULL, 0, 10);
 	if (w == 0) {
 		kill(pid, SIGKILL);
@@ -164,16 +156,6 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 		return (-1);
 	}
 	return (0);
-}
-
-/* Normalizes `uname -m` output to x86_64 / aarch64. */
-static void
-deploy_arch(char *arch)
-{
-	if (strcmp(arch, "arm64") == 0)
-		strcpy(arch, "aarch64");
-	else if (strcmp(arch, "amd64") == 0)
-		strcpy(arch, "x86_64");
 }
 
 int
@@ -205,7 +187,7 @@ deploy_prebuilt_path(const char *os, const char *arch, char *path, size_t len)
 	if (uname(&u) != 0)
 		goto none;
 	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
-	deploy_arch(local_arch);
+	sys_arch(local_arch);
 	snprintf(path, len, "%s", deploy_prebuilt);
 	if (strcmp(arch, local_arch) == 0 && strcmp(os,
 	    strcmp(u.sysname, "Darwin") == 0 ? "darwin" : "linux") == 0 &&
@@ -292,9 +274,9 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	}
 	for (char *p = os; *p != '\0'; p++)
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	deploy_arch(arch);
+	sys_arch(arch);
 	snprintf(remote, sizeof remote, "%s/bin/orch-agent",
-	    h->workdir[0] ? h->workdir : "~/.orch");
+	    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
 
 	/* A prebuilt agent for the host's os/arch, else built there. */
 	if (force == 2 || deploy_prebuilt_path(os, arch, path, sizeof path) != 0)
@@ -311,7 +293,7 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 			snprintf(sl + 1, sizeof nullsrc - (size_t)(sl + 1 -
 			    nullsrc), "orch-null");
 		snprintf(nulldst, sizeof nulldst, "%s/bin/orch-null",
-		    h->workdir[0] ? h->workdir : "~/.orch");
+		    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
 		if (stat(nullsrc, &st) == 0 &&
 		    ssh_put(s, nullsrc, nulldst, 0755, &nb, err, errlen) != 0)
 			return (-1);
@@ -338,7 +320,7 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	rc = deploy_pack(tmpdir, tarball, sizeof tarball, err, errlen);
 	if (rc == 0) {
 		snprintf(remote, sizeof remote, "%s/src.tar.gz",
-		    h->workdir[0] ? h->workdir : "~/.orch");
+		    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
 		rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
 	}
 	unlink(tarball);
@@ -382,22 +364,10 @@ static void *
 deploy_thread(void *arg)
 {
 	struct deploy_job	*j = arg;
-	struct ssh		 s;
-	struct ssh_target	 t;
 
-	if (j->h->ops != &host_ssh_ops) {
-		snprintf(j->how, sizeof j->how, "runs %s directly",
-		    deploy_prebuilt);
-		j->ok = 1;
-		return (NULL);
-	}
-	host_ssh_target(j->h, &t);
-	if (ssh_open(&s, &t, j->err, sizeof j->err) != 0)
-		return (NULL);
-	if (deploy_agent(&s, j->h, j->force, j->how, sizeof j->how, j->err,
+	if (j->h->ops->deploy(j->h, j->force, j->how, sizeof j->how, j->err,
 	    sizeof j->err) == 0)
 		j->ok = 1;
-	ssh_close(&s);
 	return (NULL);
 }
 

@@ -3,6 +3,7 @@
  * the same sealed nanomsg protocol as a remote host, minus SSH.
  */
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -12,13 +13,16 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/host.h"
+#include "coordinator/sys.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -91,22 +95,18 @@ local_read_line(int fd, char *buf, size_t len, int timeout_ms)
 	return ((ssize_t)n);
 }
 
-/* Writes all of buf to fd. Returns 0 or -1. */
-static int
-local_write_all(int fd, const char *buf, size_t len)
+/* Sets the host's workdir to $HOME/.orch unless one is configured. */
+static void
+local_workdir(struct host *h)
 {
-	ssize_t	n;
+	const char	*hd;
 
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (-1);
-		buf += n;
-		len -= (size_t)n;
-	}
-	return (0);
+	if (h->workdir[0] != '\0')
+		return;
+	if ((hd = getenv("HOME")) == NULL)
+		hd = "/tmp";
+	snprintf(h->workdir, sizeof h->workdir, "%s/%s", hd,
+	    DEFAULT_WORKDIR_HOME);
 }
 
 static int
@@ -116,10 +116,8 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	struct host_local		*l;
 	posix_spawn_file_actions_t	 fa;
 	char				*argv[6], wdarg[PATH_MAX + 16], line[256];
-	char				 home[PATH_MAX];
 	int				 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	int				 argc = 0, e, proto, r = -1;
-	const char			*hd;
 
 	l = xcalloc(1, sizeof *l);
 	l->pid = -1;
@@ -131,12 +129,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	}
 	fcntl(in[1], F_SETFD, FD_CLOEXEC);
 	fcntl(out[0], F_SETFD, FD_CLOEXEC);
-	if (h->workdir[0] == '\0') {
-		if ((hd = getenv("HOME")) == NULL)
-			hd = "/tmp";
-		snprintf(home, sizeof home, "%s/.orch", hd);
-		snprintf(h->workdir, sizeof h->workdir, "%s", home);
-	}
+	local_workdir(h);
 	snprintf(wdarg, sizeof wdarg, "--workdir=%s", h->workdir);
 	argv[argc++] = local_agent;
 	argv[argc++] = (char *)"serve";
@@ -166,7 +159,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	l->stdin_fd = in[1];
 	in[1] = -1;
 
-	if (local_write_all(l->stdin_fd, key_line, strlen(key_line)) != 0) {
+	if (sys_write_all(l->stdin_fd, key_line, strlen(key_line)) != 0) {
 		snprintf(err, errlen, "cannot hand the key to the agent: %s",
 		    strerror(errno));
 		goto out;
@@ -241,7 +234,7 @@ local_push(struct host *h, const char *path, const char *sha, int executable,
 	while ((n = read(in, buf, sizeof buf)) != 0) {
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == -1 || local_write_all(out, buf, (size_t)n) != 0) {
+		if (n == -1 || sys_write_all(out, buf, (size_t)n) != 0) {
 			snprintf(err, errlen, "copy %s to %s: %s", path, tmp,
 			    strerror(errno));
 			goto out;
@@ -329,10 +322,108 @@ local_stop(struct host *h)
 	h->priv = NULL;
 }
 
+/* The local host runs the agent next to orch: nothing to install. */
+static int
+local_deploy(struct host *h, int force, char *how, size_t howlen, char *err,
+    size_t errlen)
+{
+	(void)h;
+	(void)force;
+	(void)err;
+	(void)errlen;
+	snprintf(how, howlen, "runs %s directly", local_agent);
+	return (0);
+}
+
+/* Nothing stands between orch and the local agent: only the session tells. */
+static int
+local_probe(struct host *h, struct host_probe *p, char *err, size_t errlen)
+{
+	(void)h;
+	(void)err;
+	(void)errlen;
+	snprintf(p->reach, sizeof p->reach, "local");
+	return (0);
+}
+
+static void
+local_probe_open(struct host *h, struct host_probe *p)
+{
+	struct statvfs	sv;
+
+	if (statvfs(h->facts.workdir, &sv) == 0)
+		snprintf(p->disk, sizeof p->disk, "%.1f GiB",
+		    (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+}
+
+/* The local host runs this machine's own agent: no other source. */
+static int
+local_agent_source(const struct host *h, char *buf, size_t len)
+{
+	(void)h;
+	if (len > 0)
+		buf[0] = '\0';
+	return (-1);
+}
+
+static void
+local_control(struct host *h, const char *verb, const char *run_id,
+    char *line, size_t len)
+{
+	posix_spawn_file_actions_t	 fa;
+	char				 wd[PATH_MAX + 16], run[128];
+	char				*argv[5];
+	struct pollfd			 pfd;
+	ssize_t				 n;
+	size_t				 got = 0;
+	pid_t				 pid;
+	int				 p[2], st;
+
+	local_workdir(h);
+	snprintf(line, len, "cannot ask the local agent");
+	snprintf(wd, sizeof wd, "--workdir=%s", h->workdir);
+	snprintf(run, sizeof run, "--run=%s", run_id);
+	argv[0] = local_agent;
+	argv[1] = (char *)(uintptr_t)verb;
+	argv[2] = wd;
+	argv[3] = run;
+	argv[4] = NULL;
+	if (pipe(p) == -1)
+		return;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	if (posix_spawn(&pid, local_agent, &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	line[0] = '\0';
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	while (got < len - 1 && poll(&pfd, 1, CONTROL_LOCAL_TIMEOUT) == 1) {
+		if ((n = read(p[0], line + got, len - 1 - got)) <= 0)
+			break;
+		got += (size_t)n;
+	}
+	line[got] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+}
+
 const struct host_ops host_local_ops = {
 	"local",
 	local_start,
 	local_push,
 	local_alive,
 	local_stop,
+	local_deploy,
+	local_probe,
+	local_probe_open,
+	local_agent_source,
+	local_control,
 };

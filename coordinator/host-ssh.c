@@ -30,10 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/shell.h"
 #include "coordinator/ssh.h"
+#include "coordinator/sys.h"
 #include "proto/log.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
@@ -42,6 +44,7 @@
 #define HS_STOP_TIMEOUT		5000	/* ms for the agent to exit */
 #define HS_BUF			65536
 #define HS_EP_LEN		200	/* the agent's endpoint, %199s below */
+#define HS_CLOSE_TIMEOUT	2000	/* ms for a channel's EOF and close */
 
 struct host_ssh {
 	struct ssh	 ssh;
@@ -70,41 +73,18 @@ host_ssh_accept_new(int on)
 	hs_accept_new = on;
 }
 
-void
-host_ssh_target(const struct host *h, struct ssh_target *t)
+/* Fills an SSH target from a host's inventory settings. */
+static void
+hs_target(const struct host *h, struct ssh_target *t)
 {
 	memset(t, 0, sizeof *t);
 	t->name = h->name;
 	t->address = h->address;
-	t->port = h->port > 0 ? h->port : 22;
+	t->port = h->port > 0 ? h->port : DEFAULT_SSH_PORT;
 	t->user = h->user;
 	t->identity = h->identity;
 	t->accept_new = hs_accept_new;
-	t->timeout_ms = 10000;
-}
-
-/* Writes all of buf to fd (blocking). */
-static int
-hs_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN) {
-			struct pollfd pfd = { fd, POLLOUT, 0 };
-
-			poll(&pfd, 1, 100);
-			continue;
-		}
-		if (n <= 0)
-			return (-1);
-		buf += n;
-		len -= (size_t)n;
-	}
-	return (0);
+	t->timeout_ms = SSH_CONNECT_TIMEOUT;
 }
 
 /* Closes the tunnel's current connection, both ends. */
@@ -168,7 +148,7 @@ hs_pump(struct host *h, struct host_ssh *x)
 		    sizeof buf)) > 0) {
 			moved = 1;
 			if (x->logfd != -1 &&
-			    hs_write_all(x->logfd, buf, (size_t)n) != 0)
+			    sys_write_all(x->logfd, buf, (size_t)n) != 0)
 				log_debug("%s: agent log write failed", h->name);
 		}
 		while ((n = libssh2_channel_read(x->exec, buf, sizeof buf)) > 0)
@@ -207,7 +187,7 @@ hs_pump(struct host *h, struct host_ssh *x)
 	/* Agent to coordinator. */
 	while ((n = libssh2_channel_read(x->fwd, buf, sizeof buf)) > 0) {
 		moved = 1;
-		if (hs_write_all(x->cfd, buf, (size_t)n) != 0) {
+		if (sys_write_all(x->cfd, buf, (size_t)n) != 0) {
 			hs_drop_conn(x);
 			return (1);
 		}
@@ -434,7 +414,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		x->logfd = open(h->logpath, O_WRONLY | O_CREAT | O_APPEND |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	host_ssh_target(h, &t);
+	hs_target(h, &t);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
 		return (-1);
 	if (deploy_workdir(h, wd, sizeof wd) != 0) {
@@ -536,6 +516,29 @@ hs_alive(struct host *h)
 	return (x != NULL && x->running && !x->dead);
 }
 
+/*
+ * Runs the agent's verb ("status", "stop") for run_id over s: its stdout
+ * into out, its stderr into errb. Returns ssh_run()'s answer, or -3 when
+ * the workdir does not fit.
+ */
+static int
+hs_agent_run(struct ssh *s, const struct host *h, const char *verb,
+    const char *run_id, char *out, size_t outlen, char *errb, size_t errlen)
+{
+	char	wd[PATH_MAX], agent[PATH_MAX + 32], wdopt[PATH_MAX + 16];
+	char	runopt[PROTO_NAME_MAX + 16];
+	char	*argv[] = { agent, (char *)(uintptr_t)verb, wdopt, runopt,
+		    NULL };
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0)
+		return (-3);
+	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
+	snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
+	snprintf(runopt, sizeof runopt, "--run=%s", run_id);
+	return (ssh_run(s, argv, NULL, out, outlen, errb, errlen,
+	    CONTROL_SSH_TIMEOUT));
+}
+
 static void
 hs_stop(struct host *h)
 {
@@ -549,7 +552,7 @@ hs_stop(struct host *h)
 		/* Close the lifeline: the agent exits by itself. */
 		pthread_mutex_lock(&x->mtx);
 		libssh2_session_set_blocking(x->ssh.session, 1);
-		libssh2_session_set_timeout(x->ssh.session, 2000);
+		libssh2_session_set_timeout(x->ssh.session, HS_CLOSE_TIMEOUT);
 		libssh2_channel_send_eof(x->exec);
 		libssh2_session_set_timeout(x->ssh.session, 0);
 		pthread_mutex_unlock(&x->mtx);
@@ -563,25 +566,18 @@ hs_stop(struct host *h)
 	x->running = 0;
 	if (x->exec != NULL && !x->dead && h->run_id[0] != '\0') {
 		/* Still running a plan: stop it over a channel of its own. */
-		char	wd[PATH_MAX], agent[PATH_MAX + 32], out[512];
-		char	wdopt[PATH_MAX + 16], runopt[sizeof h->run_id + 8];
-		char	errb[512];
-		char	*argv[] = { agent, (char *)(uintptr_t)"stop", wdopt,
-			    runopt, NULL };
+		char	out[512], errb[512];
+		int	r;
 
-		if (deploy_workdir(h, wd, sizeof wd) == 0) {
-			snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
-			snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
-			snprintf(runopt, sizeof runopt, "--run=%s", h->run_id);
-			if (ssh_run(&x->ssh, argv, NULL, out, sizeof out, errb,
-			    sizeof errb, 20000) != 0)
-				log_warnx("%s: cannot stop the agent: %s",
-				    h->name, errb);
-		}
+		r = hs_agent_run(&x->ssh, h, "stop", h->run_id, out,
+		    sizeof out, errb, sizeof errb);
+		if (r != 0 && r != -3)
+			log_warnx("%s: cannot stop the agent: %s", h->name,
+			    errb);
 	}
 	if (x->ssh.session != NULL) {
 		libssh2_session_set_blocking(x->ssh.session, 1);
-		libssh2_session_set_timeout(x->ssh.session, 2000);
+		libssh2_session_set_timeout(x->ssh.session, HS_CLOSE_TIMEOUT);
 		hs_drop_conn(x);
 		if (x->exec != NULL) {
 			libssh2_channel_close(x->exec);
@@ -599,10 +595,142 @@ hs_stop(struct host *h)
 	h->priv = NULL;
 }
 
+static int
+hs_deploy(struct host *h, int force, char *how, size_t howlen, char *err,
+    size_t errlen)
+{
+	struct ssh		s;
+	struct ssh_target	t;
+	int			r;
+
+	hs_target(h, &t);
+	if (ssh_open(&s, &t, err, errlen) != 0)
+		return (-1);
+	r = deploy_agent(&s, h, force, how, howlen, err, errlen);
+	ssh_close(&s);
+	return (r);
+}
+
+/* Fills p from ssh_open's words about why it failed. */
+static void
+hs_probe_failed(const char *err, struct host_probe *p)
+{
+	if (strstr(err, "cannot connect") != NULL ||
+	    strstr(err, "resolve") != NULL)
+		snprintf(p->reach, sizeof p->reach, "no");
+	else
+		snprintf(p->reach, sizeof p->reach, "yes");
+	if (strstr(err, "host key") != NULL || strstr(err, "HOST KEY") != NULL)
+		snprintf(p->hostkey, sizeof p->hostkey, "REFUSED");
+	else if (strstr(err, "authentication") != NULL) {
+		snprintf(p->hostkey, sizeof p->hostkey, "ok");
+		snprintf(p->auth, sizeof p->auth, "FAILED");
+	}
+}
+
+/* Writes the free space in the host's workdir (made if missing) to p->disk. */
+static void
+hs_probe_disk(struct ssh *s, const struct host *h, struct host_probe *p)
+{
+	char			 wd[PATH_MAX], out[1024], errb[1024];
+	char			*argv[] = { (char *)(uintptr_t)"sh",
+				    (char *)(uintptr_t)"-c",
+				    (char *)(uintptr_t)"mkdir -p \"$1\" && "
+				    "df -Pk \"$1\" | tail -1",
+				    (char *)(uintptr_t)"orch-check", wd, NULL };
+	unsigned long long	 kb;
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0)
+		return;
+	if (ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
+	    CHECK_DF_TIMEOUT) == 0 &&
+	    sscanf(out, "%*s %*s %*s %llu", &kb) == 1)
+		snprintf(p->disk, sizeof p->disk, "%.1f GiB",
+		    (double)kb / (1024 * 1024));
+}
+
+static int
+hs_probe(struct host *h, struct host_probe *p, char *err, size_t errlen)
+{
+	struct ssh		 s;
+	struct ssh_target	 t;
+	char			 how[256];
+
+	hs_target(h, &t);
+	if (ssh_open(&s, &t, err, errlen) != 0) {
+		hs_probe_failed(err, p);
+		return (-1);
+	}
+	snprintf(p->reach, sizeof p->reach, "yes");
+	snprintf(p->hostkey, sizeof p->hostkey, "%s", s.hostkey_status);
+	snprintf(p->auth, sizeof p->auth, "ok");
+	if (deploy_agent(&s, h, -1, how, sizeof how, err, errlen) != 0) {
+		snprintf(p->agent, sizeof p->agent, "%s",
+		    strstr(err, "outdated") != NULL ? "outdated" : "missing");
+		ssh_close(&s);
+		return (-1);
+	}
+	hs_probe_disk(&s, h, p);
+	ssh_close(&s);
+	return (0);
+}
+
+/* The disk was measured before the session, by hs_probe. */
+static void
+hs_probe_open(struct host *h, struct host_probe *p)
+{
+	(void)h;
+	(void)p;
+}
+
+static int
+hs_agent_source(const struct host *h, char *buf, size_t len)
+{
+	char	path[PATH_MAX];
+
+	if (deploy_prebuilt_path(h->facts.os, h->facts.arch, path,
+	    sizeof path) == 0)
+		snprintf(buf, len, "orch deploy pushes the prebuilt %s-%s "
+		    "agent (%s)", h->facts.os, h->facts.arch, path);
+	else
+		snprintf(buf, len, "no prebuilt %s-%s agent here; orch deploy "
+		    "builds it from source on the host", h->facts.os,
+		    h->facts.arch);
+	return (0);
+}
+
+static void
+hs_control(struct host *h, const char *verb, const char *run_id, char *line,
+    size_t len)
+{
+	struct ssh		s;
+	struct ssh_target	t;
+	char			err[HOST_ERR_LEN], errb[1024];
+	int			r;
+
+	hs_target(h, &t);
+	if (ssh_open(&s, &t, err, sizeof err) != 0) {
+		snprintf(line, len, "unreachable: %s", err);
+		return;
+	}
+	r = hs_agent_run(&s, h, verb, run_id, line, len, errb, sizeof errb);
+	if (r == -3)
+		snprintf(line, len, "bad workdir");
+	else if (r != 0 && line[0] == '\0')
+		snprintf(line, len, "cannot ask the agent: %.200s", errb);
+	line[strcspn(line, "\n")] = '\0';
+	ssh_close(&s);
+}
+
 const struct host_ops host_ssh_ops = {
 	"ssh",
 	hs_start,
 	hs_push,
 	hs_alive,
 	hs_stop,
+	hs_deploy,
+	hs_probe,
+	hs_probe_open,
+	hs_agent_source,
+	hs_control,
 };

@@ -23,6 +23,19 @@
 
 struct host;
 
+/* What orch check learns of a host; each field "-" until known. */
+struct host_probe {
+	char	reach[64];	/* "yes", "no", "local" */
+	char	hostkey[160];	/* "known", "added", "REFUSED", ... */
+	char	auth[160];	/* "ok", "FAILED" */
+	char	agent[64];	/* its version, "missing", "outdated" */
+	char	disk[32];	/* free space in the workdir, "%.1f GiB" */
+};
+
+/*
+ * A backend: everything a command does to a host goes through these, so
+ * no caller needs to know which backend a host has.
+ */
 struct host_ops {
 	const char	*kind;		/* "local", "ssh" */
 	/*
@@ -38,6 +51,34 @@ struct host_ops {
 	int	(*alive)(struct host *);
 	/* Ends the agent (closes its stdin, then waits, then kills) and frees priv. */
 	void	(*stop)(struct host *);
+	/*
+	 * orch deploy: makes sure the host runs this version's agent (force
+	 * as deploy_agent()'s) and writes what was done to how. Returns 0, or
+	 * -1 with words in err.
+	 */
+	int	(*deploy)(struct host *, int force, char *how, size_t howlen,
+		    char *err, size_t errlen);
+	/*
+	 * orch check, before the session: fills what the backend learns from
+	 * outside the agent (reach, host key, auth, agent, disk). Returns 0
+	 * when a session may follow, or -1 with words in err.
+	 */
+	int	(*probe)(struct host *, struct host_probe *, char *err,
+		    size_t errlen);
+	/* orch check, after host_open: fills what the agent's facts tell. */
+	void	(*probe_open)(struct host *, struct host_probe *);
+	/*
+	 * orch check: writes where orch deploy gets the agent for the host's
+	 * os/arch (h->facts). Returns 0, or -1 when the backend deploys none.
+	 */
+	int	(*agent_source)(const struct host *, char *buf, size_t len);
+	/*
+	 * orch status / orch stop: runs the agent's verb ("status", "stop")
+	 * for run_id on the host and writes the first line of its answer, or
+	 * why there is none, to line.
+	 */
+	void	(*control)(struct host *, const char *verb, const char *run_id,
+		    char *line, size_t len);
 };
 
 /* Host status, as summary.json names it. */
@@ -137,9 +178,5 @@ extern const struct host_ops host_ssh_ops;
 
 /* Lets the SSH backend add unknown host keys (never changed ones). */
 void	host_ssh_accept_new(int on);
-
-struct ssh_target;
-/* Fills an SSH target from a host's inventory settings. */
-void	host_ssh_target(const struct host *h, struct ssh_target *t);
 
 #endif

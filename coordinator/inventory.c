@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/ini.h"
 #include "coordinator/inventory.h"
 
@@ -695,9 +696,9 @@ inv_section_add(struct inv_parse *p, int group, const char *name, size_t len)
 		h = &inv->hosts[inv->nhosts++];
 		memset(h, 0, sizeof *h);
 		memcpy(h->name, name, len);
-		h->port = 22;
+		h->port = DEFAULT_SSH_PORT;
 		h->transport = HOST_TRANSPORT_TUNNEL;
-		snprintf(h->workdir, sizeof h->workdir, "~/.orch");
+		snprintf(h->workdir, sizeof h->workdir, "%s", DEFAULT_WORKDIR);
 		h->max_load = -1;
 		h->line = p->src.line;
 		p->sect = SECT_HOST;

@@ -24,6 +24,7 @@
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/suite.h"
+#include "coordinator/sys.h"
 #include "proto/hash.h"
 #include "proto/ident.h"
 #include "proto/log.h"
@@ -84,15 +85,6 @@ run_sigint(int sig)
 	run_stop = 1;
 }
 
-static int64_t
-run_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 /* Formats the current UTC time as ISO 8601. */
 static void
 run_iso_now(char *buf, size_t len)
@@ -138,7 +130,7 @@ static void
 run_progress(struct run *run, struct run_host *rh, int ev)
 {
 	struct run_host	*x;
-	int64_t		 now = run_now_ms(), el, eta;
+	int64_t		 now = sys_now_ms(), el, eta;
 	uint32_t	 step;
 	size_t		 i;
 
@@ -570,7 +562,7 @@ run_host_thread(void *arg)
 		memcpy(shas[i], rh->files[i].sha, PROTO_SHA_HEX);
 		exe[i] = rh->files[i].executable;
 	}
-	rh->started_ms = run_now_ms();
+	rh->started_ms = sys_now_ms();
 	for (;;) {
 		rh->plan.resume_seq = rh->max_seq;
 		if (host_sync(rh->h, rh->nfiles, paths,

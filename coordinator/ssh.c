@@ -20,6 +20,7 @@
 #include "coordinator/knownhosts.h"
 #include "coordinator/shell.h"
 #include "coordinator/ssh.h"
+#include "coordinator/sys.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -80,16 +81,6 @@ ssh_expand(const char *in, char *out, size_t len)
 		snprintf(out, len, "%s/%s", ssh_home(), in + 2);
 	else
 		snprintf(out, len, "%s", in);
-}
-
-/* Returns milliseconds of CLOCK_MONOTONIC. */
-static int64_t
-ssh_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
 /* Connects a TCP socket within timeout_ms. Returns the fd or -1 (err). */
@@ -470,7 +461,7 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 {
 	LIBSSH2_CHANNEL	*ch;
 	char		 cmd[SHELL_CMD_MAX];
-	int64_t		 deadline = ssh_now_ms() + timeout_ms;
+	int64_t		 deadline = sys_now_ms() + timeout_ms;
 	size_t		 no = 0, ne = 0, in_off = 0, in_len;
 	char		 buf[16384];
 	ssize_t		 n;
@@ -530,7 +521,7 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 		}
 		if (libssh2_channel_eof(ch))
 			break;
-		if (ssh_now_ms() > deadline) {
+		if (sys_now_ms() > deadline) {
 			r = -2;
 			goto out;
 		}
@@ -538,10 +529,10 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 			ssh_wait(s, 100);
 	}
 	while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN &&
-	    ssh_now_ms() < deadline)
+	    sys_now_ms() < deadline)
 		ssh_wait(s, 100);
 	while (libssh2_channel_wait_closed(ch) == LIBSSH2_ERROR_EAGAIN &&
-	    ssh_now_ms() < deadline)
+	    sys_now_ms() < deadline)
 		ssh_wait(s, 100);
 	r = libssh2_channel_get_exit_status(ch);
 	if (r < 0 || r > 255)

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/ini.h"
 #include "coordinator/suite.h"
 
@@ -1163,7 +1164,7 @@ suite_load(const char *path, struct suite **out, char **cause)
 	s->rounds = 10;
 	s->warmup = 1;
 	s->min_effect = 0.01;
-	s->max_load = 1.0 / 3.0;
+	s->max_load = DEFAULT_MAX_LOAD;
 	s->load_wait_s = 600;
 	s->retries = 2;
 	s->subtract_floor = 1;
