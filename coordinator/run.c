@@ -846,35 +846,11 @@ run_print_summary(const char *dir)
 	    dir, dir, dir);
 }
 
-int
-run_main(const struct run_opts *opts)
+/* Stops the run on SIGINT/SIGTERM (run_stop); a lost peer is no signal. */
+static void
+run_signals(void)
 {
-	struct run		 run;
-	struct run_host		*rh;
-	struct dataset		*ds = NULL;
-	struct sigaction	 sa;
-	char			*cause = NULL, started[32], ended[32];
-	char			*cmdline;
-	size_t			 i, v, nworse = 0, nfailed = 0, failed_hosts = 0;
-	int			 code = 3, record_ok = 0;
-
-	memset(&run, 0, sizeof run);
-	run.opts = opts;
-	pthread_mutex_init(&run.mtx, NULL);
-	run.tty = isatty(2);
-	run_iso_now(started, sizeof started);
-
-	if (opts->resume != NULL) {
-		if (run_prepare_resume(&run, opts->resume, &ds, &cause) != 0) {
-			fprintf(stderr, "orch: %s\n", cause);
-			code = 2;
-			goto out;
-		}
-	} else if (run_prepare_new(&run, &cause) != 0) {
-		fprintf(stderr, "orch: %s\n", cause);
-		code = 2;
-		goto out;
-	}
+	struct sigaction	sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = run_sigint;
@@ -882,82 +858,240 @@ run_main(const struct run_opts *opts)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
 
-	/* Connect to every host at once. */
-	run.nrh = opts->nhosts;
-	run.rh = xcalloc(run.nrh, sizeof *run.rh);
-	for (i = 0; i < run.nrh; i++) {
-		rh = &run.rh[i];
+/* Connects to every host at once; rh->opened says which answered. */
+static void
+run_open_hosts(struct run *run)
+{
+	const struct run_opts	*opts = run->opts;
+	struct run_host		*rh;
+	size_t			 i;
+
+	run->nrh = opts->nhosts;
+	run->rh = xcalloc(run->nrh, sizeof *run->rh);
+	for (i = 0; i < run->nrh; i++) {
+		rh = &run->rh[i];
 		rh->h = &opts->hosts[i];
-		rh->run = &run;
+		rh->run = run;
 		rh->h->verbose = opts->verbose;
 		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
-		    "%s/logs/%s.log", run.dir, rh->h->name);
+		    "%s/logs/%s.log", run->dir, rh->h->name);
 	}
-	host_each(run.rh, run.nrh, sizeof *run.rh, run_open_thread);
+	host_each(run->rh, run->nrh, sizeof *run->rh, run_open_thread);
+}
 
-	/* Every host's files must exist before anything runs anywhere. */
-	for (i = 0; i < run.nrh; i++) {
-		rh = &run.rh[i];
+/*
+ * Resolves every opened host's files and builds its plan (and, resuming,
+ * skips what ds already holds): every host's files must exist before
+ * anything runs anywhere. Returns 0, or -1 with *cause.
+ */
+static int
+run_plan_hosts(struct run *run, const struct dataset *ds, char **cause)
+{
+	struct run_host	*rh;
+	size_t		 i;
+
+	for (i = 0; i < run->nrh; i++) {
+		rh = &run->rh[i];
 		if (!rh->opened)
 			continue;
-		if (run_resolve(&run, rh, &cause) != 0) {
-			fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
-			code = 2;
-			goto close;
-		}
-		run_build_plan(&run, rh);
+		if (run_resolve(run, rh, cause) != 0)
+			return (-1);
+		run_build_plan(run, rh);
 		if (ds != NULL)
 			run_resume_host(rh, ds);
 	}
+	return (0);
+}
+
+/*
+ * Opens the run record: reopened after its last good byte when resuming
+ * ds, else new with the run's header. Returns 0, or -1 with *cause.
+ */
+static int
+run_open_record(struct run *run, const struct dataset *ds,
+    const char *started, char **cause)
+{
+	char	*cmdline;
 
 	if (ds != NULL) {
-		if (record_reopen(&run.rec, run.dir, ds->good_len,
-		    &cause) != 0) {
-			fprintf(stderr, "orch: %s\n", cause);
-			code = 2;
-			goto close;
-		}
-		record_ok = 1;
-		record_resume(&run.rec, started);
-	} else {
-		if (record_open(&run.rec, run.dir, &cause) != 0) {
-			fprintf(stderr, "orch: %s\n", cause);
-			code = 2;
-			goto close;
-		}
-		record_ok = 1;
-		xasprintf(&cmdline, "%s", opts->cmdline);
-		record_run(&run.rec, run.run_id, run.suite, run.suite->seed,
-		    cmdline, started, opts->hosts, opts->nhosts);
-		free(cmdline);
+		if (record_reopen(&run->rec, run->dir, ds->good_len,
+		    cause) != 0)
+			return (-1);
+		record_resume(&run->rec, started);
+		return (0);
 	}
-	for (i = 0; i < run.nrh; i++) {
-		rh = &run.rh[i];
+	if (record_open(&run->rec, run->dir, cause) != 0)
+		return (-1);
+	xasprintf(&cmdline, "%s", run->opts->cmdline);
+	record_run(&run->rec, run->run_id, run->suite, run->suite->seed,
+	    cmdline, started, run->opts->hosts, run->opts->nhosts);
+	free(cmdline);
+	return (0);
+}
+
+/* Warns of each variant that runs the reference's file with its settings. */
+static void
+run_warn_aa(const struct run *run, const struct run_host *rh)
+{
+	const struct suite	*su = run->suite;
+	size_t			 v;
+
+	for (v = 0; v < su->nvariants; v++) {
+		if (v == su->ref || rh->bin[v] != rh->bin[su->ref] ||
+		    !run_same_settings(&su->variants[v],
+		    &su->variants[su->ref]))
+			continue;
+		fprintf(stderr, "orch: %s: variant %s runs the very file "
+		    "of reference %s with the same settings (%s, SHA-256 "
+		    "%.12s...): an A/A comparison\n", rh->h->name,
+		    su->variants[v].name, su->variants[su->ref].name,
+		    rh->files[rh->bin[v]].path, rh->files[rh->bin[v]].sha);
+	}
+}
+
+/*
+ * Records each host: one that did not open as ended (its error said and
+ * its backend's state closed), the others with their facts.
+ */
+static void
+run_record_hosts(struct run *run)
+{
+	struct run_host	*rh;
+	size_t		 i;
+
+	for (i = 0; i < run->nrh; i++) {
+		rh = &run->rh[i];
 		if (!rh->opened) {
 			fprintf(stderr, "orch: %s: %s\n", rh->h->name,
 			    rh->h->error);
-			record_hostend(&run.rec, rh->h);
+			record_hostend(&run->rec, rh->h);
 			host_close(rh->h);	/* what the backend set up */
 			continue;
 		}
-		record_host(&run.rec, rh->h);
-		for (v = 0; v < run.suite->nvariants; v++) {
-			if (v == run.suite->ref || rh->bin[v] !=
-			    rh->bin[run.suite->ref] ||
-			    !run_same_settings(&run.suite->variants[v],
-			    &run.suite->variants[run.suite->ref]))
-				continue;
-			fprintf(stderr, "orch: %s: variant %s runs the very file "
-			    "of reference %s with the same settings (%s, SHA-256 "
-			    "%.12s...): an A/A comparison\n", rh->h->name,
-			    run.suite->variants[v].name,
-			    run.suite->variants[run.suite->ref].name,
-			    rh->files[rh->bin[v]].path,
-			    rh->files[rh->bin[v]].sha);
+		record_host(&run->rec, rh->h);
+		run_warn_aa(run, rh);
+	}
+}
+
+/*
+ * After every host has run: says which failed, writes the reports and
+ * the summary. Returns the exit code (0, 1 for --fail-on=worse, 3).
+ */
+static int
+run_finish(struct run *run, char **cause)
+{
+	size_t	i, nworse = 0, nfailed = 0, failed_hosts = 0;
+
+	for (i = 0; i < run->nrh; i++) {
+		if (run->rh[i].h->status != HOST_OK) {
+			failed_hosts++;
+			fprintf(stderr, "orch: %s failed: %s\n",
+			    run->rh[i].h->name, run->rh[i].h->error);
 		}
 	}
+	if (report_render(run->dir, &nworse, &nfailed, cause) != 0) {
+		fprintf(stderr, "orch: %s\n", *cause);
+		return (3);
+	}
+	run_latest(run->dir);
+	run_print_summary(run->dir);
+	if (nfailed > 0)
+		fprintf(stderr, "orch: %zu measured run%s failed (see the "
+		    "report)\n", nfailed, nfailed == 1 ? "" : "s");
+	if (failed_hosts > 0 || nfailed > 0)
+		return (3);
+	if (run->opts->fail_on_worse && nworse > 0) {
+		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
+		    nworse, nworse == 1 ? "" : "s");
+		return (1);
+	}
+	return (0);
+}
+
+/*
+ * Ends a run that did not start: closes every host, and closes the record
+ * when one was opened, else removes the run's directory (nothing was
+ * recorded: leave nothing behind).
+ */
+static void
+run_abandon(struct run *run, int record_ok)
+{
+	char	p[PATH_MAX + 8];
+	size_t	i;
+
+	for (i = 0; i < run->nrh; i++)
+		host_close(run->rh[i].h);
+	if (record_ok) {
+		record_close(&run->rec, "");
+		return;
+	}
+	for (i = 0; i < run->nrh; i++)
+		unlink(run->rh[i].h->logpath);
+	snprintf(p, sizeof p, "%s/logs", run->dir);
+	rmdir(p);
+	rmdir(run->dir);
+}
+
+/* Frees what run_main's steps allocated. */
+static void
+run_free(struct run *run)
+{
+	struct run_host	*rh;
+	size_t		 i, v;
+
+	for (i = 0; i < run->nrh; i++) {
+		rh = &run->rh[i];
+		for (v = 0; v < rh->nfiles; v++)
+			free(rh->files[v].path);
+		free(rh->files);
+		free(rh->bin);
+		free(rh->data);
+		free(rh->seen);
+		run_free_plan(&rh->plan);
+	}
+	free(run->rh);
+	free(run->order);
+	suite_free(run->suite);
+}
+
+int
+run_main(const struct run_opts *opts)
+{
+	struct run	 run;
+	struct dataset	*ds = NULL;
+	char		*cause = NULL, started[32], ended[32];
+	int		 code = 3, record_ok = 0;
+
+	memset(&run, 0, sizeof run);
+	run.opts = opts;
+	pthread_mutex_init(&run.mtx, NULL);
+	run.tty = isatty(2);
+	run_iso_now(started, sizeof started);
+
+	if (opts->resume != NULL ?
+	    run_prepare_resume(&run, opts->resume, &ds, &cause) != 0 :
+	    run_prepare_new(&run, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		code = 2;
+		goto out;
+	}
+	run_signals();
+	run_open_hosts(&run);
+	if (run_plan_hosts(&run, ds, &cause) != 0) {
+		fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
+		code = 2;
+		goto close;
+	}
+	if (run_open_record(&run, ds, started, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		code = 2;
+		goto close;
+	}
+	record_ok = 1;
+	run_record_hosts(&run);
 	if (run.rec.failed) {
 		fprintf(stderr, "orch: %s\n", run.rec.err);
 		code = 3;
@@ -977,61 +1111,12 @@ run_main(const struct run_opts *opts)
 		code = 3;
 		goto out;
 	}
-	for (i = 0; i < run.nrh; i++) {
-		if (run.rh[i].h->status != HOST_OK) {
-			failed_hosts++;
-			fprintf(stderr, "orch: %s failed: %s\n",
-			    run.rh[i].h->name, run.rh[i].h->error);
-		}
-	}
-	if (report_render(run.dir, &nworse, &nfailed, &cause) != 0) {
-		fprintf(stderr, "orch: %s\n", cause);
-		code = 3;
-		goto out;
-	}
-	run_latest(run.dir);
-	run_print_summary(run.dir);
-	if (nfailed > 0)
-		fprintf(stderr, "orch: %zu measured run%s failed (see the "
-		    "report)\n", nfailed, nfailed == 1 ? "" : "s");
-	if (failed_hosts > 0 || nfailed > 0)
-		code = 3;
-	else if (opts->fail_on_worse && nworse > 0) {
-		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
-		    nworse, nworse == 1 ? "" : "s");
-		code = 1;
-	} else
-		code = 0;
+	code = run_finish(&run, &cause);
 	goto out;
 close:
-	for (i = 0; i < run.nrh; i++)
-		host_close(run.rh[i].h);
-	if (record_ok)
-		record_close(&run.rec, "");
-	else {
-		char	p[PATH_MAX + 8];
-
-		/* Nothing was recorded: leave nothing behind. */
-		for (i = 0; i < run.nrh; i++)
-			unlink(run.rh[i].h->logpath);
-		snprintf(p, sizeof p, "%s/logs", run.dir);
-		rmdir(p);
-		rmdir(run.dir);
-	}
+	run_abandon(&run, record_ok);
 out:
-	for (i = 0; i < run.nrh; i++) {
-		rh = &run.rh[i];
-		for (v = 0; v < rh->nfiles; v++)
-			free(rh->files[v].path);
-		free(rh->files);
-		free(rh->bin);
-		free(rh->data);
-		free(rh->seen);
-		run_free_plan(&rh->plan);
-	}
-	free(run.rh);
-	free(run.order);
-	suite_free(run.suite);
+	run_free(&run);
 	dataset_free(ds);
 	free(cause);
 	pthread_mutex_destroy(&run.mtx);
