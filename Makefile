@@ -4,6 +4,8 @@
 #   make demo                 install what is missing, then run suites/example.ini on `local`
 #   make check                install what is missing, then every test
 #   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the programs to PREFIX/bin, the
+#                             prebuilt agents (bin/OS-ARCH/) to PREFIX/libexec/orch
 
 .DEFAULT_GOAL := all
 comma := ,
@@ -13,9 +15,11 @@ CC      ?= cc
 # The agent needs only these; `make agent` builds it alone (orch deploy
 # runs that on hosts without a prebuilt agent, e.g. the M2).
 # Homebrew's msgpack 6 calls itself msgpack-c; Debian's 4.0 msgpack.
-MSGPACK_PC := $(shell pkg-config --exists msgpack-c 2>/dev/null && echo msgpack-c || echo msgpack)
+MSGPACK_PC := $(shell pkg-config --exists msgpack-c && echo msgpack-c || echo msgpack)
 AGENT_PKGS := nanomsg $(MSGPACK_PC) libcrypto
-PKGS    ?= libssh2 $(AGENT_PKGS) inih
+COORD_PKGS := libssh2 $(AGENT_PKGS) inih
+# What the sources are compiled against; `make agent` narrows it.
+PKGS    ?= $(COORD_PKGS)
 UNAME_S := $(shell uname -s)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -40,14 +44,20 @@ else
 endif
 BIN := $(if $(SANITIZE),$(O)/bin,bin)
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)
+# pkg-config's own words say which library is missing (make deps-build
+# installs them); its errors are not hidden.
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
+CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
 CFLAGS_ALL  = $(CSTD) $(OPT) $(WARN) $(SANFLAGS) -I. $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
-LIBS        = $(PKG_LIBS) -lpthread -lm
+# Each program links what it uses: the agent (and the test tools, which
+# link libproto only) neither libssh2 nor inih.
+# (LIBS is asked for when orch or a unit test links: `make agent` on a
+# host without libssh2 or inih never asks.)
+AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PKGS)) -lpthread -lm
+LIBS        = $(shell pkg-config --libs $(COORD_PKGS)) -lpthread -lm
 
 ifeq ($(UNAME_S),Darwin)
   OS_SUFFIX := darwin
@@ -72,14 +82,14 @@ LIBCOORD := $(O)/lib/libcoord.a
 
 # Rebuild everything when the flags change.
 FLAGS_FILE := $(O)/.flags
-FLAGS_NOW  := $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(LIBS)
+FLAGS_NOW  := $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(AGENT_LIBS)
 $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] || printf '%s' '$(FLAGS_NOW)' > $(FLAGS_FILE))
 
 # agent: the agent alone, with only its libraries (what orch deploy runs).
 agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
-.PHONY: tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
+.PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
 	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke
 
 all: deps-check programs suites
@@ -90,7 +100,8 @@ programs: $(BIN)/orch $(BIN)/orch-agent $(BIN)/orch-null
 NULL_LDFLAGS := $(if $(filter Darwin,$(UNAME_S)),,-static)
 $(BIN)/orch-null: agent/null/orch-null.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -o $@ $< $(NULL_LDFLAGS) 2>/dev/null || $(CC) -O2 -o $@ $<
+	$(CC) -O2 -o $@ $< $(NULL_LDFLAGS) || { echo "orch-null: cannot link it" \
+		"statically (above): linking it dynamically" >&2; $(CC) -O2 -o $@ $<; }
 
 $(O)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(@D)
@@ -105,7 +116,7 @@ $(LIBCOORD): $(COORD_OBJ)
 
 $(BIN)/orch-agent: $(O)/obj/agent/main.o $(LIBAGENT) $(LIBPROTO)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(AGENT_LIBS)
 
 $(BIN)/orch: $(O)/obj/coordinator/main.o $(LIBCOORD) $(LIBPROTO)
 	@mkdir -p $(@D)
@@ -121,10 +132,27 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOLS    := $(TOOL_SRC:tests/tools/%.c=$(O)/tools/%)
 $(O)/tools/%: tests/tools/%.c $(LIBPROTO) $(FLAGS_FILE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBPROTO) $(LIBS)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBPROTO) $(AGENT_LIBS)
 tools: $(TOOLS)
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+-include $(wildcard $(O)/obj/*/*.d $(O)/obj/*/*/*.d)
+
+# ---- install --------------------------------------------------------------
+# PREFIX/bin: orch, orch-agent (orch runs it beside itself for `local`),
+# orch-null (the agent finds it beside itself). PREFIX/libexec/orch/OS-ARCH:
+# the prebuilt agents of bin/OS-ARCH/ and bin/agents/OS-ARCH/, where an
+# installed orch looks for them (deploy_prebuilt_path).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+PREBUILT_DIRS := $(patsubst %/orch-agent,%,$(wildcard bin/*-*/orch-agent bin/agents/*-*/orch-agent))
+install: programs
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN)/orch $(BIN)/orch-agent $(BIN)/orch-null $(DESTDIR)$(PREFIX)/bin/
+	for d in $(PREBUILT_DIRS); do \
+		to=$(DESTDIR)$(PREFIX)/libexec/orch/$${d##*/}; \
+		install -d $$to && install -m 0755 $$d/orch-agent $$to/ || exit 1; \
+		if test -f $$d/orch-null; then install -m 0755 $$d/orch-null $$to/ || exit 1; fi; \
+	done
 
 # ---- example and test benchmark programs (plain C, no libraries) ----------
 SUITE_OS   := $(if $(filter Darwin,$(UNAME_S)),darwin,linux)
@@ -170,7 +198,7 @@ FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inv
 
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs msgpack libcrypto) -lpthread -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) libcrypto) -lpthread -o $@
 $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@

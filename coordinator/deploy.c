@@ -51,11 +51,18 @@ static const char deploy_build_script[] =
 
 static char	deploy_root[PATH_MAX] = ".";
 static char	deploy_prebuilt[PATH_MAX] = "bin/orch-agent";
+static char	deploy_libexec[PATH_MAX] = "";
 
 void
 deploy_set_root(const char *root)
 {
 	snprintf(deploy_root, sizeof deploy_root, "%s", root);
+}
+
+void
+deploy_set_libexec(const char *dir)
+{
+	snprintf(deploy_libexec, sizeof deploy_libexec, "%s", dir);
 }
 
 void
@@ -183,6 +190,13 @@ deploy_prebuilt_path(const char *os, const char *arch, char *path, size_t len)
 	snprintf(path, len, "%s/bin/%s-%s/orch-agent", deploy_root, os, arch);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return (0);
+	/* Installed beside an installed orch (make install). */
+	if (deploy_libexec[0] != '\0') {
+		snprintf(path, len, "%s/%s-%s/orch-agent", deploy_libexec, os,
+		    arch);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return (0);
+	}
 	/* This machine's own agent, when the host is of its kind. */
 	if (uname(&u) != 0)
 		goto none;
@@ -229,42 +243,21 @@ deploy_check(struct ssh *s, const char *wd, char *out, size_t outlen,
 	return (rc == 0 && strncmp(out, want, strlen(want)) == 0);
 }
 
-int
-deploy_agent(struct ssh *s, struct host *h, int force, char *how,
-    size_t howlen, char *err, size_t errlen)
+/*
+ * Asks the host for its kind with uname: os in lower case ("linux",
+ * "darwin"), arch normalized ("x86_64", "aarch64"). Returns 0, or -1 with
+ * words in err.
+ */
+static int
+deploy_host_kind(struct ssh *s, const struct host *h, char os[32],
+    char arch[32], char *err, size_t errlen)
 {
-	struct stat	 st;
-	char		 wd[PATH_MAX], out[4096], errb[8192];
-	char		 tmpdir[PATH_MAX];
-	const char	*tmp;
-	char		 os[32] = "", arch[32] = "", path[PATH_MAX];
-	char		 remote[PATH_MAX], tarball[PATH_MAX], hint[256];
-	uint64_t	 bytes;
-	int		 rc;
-	char		*uname_argv[] = { (char *)(uintptr_t)"uname",
-			    (char *)(uintptr_t)"-sm", NULL };
-	char		*build_argv[] = { (char *)(uintptr_t)"sh",
-			    (char *)(uintptr_t)"-c",
-			    (char *)(uintptr_t)deploy_build_script,
-			    (char *)(uintptr_t)"orch-deploy", wd, NULL };
+	char	 out[4096], errb[8192];
+	char	*argv[] = { (char *)(uintptr_t)"uname", (char *)(uintptr_t)"-sm",
+		    NULL };
+	int	 rc;
 
-	if (deploy_workdir(h, wd, sizeof wd) != 0) {
-		snprintf(err, errlen, "%s: workdir too long", h->name);
-		return (-1);
-	}
-	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
-	    sizeof errb)) {
-		snprintf(how, howlen, "up to date (%.*s)",
-		    (int)strcspn(out, "\n"), out);
-		return (0);
-	}
-	if (force < 0) {
-		snprintf(err, errlen, "%s: %s; run: orch deploy --hosts=%s",
-		    h->name, out[0] != '\0' ? "agent is outdated" :
-		    "no agent installed", h->name);
-		return (-1);
-	}
-	rc = ssh_run(s, uname_argv, NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_CMD_TIMEOUT);
 	if (rc != 0 || sscanf(out, "%31s %31s", os, arch) != 2) {
 		snprintf(err, errlen, "%s: cannot run uname on the host: %s",
@@ -275,40 +268,63 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	for (char *p = os; *p != '\0'; p++)
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
 	sys_arch(arch);
+	return (0);
+}
+
+/*
+ * Pushes the prebuilt agent at path, and the floor program beside it when
+ * there is one, into WORKDIR/bin. Returns 0 when the pushed agent runs
+ * there (how says so), 1 when it does not (it is then built from source),
+ * or -1 with words in err.
+ */
+static int
+deploy_push_prebuilt(struct ssh *s, const struct host *h, const char *path,
+    const char *os, const char *arch, const char *wd, char *how,
+    size_t howlen, char *err, size_t errlen)
+{
+	struct stat	 st;
+	char		 remote[PATH_MAX], nullsrc[PATH_MAX + 16];
+	char		 nulldst[PATH_MAX], out[4096], errb[8192], *sl;
+	uint64_t	 bytes, nb = 0;
+
 	snprintf(remote, sizeof remote, "%s/bin/orch-agent",
 	    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
-
-	/* A prebuilt agent for the host's os/arch, else built there. */
-	if (force == 2 || deploy_prebuilt_path(os, arch, path, sizeof path) != 0)
-		path[0] = '\0';	/* --from-source, or none matches */
-	if (path[0] != '\0') {
-		char	nullsrc[PATH_MAX + 16], nulldst[PATH_MAX], *sl;
-		uint64_t nb = 0;
-
-		if (ssh_put(s, path, remote, 0755, &bytes, err, errlen) != 0)
-			return (-1);
-		/* The floor program travels with its agent. */
-		snprintf(nullsrc, sizeof nullsrc, "%s", path);
-		if ((sl = strrchr(nullsrc, '/')) != NULL)
-			snprintf(sl + 1, sizeof nullsrc - (size_t)(sl + 1 -
-			    nullsrc), "orch-null");
-		snprintf(nulldst, sizeof nulldst, "%s/bin/orch-null",
-		    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
-		if (stat(nullsrc, &st) == 0 &&
-		    ssh_put(s, nullsrc, nulldst, 0755, &nb, err, errlen) != 0)
-			return (-1);
-		bytes += nb;
-		if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
-			snprintf(how, howlen, "pushed prebuilt %s-%s agent "
-			    "(%llu bytes)", os, arch,
-			    (unsigned long long)bytes);
-			return (0);
-		}
-		log_info("%s: the prebuilt agent does not run there (%.200s): "
-		    "building from source", h->name, errb);
+	if (ssh_put(s, path, remote, 0755, &bytes, err, errlen) != 0)
+		return (-1);
+	/* The floor program travels with its agent. */
+	snprintf(nullsrc, sizeof nullsrc, "%s", path);
+	if ((sl = strrchr(nullsrc, '/')) != NULL)
+		snprintf(sl + 1, sizeof nullsrc - (size_t)(sl + 1 - nullsrc),
+		    "orch-null");
+	snprintf(nulldst, sizeof nulldst, "%s/bin/orch-null",
+	    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
+	if (stat(nullsrc, &st) == 0 &&
+	    ssh_put(s, nullsrc, nulldst, 0755, &nb, err, errlen) != 0)
+		return (-1);
+	bytes += nb;
+	if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
+		snprintf(how, howlen, "pushed prebuilt %s-%s agent (%llu bytes)",
+		    os, arch, (unsigned long long)bytes);
+		return (0);
 	}
+	log_info("%s: the prebuilt agent does not run there (%.200s): "
+	    "building from source", h->name, errb);
+	return (1);
+}
 
-	/* Build from source on the host: the M2's path. */
+/*
+ * Packs the agent's sources in a private temporary directory and pushes
+ * them to WORKDIR/src.tar.gz. Returns 0, or -1 with words in err.
+ */
+static int
+deploy_push_sources(struct ssh *s, const struct host *h, char *err,
+    size_t errlen)
+{
+	char		 tmpdir[PATH_MAX], tarball[PATH_MAX], remote[PATH_MAX];
+	const char	*tmp;
+	uint64_t	 bytes;
+	int		 rc;
+
 	tmp = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof tmpdir, "%s/orch-deploy.XXXXXX",
 	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
@@ -325,9 +341,28 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	}
 	unlink(tarball);
 	rmdir(tmpdir);
-	if (rc != 0)
+	return (rc != 0 ? -1 : 0);
+}
+
+/*
+ * Builds the agent from the pushed sources on the host (the M2's path)
+ * and checks that it runs. Returns 0 (how says so), or -1 with words in
+ * err naming what to install when a compiler or library is missing.
+ */
+static int
+deploy_build_there(struct ssh *s, const struct host *h, const char *os,
+    const char *arch, char *wd, char *how, size_t howlen, char *err,
+    size_t errlen)
+{
+	char	 out[4096], errb[8192], hint[256];
+	char	*argv[] = { (char *)(uintptr_t)"sh", (char *)(uintptr_t)"-c",
+		    (char *)(uintptr_t)deploy_build_script,
+		    (char *)(uintptr_t)"orch-deploy", wd, NULL };
+	int	 rc;
+
+	if (deploy_push_sources(s, h, err, errlen) != 0)
 		return (-1);
-	rc = ssh_run(s, build_argv, NULL, out, sizeof out, errb, sizeof errb,
+	rc = ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
 	    DEPLOY_BUILD_TIMEOUT);
 	deploy_hint(os, hint, sizeof hint);
 	if (rc == 97) {
@@ -350,6 +385,44 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	snprintf(how, howlen, "built from source on the host (%s-%s)", os,
 	    arch);
 	return (0);
+}
+
+int
+deploy_agent(struct ssh *s, struct host *h, int force, char *how,
+    size_t howlen, char *err, size_t errlen)
+{
+	char	wd[PATH_MAX], out[4096], errb[8192];
+	char	os[32] = "", arch[32] = "", path[PATH_MAX];
+	int	rc;
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0) {
+		snprintf(err, errlen, "%s: workdir too long", h->name);
+		return (-1);
+	}
+	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
+	    sizeof errb)) {
+		snprintf(how, howlen, "up to date (%.*s)",
+		    (int)strcspn(out, "\n"), out);
+		return (0);
+	}
+	if (force < 0) {
+		snprintf(err, errlen, "%s: %s; run: orch deploy --hosts=%s",
+		    h->name, out[0] != '\0' ? "agent is outdated" :
+		    "no agent installed", h->name);
+		return (-1);
+	}
+	if (deploy_host_kind(s, h, os, arch, err, errlen) != 0)
+		return (-1);
+	/* A prebuilt agent for the host's os/arch, else built there. */
+	if (force != 2 && deploy_prebuilt_path(os, arch, path,
+	    sizeof path) == 0) {
+		rc = deploy_push_prebuilt(s, h, path, os, arch, wd, how, howlen,
+		    err, errlen);
+		if (rc <= 0)
+			return (rc);
+	}
+	return (deploy_build_there(s, h, os, arch, wd, how, howlen, err,
+	    errlen));
 }
 
 struct deploy_job {

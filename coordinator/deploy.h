@@ -10,6 +10,9 @@ struct host;
 /* Sets the source tree (the directory holding agent/, proto/, Makefile). */
 void	deploy_set_root(const char *root);
 
+/* Sets where an installed orch keeps prebuilt agents (PREFIX/libexec/orch). */
+void	deploy_set_libexec(const char *dir);
+
 /* Sets the prebuilt agent for hosts of this machine's os/arch. */
 void	deploy_set_agent(const char *path);
 
@@ -31,7 +34,8 @@ int	deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 /*
  * Finds the prebuilt agent for a host of os/arch ("darwin", "aarch64"):
  * ROOT/bin/agents/OS-ARCH/orch-agent, else ROOT/bin/OS-ARCH/orch-agent
- * (make darwin writes bin/darwin-aarch64/), else this machine's own agent
+ * (make darwin writes bin/darwin-aarch64/), else LIBEXEC/OS-ARCH/orch-agent
+ * (make install puts them there), else this machine's own agent
  * when the host is of this machine's os/arch. Returns 0 with its path, or
  * -1 with path "" when none exists (the agent is then built on the host).
  */

@@ -63,8 +63,9 @@ bad:
 }
 
 /*
- * Finds orch-agent beside this program ($ORCH_AGENT overrides) and the
- * source tree above it (orch deploy builds the agent on hosts from it).
+ * Finds orch-agent beside this program ($ORCH_AGENT overrides), the
+ * installed prebuilt agents (../libexec/orch) and the source tree above
+ * it (orch deploy builds the agent on hosts from it).
  */
 static void
 find_agent(const char *argv0)
@@ -87,6 +88,9 @@ find_agent(const char *argv0)
 		snprintf(path, sizeof path, "%s", env);
 	host_local_set_agent(path);
 	deploy_set_agent(path);
+	/* Installed: PREFIX/bin/orch, prebuilt agents in PREFIX/libexec/orch. */
+	snprintf(path, sizeof path, "%s/../libexec/orch", self);
+	deploy_set_libexec(path);
 	for (up = 0; up < 3; up++) {
 		if ((slash = strrchr(self, '/')) == NULL)
 			break;

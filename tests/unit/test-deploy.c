@@ -1,7 +1,8 @@
 /*
  * Unit tests of coordinator/deploy.c's choice of a prebuilt agent: the
  * cross-built macOS arm64 agent (bin/darwin-aarch64/, make darwin) for a
- * darwin/aarch64 host, this machine's own for a host of its kind, and
+ * darwin/aarch64 host, this machine's own for a host of its kind, the
+ * ones make install put in PREFIX/libexec/orch for an installed orch, and
  * building from source on the host when none matches.
  */
 #include <sys/stat.h>
@@ -141,6 +142,26 @@ test_hostile_names(void **state)
 	expect("darwin", "", "");
 }
 
+/* An installed orch: PREFIX/libexec/orch/OS-ARCH (make install). */
+static void
+test_installed(void **state)
+{
+	char	path[PATH_MAX + 32];
+
+	(void)state;
+	touch("libexec/orch/linux-s390x/orch-agent");
+	expect("linux", "s390x", "");
+	snprintf(path, sizeof path, "%s/libexec/orch", root);
+	deploy_set_libexec(path);
+	expect("linux", "s390x", "libexec/orch/linux-s390x/orch-agent");
+	/* The source tree's agents still come first. */
+	touch("libexec/orch/darwin-aarch64/orch-agent");
+	expect("darwin", "aarch64", "bin/agents/darwin-aarch64/orch-agent");
+	/* The installed tree gives no path of its own to a hostile name. */
+	expect("linux", "../../libexec", "");
+	deploy_set_libexec("");
+}
+
 int
 main(void)
 {
@@ -149,6 +170,7 @@ main(void)
 		cmocka_unit_test(test_local_kind),
 		cmocka_unit_test(test_by_hand_first),
 		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_installed),
 	};
 
 	return (cmocka_run_group_tests_name("deploy", tests, setup, teardown));
