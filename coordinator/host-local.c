@@ -109,15 +109,49 @@ local_workdir(struct host *h)
 	    DEFAULT_WORKDIR_HOME);
 }
 
+/*
+ * Reads the agent's announcement from fd: its endpoint (ipc:// or tcp://,
+ * at most 128 bytes) into endpoint, of this protocol. Returns 0, or -1
+ * with words in err.
+ */
+static int
+local_announce(const struct host *h, int fd, char *endpoint, char *err,
+    size_t errlen)
+{
+	char	line[256];
+	int	proto;
+
+	if (local_read_line(fd, line, sizeof line, LOCAL_START_TIMEOUT) < 0) {
+		snprintf(err, errlen, "the agent %s printed no endpoint "
+		    "within %d ms (see %s)", local_agent,
+		    LOCAL_START_TIMEOUT, h->logpath);
+		return (-1);
+	}
+	if (sscanf(line, "ORCH-AGENT %d %127s", &proto, endpoint) != 2 ||
+	    (strncmp(endpoint, "ipc://", 6) != 0 &&
+	    strncmp(endpoint, "tcp://", 6) != 0)) {
+		snprintf(err, errlen, "the agent printed '%.100s', not an "
+		    "endpoint", line);
+		return (-1);
+	}
+	if (proto != PROTO_VERSION) {
+		snprintf(err, errlen, "the agent %s speaks protocol %d, this "
+		    "orch %d: rebuild both (make)", local_agent, proto,
+		    PROTO_VERSION);
+		return (-1);
+	}
+	return (0);
+}
+
 static int
 local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
     char *err, size_t errlen)
 {
 	struct host_local		*l;
 	posix_spawn_file_actions_t	 fa;
-	char				*argv[6], wdarg[PATH_MAX + 16], line[256];
+	char				*argv[6], wdarg[PATH_MAX + 16];
 	int				 in[2] = { -1, -1 }, out[2] = { -1, -1 };
-	int				 argc = 0, e, proto, r = -1;
+	int				 argc = 0, e, r = -1;
 
 	l = xcalloc(1, sizeof *l);
 	l->pid = -1;
@@ -164,26 +198,8 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		    strerror(errno));
 		goto out;
 	}
-	if (local_read_line(out[0], line, sizeof line,
-	    LOCAL_START_TIMEOUT) < 0) {
-		snprintf(err, errlen, "the agent %s printed no endpoint "
-		    "within %d ms (see %s)", local_agent,
-		    LOCAL_START_TIMEOUT, h->logpath);
+	if (local_announce(h, out[0], endpoint, err, errlen) != 0)
 		goto out;
-	}
-	if (sscanf(line, "ORCH-AGENT %d %127s", &proto, endpoint) != 2 ||
-	    (strncmp(endpoint, "ipc://", 6) != 0 &&
-	    strncmp(endpoint, "tcp://", 6) != 0)) {
-		snprintf(err, errlen, "the agent printed '%.100s', not an "
-		    "endpoint", line);
-		goto out;
-	}
-	if (proto != PROTO_VERSION) {
-		snprintf(err, errlen, "the agent %s speaks protocol %d, this "
-		    "orch %d: rebuild both (make)", local_agent, proto,
-		    PROTO_VERSION);
-		goto out;
-	}
 	(void)len;
 	r = 0;
 out:

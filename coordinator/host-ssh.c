@@ -131,60 +131,47 @@ hs_streamlocal(struct host_ssh *x)
 	    (unsigned int)n));
 }
 
-/* One pass of the relay, under the mutex. Returns 1 when it moved bytes. */
+/*
+ * Moves the agent's stderr to its log (stdout has nothing more for us)
+ * and notes when its channel closed. Returns 1 when anything happened.
+ */
 static int
-hs_pump(struct host *h, struct host_ssh *x)
+hs_pump_agent(struct host *h, struct host_ssh *x)
 {
 	char	buf[HS_BUF];
 	ssize_t	n;
-	int	moved = 0, fd, ignored;
+	int	moved = 0;
 
-	libssh2_session_set_blocking(x->ssh.session, 0);
-	libssh2_keepalive_send(x->ssh.session, &ignored);
-
-	/* The agent's stderr to its log; stdout has nothing more for us. */
-	if (x->exec != NULL && !x->dead) {
-		while ((n = libssh2_channel_read_stderr(x->exec, buf,
-		    sizeof buf)) > 0) {
-			moved = 1;
-			if (x->logfd != -1 &&
-			    sys_write_all(x->logfd, buf, (size_t)n) != 0)
-				log_debug("%s: agent log write failed", h->name);
-		}
-		while ((n = libssh2_channel_read(x->exec, buf, sizeof buf)) > 0)
-			moved = 1;
-		if (libssh2_channel_eof(x->exec) ||
-		    (n < 0 && n != LIBSSH2_ERROR_EAGAIN)) {
-			x->dead = 1;
-			moved = 1;
-		}
+	if (x->exec == NULL || x->dead)
+		return (0);
+	while ((n = libssh2_channel_read_stderr(x->exec, buf,
+	    sizeof buf)) > 0) {
+		moved = 1;
+		if (x->logfd != -1 &&
+		    sys_write_all(x->logfd, buf, (size_t)n) != 0)
+			log_debug("%s: agent log write failed", h->name);
 	}
-	if (x->lfd == -1)
-		return (moved);
-
-	/* nanomsg (re)connects: relay the new connection. */
-	if (x->cfd == -1 && x->fwd == NULL &&
-	    (fd = accept(x->lfd, NULL, NULL)) != -1) {
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
-		x->cfd = fd;
+	while ((n = libssh2_channel_read(x->exec, buf, sizeof buf)) > 0)
+		moved = 1;
+	if (libssh2_channel_eof(x->exec) ||
+	    (n < 0 && n != LIBSSH2_ERROR_EAGAIN)) {
+		x->dead = 1;
 		moved = 1;
 	}
-	if (x->cfd != -1 && x->fwd == NULL) {
-		x->fwd = hs_streamlocal(x);
-		if (x->fwd == NULL && libssh2_session_last_errno(
-		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
-			/* nanomsg reconnects after the agent went. */
-			log_debug("%s: cannot open the tunnel to the agent",
-			    h->name);
-			hs_drop_conn(x);
-		}
-		return (1);
-	}
-	if (x->fwd == NULL)
-		return (moved);
+	return (moved);
+}
 
-	/* Agent to coordinator. */
+/*
+ * Relays the tunnel's bytes both ways, agent to coordinator first.
+ * Returns 1 when it moved bytes or dropped the connection.
+ */
+static int
+hs_pump_tunnel(struct host_ssh *x)
+{
+	char	buf[HS_BUF];
+	ssize_t	n;
+	int	moved = 0;
+
 	while ((n = libssh2_channel_read(x->fwd, buf, sizeof buf)) > 0) {
 		moved = 1;
 		if (sys_write_all(x->cfd, buf, (size_t)n) != 0) {
@@ -197,7 +184,6 @@ hs_pump(struct host *h, struct host_ssh *x)
 		hs_drop_conn(x);
 		return (1);
 	}
-	/* Coordinator to agent. */
 	for (;;) {
 		if (x->upoff == x->uplen) {
 			x->upoff = x->uplen = 0;
@@ -223,6 +209,42 @@ hs_pump(struct host *h, struct host_ssh *x)
 		moved = 1;
 	}
 	return (moved);
+}
+
+/* One pass of the relay, under the mutex. Returns 1 when it moved bytes. */
+static int
+hs_pump(struct host *h, struct host_ssh *x)
+{
+	int	moved, fd, ignored;
+
+	libssh2_session_set_blocking(x->ssh.session, 0);
+	libssh2_keepalive_send(x->ssh.session, &ignored);
+	moved = hs_pump_agent(h, x);
+	if (x->lfd == -1)
+		return (moved);
+
+	/* nanomsg (re)connects: relay the new connection. */
+	if (x->cfd == -1 && x->fwd == NULL &&
+	    (fd = accept(x->lfd, NULL, NULL)) != -1) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		x->cfd = fd;
+		moved = 1;
+	}
+	if (x->cfd != -1 && x->fwd == NULL) {
+		x->fwd = hs_streamlocal(x);
+		if (x->fwd == NULL && libssh2_session_last_errno(
+		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
+			/* nanomsg reconnects after the agent went. */
+			log_debug("%s: cannot open the tunnel to the agent",
+			    h->name);
+			hs_drop_conn(x);
+		}
+		return (1);
+	}
+	if (x->fwd == NULL)
+		return (moved);
+	return (hs_pump_tunnel(x) || moved);
 }
 
 /* The relay thread: pumps until told to quit. */
@@ -392,18 +414,80 @@ hs_exec(struct host_ssh *x, char *const argv[], const char *key_line,
 	return (0);
 }
 
+/*
+ * Writes the agent's command line for the host into argv (at most 7
+ * words and the NULL), its words in the caller's buffers.
+ */
+static int
+hs_agent_argv(const struct host *h, char *argv[8], char *agent, size_t alen,
+    char *wdopt, size_t wlen, char *bindopt, size_t blen)
+{
+	char	wd[PATH_MAX];
+	int	n = 0;
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0)
+		return (-1);
+	snprintf(agent, alen, "%s/bin/orch-agent", wd);
+	snprintf(wdopt, wlen, "--workdir=%s", wd);
+	snprintf(bindopt, blen, "--bind=%s", h->address);
+	argv[n++] = (char *)(uintptr_t)"exec";
+	argv[n++] = agent;
+	argv[n++] = (char *)(uintptr_t)"serve";
+	argv[n++] = wdopt;
+	if (h->transport == HOST_TRANSPORT_DIRECT)
+		argv[n++] = bindopt;
+	if (h->verbose)
+		argv[n++] = (char *)(uintptr_t)"-v";
+	argv[n] = NULL;
+	return (0);
+}
+
+/*
+ * Sets up the coordinator's side of the connection to the announced
+ * endpoint ep: a tcp:// one is used as it is; an ipc:// one (tunnel) gets
+ * our relay's listener. Writes what nanomsg connects to into endpoint.
+ * Returns 0, or -1 with words in err.
+ */
+static int
+hs_endpoint(struct host *h, struct host_ssh *x, const char *ep,
+    char *endpoint, size_t len, char *err, size_t errlen)
+{
+	if (h->transport == HOST_TRANSPORT_DIRECT) {
+		if (strncmp(ep, "tcp://", 6) != 0) {
+			snprintf(err, errlen, "the agent announced '%.100s', "
+			    "not a tcp:// endpoint", ep);
+			return (-1);
+		}
+		snprintf(endpoint, len, "%s", ep);
+		return (0);
+	}
+	if (strncmp(ep, "ipc:///", 7) != 0) {
+		snprintf(err, errlen, "the agent announced '%.100s', not an "
+		    "ipc:// endpoint", ep);
+		return (-1);
+	}
+	snprintf(x->agent_sock, sizeof x->agent_sock, "%s", ep + 6);
+	if ((x->lfd = hs_listen(x)) == -1) {
+		snprintf(err, errlen, "cannot listen on %s: %s",
+		    x->lsock[0] ? x->lsock : "a relay socket", strerror(errno));
+		hs_unlisten(x);
+		return (-1);
+	}
+	snprintf(endpoint, len, "ipc://%s", x->lsock);
+	return (0);
+}
+
 static int
 hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
     char *err, size_t errlen)
 {
 	struct host_ssh		*x;
 	struct ssh_target	 t;
-	char			 wd[PATH_MAX], agent[PATH_MAX + 32];
-	char			 wdopt[PATH_MAX + 16];
+	char			 agent[PATH_MAX + 32], wdopt[PATH_MAX + 16];
 	char			 bindopt[sizeof h->address + 8];
 	char			*argv[8];
 	char			 ep[HS_EP_LEN], how[256], why[512];
-	int			 r, tries, n;
+	int			 r, tries;
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
@@ -417,23 +501,11 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	hs_target(h, &t);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
 		return (-1);
-	if (deploy_workdir(h, wd, sizeof wd) != 0) {
+	if (hs_agent_argv(h, argv, agent, sizeof agent, wdopt, sizeof wdopt,
+	    bindopt, sizeof bindopt) != 0) {
 		snprintf(err, errlen, "bad workdir '%s'", h->workdir);
 		return (-1);
 	}
-	snprintf(agent, sizeof agent, "%s/bin/orch-agent", wd);
-	snprintf(wdopt, sizeof wdopt, "--workdir=%s", wd);
-	snprintf(bindopt, sizeof bindopt, "--bind=%s", h->address);
-	n = 0;
-	argv[n++] = (char *)(uintptr_t)"exec";
-	argv[n++] = agent;
-	argv[n++] = (char *)(uintptr_t)"serve";
-	argv[n++] = wdopt;
-	if (h->transport == HOST_TRANSPORT_DIRECT)
-		argv[n++] = bindopt;
-	if (h->verbose)
-		argv[n++] = (char *)(uintptr_t)"-v";
-	argv[n] = NULL;
 
 	/*
 	 * Straight to the agent: when it is current (nearly every run) that
@@ -458,29 +530,8 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 			return (-1);
 		log_debug("%s: agent %s", h->name, how);
 	}
-	if (h->transport == HOST_TRANSPORT_DIRECT) {
-		if (strncmp(ep, "tcp://", 6) != 0) {
-			snprintf(err, errlen, "the agent announced '%.100s', "
-			    "not a tcp:// endpoint", ep);
-			return (-1);
-		}
-		snprintf(endpoint, len, "%s", ep);
-	} else {
-		if (strncmp(ep, "ipc:///", 7) != 0) {
-			snprintf(err, errlen, "the agent announced '%.100s', "
-			    "not an ipc:// endpoint", ep);
-			return (-1);
-		}
-		snprintf(x->agent_sock, sizeof x->agent_sock, "%s", ep + 6);
-		if ((x->lfd = hs_listen(x)) == -1) {
-			snprintf(err, errlen, "cannot listen on %s: %s",
-			    x->lsock[0] ? x->lsock : "a relay socket",
-			    strerror(errno));
-			hs_unlisten(x);
-			return (-1);
-		}
-		snprintf(endpoint, len, "ipc://%s", x->lsock);
-	}
+	if (hs_endpoint(h, x, ep, endpoint, len, err, errlen) != 0)
+		return (-1);
 	libssh2_session_set_timeout(x->ssh.session, 0);
 	if (pthread_create(&x->thread, NULL, hs_thread, h) != 0) {
 		snprintf(err, errlen, "cannot start the relay thread");

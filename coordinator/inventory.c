@@ -617,7 +617,11 @@ inv_find_section(const struct inventory *inv, const char *name, size_t len,
 	return (0);
 }
 
-/* Starts a [host.NAME] or [group.NAME] section; reports errors. */
+/*
+ * Starts a [host.NAME] or [group.NAME] section; reports errors. Long
+ * because each refusal (bad name, reserved, duplicate, too many) names
+ * its line in words of its own.
+ */
 static void
 inv_section_add(struct inv_parse *p, int group, const char *name, size_t len)
 {
@@ -1098,7 +1102,10 @@ inv_fill_local(struct host *h, const struct inventory *inv)
 	h->line = inv->local_line;
 }
 
-/* Resolves a --hosts list (see inventory.h). */
+/*
+ * Resolves a --hosts list (see inventory.h). Long because names, groups
+ * and 'all' are picked, checked and copied in one pass over the list.
+ */
 int
 inventory_resolve(const struct inventory *inv, const char *list,
     struct host **hosts, size_t *n, char **cause)

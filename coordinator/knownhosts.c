@@ -296,6 +296,11 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 	}
 }
 
+/*
+ * Long because it is the file's one pass (each line read with a bound)
+ * and then the verdict from what the pass found (revoked, known, changed
+ * or none), each in words of its own.
+ */
 int
 knownhosts_check(const char *path, const char *name,
     const unsigned char *key, size_t keylen, struct kh_result *res,

@@ -153,6 +153,10 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 	return (hosts);
 }
 
+/*
+ * orch run: its options, then run_main. Long because it is getopt's
+ * switch, one case per option of run.
+ */
 static int
 cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 {

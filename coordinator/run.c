@@ -327,7 +327,11 @@ run_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
 	return (out);
 }
 
-/* Builds the host's plan message from the suite and the shared order. */
+/*
+ * Builds the host's plan message from the suite and the shared order.
+ * Long because the plan's parts (files, commands, the floor, the steps)
+ * index each other and are filled in one order.
+ */
 static void
 run_build_plan(struct run *run, struct run_host *rh)
 {

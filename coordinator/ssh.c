@@ -455,6 +455,10 @@ ssh_wait(struct ssh *s, int ms)
 	poll(&pfd, 1, ms);
 }
 
+/*
+ * Long because it is one loop over a non-blocking channel: the input,
+ * stdout, stderr, the exit status and the deadline share its state.
+ */
 int
 ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
     size_t outlen, char *errbuf, size_t errlen, int timeout_ms)

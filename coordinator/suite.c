@@ -278,7 +278,10 @@ suite_free_words(char **w, size_t n)
 	free(w);
 }
 
-/* Splits words like sh without expansion (see suite.h). */
+/*
+ * Splits words like sh without expansion (see suite.h). Long because one
+ * loop reads blanks, both kinds of quote and backslashes, word by word.
+ */
 int
 suite_split(const char *value, char ***words, size_t *nwords, char **cause)
 {
@@ -414,7 +417,7 @@ suite_cur_bench(struct suite_parse *p)
 	return (&p->s->benches[p->idx]);
 }
 
-/* Handles one key of [suite]. */
+/* Handles one key of [suite]. Long because it is a switch, one case a key. */
 static void
 suite_key_suite(struct suite_parse *p, int k, const char *v)
 {
