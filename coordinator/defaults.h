@@ -14,6 +14,8 @@
 #define SSH_CONNECT_TIMEOUT	10000	/* ms to connect, handshake, authenticate */
 #define CHECK_DF_TIMEOUT	10000	/* ms for df in orch check */
 #define CONTROL_SSH_TIMEOUT	20000	/* ms for the agent's status/stop over SSH */
+#define SSH_CLOSE_TIMEOUT	2000	/* ms to free a channel or say goodbye */
+#define FLOOR_TIMEOUT		10000	/* ms for one run of orch-null, the floor */
 #define CONTROL_LOCAL_TIMEOUT	15000	/* ms between lines of the local agent's answer */
 
 #endif

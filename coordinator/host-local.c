@@ -30,6 +30,7 @@ extern char **environ;
 
 #define LOCAL_START_TIMEOUT	15000	/* ms for the agent to print its endpoint */
 #define LOCAL_STOP_TIMEOUT	3000	/* ms for the agent to exit by itself */
+#define LOCAL_TERM_TIMEOUT	10000	/* ms for it to exit after SIGTERM */
 
 struct host_local {
 	pid_t	pid;
@@ -320,7 +321,7 @@ local_stop(struct host *h)
 		/* Still running a plan: stop it (its benchmark too). */
 		if (!l->exited) {
 			kill(l->pid, SIGTERM);
-			for (i = 0; i < 1000; i++) {
+			for (i = 0; i < LOCAL_TERM_TIMEOUT / 10; i++) {
 				local_reap(l);
 				if (l->exited)
 					break;

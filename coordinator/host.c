@@ -18,6 +18,8 @@
 
 #define HOST_HELLO_TIMEOUT	20000	/* ms */
 #define HOST_SEND_TIMEOUT	20000	/* ms */
+#define HOST_BYE_TIMEOUT	1000	/* ms to send BYE */
+#define HOST_BYE_WAIT		2000	/* ms for the agent to go after BYE */
 #define HOST_REPLY_TIMEOUT	120000	/* ms for HAVE: the agent hashes its cache */
 #define HOST_TICK		1000	/* ms between liveness checks in a run */
 
@@ -317,14 +319,14 @@ host_close(struct host *h)
 	if (h->connected) {
 		memset(&msg, 0, sizeof msg);
 		msg.type = PROTO_BYE;
-		if (chan_send(&h->chan, &msg, 1000, err, sizeof err) != 0)
+		if (chan_send(&h->chan, &msg, HOST_BYE_TIMEOUT, err, sizeof err) != 0)
 			log_debug("%s: bye: %s", h->name, err);
 		else {
 			/*
 			 * Let the agent take its BYE and go before its stdin
 			 * closes: a closed stdin alone means "carry on".
 			 */
-			for (i = 0; i < 100 && h->ops != NULL &&
+			for (i = 0; i < HOST_BYE_WAIT / 20 && h->ops != NULL &&
 			    h->ops->alive(h); i++)
 				nanosleep(&ts, NULL);
 		}

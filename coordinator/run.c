@@ -18,6 +18,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/host.h"
 #include "coordinator/plan.h"
 #include "coordinator/record.h"
@@ -395,7 +396,7 @@ run_build_plan(struct run *run, struct run_host *rh)
 		memcpy(c->exe, null_sha, PROTO_SHA_HEX);
 		c->args = xcalloc(1, sizeof *c->args);
 		c->env = xcalloc(1, sizeof *c->env);
-		c->timeout_ms = 10000;
+		c->timeout_ms = FLOOR_TIMEOUT;
 		floor_cmd = (uint32_t)p->ncmds++;
 		has_floor = 1;
 	}

@@ -17,6 +17,7 @@
 
 #include <openssl/evp.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/knownhosts.h"
 #include "coordinator/shell.h"
 #include "coordinator/ssh.h"
@@ -427,7 +428,7 @@ ssh_close(struct ssh *s)
 {
 	if (s->session != NULL) {
 		libssh2_session_set_blocking(s->session, 1);
-		libssh2_session_set_timeout(s->session, 2000);
+		libssh2_session_set_timeout(s->session, SSH_CLOSE_TIMEOUT);
 		libssh2_session_disconnect(s->session, "orch done");
 		libssh2_session_free(s->session);
 		s->session = NULL;
@@ -543,7 +544,7 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 		r = 255;
 out:
 	libssh2_session_set_blocking(s->session, 1);
-	libssh2_session_set_timeout(s->session, 2000);
+	libssh2_session_set_timeout(s->session, SSH_CLOSE_TIMEOUT);
 	libssh2_channel_free(ch);
 	libssh2_session_set_timeout(s->session, 0);
 	return (r);
