@@ -46,6 +46,10 @@ hygiene_fresh(const struct dataset *ds, size_t h, size_t v)
 	return (0);
 }
 
+/*
+ * Long because it is a row of short passes over the record (floors, each
+ * variant's program, the first runs, the notes) that fill one struct.
+ */
 int
 hygiene_host(const struct dataset *ds, size_t h, struct hyg_host *out)
 {
