@@ -34,6 +34,7 @@
 #include "proto/hash.h"
 #include "proto/log.h"
 #include "proto/proto.h"
+#include "proto/util.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
 
@@ -104,16 +105,6 @@ struct serve {
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
 };
-
-/* Returns milliseconds of CLOCK_MONOTONIC. */
-static int64_t
-serve_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
 
 /* Creates dir and its parents, mode 0700. Returns 0 or -1 (errno). */
 static int
@@ -255,13 +246,13 @@ serve_read_key(struct serve *s, uint8_t key[PROTO_KEY_LEN])
 {
 	char		line[256];
 	size_t		n = 0;
-	int64_t		deadline = serve_now_ms() + s->opts->key_timeout_ms;
+	int64_t		deadline = util_now_ms() + s->opts->key_timeout_ms;
 	struct pollfd	pfd;
 	ssize_t		r;
 	int		left, rv = -1;
 
 	for (;;) {
-		left = (int)(deadline - serve_now_ms());
+		left = (int)(deadline - util_now_ms());
 		if (left <= 0) {
 			log_warnx("no key line on stdin within %d ms",
 			    s->opts->key_timeout_ms);
@@ -345,7 +336,7 @@ serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 {
 	struct pollfd	pfd[3];
 	char		buf[64], err[CHAN_ERR_LEN];
-	int64_t		deadline = serve_now_ms() + timeout_ms;
+	int64_t		deadline = util_now_ms() + timeout_ms;
 	ssize_t		n;
 	int		left, r, np;
 
@@ -360,7 +351,7 @@ serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 				return (r);
 			}
 		}
-		left = (int)(deadline - serve_now_ms());
+		left = (int)(deadline - util_now_ms());
 		if (left <= 0)
 			return (CHAN_TIMEOUT);
 		np = 0;
@@ -640,7 +631,7 @@ serve_envp(const struct proto_cmd *cmd)
 static void
 serve_self_load(struct serve *s, int running)
 {
-	int64_t	now = serve_now_ms();
+	int64_t	now = util_now_ms();
 	double	decay;
 
 	if (s->self_at != 0) {
@@ -715,7 +706,7 @@ serve_install_null(struct serve *s)
 	if (out == -1)
 		goto out;
 	while ((n = read(in, buf, sizeof buf)) > 0) {
-		if (write(out, buf, (size_t)n) != n)
+		if (util_write_all(out, buf, (size_t)n) != 0)
 			goto out;
 	}
 	if (n == 0 && close(out) == 0) {
@@ -766,7 +757,7 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 	struct proto_msg	msg;
 	uint32_t		cores = facts_cores();
 	double			load, others, limit = plan->max_load * cores;
-	int64_t			start = serve_now_ms(), waited;
+	int64_t			start = util_now_ms(), waited;
 	int			backoff = 1000, r, told = 0;
 	char			detail[256];
 
@@ -778,7 +769,7 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 		others = load - s->self_load;
 		if (load < 0 || others <= limit)
 			return (0);
-		waited = serve_now_ms() - start;
+		waited = util_now_ms() - start;
 		if (waited >= (int64_t)plan->load_wait_ms) {
 			snprintf(reason, len, "too busy: 1-minute load %.2f "
 			    "(%.2f without our benchmarks) stayed above %.2f "
@@ -837,11 +828,11 @@ static int
 serve_settle(struct serve *s)
 {
 	struct proto_msg	msg;
-	int64_t			deadline = serve_now_ms() + SERVE_SETTLE_MS;
+	int64_t			deadline = util_now_ms() + SERVE_SETTLE_MS;
 	int			r, left;
 
 	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
-		if ((left = (int)(deadline - serve_now_ms())) <= 0)
+		if ((left = (int)(deadline - util_now_ms())) <= 0)
 			return (0);
 		r = serve_wait(s, &msg, left);
 		if (r == SERVE_STOP)
