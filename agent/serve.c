@@ -6,7 +6,6 @@
  */
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -28,6 +27,7 @@
 
 #include "agent/exec.h"
 #include "agent/facts.h"
+#include "agent/journal.h"
 #include "agent/proc.h"
 #include "agent/serve.h"
 #include "proto/chan.h"
@@ -998,56 +998,6 @@ serve_lock(struct serve *s, char *why, size_t len)
 }
 
 /*
- * The journal, WORKDIR/runs/ID/journal: what this host did, written and
- * flushed before it is sent, so a lost coordinator loses nothing. Records
- * are a kind byte, a 4-byte big-endian length and the payload:
- *   'P' the plan's SHA-256 (hex): a resume must bring the same plan
- *   'S' step and attempt (2 x 4 bytes): an attempt started
- *   'C' step, attempt and the benchmark's pid (3 x 4 bytes), then what
- *       identifies that process (proc_ident, since protocol 4): it runs
- *   'R' an encoded SAMPLE message: an attempt ended
- * A record cut short by a crash is dropped when the journal is reopened.
- */
-#define JOURNAL_MAX_RECORD	PROTO_FRAME_MAX
-
-struct serve_progress {
-	uint32_t	*started;	/* per step: last attempt started */
-	uint32_t	*pid;		/* per step: its benchmark's pid */
-	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
-	uint32_t	*ended;		/* per step: last attempt ended */
-	uint8_t		*status;	/* per step: status of that attempt */
-	uint32_t	 nsamples;
-	int64_t		 last_seq;	/* -1: none */
-};
-
-/*
- * Appends one record and, when sync, flushes it to disk. A result ('R')
- * must be on disk before it is sent; a start ('S') need not: lost, its
- * attempt simply never happened. Returns 0 or -1 (errno).
- */
-static int
-serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
-{
-	unsigned char	hdr[5];
-	struct iovec	iov[2];
-	ssize_t		n;
-
-	hdr[0] = (unsigned char)kind;
-	hdr[1] = (unsigned char)(len >> 24);
-	hdr[2] = (unsigned char)(len >> 16);
-	hdr[3] = (unsigned char)(len >> 8);
-	hdr[4] = (unsigned char)len;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = sizeof hdr;
-	iov[1].iov_base = (void *)(uintptr_t)data;
-	iov[1].iov_len = len;
-	n = writev(s->journal, iov, 2);
-	if (n != (ssize_t)(sizeof hdr + len))
-		return (-1);
-	return (kind == 'S' ? 0 : fsync(s->journal));
-}
-
-/*
  * Kills the process group of pid, which a lost agent journaled running
  * with identity ident, when pid is still that process; leaves it alone
  * when it is another one, gone, or of unknown identity.
@@ -1074,109 +1024,64 @@ serve_kill_left(uint32_t pid, const char *ident)
 }
 
 /*
+ * Journals the pid of a benchmark just started and what identifies it (no
+ * flush: it is on its way).
+ */
+static void
+serve_spawned(long pid, void *arg)
+{
+	struct serve	*s = arg;
+	char		 ident[PROC_IDENT_LEN];
+
+	/* Started already, so its start time is set even before its exec. */
+	if (proc_ident((pid_t)pid, ident, sizeof ident) != 0) {
+		log_warnx("cannot tell process %ld apart from a later one: "
+		    "a resume will leave it alone", pid);
+		ident[0] = '\0';
+	}
+	if (journal_running(s->journal, s->cur_step, s->cur_attempt,
+	    (uint32_t)pid, ident) != 0)
+		log_warn("journal");
+}
+
+/* Journals a sample, then sends it. Returns 0 or -1. */
+static int
+serve_record(struct serve *s, const struct proto_msg *msg)
+{
+	if (journal_result(s->journal, msg) != 0) {
+		log_warn("journal");
+		return (-1);
+	}
+	return (serve_send(s, msg));
+}
+
+/* Sends a journaled sample again, unless no coordinator listens. */
+static void
+serve_resend(const struct proto_msg *msg, void *arg)
+{
+	struct serve	*s = arg;
+
+	if (!s->detached)
+		serve_send(s, msg);
+}
+
+/*
  * Opens the journal of this run: a new one, or the one a lost
- * coordinator's agent left, whose progress fills pr. Resends the samples
- * the coordinator does not have (seq > resume_seq). Returns 0 or -1 with
- * a reason in why.
+ * coordinator's agent left, whose progress fills pr; resends the samples
+ * the coordinator does not have and stops what the lost agent left
+ * running. Returns 0 or -1 with a reason in why.
  */
 static int
 serve_journal_open(struct serve *s, const struct proto_plan *plan,
-    const char *plan_sha, struct serve_progress *pr, char *why, size_t len)
+    struct journal_progress *pr, char *why, size_t len)
 {
-	struct proto_msg	 msg;
-	unsigned char		 hdr[5], *buf = NULL;
-	char			 path[PATH_MAX];
-	uint32_t		 step, att, rlen;
-	off_t			 good = 0;
-	ssize_t			 n;
-	int			 r = -1, have_plan = 0;
+	uint32_t	step;
 
-	pr->started = xcalloc(plan->nsteps + 1, sizeof *pr->started);
-	pr->pid = xcalloc(plan->nsteps + 1, sizeof *pr->pid);
-	pr->ident = xcalloc(plan->nsteps + 1, sizeof *pr->ident);
-	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
-	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
-	pr->last_seq = -1;
-	snprintf(path, sizeof path, "%s/journal", s->rundir);
-	s->journal = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (s->journal == -1) {
-		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+	s->journal = journal_open(s->rundir, s->run_id, plan, pr,
+	    serve_resend, s, why, len);
+	if (s->journal == -1)
 		return (-1);
-	}
-	buf = xmalloc(JOURNAL_MAX_RECORD);
-	for (;;) {
-		n = pread(s->journal, hdr, sizeof hdr, good);
-		if (n != (ssize_t)sizeof hdr)
-			break;
-		rlen = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
-		    (uint32_t)hdr[3] << 8 | hdr[4];
-		if (rlen > JOURNAL_MAX_RECORD || pread(s->journal, buf, rlen,
-		    good + 5) != (ssize_t)rlen)
-			break;
-		if (hdr[0] == 'P') {
-			if (rlen != PROTO_SHA_HEX - 1 ||
-			    memcmp(buf, plan_sha, rlen) != 0) {
-				snprintf(why, len, "%s holds another plan for "
-				    "run %s", path, s->run_id);
-				goto out;
-			}
-			have_plan = 1;
-		} else if (hdr[0] == 'S' && rlen == 8) {
-			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
-			    (uint32_t)buf[2] << 8 | buf[3];
-			att = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 |
-			    (uint32_t)buf[6] << 8 | buf[7];
-			if (step < plan->nsteps)
-				pr->started[step] = att;
-		} else if (hdr[0] == 'C' && rlen >= 12 &&
-		    rlen < 12 + PROC_IDENT_LEN) {
-			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
-			    (uint32_t)buf[2] << 8 | buf[3];
-			if (step < plan->nsteps) {
-				pr->pid[step] = (uint32_t)buf[8] << 24 |
-				    (uint32_t)buf[9] << 16 |
-				    (uint32_t)buf[10] << 8 | buf[11];
-				/* Without one (an older journal): unknown. */
-				memcpy(pr->ident[step], buf + 12, rlen - 12);
-				pr->ident[step][rlen - 12] = '\0';
-			}
-		} else if (hdr[0] == 'R') {
-			if (proto_decode(buf, rlen, &msg) != 0 ||
-			    msg.type != PROTO_SAMPLE) {
-				if (msg.type == PROTO_SAMPLE)
-					proto_msg_free(&msg);
-				break;
-			}
-			if (msg.u.sample.step < plan->nsteps) {
-				pr->ended[msg.u.sample.step] =
-				    msg.u.sample.attempt;
-				pr->status[msg.u.sample.step] =
-				    msg.u.sample.status;
-			}
-			pr->nsamples++;
-			if ((int64_t)msg.u.sample.seq > pr->last_seq)
-				pr->last_seq = msg.u.sample.seq;
-			if ((int64_t)msg.u.sample.seq > plan->resume_seq &&
-			    !s->detached) {
-				msg.type = PROTO_SAMPLE;
-				serve_send(s, &msg);
-			}
-			proto_msg_free(&msg);
-		} else
-			break;
-		good += 5 + (off_t)rlen;
-	}
-	if (ftruncate(s->journal, good) == -1) {
-		snprintf(why, len, "cannot truncate %s: %s", path,
-		    strerror(errno));
-		goto out;
-	}
-	if (!have_plan && serve_journal_put(s, 'P', plan_sha,
-	    PROTO_SHA_HEX - 1) != 0) {
-		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (good > 0)
+	if (pr->resumed)
 		log_info("run %s: resuming from the journal (%u samples)",
 		    s->run_id, pr->nsamples);
 	/*
@@ -1189,108 +1094,7 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 			serve_kill_left(pr->pid[step], pr->ident[step]);
 	}
 	s->seq = (uint32_t)(pr->last_seq + 1);
-	r = 0;
-out:
-	free(buf);
-	return (r);
-}
-
-static void
-serve_progress_free(struct serve_progress *pr)
-{
-	free(pr->ident);
-	free(pr->pid);
-	free(pr->started);
-	free(pr->ended);
-	free(pr->status);
-}
-
-/* Returns 1 when the step needs no further attempt. */
-static int
-serve_step_done(const struct proto_plan *plan, const struct serve_progress *pr,
-    uint32_t i)
-{
-	return (pr->ended[i] > 0 && pr->ended[i] >= pr->started[i] &&
-	    (pr->status[i] != PROTO_ST_SIGNAL || pr->ended[i] > plan->retries));
-}
-
-/* Hashes a plan's encoding: the identity of the plan in the journal. */
-static int
-serve_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
-{
-	struct proto_msg	 msg;
-	uint8_t			*buf;
-	size_t			 len;
-	struct proto_plan	 p = *plan;
-	int			 r;
-
-	/* What differs between a run and its resume is not the plan. */
-	p.resume_seq = -1;
-	memset(&msg, 0, sizeof msg);
-	msg.type = PROTO_PLAN;
-	msg.u.plan = p;
-	if (proto_encode(&msg, &buf, &len) != 0)
-		return (-1);
-	r = hash_buf(buf, len, sha);
-	free(buf);
-	return (r);
-}
-
-/*
- * Journals the pid of a benchmark just started and what identifies it (no
- * flush: it is on its way).
- */
-static void
-serve_spawned(long pid, void *arg)
-{
-	struct serve	*s = arg;
-	unsigned char	 rec[12 + PROC_IDENT_LEN], hdr[5];
-	char		 ident[PROC_IDENT_LEN];
-	uint32_t	 v[3];
-	size_t		 len = 12;
-	int		 i;
-
-	v[0] = s->cur_step;
-	v[1] = s->cur_attempt;
-	v[2] = (uint32_t)pid;
-	for (i = 0; i < 3; i++) {
-		rec[4 * i] = (unsigned char)(v[i] >> 24);
-		rec[4 * i + 1] = (unsigned char)(v[i] >> 16);
-		rec[4 * i + 2] = (unsigned char)(v[i] >> 8);
-		rec[4 * i + 3] = (unsigned char)v[i];
-	}
-	/* Started already, so its start time is set even before its exec. */
-	if (proc_ident((pid_t)pid, ident, sizeof ident) == 0) {
-		memcpy(rec + 12, ident, strlen(ident));
-		len += strlen(ident);
-	} else
-		log_warnx("cannot tell process %ld apart from a later one: "
-		    "a resume will leave it alone", pid);
-	hdr[0] = 'C';
-	hdr[1] = hdr[2] = hdr[3] = 0;
-	hdr[4] = (unsigned char)len;
-	if (write(s->journal, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
-	    write(s->journal, rec, len) != (ssize_t)len)
-		log_warn("journal");
-}
-
-/* Journals a sample, then sends it. Returns 0 or -1. */
-static int
-serve_record(struct serve *s, const struct proto_msg *msg)
-{
-	uint8_t	*buf;
-	size_t	 len;
-	int	 r;
-
-	if (proto_encode(msg, &buf, &len) != 0)
-		return (-1);
-	r = serve_journal_put(s, 'R', buf, len);
-	free(buf);
-	if (r != 0) {
-		log_warn("journal");
-		return (-1);
-	}
-	return (serve_send(s, msg));
+	return (0);
 }
 
 /*
@@ -1304,9 +1108,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	struct proto_msg	 msg;
 	struct proto_sample	*smp;
 	struct serve_file	*files;
-	struct serve_progress	 pr;
-	unsigned char		 rec[8];
-	char			 reason[256] = "", sha[PROTO_SHA_HEX];
+	struct journal_progress	 pr;
+	char			 reason[256] = "";
 	uint32_t		 i, attempt, nsent = 0;
 	int			 r = 0, ok = 1;
 
@@ -1334,10 +1137,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		    s->rundir, strerror(errno));
 		goto out;
 	}
-	if (serve_plan_sha(plan, sha) != 0 ||
-	    serve_journal_open(s, plan, sha, &pr, reason, sizeof reason) != 0) {
-		r = serve_error(s, "journal", "%s", reason[0] ? reason :
-		    "cannot encode the plan");
+	if (serve_journal_open(s, plan, &pr, reason, sizeof reason) != 0) {
+		r = serve_error(s, "journal", "%s", reason);
 		goto out;
 	}
 	/*
@@ -1394,7 +1195,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	msg.type = PROTO_SAMPLE;
 	smp = &msg.u.sample;
 	for (i = 0; i < plan->nsteps && ok; i++) {
-		if (serve_step_done(plan, &pr, i))
+		if (journal_step_done(plan, &pr, i))
 			continue;
 		if ((r = serve_poll_between(s)) != 0)
 			goto out;
@@ -1410,17 +1211,9 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		attempt = (pr.started[i] > pr.ended[i] ? pr.started[i] :
 		    pr.ended[i]) + 1;
 		for (;; attempt++) {
-			rec[0] = (unsigned char)(i >> 24);
-			rec[1] = (unsigned char)(i >> 16);
-			rec[2] = (unsigned char)(i >> 8);
-			rec[3] = (unsigned char)i;
-			rec[4] = (unsigned char)(attempt >> 24);
-			rec[5] = (unsigned char)(attempt >> 16);
-			rec[6] = (unsigned char)(attempt >> 8);
-			rec[7] = (unsigned char)attempt;
 			if ((r = serve_settle(s)) != 0)
 				goto out;
-			if (serve_journal_put(s, 'S', rec, sizeof rec) != 0) {
+			if (journal_started(s->journal, i, attempt) != 0) {
 				log_warn("journal");
 				r = -1;
 				goto out;
@@ -1450,7 +1243,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	snprintf(msg.u.done.reason, sizeof msg.u.done.reason, "%s", reason);
 	r = serve_send(s, &msg);
 out:
-	serve_progress_free(&pr);
+	journal_progress_free(&pr);
 	serve_files_close(files, plan->nfiles);
 	free(files);
 	return (r);
@@ -1700,31 +1493,6 @@ serve_lock_holder(const char *workdir, char *held, size_t len)
 	return (r);
 }
 
-/* Counts the samples in a run's journal; -1 when there is none. */
-static long
-serve_journal_count(const char *workdir, const char *run_id)
-{
-	unsigned char	hdr[5];
-	char		path[PATH_MAX];
-	uint32_t	len;
-	off_t		off = 0;
-	long		n = 0;
-	int		fd;
-
-	snprintf(path, sizeof path, "%s/runs/%s/journal", workdir, run_id);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	while (pread(fd, hdr, sizeof hdr, off) == (ssize_t)sizeof hdr) {
-		len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
-		    (uint32_t)hdr[3] << 8 | hdr[4];
-		if (hdr[0] == 'R')
-			n++;
-		off += 5 + (off_t)len;
-	}
-	close(fd);
-	return (n);
-}
-
 int
 serve_ctl(const char *workdir, const char *run_id, int stop)
 {
@@ -1733,7 +1501,7 @@ serve_ctl(const char *workdir, const char *run_id, int stop)
 	int	r, i;
 
 	r = serve_lock_holder(workdir, held, sizeof held);
-	n = serve_journal_count(workdir, run_id);
+	n = journal_count(workdir, run_id);
 	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
 	if (r == 1 && strncmp(held, prefix, strlen(prefix)) == 0) {
 		pid = strtol(held + strlen(prefix), NULL, 10);
