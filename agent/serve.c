@@ -4,8 +4,6 @@
  * lifeline: when it closes the coordinator is gone, and the agent kills the
  * benchmark it is running and exits.
  */
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -20,16 +18,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
 
+#include "agent/cache.h"
 #include "agent/exec.h"
 #include "agent/facts.h"
 #include "agent/journal.h"
 #include "agent/proc.h"
 #include "agent/serve.h"
+#include "agent/workdir.h"
 #include "proto/chan.h"
 #include "proto/hash.h"
 #include "proto/log.h"
@@ -47,34 +46,10 @@ extern char **environ;
 
 static void	serve_spawned(long, void *);
 #define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
-#define SERVE_TAKEOVER_WAIT	10000	/* ms for a stale agent of our run to go */
 
 /* Closed by the SIGTERM handler: its read end then polls as EOF. */
 static int			serve_stop_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t	serve_stopped;
-
-struct serve_file {
-	char	sha[PROTO_SHA_HEX];
-	char	path[PATH_MAX];
-	int	fd;		/* open on the file hashed, or -1: every run */
-	dev_t	dev;		/* executes this very file, unchanged since */
-	ino_t	ino;
-	off_t	size;
-	struct timespec mtime;
-	struct timespec ctime;
-};
-
-#define SERVE_VERIFIED_MAX	64	/* cache files whose hash a session remembers */
-
-/* A cache file hashed in this session, and how it looked then. */
-struct serve_seen {
-	char	sha[PROTO_SHA_HEX];
-	dev_t	dev;
-	ino_t	ino;
-	off_t	size;
-	time_t	mtime;
-	time_t	ctime;
-};
 
 struct serve {
 	const struct serve_opts	*opts;
@@ -89,6 +64,7 @@ struct serve {
 	int64_t			 acked;		/* highest seq acknowledged, or -1 */
 	int			 bye;		/* BYE received */
 	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
+	struct cache		 cache;
 	char			 null_sha[PROTO_SHA_HEX];	/* orch-null in the cache, or "" */
 	double			 self_load;	/* our own share of the load average */
 	int64_t			 self_at;	/* when self_load was last brought up to date */
@@ -100,74 +76,9 @@ struct serve {
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
 	uint32_t		 linger_ms;	/* the plan's */
-	struct serve_seen	 verified[SERVE_VERIFIED_MAX];
-	size_t			 nverified;
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
 };
-
-/* Creates dir and its parents, mode 0700. Returns 0 or -1 (errno). */
-static int
-serve_mkdirs(const char *dir)
-{
-	char	tmp[PATH_MAX], *p;
-
-	if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return (-1);
-	}
-	for (p = tmp + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
-			return (-1);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
-		return (-1);
-	return (0);
-}
-
-/*
- * Refuses a directory that is not this user's or that others may write to
- * (they could plant programs, journals or a socket of their own there),
- * and takes away others' read and search rights from one that is, so
- * that the agent's socket and files are its user's alone. Returns 0, or -1
- * with the reason in why.
- */
-static int
-serve_dir_check(const char *dir, char *why, size_t len)
-{
-	struct stat	st;
-
-	if (lstat(dir, &st) == -1) {
-		snprintf(why, len, "%s: %s", dir, strerror(errno));
-		return (-1);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "%s is not a directory", dir);
-		return (-1);
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(why, len, "%s belongs to uid %lu, not to this user "
-		    "(uid %lu): refusing to use it", dir, (unsigned long)st.st_uid,
-		    (unsigned long)geteuid());
-		return (-1);
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		snprintf(why, len, "%s is writable by its group or others "
-		    "(mode %04o): refusing to use it; chmod 700 it if its "
-		    "content is yours", dir, (unsigned)(st.st_mode & 07777));
-		return (-1);
-	}
-	if ((st.st_mode & 077) != 0 && chmod(dir, st.st_mode & 0700) == -1) {
-		snprintf(why, len, "cannot make %s private: %s", dir,
-		    strerror(errno));
-		return (-1);
-	}
-	return (0);
-}
 
 /*
  * Removes the sockets that agents killed before they could remove their
@@ -423,126 +334,6 @@ serve_error(struct serve *s, const char *code, const char *fmt, ...)
 	return (serve_send(s, &msg));
 }
 
-/* Returns st's modification time. */
-static struct timespec
-serve_mtime(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (st->st_mtimespec);
-#else
-	return (st->st_mtim);
-#endif
-}
-
-/* Returns st's status change time. */
-static struct timespec
-serve_ctime(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (st->st_ctimespec);
-#else
-	return (st->st_ctim);
-#endif
-}
-
-/* Returns 1 when a and b are the same time. */
-static int
-serve_ts_eq(struct timespec a, struct timespec b)
-{
-	return (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
-}
-
-/* Returns 1 when sha was verified in this session on a file like st. */
-static int
-serve_verified(const struct serve *s, const char *sha, const struct stat *st)
-{
-	const struct serve_seen	*v;
-	size_t			 i;
-
-	for (i = 0; i < s->nverified; i++) {
-		v = &s->verified[i];
-		if (strcmp(v->sha, sha) == 0 && v->dev == st->st_dev &&
-		    v->ino == st->st_ino && v->size == st->st_size &&
-		    v->mtime == st->st_mtime && v->ctime == st->st_ctime)
-			return (1);
-	}
-	return (0);
-}
-
-/* Remembers a verified file (the oldest entry goes when full). */
-static void
-serve_verified_add(struct serve *s, const char *sha, const struct stat *st)
-{
-	struct serve_seen	*v;
-
-	if (s->nverified == SERVE_VERIFIED_MAX) {
-		memmove(s->verified, s->verified + 1,
-		    (SERVE_VERIFIED_MAX - 1) * sizeof *s->verified);
-		s->nverified--;
-	}
-	v = &s->verified[s->nverified++];
-	snprintf(v->sha, sizeof v->sha, "%s", sha);
-	v->dev = st->st_dev;
-	v->ino = st->st_ino;
-	v->size = st->st_size;
-	v->mtime = st->st_mtime;
-	v->ctime = st->st_ctime;
-}
-
-/*
- * Checks that the cache holds the file with this hash, by hashing it.
- * Fills f when given, keeping the file open in f->fd: the runs execute
- * what was hashed, not whatever the path names later. Returns 0, or -1
- * when missing or different (a corrupt file is removed so a later push
- * can replace it). A symbolic link in the cache is never followed.
- */
-static int
-serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
-{
-	char		path[PATH_MAX], got[PROTO_SHA_HEX];
-	struct stat	st;
-	int		fd, r = -1;
-
-	if (snprintf(path, sizeof path, "%s/cache/%s", s->workdir, sha) >=
-	    (int)sizeof path)
-		return (-1);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return (-1);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
-		goto out;
-	/*
-	 * Hashed already in this session and not touched since (same inode,
-	 * size and times): the hash still holds. Else hash it again.
-	 */
-	if (!serve_verified(s, sha, &st)) {
-		if (hash_fd(fd, got) != 0)
-			goto out;
-		if (strcmp(got, sha) != 0) {
-			log_warnx("cache file %s has hash %s: removed", path,
-			    got);
-			unlink(path);
-			goto out;
-		}
-		serve_verified_add(s, sha, &st);
-	}
-	if (f != NULL) {
-		snprintf(f->sha, sizeof f->sha, "%s", sha);
-		snprintf(f->path, sizeof f->path, "%s", path);
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
-		f->size = st.st_size;
-		f->mtime = serve_mtime(&st);
-		f->ctime = serve_ctime(&st);
-		f->fd = fd;
-		fd = -1;
-	}
-	r = 0;
-out:
-	if (fd != -1)
-		close(fd);
-	return (r);
-}
-
 /* Returns 1 when a command of plan runs the file sha. */
 static int
 serve_is_exe(const struct proto_plan *plan, const char *sha)
@@ -554,19 +345,6 @@ serve_is_exe(const struct proto_plan *plan, const char *sha)
 			return (1);
 	}
 	return (0);
-}
-
-/* Closes the files a plan kept open. */
-static void
-serve_files_close(struct serve_file *files, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		if (files[i].fd != -1)
-			close(files[i].fd);
-		files[i].fd = -1;
-	}
 }
 
 /* Answers a QUERY with the hashes the cache holds, verified. */
@@ -581,7 +359,7 @@ serve_query(struct serve *s, const struct proto_hashes *q)
 	msg.type = PROTO_HAVE;
 	msg.u.hashes.sha = xcalloc(q->n + 1, sizeof *msg.u.hashes.sha);
 	for (i = 0; i < q->n; i++) {
-		if (serve_cache_check(s, q->sha[i], NULL) == 0)
+		if (cache_check(&s->cache, q->sha[i], NULL) == 0)
 			memcpy(msg.u.hashes.sha[msg.u.hashes.n++], q->sha[i],
 			    PROTO_SHA_HEX);
 	}
@@ -661,17 +439,6 @@ serve_status(struct serve *s, const char *state, double load, double limit,
 }
 
 /*
- * Creates path for writing, mode 0700: never an existing file, never
- * through a symbolic link. Returns the fd, or -1 with errno.
- */
-static int
-serve_create(const char *path)
-{
-	return (open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0700));
-}
-
-/*
  * Copies orch-null, the harness-floor program installed beside the agent,
  * into the cache so that it runs through the same verified path as every
  * benchmark. Leaves null_sha empty when there is none.
@@ -679,9 +446,7 @@ serve_create(const char *path)
 static void
 serve_install_null(struct serve *s)
 {
-	char	src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], buf[65536], *slash;
-	ssize_t	n;
-	int	in = -1, out = -1, ok = 0;
+	char	src[PATH_MAX], *slash;
 
 	if (s->opts->self == NULL || strchr(s->opts->self, '/') == NULL)
 		return;
@@ -693,34 +458,10 @@ serve_install_null(struct serve *s)
 		s->null_sha[0] = '\0';
 		return;
 	}
-	if (serve_cache_check(s, s->null_sha, NULL) == 0)
+	if (cache_check(&s->cache, s->null_sha, NULL) == 0)
 		return;
-	snprintf(dst, sizeof dst, "%s/cache/%s", s->workdir, s->null_sha);
-	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1)
-		goto out;
-	/* A name left by a dead agent of the same pid is ours to remove. */
-	if ((out = serve_create(tmp)) == -1 && errno == EEXIST &&
-	    unlink(tmp) == 0)
-		out = serve_create(tmp);
-	if (out == -1)
-		goto out;
-	while ((n = read(in, buf, sizeof buf)) > 0) {
-		if (util_write_all(out, buf, (size_t)n) != 0)
-			goto out;
-	}
-	if (n == 0 && close(out) == 0) {
-		out = -1;
-		ok = rename(tmp, dst) == 0;
-	}
-out:
-	if (in != -1)
-		close(in);
-	if (out != -1)
-		close(out);
-	if (!ok) {
+	if (cache_install(&s->cache, src, s->null_sha) != 0) {
 		log_warn("cannot install the floor program %s", src);
-		unlink(tmp);
 		s->null_sha[0] = '\0';
 	}
 }
@@ -851,14 +592,13 @@ serve_settle(struct serve *s)
  */
 static int
 serve_run_one(struct serve *s, const struct proto_plan *plan,
-    const struct serve_file *files, uint32_t stepno, uint32_t attempt,
+    const struct cache_file *files, uint32_t stepno, uint32_t attempt,
     struct proto_sample *smp)
 {
 	const struct proto_step	*step = &plan->steps[stepno];
 	const struct proto_cmd	*cmd = &plan->cmds[step->cmd];
-	const struct serve_file	*exe = NULL;
+	const struct cache_file	*exe = NULL;
 	struct exec_req		 req;
-	struct stat		 st;
 	char			**argv, **envp, exepath[PATH_MAX];
 	char			 fdpath[64];
 	size_t			 i;
@@ -875,19 +615,8 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 		if (strcmp(files[i].sha, cmd->exe) == 0)
 			exe = &files[i];
 	}
-	/*
-	 * The plan check guarantees exe and holds it open. What runs is the
-	 * file open on that descriptor, as it was hashed: a write to it since
-	 * shows in its size or times. Where no path reaches a descriptor
-	 * (macOS), the path must still name that file, unchanged.
-	 */
-	if (exe == NULL || fstat(exe->fd, &st) == -1 ||
-	    st.st_size != exe->size ||
-	    !serve_ts_eq(serve_mtime(&st), exe->mtime) ||
-	    !serve_ts_eq(serve_ctime(&st), exe->ctime) ||
-	    (proc_fd_path(exe->fd, fdpath, sizeof fdpath) == -1 &&
-	    (stat(exe->path, &st) == -1 || st.st_dev != exe->dev ||
-	    st.st_ino != exe->ino))) {
+	/* The plan check guarantees exe and holds it open. */
+	if (exe == NULL || !cache_file_unchanged(exe)) {
 		smp->status = PROTO_ST_FAILED;
 		snprintf(smp->err_tail, sizeof smp->err_tail,
 		    "program %s changed in the cache since it was verified",
@@ -923,78 +652,6 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	free(argv);
 	free(envp);
 	return (r);
-}
-
-/*
- * When the lock is held by an agent of our own run (a resume after the
- * coordinator was lost), stops that agent — its journal goes on in us —
- * and takes the lock. Returns 0 with the lock taken, or -1.
- */
-static int
-serve_takeover(struct serve *s, int fd, const char *held)
-{
-	char	prefix[128];
-	long	pid;
-	int	i;
-
-	snprintf(prefix, sizeof prefix, "run %s, agent pid ", s->run_id);
-	if (strncmp(held, prefix, strlen(prefix)) != 0 ||
-	    (pid = strtol(held + strlen(prefix), NULL, 10)) <= 1 ||
-	    pid == (long)getpid())
-		return (-1);
-	log_info("taking over run %s from agent pid %ld", s->run_id, pid);
-	if (kill((pid_t)pid, SIGTERM) == -1 && errno != ESRCH)
-		return (-1);
-	for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return (0);
-		usleep(50 * 1000);
-	}
-	return (-1);
-}
-
-/*
- * Takes the host's run lock, WORKDIR/run.lock: one run per host at a time.
- * flock() dies with its holder, so a crashed run never leaves it stuck.
- * Returns 0, or -1 with who holds it in why.
- */
-static int
-serve_lock(struct serve *s, char *why, size_t len)
-{
-	char		 path[PATH_MAX], info[512], when[32], held[512];
-	const char	*from = getenv("SSH_CLIENT"), *user = getenv("USER");
-	struct tm	 tm;
-	time_t		 now = time(NULL);
-	ssize_t		 n;
-	int		 fd;
-
-	if (s->lockfd != -1)
-		return (0);
-	snprintf(path, sizeof path, "%s/run.lock", s->workdir);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
-		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		n = pread(fd, held, sizeof held - 1, 0);
-		held[n > 0 ? n : 0] = '\0';
-		held[strcspn(held, "\n")] = '\0';
-		if (serve_takeover(s, fd, held) != 0) {
-			snprintf(why, len, "host busy: another orch run holds "
-			    "%s (%s)", path, held[0] ? held : "no details");
-			close(fd);
-			return (-1);
-		}
-	}
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(info, sizeof info, "run %s, agent pid %ld, user %s, from %s, "
-	    "since %s\n", s->run_id, (long)getpid(), user ? user : "?",
-	    from ? from : "this machine", when);
-	if (ftruncate(fd, 0) == -1 || pwrite(fd, info, strlen(info), 0) == -1)
-		log_warn("%s", path);
-	s->lockfd = fd;
-	return (0);
 }
 
 /*
@@ -1107,7 +764,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 {
 	struct proto_msg	 msg;
 	struct proto_sample	*smp;
-	struct serve_file	*files;
+	struct cache_file	*files;
 	struct journal_progress	 pr;
 	char			 reason[256] = "";
 	uint32_t		 i, attempt, nsent = 0;
@@ -1117,12 +774,13 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	for (i = 0; i <= plan->nfiles; i++)
 		files[i].fd = -1;
-	if (serve_lock(s, reason, sizeof reason) != 0) {
+	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
+	    s->run_id, reason, sizeof reason)) == -1) {
 		r = serve_error(s, "busy", "%s", reason);
 		goto out;
 	}
 	for (i = 0; i < plan->nfiles; i++) {
-		if (serve_cache_check(s, plan->files[i], &files[i]) != 0) {
+		if (cache_check(&s->cache, plan->files[i], &files[i]) != 0) {
 			r = serve_error(s, "file", "file %s is not in the cache "
 			    "of %s (or does not match its hash)",
 			    plan->files[i], s->workdir);
@@ -1130,9 +788,9 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		}
 		/* Only programs are kept open: a plan may have many files. */
 		if (!serve_is_exe(plan, plan->files[i]))
-			serve_files_close(&files[i], 1);
+			cache_files_close(&files[i], 1);
 	}
-	if (serve_mkdirs(s->rundir) == -1) {
+	if (workdir_mkdirs(s->rundir) == -1) {
 		r = serve_error(s, "workdir", "cannot create %s: %s",
 		    s->rundir, strerror(errno));
 		goto out;
@@ -1244,7 +902,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	r = serve_send(s, &msg);
 out:
 	journal_progress_free(&pr);
-	serve_files_close(files, plan->nfiles);
+	cache_files_close(files, plan->nfiles);
 	free(files);
 	return (r);
 }
@@ -1324,24 +982,25 @@ serve_main(const struct serve_opts *opts)
 		log_warn("exec_init");
 		return (3);
 	}
-	if (serve_mkdirs(opts->workdir) == -1 ||
+	if (workdir_mkdirs(opts->workdir) == -1 ||
 	    realpath(opts->workdir, s.workdir) == NULL) {
 		log_warn("workdir %s", opts->workdir);
 		return (3);
 	}
-	if (serve_dir_check(s.workdir, err, sizeof err) != 0) {
+	if (workdir_check(s.workdir, err, sizeof err) != 0) {
 		log_warnx("workdir %s", err);
 		return (3);
 	}
 	if (snprintf(path, sizeof path, "%s/cache", s.workdir) >=
-	    (int)sizeof path || serve_mkdirs(path) == -1) {
+	    (int)sizeof path || workdir_mkdirs(path) == -1) {
 		log_warn("workdir %s/cache", s.workdir);
 		return (3);
 	}
-	if (serve_dir_check(path, err, sizeof err) != 0) {
+	if (workdir_check(path, err, sizeof err) != 0) {
 		log_warnx("cache %s", err);
 		return (3);
 	}
+	cache_init(&s.cache, s.workdir);
 	serve_install_null(&s);
 	if (serve_read_key(&s, key) != 0)
 		return (3);
@@ -1466,33 +1125,6 @@ out:
 	return (code);
 }
 
-/*
- * Reads who holds WORKDIR/run.lock into held. Returns 1 when an agent
- * holds it, 0 when nobody does, -1 on error.
- */
-static int
-serve_lock_holder(const char *workdir, char *held, size_t len)
-{
-	char	path[PATH_MAX];
-	ssize_t	n;
-	int	fd, r;
-
-	held[0] = '\0';
-	snprintf(path, sizeof path, "%s/run.lock", workdir);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (errno == ENOENT ? 0 : -1);
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-		r = 0;
-	else {
-		n = pread(fd, held, len - 1, 0);
-		held[n > 0 ? n : 0] = '\0';
-		held[strcspn(held, "\n")] = '\0';
-		r = 1;
-	}
-	close(fd);
-	return (r);
-}
-
 int
 serve_ctl(const char *workdir, const char *run_id, int stop)
 {
@@ -1500,7 +1132,7 @@ serve_ctl(const char *workdir, const char *run_id, int stop)
 	long	pid, n;
 	int	r, i;
 
-	r = serve_lock_holder(workdir, held, sizeof held);
+	r = workdir_lock_holder(workdir, held, sizeof held);
 	n = journal_count(workdir, run_id);
 	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
 	if (r == 1 && strncmp(held, prefix, strlen(prefix)) == 0) {
@@ -1516,14 +1148,14 @@ serve_ctl(const char *workdir, const char *run_id, int stop)
 			    strerror(errno));
 			return (1);
 		}
-		for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
-			if (serve_lock_holder(workdir, held, sizeof held) != 1)
+		for (i = 0; i < WORKDIR_LOCK_WAIT / 50; i++) {
+			if (workdir_lock_holder(workdir, held, sizeof held) != 1)
 				break;
 			usleep(50 * 1000);
 		}
-		if (i == SERVE_TAKEOVER_WAIT / 50) {
+		if (i == WORKDIR_LOCK_WAIT / 50) {
 			printf("error: pid %ld did not stop within %d s\n", pid,
-			    SERVE_TAKEOVER_WAIT / 1000);
+			    WORKDIR_LOCK_WAIT / 1000);
 			return (1);
 		}
 		printf("stopped pid %ld journal %ld\n", pid, n);
