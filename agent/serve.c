@@ -755,144 +755,217 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
- * Verifies a plan's files, then runs its steps (from its journal when the
- * run is being resumed), journaling and streaming samples. Returns 0,
- * SERVE_STOP, or -1.
+ * Takes the run lock, verifies the plan's files (keeping its programs open
+ * in files) and opens the run's journal. Returns 0, or -1 with the code
+ * and the words of the error for the coordinator.
  */
 static int
-serve_plan(struct serve *s, const struct proto_plan *plan)
+serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
+    struct cache_file *files, struct journal_progress *pr, const char **code,
+    char *why, size_t len)
 {
-	struct proto_msg	 msg;
-	struct proto_sample	*smp;
-	struct cache_file	*files;
-	struct journal_progress	 pr;
-	char			 reason[256] = "";
-	uint32_t		 i, attempt, nsent = 0;
-	int			 r = 0, ok = 1;
+	size_t	i;
 
-	memset(&pr, 0, sizeof pr);
-	files = xcalloc(plan->nfiles + 1, sizeof *files);
-	for (i = 0; i <= plan->nfiles; i++)
-		files[i].fd = -1;
 	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
-	    s->run_id, reason, sizeof reason)) == -1) {
-		r = serve_error(s, "busy", "%s", reason);
-		goto out;
+	    s->run_id, why, len)) == -1) {
+		*code = "busy";
+		return (-1);
 	}
 	for (i = 0; i < plan->nfiles; i++) {
 		if (cache_check(&s->cache, plan->files[i], &files[i]) != 0) {
-			r = serve_error(s, "file", "file %s is not in the cache "
-			    "of %s (or does not match its hash)",
-			    plan->files[i], s->workdir);
-			goto out;
+			*code = "file";
+			snprintf(why, len, "file %s is not in the cache of %s "
+			    "(or does not match its hash)", plan->files[i],
+			    s->workdir);
+			return (-1);
 		}
 		/* Only programs are kept open: a plan may have many files. */
 		if (!serve_is_exe(plan, plan->files[i]))
 			cache_files_close(&files[i], 1);
 	}
 	if (workdir_mkdirs(s->rundir) == -1) {
-		r = serve_error(s, "workdir", "cannot create %s: %s",
-		    s->rundir, strerror(errno));
-		goto out;
+		*code = "workdir";
+		snprintf(why, len, "cannot create %s: %s", s->rundir,
+		    strerror(errno));
+		return (-1);
 	}
-	if (serve_journal_open(s, plan, &pr, reason, sizeof reason) != 0) {
-		r = serve_error(s, "journal", "%s", reason);
-		goto out;
+	if (serve_journal_open(s, plan, pr, why, len) != 0) {
+		*code = "journal";
+		return (-1);
 	}
-	/*
-	 * Pinning: a bad CPU list is an error; an OS without affinity
-	 * (macOS) runs unpinned and says so.
-	 */
+	return (0);
+}
+
+/* Tells the coordinator of a setting not applied, as a "note" STATUS. */
+static void
+serve_note(struct serve *s, const char *what, const char *why)
+{
+	char	note[300];
+
+	snprintf(note, sizeof note, "%s: %s", what, why);
+	log_info("%s", note);
+	serve_status(s, "note", facts_load1(), 0, 0, note);
+}
+
+/*
+ * Checks the plan's CPU list. A bad one is an error; an OS without
+ * affinity (macOS) runs unpinned and says so. Returns 0, or -1 with the
+ * error's words in why.
+ */
+static int
+serve_plan_pin(struct serve *s, const struct proto_plan *plan, char *why,
+    size_t len)
+{
+	struct proto_facts	f;
+	char			err[256];
+
 	s->pin = plan->pin[0] != '\0' ? plan->pin : NULL;
-	if (s->pin != NULL) {
-		struct proto_facts	f;
-		char			why[256], note[300];
-
-		if (facts_pin(s->pin, why, sizeof why) == 0)
-			facts_pin(NULL, why, sizeof why);
-		else {
-			memset(&f, 0, sizeof f);
-			facts_collect(&f);
-			if (strcmp(f.os, "linux") == 0) {
-				r = serve_error(s, "pin", "pin = %s: %s",
-				    s->pin, why);
-				goto out;
-			}
-			snprintf(note, sizeof note, "pinning not applied: %s",
-			    why);
-			log_info("%s", note);
-			serve_status(s, "note", facts_load1(), 0, 0, note);
-			s->pin = NULL;
-		}
+	if (s->pin == NULL)
+		return (0);
+	if (facts_pin(s->pin, err, sizeof err) == 0) {
+		facts_pin(NULL, err, sizeof err);
+		return (0);
 	}
+	memset(&f, 0, sizeof f);
+	facts_collect(&f);
+	if (strcmp(f.os, "linux") == 0) {
+		snprintf(why, len, "pin = %s: %s", s->pin, err);
+		return (-1);
+	}
+	serve_note(s, "pinning not applied", err);
+	s->pin = NULL;
+	return (0);
+}
+
+/*
+ * Finds which of the plan's hardware counters the kernel lets us read;
+ * the runs measure those, and the coordinator hears of the others.
+ */
+static void
+serve_plan_counters(struct serve *s, const struct proto_plan *plan)
+{
+	struct facts_counters	probe;
+	char			why[256];
+	int			n, k;
+
 	s->counters = NULL;
-	if (plan->counters[0] != '\0') {
-		struct facts_counters	probe;
-		char			why[256], note[300];
-		int			n, k;
+	if (plan->counters[0] == '\0')
+		return;
+	n = facts_counters_open(&probe, plan->counters, why, sizeof why);
+	s->ctrlist[0] = '\0';
+	for (k = 0; k < n; k++)
+		snprintf(s->ctrlist + strlen(s->ctrlist),
+		    sizeof s->ctrlist - strlen(s->ctrlist), "%s%s",
+		    k ? "," : "", probe.name[k]);
+	facts_counters_close(&probe, NULL);
+	if (n > 0)
+		s->counters = s->ctrlist;
+	if (n < 0 || why[0] != '\0')
+		serve_note(s, "counters not measured", why);
+}
 
-		n = facts_counters_open(&probe, plan->counters, why,
-		    sizeof why);
-		s->ctrlist[0] = '\0';
-		for (k = 0; k < n; k++)
-			snprintf(s->ctrlist + strlen(s->ctrlist),
-			    sizeof s->ctrlist - strlen(s->ctrlist), "%s%s",
-			    k ? "," : "", probe.name[k]);
-		facts_counters_close(&probe, NULL);
-		if (n > 0)
-			s->counters = s->ctrlist;
-		if (n < 0 || why[0] != '\0') {
-			snprintf(note, sizeof note, "counters not measured: %s",
-			    why);
-			log_info("%s", note);
-			serve_status(s, "note", facts_load1(), 0, 0, note);
-		}
-	}
+/*
+ * Runs step i from attempt on: again while a signal it did not get from us
+ * kills it, up to the plan's retries; journals and sends each sample.
+ * Returns 0, SERVE_STOP, or -1.
+ */
+static int
+serve_step(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t i, uint32_t attempt,
+    uint32_t *nsent)
+{
+	struct proto_msg	 msg;
+	struct proto_sample	*smp = &msg.u.sample;
+	int			 r;
 
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_SAMPLE;
-	smp = &msg.u.sample;
-	for (i = 0; i < plan->nsteps && ok; i++) {
-		if (journal_step_done(plan, &pr, i))
+	for (;; attempt++) {
+		if ((r = serve_settle(s)) != 0)
+			return (r);
+		if (journal_started(s->journal, i, attempt) != 0) {
+			log_warn("journal");
+			return (-1);
+		}
+		if ((r = serve_run_one(s, plan, files, i, attempt, smp)) != 0)
+			return (r);
+		smp->seq = s->seq++;
+		if (serve_record(s, &msg) != 0)
+			return (-1);
+		s->sent = smp->seq;
+		(*nsent)++;
+		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries)
+			return (0);
+		log_info("step %u killed by signal %d: attempt %u", i,
+		    smp->signal, attempt + 1);
+	}
+}
+
+/*
+ * Runs the steps the journal does not show done, each once the host is
+ * quiet. Returns 0 (with *ok cleared and reason filled when the host
+ * stayed busy), SERVE_STOP, or -1.
+ */
+static int
+serve_plan_steps(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct journal_progress *pr,
+    uint32_t *nsent, int *ok, char *reason, size_t len)
+{
+	uint32_t	i, attempt;
+	int		r;
+
+	for (i = 0; i < plan->nsteps; i++) {
+		if (journal_step_done(plan, pr, i))
 			continue;
 		if ((r = serve_poll_between(s)) != 0)
-			goto out;
-		r = serve_wait_quiet(s, plan, reason, sizeof reason);
+			return (r);
+		r = serve_wait_quiet(s, plan, reason, len);
 		if (r == 1) {
-			ok = 0;
-			r = 0;
-			break;
+			*ok = 0;
+			return (0);
 		}
 		if (r != 0)
-			goto out;
+			return (r);
 		/* An attempt started but never ended died with its agent. */
-		attempt = (pr.started[i] > pr.ended[i] ? pr.started[i] :
-		    pr.ended[i]) + 1;
-		for (;; attempt++) {
-			if ((r = serve_settle(s)) != 0)
-				goto out;
-			if (journal_started(s->journal, i, attempt) != 0) {
-				log_warn("journal");
-				r = -1;
-				goto out;
-			}
-			if ((r = serve_run_one(s, plan, files, i, attempt,
-			    smp)) != 0)
-				goto out;
-			smp->seq = s->seq++;
-			if (serve_record(s, &msg) != 0) {
-				r = -1;
-				goto out;
-			}
-			s->sent = smp->seq;
-			nsent++;
-			if (smp->status != PROTO_ST_SIGNAL ||
-			    attempt > plan->retries)
-				break;
-			log_info("step %u killed by signal %d: attempt %u",
-			    i, smp->signal, attempt + 1);
-		}
+		attempt = (pr->started[i] > pr->ended[i] ? pr->started[i] :
+		    pr->ended[i]) + 1;
+		if ((r = serve_step(s, plan, files, i, attempt, nsent)) != 0)
+			return (r);
 	}
+	return (0);
+}
+
+/*
+ * Verifies a plan's files, then runs its steps (from its journal when the
+ * run is being resumed), journaling and streaming samples, and ends with
+ * DONE. Returns 0, SERVE_STOP, or -1.
+ */
+static int
+serve_plan(struct serve *s, const struct proto_plan *plan)
+{
+	struct proto_msg	 msg;
+	struct cache_file	*files;
+	struct journal_progress	 pr;
+	const char		*code = "pin";	/* unless prepare says */
+	char			 reason[256] = "";
+	char			 why[sizeof msg.u.error.msg];
+	uint32_t		 i, nsent = 0;
+	int			 r, ok = 1;
+
+	memset(&pr, 0, sizeof pr);
+	files = xcalloc(plan->nfiles + 1, sizeof *files);
+	for (i = 0; i <= plan->nfiles; i++)
+		files[i].fd = -1;
+	if (serve_plan_prepare(s, plan, files, &pr, &code, why,
+	    sizeof why) != 0 || serve_plan_pin(s, plan, why, sizeof why) != 0) {
+		r = serve_error(s, code, "%s", why);
+		goto out;
+	}
+	serve_plan_counters(s, plan);
+	r = serve_plan_steps(s, plan, files, &pr, &nsent, &ok, reason,
+	    sizeof reason);
+	if (r != 0)
+		goto out;
 	s->plan_done = 1;
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_DONE;
@@ -947,26 +1020,19 @@ serve_hello(struct serve *s, const struct proto_hello *h)
 	return (serve_send(s, &msg));
 }
 
-int
-serve_main(const struct serve_opts *opts)
+/*
+ * Sets up the stop pipe that SIGTERM and SIGINT close, and ignores the
+ * SIGHUP and SIGPIPE of a dropped SSH session: a run carries on detached.
+ * Returns 0 or -1.
+ */
+static int
+serve_signals(void)
 {
-	struct serve		 s;
-	struct proto_msg	 msg;
-	uint8_t			 key[PROTO_KEY_LEN];
-	struct sigaction	 sa;
-	char			 endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
-	char			 path[PATH_MAX];
-	int			 r, greeted = 0, code = 3;
+	struct sigaction	sa;
 
-	memset(&s, 0, sizeof s);
-	s.opts = opts;
-	s.chan.sock = -1;
-	s.lockfd = -1;
-	s.sent = s.acked = -1;
-	s.journal = -1;
 	if (pipe(serve_stop_pipe) == -1) {
 		log_warn("pipe");
-		return (3);
+		return (-1);
 	}
 	fcntl(serve_stop_pipe[0], F_SETFD, FD_CLOEXEC);
 	fcntl(serve_stop_pipe[1], F_SETFD, FD_CLOEXEC);
@@ -974,42 +1040,64 @@ serve_main(const struct serve_opts *opts)
 	sa.sa_handler = serve_sigterm;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	/* A dropped SSH session must not end a run: carry on detached. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
-	if (exec_init() != 0) {
-		log_warn("exec_init");
-		return (3);
+	return (0);
+}
+
+/*
+ * Makes the workdir and its cache, both ours alone, and brings orch-null
+ * into the cache. Returns 0, or -1 (logged).
+ */
+static int
+serve_workdir(struct serve *s)
+{
+	char	path[PATH_MAX], err[CHAN_ERR_LEN];
+
+	if (workdir_mkdirs(s->opts->workdir) == -1 ||
+	    realpath(s->opts->workdir, s->workdir) == NULL) {
+		log_warn("workdir %s", s->opts->workdir);
+		return (-1);
 	}
-	if (workdir_mkdirs(opts->workdir) == -1 ||
-	    realpath(opts->workdir, s.workdir) == NULL) {
-		log_warn("workdir %s", opts->workdir);
-		return (3);
-	}
-	if (workdir_check(s.workdir, err, sizeof err) != 0) {
+	if (workdir_check(s->workdir, err, sizeof err) != 0) {
 		log_warnx("workdir %s", err);
-		return (3);
+		return (-1);
 	}
-	if (snprintf(path, sizeof path, "%s/cache", s.workdir) >=
+	if (snprintf(path, sizeof path, "%s/cache", s->workdir) >=
 	    (int)sizeof path || workdir_mkdirs(path) == -1) {
-		log_warn("workdir %s/cache", s.workdir);
-		return (3);
+		log_warn("workdir %s/cache", s->workdir);
+		return (-1);
 	}
 	if (workdir_check(path, err, sizeof err) != 0) {
 		log_warnx("cache %s", err);
-		return (3);
+		return (-1);
 	}
-	cache_init(&s.cache, s.workdir);
-	serve_install_null(&s);
-	if (serve_read_key(&s, key) != 0)
-		return (3);
-	snprintf(s.rundir, sizeof s.rundir, "%s/runs/%s", s.workdir, s.run_id);
-	r = chan_open(&s.chan, key, s.run_id, 1, err, sizeof err);
+	cache_init(&s->cache, s->workdir);
+	serve_install_null(s);
+	return (0);
+}
+
+/*
+ * Reads the key, opens the sealed channel and binds it, then prints the
+ * endpoint line the coordinator waits for. Returns 0, or -1 (logged).
+ */
+static int
+serve_listen(struct serve *s)
+{
+	uint8_t	key[PROTO_KEY_LEN];
+	char	endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
+	int	r;
+
+	if (serve_read_key(s, key) != 0)
+		return (-1);
+	snprintf(s->rundir, sizeof s->rundir, "%s/runs/%s", s->workdir,
+	    s->run_id);
+	r = chan_open(&s->chan, key, s->run_id, 1, err, sizeof err);
 	OPENSSL_cleanse(key, sizeof key);
 	if (r != 0) {
 		log_warnx("%s", err);
-		return (3);
+		return (-1);
 	}
 	/*
 	 * A PAIR socket serves the first peer that connects. On TCP that can
@@ -1017,102 +1105,144 @@ serve_main(const struct serve_opts *opts)
 	 * coordinator; a Unix socket inside the 0700 workdir admits only our
 	 * own user, which the coordinator reaches over SSH (direct-streamlocal).
 	 */
-	if (opts->bind == NULL) {
-		serve_sweep_sockets(s.workdir);
-		if (serve_sockpath(&s, err, sizeof err) != 0 ||
-		    chan_bind_ipc(&s.chan, s.sockpath, endpoint,
+	if (s->opts->bind == NULL) {
+		serve_sweep_sockets(s->workdir);
+		if (serve_sockpath(s, err, sizeof err) != 0 ||
+		    chan_bind_ipc(&s->chan, s->sockpath, endpoint,
 		    sizeof endpoint, err, sizeof err) != 0) {
 			log_warnx("%s", err);
-			goto out;
+			return (-1);
 		}
-	} else if (chan_bind_random(&s.chan, opts->bind, endpoint,
+	} else if (chan_bind_random(&s->chan, s->opts->bind, endpoint,
 	    sizeof endpoint, err, sizeof err) != 0) {
 		log_warnx("%s", err);
-		goto out;
+		return (-1);
 	}
 	printf("ORCH-AGENT %d %s %s\n", PROTO_VERSION, endpoint, ORCH_VERSION);
 	fflush(stdout);
-	log_debug("run %s: listening on %s, workdir %s", s.run_id, endpoint,
-	    s.workdir);
+	log_debug("run %s: listening on %s, workdir %s", s->run_id, endpoint,
+	    s->workdir);
+	return (0);
+}
+
+/* Answers one message of the coordinator's. Returns 0, SERVE_STOP or -1. */
+static int
+serve_dispatch(struct serve *s, struct proto_msg *msg)
+{
+	switch (msg->type) {
+	case PROTO_HELLO:
+		return (serve_hello(s, &msg->u.hello));
+	case PROTO_QUERY:
+		return (serve_query(s, &msg->u.hashes));
+	case PROTO_PLAN:
+		s->linger_ms = msg->u.plan.linger_ms;
+		return (serve_plan(s, &msg->u.plan));
+	case PROTO_BYE:
+		s->bye = 1;
+		return (0);
+	case PROTO_ACK:
+		if ((int64_t)msg->u.ack.seq > s->acked)
+			s->acked = msg->u.ack.seq;
+		return (0);
+	default:
+		return (serve_error(s, "protocol", "unexpected %s",
+		    proto_type_name(msg->type)));
+	}
+}
+
+/*
+ * Once no coordinator listens: a finished run holds the lock for a
+ * resume, lingering, then goes. Returns the exit code.
+ */
+static int
+serve_detached(struct serve *s)
+{
+	struct proto_msg	msg;
+
+	if (!s->plan_done) {
+		log_info("no plan to carry on: exiting");
+		return (3);
+	}
+	log_info("run %s complete, uncollected: lingering %u s", s->run_id,
+	    s->linger_ms / 1000);
+	if (serve_wait(s, &msg, (int)s->linger_ms) == 0)
+		proto_msg_free(&msg);
+	return (0);
+}
+
+/*
+ * Serves the coordinator, message by message, until BYE, a stop, an error
+ * or the end of lingering once it is gone. Returns the exit code.
+ */
+static int
+serve_loop(struct serve *s)
+{
+	struct proto_msg	msg;
+	int			r, greeted = 0, timeout;
 
 	for (;;) {
-		if (s.detached && !s.plan_done) {
-			log_info("no plan to carry on: exiting");
-			goto out;
-		}
-		if (s.detached) {
-			/* Hold the lock for a resume, then go. */
-			log_info("run %s complete, uncollected: lingering %u s",
-			    s.run_id, s.linger_ms / 1000);
-			r = serve_wait(&s, &msg, (int)s.linger_ms);
-			if (r == 0)
-				proto_msg_free(&msg);
-			code = 0;
-			goto out;
-		}
-		r = serve_wait(&s, &msg, greeted ? SERVE_IDLE_TIMEOUT :
-		    opts->hello_timeout_ms);
+		if (s->detached)
+			return (serve_detached(s));
+		timeout = greeted ? SERVE_IDLE_TIMEOUT :
+		    s->opts->hello_timeout_ms;
+		r = serve_wait(s, &msg, timeout);
 		if (r == SERVE_GONE)
 			continue;
 		if (r == SERVE_STOP) {
 			log_info("stopped");
-			code = 0;
-			goto out;
+			return (0);
 		}
 		if (r == CHAN_TIMEOUT) {
-			if (s.chan.peer_version != 0)
+			if (s->chan.peer_version != 0)
 				log_warnx("the coordinator speaks protocol %d, "
-				    "this agent %d", s.chan.peer_version,
+				    "this agent %d", s->chan.peer_version,
 				    PROTO_VERSION);
 			else
 				log_warnx("no message from the coordinator "
-				    "within %d ms", greeted ? SERVE_IDLE_TIMEOUT :
-				    opts->hello_timeout_ms);
-			goto out;
+				    "within %d ms", timeout);
+			return (3);
 		}
 		if (r != 0)
-			goto out;
+			return (3);
 		if (!greeted && msg.type != PROTO_HELLO) {
-			serve_error(&s, "protocol", "expected hello, got %s",
+			serve_error(s, "protocol", "expected hello, got %s",
 			    proto_type_name(msg.type));
 			proto_msg_free(&msg);
-			goto out;
+			return (3);
 		}
-		switch (msg.type) {
-		case PROTO_HELLO:
-			r = serve_hello(&s, &msg.u.hello);
+		if (msg.type == PROTO_HELLO)
 			greeted = 1;
-			break;
-		case PROTO_QUERY:
-			r = serve_query(&s, &msg.u.hashes);
-			break;
-		case PROTO_PLAN:
-			s.linger_ms = msg.u.plan.linger_ms;
-			r = serve_plan(&s, &msg.u.plan);
-			break;
-		case PROTO_BYE:
-			s.bye = 1;
-			r = 0;
-			break;
-		case PROTO_ACK:
-			if ((int64_t)msg.u.ack.seq > s.acked)
-				s.acked = msg.u.ack.seq;
-			r = 0;
-			break;
-		default:
-			r = serve_error(&s, "protocol", "unexpected %s",
-			    proto_type_name(msg.type));
-			break;
-		}
+		r = serve_dispatch(s, &msg);
 		proto_msg_free(&msg);
-		if (r == SERVE_STOP || s.bye) {
-			code = 0;
-			goto out;
-		}
+		if (r == SERVE_STOP || s->bye)
+			return (0);
 		if (r != 0)
-			goto out;
+			return (3);
 	}
-out:
+}
+
+int
+serve_main(const struct serve_opts *opts)
+{
+	struct serve	s;
+	int		code = 3;
+
+	memset(&s, 0, sizeof s);
+	s.opts = opts;
+	s.chan.sock = -1;
+	s.lockfd = -1;
+	s.sent = s.acked = -1;
+	s.journal = -1;
+	if (serve_signals() != 0)
+		return (3);
+	if (exec_init() != 0) {
+		log_warn("exec_init");
+		return (3);
+	}
+	if (serve_workdir(&s) != 0)
+		return (3);
+	if (serve_listen(&s) == 0)
+		code = serve_loop(&s);
 	if (s.journal != -1)
 		close(s.journal);
 	if (s.lockfd != -1)
