@@ -43,9 +43,9 @@ extern char **environ;
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
+#define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
 
 static void	serve_spawned(long, void *);
-#define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
 
 /* Closed by the SIGTERM handler: its read end then polls as EOF. */
 static int			serve_stop_pipe[2] = { -1, -1 };
@@ -64,7 +64,7 @@ struct serve {
 	int64_t			 acked;		/* highest seq acknowledged, or -1 */
 	int			 bye;		/* BYE received */
 	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
-	struct cache		 cache;
+	struct cache		 cache;		/* WORKDIR/cache, and what it verified */
 	char			 null_sha[PROTO_SHA_HEX];	/* orch-null in the cache, or "" */
 	double			 self_load;	/* our own share of the load average */
 	int64_t			 self_at;	/* when self_load was last brought up to date */
