@@ -80,6 +80,28 @@ size(void)
 	return (st.st_size);
 }
 
+/* Opens the run's journal, which must open; resend gets what it resends. */
+static int
+reopen(struct journal_progress *pr, journal_resend_cb resend)
+{
+	char	why[256];
+	int	fd;
+
+	fd = journal_open(rundir, "r1", &plan, pr, resend, NULL, why,
+	    sizeof why);
+	if (fd == -1)
+		fail_msg("journal_open: %s", why);
+	return (fd);
+}
+
+/* Closes a journal reopen() opened. */
+static void
+finish(int fd, struct journal_progress *pr)
+{
+	close(fd);
+	journal_progress_free(pr);
+}
+
 /* Journals one whole attempt of step with status. */
 static void
 attempt(int fd, uint32_t step, uint32_t att, uint32_t seq, uint8_t status)
@@ -101,22 +123,18 @@ static void
 test_new_then_resume(void **state)
 {
 	struct journal_progress	pr;
-	char			why[256];
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, resent, NULL, why, sizeof why);
-	assert_true(fd >= 0);
+	fd = reopen(&pr, resent);
 	assert_false(pr.resumed);
 	assert_int_equal(pr.last_seq, -1);
 	attempt(fd, 0, 1, 0, PROTO_ST_OK);
 	assert_int_equal(journal_started(fd, 1, 1), 0);
 	assert_int_equal(journal_running(fd, 1, 1, 99, ""), 0);
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 
-	fd = journal_open(rundir, "r1", &plan, &pr, resent, NULL, why, sizeof why);
-	assert_true(fd >= 0);
+	fd = reopen(&pr, resent);
 	assert_true(pr.resumed);
 	assert_int_equal(pr.nsamples, 1);
 	assert_int_equal(pr.last_seq, 0);
@@ -128,8 +146,7 @@ test_new_then_resume(void **state)
 	assert_string_equal(pr.ident[0], "4242:77");
 	assert_int_equal(pr.pid[1], 99);
 	assert_string_equal(pr.ident[1], "");
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 	assert_int_equal(journal_count(dir, "r1"), 1);
 	assert_int_equal(journal_count(dir, "r2"), -1);
 }
@@ -138,47 +155,39 @@ static void
 test_resume_seq(void **state)
 {
 	struct journal_progress	pr;
-	char			why[256];
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, resent, NULL, why, sizeof why);
+	fd = reopen(&pr, resent);
 	attempt(fd, 0, 1, 0, PROTO_ST_OK);
 	attempt(fd, 1, 1, 1, PROTO_ST_OK);
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 	/* The coordinator has seq 0: only seq 1 goes again. */
 	plan.resume_seq = 0;
-	fd = journal_open(rundir, "r1", &plan, &pr, resent, NULL, why, sizeof why);
-	assert_true(fd >= 0);
+	fd = reopen(&pr, resent);
 	assert_int_equal(nresent, 1);
 	assert_int_equal(pr.nsamples, 2);
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 }
 
 static void
 test_signal_retried(void **state)
 {
 	struct journal_progress	pr;
-	char			why[256];
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
+	fd = reopen(&pr, NULL);
 	attempt(fd, 0, 1, 0, PROTO_ST_SIGNAL);
-	close(fd);
-	journal_progress_free(&pr);
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
+	finish(fd, &pr);
+	fd = reopen(&pr, NULL);
 	/* retries = 1: a second attempt is due. */
 	assert_false(journal_step_done(&plan, &pr, 0));
 	attempt(fd, 0, 2, 1, PROTO_ST_SIGNAL);
-	close(fd);
-	journal_progress_free(&pr);
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
+	finish(fd, &pr);
+	fd = reopen(&pr, NULL);
 	assert_true(journal_step_done(&plan, &pr, 0));
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 }
 
 /* The bytes on disk are the format PROTOCOL.md and old journals use. */
@@ -191,45 +200,38 @@ test_layout(void **state)
 		'C', 0, 0, 0, 14, 0, 0, 0, 1, 0, 0, 1, 2, 0, 1, 0, 3, 'a', 'b'
 	};
 	uint8_t			got[sizeof want];
-	char			why[256];
 	off_t			base;
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
-	assert_true(fd >= 0);
+	fd = reopen(&pr, NULL);
 	base = size();
 	assert_int_equal(base, 5 + PROTO_SHA_HEX - 1);
 	assert_int_equal(journal_started(fd, 1, 258), 0);
 	assert_int_equal(journal_running(fd, 1, 258, 65539, "ab"), 0);
 	assert_int_equal(pread(fd, got, sizeof got, base), (ssize_t)sizeof got);
 	assert_memory_equal(got, want, sizeof want);
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 }
 
 static void
 test_torn_record_dropped(void **state)
 {
 	struct journal_progress	pr;
-	char			why[256];
 	off_t			whole;
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
+	fd = reopen(&pr, NULL);
 	attempt(fd, 0, 1, 0, PROTO_ST_OK);
 	whole = size();
 	/* A crash in the middle of a record: its header and half a body. */
 	assert_int_equal(write(fd, "R\0\0\1\0xyz", 8), 8);
-	close(fd);
-	journal_progress_free(&pr);
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
-	assert_true(fd >= 0);
+	finish(fd, &pr);
+	fd = reopen(&pr, NULL);
 	assert_int_equal(size(), whole);
 	assert_int_equal(pr.nsamples, 1);
-	close(fd);
-	journal_progress_free(&pr);
+	finish(fd, &pr);
 	assert_int_equal(journal_count(dir, "r1"), 1);
 }
 
@@ -241,22 +243,19 @@ test_other_plan(void **state)
 	int			fd;
 
 	(void)state;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
-	assert_true(fd >= 0);
-	close(fd);
-	journal_progress_free(&pr);
+	fd = reopen(&pr, NULL);
+	finish(fd, &pr);
 	plan.retries = 5;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
+	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why,
+	    sizeof why);
 	assert_int_equal(fd, -1);
 	assert_non_null(strstr(why, "holds another plan for run r1"));
 	journal_progress_free(&pr);
 	/* What differs between a run and its resume is not the plan. */
 	plan.retries = 1;
 	plan.resume_seq = 7;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why, sizeof why);
-	assert_true(fd >= 0);
-	close(fd);
-	journal_progress_free(&pr);
+	fd = reopen(&pr, NULL);
+	finish(fd, &pr);
 }
 
 int
