@@ -1258,15 +1258,13 @@ serve_main(const struct serve_opts *opts)
 int
 serve_ctl(const char *workdir, const char *run_id, int stop)
 {
-	char	held[512], prefix[128];
+	char	held[512];
 	long	pid, n;
 	int	r, i;
 
 	r = workdir_lock_holder(workdir, held, sizeof held);
 	n = journal_count(workdir, run_id);
-	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
-	if (r == 1 && strncmp(held, prefix, strlen(prefix)) == 0) {
-		pid = strtol(held + strlen(prefix), NULL, 10);
+	if (r == 1 && workdir_holder_of(held, run_id, &pid)) {
 		if (!stop) {
 			printf("running pid %ld journal %ld (%s)\n", pid, n,
 			    held);

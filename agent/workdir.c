@@ -99,13 +99,10 @@ workdir_lock_read(int fd, char *held, size_t len)
 static int
 workdir_takeover(int fd, const char *run_id, const char *held)
 {
-	char	prefix[128];
 	long	pid;
 	int	i;
 
-	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
-	if (strncmp(held, prefix, strlen(prefix)) != 0 ||
-	    (pid = strtol(held + strlen(prefix), NULL, 10)) <= 1 ||
+	if (!workdir_holder_of(held, run_id, &pid) || pid <= 1 ||
 	    pid == (long)getpid())
 		return (-1);
 	log_info("taking over run %s from agent pid %ld", run_id, pid);
@@ -117,6 +114,18 @@ workdir_takeover(int fd, const char *run_id, const char *held)
 		usleep(50 * 1000);
 	}
 	return (-1);
+}
+
+int
+workdir_holder_of(const char *held, const char *run_id, long *pid)
+{
+	char	prefix[128];
+
+	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
+	if (strncmp(held, prefix, strlen(prefix)) != 0)
+		return (0);
+	*pid = strtol(held + strlen(prefix), NULL, 10);
+	return (1);
 }
 
 int

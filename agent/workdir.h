@@ -34,4 +34,10 @@ int	workdir_lock(const char *workdir, const char *run_id, char *why,
  */
 int	workdir_lock_holder(const char *workdir, char *held, size_t len);
 
+/*
+ * Returns 1 with its pid in *pid when held, the lock's first line, names
+ * an agent of run_id; 0 when it names another run.
+ */
+int	workdir_holder_of(const char *held, const char *run_id, long *pid);
+
 #endif
