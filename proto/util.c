@@ -1,5 +1,6 @@
 /* Small helpers both programs share: time and whole writes. */
 #include <errno.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,12 +19,20 @@ int
 util_write_all(int fd, const void *buf, size_t len)
 {
 	const char	*p = buf;
+	struct pollfd	 pfd;
 	ssize_t		 n;
 
 	while (len > 0) {
 		n = write(fd, p, len);
 		if (n == -1 && errno == EINTR)
 			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			pfd.revents = 0;
+			poll(&pfd, 1, 100);
+			continue;
+		}
 		if (n <= 0) {
 			if (n == 0)
 				errno = EIO;

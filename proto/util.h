@@ -9,8 +9,9 @@
 int64_t	util_now_ms(void);
 
 /*
- * Writes all len bytes of buf to fd, again after a short write or EINTR.
- * Returns 0, or -1 with errno set.
+ * Writes all len bytes of buf to fd, again after a short write or EINTR
+ * and, on a non-blocking fd, once poll() finds room after EAGAIN. Returns
+ * 0, or -1 with errno set.
  */
 int	util_write_all(int fd, const void *buf, size_t len);
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,10 +84,14 @@ test_write_all(void **state)
 	memset(buf, 'x', sizeof buf);
 	buf[sizeof buf - 1] = 'y';
 	assert_int_equal(pipe(p), 0);
-	/* More than a pipe holds: written in parts, as the reader drains. */
+	/*
+	 * More than a pipe holds, through a non-blocking end: written in
+	 * parts, waiting for room as the reader drains.
+	 */
 	assert_true((pid = fork()) != -1);
 	if (pid == 0) {
 		close(p[0]);
+		fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK);
 		_exit(util_write_all(p[1], buf, sizeof buf) == 0 ? 0 : 1);
 	}
 	close(p[1]);
