@@ -669,95 +669,152 @@ exec_reset(struct proto_sample *out)
 	out->err_tail[0] = '\0';
 }
 
-int
-exec_run(const struct exec_req *req, struct proto_sample *out)
-{
-	struct exec_io	 io;
-	struct facts_counters ctr;
-	struct pollfd	 pfd[4];
-	struct rusage	 ru;
-	char		 err[256];
-	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int		 r = 0, wstatus = 0, reaped = 0, timed_out = 0;
-	int		 pinned = 0, lost = 0, e, w, tmo;
-	int		 isig, iout, ierr, ilife;
-	nfds_t		 n;
-	pid_t		 pid = -1;
-	int64_t		 t0 = 0, t1 = 0, now, deadline = 0, drain_end = 0;
+/* A benchmark being run: its process, its output and its clocks. */
+struct exec_child {
+	struct exec_io		 io;
+	struct facts_counters	 ctr;
+	struct rusage		 ru;
+	int			 outp[2];	/* its stdout, until io has it */
+	int			 errp[2];	/* its stderr, likewise */
+	pid_t			 pid;		/* -1 until started */
+	int			 wstatus;
+	int			 reaped;	/* waited for */
+	int			 timed_out;	/* killed at its deadline */
+	int			 lost;		/* reaped elsewhere */
+	int64_t			 t0;		/* CLOCK_MONOTONIC ns at its start */
+	int64_t			 t1;		/* and at its exit */
+	int64_t			 deadline;	/* t0 + timeout, or 0 */
+	int64_t			 drain_end;	/* read its output until then */
+};
 
-	exec_reset(out);
-	memset(&io, 0, sizeof io);
-	memset(&ctr, 0, sizeof ctr);
-	memset(&ru, 0, sizeof ru);
-	io.out = out;
-	io.checksum_key = req->checksum_key;
-	io.outfd = io.errfd = -1;
+/*
+ * Sets up the pipes, the CPU pinning and the counters, then starts the
+ * benchmark. Returns 0, or -1 with the reason in out.
+ */
+static int
+exec_start(const struct exec_req *req, struct exec_child *c,
+    struct proto_sample *out)
+{
+	char	err[256];
+	int	pinned = 0, e;
 
 	if (exec_init() == -1) {
 		exec_reason(out, "cannot set up SIGCHLD handling: %s",
 		    strerror(errno));
-		goto out;
+		return (-1);
 	}
-	if (exec_pipe(outp, 1, 0) == -1 || exec_pipe(errp, 1, 0) == -1) {
+	if (exec_pipe(c->outp, 1, 0) == -1 || exec_pipe(c->errp, 1, 0) == -1) {
 		exec_reason(out, "cannot create pipes: %s", strerror(errno));
-		goto out;
+		return (-1);
 	}
 	if (req->pin != NULL && *req->pin != '\0') {
 		if (facts_pin(req->pin, err, sizeof err) == -1) {
 			exec_reason(out, "cannot pin to CPUs %s: %s", req->pin,
 			    err);
-			goto out;
+			return (-1);
 		}
 		pinned = 1;
 	}
-
 	if (req->counters != NULL && *req->counters != '\0' &&
-	    facts_counters_open(&ctr, req->counters, err, sizeof err) == -1) {
+	    facts_counters_open(&c->ctr, req->counters, err,
+	    sizeof err) == -1) {
 		exec_reason(out, "%s", err);
-		goto out;
+		return (-1);
 	}
 
 	exec_sigdrain();	/* wake-ups left from earlier runs */
 	out->start_ns = exec_now(CLOCK_REALTIME);
-	pid = exec_spawn(req, outp[1], errp[1], &t0);
+	c->pid = exec_spawn(req, c->outp[1], c->errp[1], &c->t0);
 	e = errno;
-	if (pid != -1 && req->spawned != NULL)
-		req->spawned((long)pid, req->spawned_arg);
+	if (c->pid != -1 && req->spawned != NULL)
+		req->spawned((long)c->pid, req->spawned_arg);
 	/* The child has its own copy of the affinity now. */
 	if (pinned && facts_pin(NULL, err, sizeof err) == -1)
 		log_warnx("cannot restore CPU affinity: %s", err);
-	exec_close(&outp[1]);
-	exec_close(&errp[1]);
-	if (pid == -1) {
+	exec_close(&c->outp[1]);
+	exec_close(&c->errp[1]);
+	if (c->pid == -1) {
 		exec_why(req, out, "", e);
-		goto out;
+		return (-1);
 	}
-	io.outfd = outp[0];
-	io.errfd = errp[0];
-	outp[0] = errp[0] = -1;
+	c->io.outfd = c->outp[0];
+	c->io.errfd = c->errp[0];
+	c->outp[0] = c->errp[0] = -1;
 	if (req->timeout_ms > 0)
-		deadline = t0 + (int64_t)req->timeout_ms * 1000000LL;
+		c->deadline = c->t0 + (int64_t)req->timeout_ms * 1000000LL;
+	return (0);
+}
+
+/*
+ * Returns how long to poll from now: until the end of draining once the
+ * benchmark is reaped, else until its deadline, else -1 (no limit). Kills
+ * it at its deadline. Returns -2 when there is nothing left to wait for.
+ */
+static int
+exec_poll_timeout(struct exec_child *c, int64_t now)
+{
+	if (c->reaped) {
+		if ((c->io.outfd == -1 && c->io.errfd == -1) ||
+		    now >= c->drain_end)
+			return (-2);
+		return (exec_ms_until(c->drain_end, now));
+	}
+	if (c->deadline != 0 && !c->timed_out) {
+		if (now >= c->deadline) {
+			exec_killall(c->pid, c->pid);
+			c->timed_out = 1;
+			return (-1);
+		}
+		return (exec_ms_until(c->deadline, now));
+	}
+	return (-1);
+}
+
+/* Reaps the benchmark when SIGCHLD says it may have exited. */
+static void
+exec_on_sigchld(struct exec_child *c)
+{
+	int	w;
+
+	exec_sigdrain();
+	facts_counters_child(&c->ctr, c->pid);
+	w = exec_reap(c->pid, &c->wstatus, &c->ru, &c->t1);
+	if (w == 0)
+		return;
+	if (w == -1) {
+		c->lost = 1;
+		c->t1 = exec_now(CLOCK_MONOTONIC);
+	}
+	c->reaped = 1;
+	/*
+	 * Grandchildren left in its group die too, and so do those that left
+	 * it. The group id cannot be reused while any of them lives, and pids
+	 * are not recycled at once.
+	 */
+	exec_killall(c->pid, 0);
+	c->drain_end = c->t1 + EXEC_DRAIN_NS;
+}
+
+/*
+ * Reads the benchmark's output until it has exited and its output is
+ * drained, killing it at its deadline. Returns 0, 1 when the lifeline
+ * closed, or -1 with the reason in out.
+ */
+static int
+exec_watch(const struct exec_req *req, struct exec_child *c,
+    struct proto_sample *out)
+{
+	struct pollfd	pfd[4];
+	int		isig, iout, ierr, ilife, tmo, e;
+	nfds_t		n;
 
 	for (;;) {
-		now = exec_now(CLOCK_MONOTONIC);
-		if (reaped) {
-			if ((io.outfd == -1 && io.errfd == -1) ||
-			    now >= drain_end)
-				break;
-			tmo = exec_ms_until(drain_end, now);
-		} else if (deadline != 0 && !timed_out) {
-			if (now >= deadline) {
-				exec_killall(pid, pid);
-				timed_out = 1;
-				tmo = -1;
-			} else
-				tmo = exec_ms_until(deadline, now);
-		} else
-			tmo = -1;
-
+		if ((tmo = exec_poll_timeout(c, exec_now(CLOCK_MONOTONIC))) ==
+		    -2)
+			return (0);
 		n = 0;
 		isig = iout = ierr = ilife = -1;
-		if (!reaped) {
+		if (!c->reaped) {
 			pfd[n].fd = exec_sigr;
 			pfd[n].events = POLLIN;
 			isig = (int)n++;
@@ -767,13 +824,13 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 				ilife = (int)n++;
 			}
 		}
-		if (io.outfd != -1) {
-			pfd[n].fd = io.outfd;
+		if (c->io.outfd != -1) {
+			pfd[n].fd = c->io.outfd;
 			pfd[n].events = POLLIN;
 			iout = (int)n++;
 		}
-		if (io.errfd != -1) {
-			pfd[n].fd = io.errfd;
+		if (c->io.errfd != -1) {
+			pfd[n].fd = c->io.errfd;
 			pfd[n].events = POLLIN;
 			ierr = (int)n++;
 		}
@@ -783,88 +840,110 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 			e = errno;
 			log_warn("poll");
 			exec_reason(out, "agent error: poll: %s", strerror(e));
-			goto out;
+			return (-1);
 		}
-
 		if (ilife != -1 && pfd[ilife].revents != 0 &&
 		    exec_lifeline_closed(req->lifeline_fd, pfd[ilife].revents)) {
 			log_debug("lifeline closed: killing process group %ld",
-			    (long)pid);
-			r = -1;
-			goto out;
+			    (long)c->pid);
+			return (1);
 		}
 		/* First the exit, so that wall time stops as soon as can be. */
-		if (isig != -1 && pfd[isig].revents != 0) {
-			exec_sigdrain();
-			facts_counters_child(&ctr, pid);
-			w = exec_reap(pid, &wstatus, &ru, &t1);
-			if (w != 0) {
-				if (w == -1) {
-					lost = 1;
-					t1 = exec_now(CLOCK_MONOTONIC);
-				}
-				reaped = 1;
-				/*
-				 * Grandchildren left in its group die too, and
-				 * so do those that left it. The group id cannot
-				 * be reused while any of them lives, and pids
-				 * are not recycled at once.
-				 */
-				exec_killall(pid, 0);
-				drain_end = t1 + EXEC_DRAIN_NS;
-			}
-		}
+		if (isig != -1 && pfd[isig].revents != 0)
+			exec_on_sigchld(c);
 		if (iout != -1 && pfd[iout].revents != 0)
-			exec_read(&io, &io.outfd, 1);
+			exec_read(&c->io, &c->io.outfd, 1);
 		if (ierr != -1 && pfd[ierr].revents != 0)
-			exec_read(&io, &io.errfd, 0);
+			exec_read(&c->io, &c->io.errfd, 0);
 	}
+}
+
+/* Fills out with what the benchmark, exited and drained, measured. */
+static void
+exec_result(const struct exec_req *req, struct exec_child *c,
+    struct proto_sample *out)
+{
+	struct exec_io	*io = &c->io;
 
 	/* Whatever is still in the line buffer is a last line without \n. */
-	if (io.outfd != -1 && !io.skipping && io.linelen > 0)
-		metrics_line(out, io.line, io.linelen, io.checksum_key);
+	if (io->outfd != -1 && !io->skipping && io->linelen > 0)
+		metrics_line(out, io->line, io->linelen, io->checksum_key);
 
-	out->wall_ns = (uint64_t)(t1 - t0);
-	out->user_ns = exec_tv_ns(&ru.ru_utime);
-	out->sys_ns = exec_tv_ns(&ru.ru_stime);
-	out->maxrss_kb = facts_maxrss_kb(&ru);
-	out->nvcsw = ru.ru_nvcsw < 0 ? 0 : (uint64_t)ru.ru_nvcsw;
-	out->nivcsw = ru.ru_nivcsw < 0 ? 0 : (uint64_t)ru.ru_nivcsw;
-	facts_counters_close(&ctr, lost ? NULL : out);
-	if (lost) {
+	out->wall_ns = (uint64_t)(c->t1 - c->t0);
+	out->user_ns = exec_tv_ns(&c->ru.ru_utime);
+	out->sys_ns = exec_tv_ns(&c->ru.ru_stime);
+	out->maxrss_kb = facts_maxrss_kb(&c->ru);
+	out->nvcsw = c->ru.ru_nvcsw < 0 ? 0 : (uint64_t)c->ru.ru_nvcsw;
+	out->nivcsw = c->ru.ru_nivcsw < 0 ? 0 : (uint64_t)c->ru.ru_nivcsw;
+	facts_counters_close(&c->ctr, c->lost ? NULL : out);
+	if (c->lost) {
 		out->status = PROTO_ST_FAILED;
 		exec_reason(out, "agent error: the child was reaped elsewhere"
 		    " (is SIGCHLD ignored?)");
-		goto out;
+		return;
 	}
-	if (WIFEXITED(wstatus)) {
-		out->exit_code = WEXITSTATUS(wstatus);
+	if (WIFEXITED(c->wstatus)) {
+		out->exit_code = WEXITSTATUS(c->wstatus);
 		out->status = out->exit_code == 0 ? PROTO_ST_OK :
 		    PROTO_ST_FAILED;
-	} else if (WIFSIGNALED(wstatus)) {
-		out->signal = WTERMSIG(wstatus);
-		if (timed_out && out->signal == SIGKILL)
+	} else if (WIFSIGNALED(c->wstatus)) {
+		out->signal = WTERMSIG(c->wstatus);
+		if (c->timed_out && out->signal == SIGKILL)
 			out->status = PROTO_ST_TIMEOUT;
 		else
 			out->status = PROTO_ST_SIGNAL;
 	}
-	exec_ring_get(&io, out->err_tail);
+	exec_ring_get(io, out->err_tail);
 	if (out->err_tail[0] == '\0' && out->status != PROTO_ST_OK)
 		exec_status_reason(req, out);
+}
 
-out:
-	facts_counters_close(&ctr, NULL);
-	if (pid != -1 && !reaped) {
-		exec_killgroup(pid);
-		while (wait4(pid, &wstatus, 0, &ru) == -1 && errno == EINTR)
+/*
+ * Lets go of what running the benchmark took; kills and reaps it, and
+ * whatever it started, when it still runs.
+ */
+static void
+exec_cleanup(struct exec_child *c)
+{
+	facts_counters_close(&c->ctr, NULL);
+	if (c->pid != -1 && !c->reaped) {
+		exec_killgroup(c->pid);
+		while (wait4(c->pid, &c->wstatus, 0, &c->ru) == -1 &&
+		    errno == EINTR)
 			;
 		proc_sweep(0);
 	}
-	exec_close(&io.outfd);
-	exec_close(&io.errfd);
-	exec_close(&outp[0]);
-	exec_close(&outp[1]);
-	exec_close(&errp[0]);
-	exec_close(&errp[1]);
+	exec_close(&c->io.outfd);
+	exec_close(&c->io.errfd);
+	exec_close(&c->outp[0]);
+	exec_close(&c->outp[1]);
+	exec_close(&c->errp[0]);
+	exec_close(&c->errp[1]);
+}
+
+int
+exec_run(const struct exec_req *req, struct proto_sample *out)
+{
+	struct exec_child	c;
+	int			r = 0;
+
+	exec_reset(out);
+	memset(&c, 0, sizeof c);
+	c.io.out = out;
+	c.io.checksum_key = req->checksum_key;
+	c.io.outfd = c.io.errfd = -1;
+	c.outp[0] = c.outp[1] = c.errp[0] = c.errp[1] = -1;
+	c.pid = -1;
+	if (exec_start(req, &c, out) == 0) {
+		switch (exec_watch(req, &c, out)) {
+		case 0:
+			exec_result(req, &c, out);
+			break;
+		case 1:
+			r = -1;		/* the lifeline closed */
+			break;
+		}
+	}
+	exec_cleanup(&c);
 	return (r);
 }

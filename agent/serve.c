@@ -4,9 +4,6 @@
  * lifeline: when it closes the coordinator is gone, and the agent kills the
  * benchmark it is running and exits.
  */
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -21,19 +18,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
 
+#include "agent/cache.h"
 #include "agent/exec.h"
 #include "agent/facts.h"
+#include "agent/journal.h"
 #include "agent/proc.h"
 #include "agent/serve.h"
+#include "agent/workdir.h"
 #include "proto/chan.h"
 #include "proto/hash.h"
 #include "proto/log.h"
 #include "proto/proto.h"
+#include "proto/util.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
 
@@ -43,37 +43,13 @@ extern char **environ;
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
+#define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
 
 static void	serve_spawned(long, void *);
-#define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
-#define SERVE_TAKEOVER_WAIT	10000	/* ms for a stale agent of our run to go */
 
 /* Closed by the SIGTERM handler: its read end then polls as EOF. */
 static int			serve_stop_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t	serve_stopped;
-
-struct serve_file {
-	char	sha[PROTO_SHA_HEX];
-	char	path[PATH_MAX];
-	int	fd;		/* open on the file hashed, or -1: every run */
-	dev_t	dev;		/* executes this very file, unchanged since */
-	ino_t	ino;
-	off_t	size;
-	struct timespec mtime;
-	struct timespec ctime;
-};
-
-#define SERVE_VERIFIED_MAX	64	/* cache files whose hash a session remembers */
-
-/* A cache file hashed in this session, and how it looked then. */
-struct serve_seen {
-	char	sha[PROTO_SHA_HEX];
-	dev_t	dev;
-	ino_t	ino;
-	off_t	size;
-	time_t	mtime;
-	time_t	ctime;
-};
 
 struct serve {
 	const struct serve_opts	*opts;
@@ -88,6 +64,7 @@ struct serve {
 	int64_t			 acked;		/* highest seq acknowledged, or -1 */
 	int			 bye;		/* BYE received */
 	int			 lockfd;	/* WORKDIR/run.lock, held while a plan runs */
+	struct cache		 cache;		/* WORKDIR/cache, and what it verified */
 	char			 null_sha[PROTO_SHA_HEX];	/* orch-null in the cache, or "" */
 	double			 self_load;	/* our own share of the load average */
 	int64_t			 self_at;	/* when self_load was last brought up to date */
@@ -99,84 +76,9 @@ struct serve {
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
 	uint32_t		 linger_ms;	/* the plan's */
-	struct serve_seen	 verified[SERVE_VERIFIED_MAX];
-	size_t			 nverified;
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
 };
-
-/* Returns milliseconds of CLOCK_MONOTONIC. */
-static int64_t
-serve_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* Creates dir and its parents, mode 0700. Returns 0 or -1 (errno). */
-static int
-serve_mkdirs(const char *dir)
-{
-	char	tmp[PATH_MAX], *p;
-
-	if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return (-1);
-	}
-	for (p = tmp + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
-			return (-1);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
-		return (-1);
-	return (0);
-}
-
-/*
- * Refuses a directory that is not this user's or that others may write to
- * (they could plant programs, journals or a socket of their own there),
- * and takes away others' read and search rights from one that is, so
- * that the agent's socket and files are its user's alone. Returns 0, or -1
- * with the reason in why.
- */
-static int
-serve_dir_check(const char *dir, char *why, size_t len)
-{
-	struct stat	st;
-
-	if (lstat(dir, &st) == -1) {
-		snprintf(why, len, "%s: %s", dir, strerror(errno));
-		return (-1);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "%s is not a directory", dir);
-		return (-1);
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(why, len, "%s belongs to uid %lu, not to this user "
-		    "(uid %lu): refusing to use it", dir, (unsigned long)st.st_uid,
-		    (unsigned long)geteuid());
-		return (-1);
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		snprintf(why, len, "%s is writable by its group or others "
-		    "(mode %04o): refusing to use it; chmod 700 it if its "
-		    "content is yours", dir, (unsigned)(st.st_mode & 07777));
-		return (-1);
-	}
-	if ((st.st_mode & 077) != 0 && chmod(dir, st.st_mode & 0700) == -1) {
-		snprintf(why, len, "cannot make %s private: %s", dir,
-		    strerror(errno));
-		return (-1);
-	}
-	return (0);
-}
 
 /*
  * Removes the sockets that agents killed before they could remove their
@@ -255,13 +157,13 @@ serve_read_key(struct serve *s, uint8_t key[PROTO_KEY_LEN])
 {
 	char		line[256];
 	size_t		n = 0;
-	int64_t		deadline = serve_now_ms() + s->opts->key_timeout_ms;
+	int64_t		deadline = util_now_ms() + s->opts->key_timeout_ms;
 	struct pollfd	pfd;
 	ssize_t		r;
 	int		left, rv = -1;
 
 	for (;;) {
-		left = (int)(deadline - serve_now_ms());
+		left = (int)(deadline - util_now_ms());
 		if (left <= 0) {
 			log_warnx("no key line on stdin within %d ms",
 			    s->opts->key_timeout_ms);
@@ -345,7 +247,7 @@ serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 {
 	struct pollfd	pfd[3];
 	char		buf[64], err[CHAN_ERR_LEN];
-	int64_t		deadline = serve_now_ms() + timeout_ms;
+	int64_t		deadline = util_now_ms() + timeout_ms;
 	ssize_t		n;
 	int		left, r, np;
 
@@ -360,7 +262,7 @@ serve_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 				return (r);
 			}
 		}
-		left = (int)(deadline - serve_now_ms());
+		left = (int)(deadline - util_now_ms());
 		if (left <= 0)
 			return (CHAN_TIMEOUT);
 		np = 0;
@@ -432,126 +334,6 @@ serve_error(struct serve *s, const char *code, const char *fmt, ...)
 	return (serve_send(s, &msg));
 }
 
-/* Returns st's modification time. */
-static struct timespec
-serve_mtime(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (st->st_mtimespec);
-#else
-	return (st->st_mtim);
-#endif
-}
-
-/* Returns st's status change time. */
-static struct timespec
-serve_ctime(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (st->st_ctimespec);
-#else
-	return (st->st_ctim);
-#endif
-}
-
-/* Returns 1 when a and b are the same time. */
-static int
-serve_ts_eq(struct timespec a, struct timespec b)
-{
-	return (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
-}
-
-/* Returns 1 when sha was verified in this session on a file like st. */
-static int
-serve_verified(const struct serve *s, const char *sha, const struct stat *st)
-{
-	const struct serve_seen	*v;
-	size_t			 i;
-
-	for (i = 0; i < s->nverified; i++) {
-		v = &s->verified[i];
-		if (strcmp(v->sha, sha) == 0 && v->dev == st->st_dev &&
-		    v->ino == st->st_ino && v->size == st->st_size &&
-		    v->mtime == st->st_mtime && v->ctime == st->st_ctime)
-			return (1);
-	}
-	return (0);
-}
-
-/* Remembers a verified file (the oldest entry goes when full). */
-static void
-serve_verified_add(struct serve *s, const char *sha, const struct stat *st)
-{
-	struct serve_seen	*v;
-
-	if (s->nverified == SERVE_VERIFIED_MAX) {
-		memmove(s->verified, s->verified + 1,
-		    (SERVE_VERIFIED_MAX - 1) * sizeof *s->verified);
-		s->nverified--;
-	}
-	v = &s->verified[s->nverified++];
-	snprintf(v->sha, sizeof v->sha, "%s", sha);
-	v->dev = st->st_dev;
-	v->ino = st->st_ino;
-	v->size = st->st_size;
-	v->mtime = st->st_mtime;
-	v->ctime = st->st_ctime;
-}
-
-/*
- * Checks that the cache holds the file with this hash, by hashing it.
- * Fills f when given, keeping the file open in f->fd: the runs execute
- * what was hashed, not whatever the path names later. Returns 0, or -1
- * when missing or different (a corrupt file is removed so a later push
- * can replace it). A symbolic link in the cache is never followed.
- */
-static int
-serve_cache_check(struct serve *s, const char *sha, struct serve_file *f)
-{
-	char		path[PATH_MAX], got[PROTO_SHA_HEX];
-	struct stat	st;
-	int		fd, r = -1;
-
-	if (snprintf(path, sizeof path, "%s/cache/%s", s->workdir, sha) >=
-	    (int)sizeof path)
-		return (-1);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return (-1);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
-		goto out;
-	/*
-	 * Hashed already in this session and not touched since (same inode,
-	 * size and times): the hash still holds. Else hash it again.
-	 */
-	if (!serve_verified(s, sha, &st)) {
-		if (hash_fd(fd, got) != 0)
-			goto out;
-		if (strcmp(got, sha) != 0) {
-			log_warnx("cache file %s has hash %s: removed", path,
-			    got);
-			unlink(path);
-			goto out;
-		}
-		serve_verified_add(s, sha, &st);
-	}
-	if (f != NULL) {
-		snprintf(f->sha, sizeof f->sha, "%s", sha);
-		snprintf(f->path, sizeof f->path, "%s", path);
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
-		f->size = st.st_size;
-		f->mtime = serve_mtime(&st);
-		f->ctime = serve_ctime(&st);
-		f->fd = fd;
-		fd = -1;
-	}
-	r = 0;
-out:
-	if (fd != -1)
-		close(fd);
-	return (r);
-}
-
 /* Returns 1 when a command of plan runs the file sha. */
 static int
 serve_is_exe(const struct proto_plan *plan, const char *sha)
@@ -563,19 +345,6 @@ serve_is_exe(const struct proto_plan *plan, const char *sha)
 			return (1);
 	}
 	return (0);
-}
-
-/* Closes the files a plan kept open. */
-static void
-serve_files_close(struct serve_file *files, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		if (files[i].fd != -1)
-			close(files[i].fd);
-		files[i].fd = -1;
-	}
 }
 
 /* Answers a QUERY with the hashes the cache holds, verified. */
@@ -590,7 +359,7 @@ serve_query(struct serve *s, const struct proto_hashes *q)
 	msg.type = PROTO_HAVE;
 	msg.u.hashes.sha = xcalloc(q->n + 1, sizeof *msg.u.hashes.sha);
 	for (i = 0; i < q->n; i++) {
-		if (serve_cache_check(s, q->sha[i], NULL) == 0)
+		if (cache_check(&s->cache, q->sha[i], NULL) == 0)
 			memcpy(msg.u.hashes.sha[msg.u.hashes.n++], q->sha[i],
 			    PROTO_SHA_HEX);
 	}
@@ -640,7 +409,7 @@ serve_envp(const struct proto_cmd *cmd)
 static void
 serve_self_load(struct serve *s, int running)
 {
-	int64_t	now = serve_now_ms();
+	int64_t	now = util_now_ms();
 	double	decay;
 
 	if (s->self_at != 0) {
@@ -670,17 +439,6 @@ serve_status(struct serve *s, const char *state, double load, double limit,
 }
 
 /*
- * Creates path for writing, mode 0700: never an existing file, never
- * through a symbolic link. Returns the fd, or -1 with errno.
- */
-static int
-serve_create(const char *path)
-{
-	return (open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0700));
-}
-
-/*
  * Copies orch-null, the harness-floor program installed beside the agent,
  * into the cache so that it runs through the same verified path as every
  * benchmark. Leaves null_sha empty when there is none.
@@ -688,9 +446,7 @@ serve_create(const char *path)
 static void
 serve_install_null(struct serve *s)
 {
-	char	src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], buf[65536], *slash;
-	ssize_t	n;
-	int	in = -1, out = -1, ok = 0;
+	char	src[PATH_MAX], *slash;
 
 	if (s->opts->self == NULL || strchr(s->opts->self, '/') == NULL)
 		return;
@@ -702,34 +458,10 @@ serve_install_null(struct serve *s)
 		s->null_sha[0] = '\0';
 		return;
 	}
-	if (serve_cache_check(s, s->null_sha, NULL) == 0)
+	if (cache_check(&s->cache, s->null_sha, NULL) == 0)
 		return;
-	snprintf(dst, sizeof dst, "%s/cache/%s", s->workdir, s->null_sha);
-	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) == -1)
-		goto out;
-	/* A name left by a dead agent of the same pid is ours to remove. */
-	if ((out = serve_create(tmp)) == -1 && errno == EEXIST &&
-	    unlink(tmp) == 0)
-		out = serve_create(tmp);
-	if (out == -1)
-		goto out;
-	while ((n = read(in, buf, sizeof buf)) > 0) {
-		if (write(out, buf, (size_t)n) != n)
-			goto out;
-	}
-	if (n == 0 && close(out) == 0) {
-		out = -1;
-		ok = rename(tmp, dst) == 0;
-	}
-out:
-	if (in != -1)
-		close(in);
-	if (out != -1)
-		close(out);
-	if (!ok) {
+	if (cache_install(&s->cache, src, s->null_sha) != 0) {
 		log_warn("cannot install the floor program %s", src);
-		unlink(tmp);
 		s->null_sha[0] = '\0';
 	}
 }
@@ -766,7 +498,7 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 	struct proto_msg	msg;
 	uint32_t		cores = facts_cores();
 	double			load, others, limit = plan->max_load * cores;
-	int64_t			start = serve_now_ms(), waited;
+	int64_t			start = util_now_ms(), waited;
 	int			backoff = 1000, r, told = 0;
 	char			detail[256];
 
@@ -778,7 +510,7 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 		others = load - s->self_load;
 		if (load < 0 || others <= limit)
 			return (0);
-		waited = serve_now_ms() - start;
+		waited = util_now_ms() - start;
 		if (waited >= (int64_t)plan->load_wait_ms) {
 			snprintf(reason, len, "too busy: 1-minute load %.2f "
 			    "(%.2f without our benchmarks) stayed above %.2f "
@@ -837,11 +569,11 @@ static int
 serve_settle(struct serve *s)
 {
 	struct proto_msg	msg;
-	int64_t			deadline = serve_now_ms() + SERVE_SETTLE_MS;
+	int64_t			deadline = util_now_ms() + SERVE_SETTLE_MS;
 	int			r, left;
 
 	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
-		if ((left = (int)(deadline - serve_now_ms())) <= 0)
+		if ((left = (int)(deadline - util_now_ms())) <= 0)
 			return (0);
 		r = serve_wait(s, &msg, left);
 		if (r == SERVE_STOP)
@@ -860,14 +592,13 @@ serve_settle(struct serve *s)
  */
 static int
 serve_run_one(struct serve *s, const struct proto_plan *plan,
-    const struct serve_file *files, uint32_t stepno, uint32_t attempt,
+    const struct cache_file *files, uint32_t stepno, uint32_t attempt,
     struct proto_sample *smp)
 {
 	const struct proto_step	*step = &plan->steps[stepno];
 	const struct proto_cmd	*cmd = &plan->cmds[step->cmd];
-	const struct serve_file	*exe = NULL;
+	const struct cache_file	*exe = NULL;
 	struct exec_req		 req;
-	struct stat		 st;
 	char			**argv, **envp, exepath[PATH_MAX];
 	char			 fdpath[64];
 	size_t			 i;
@@ -884,19 +615,8 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 		if (strcmp(files[i].sha, cmd->exe) == 0)
 			exe = &files[i];
 	}
-	/*
-	 * The plan check guarantees exe and holds it open. What runs is the
-	 * file open on that descriptor, as it was hashed: a write to it since
-	 * shows in its size or times. Where no path reaches a descriptor
-	 * (macOS), the path must still name that file, unchanged.
-	 */
-	if (exe == NULL || fstat(exe->fd, &st) == -1 ||
-	    st.st_size != exe->size ||
-	    !serve_ts_eq(serve_mtime(&st), exe->mtime) ||
-	    !serve_ts_eq(serve_ctime(&st), exe->ctime) ||
-	    (proc_fd_path(exe->fd, fdpath, sizeof fdpath) == -1 &&
-	    (stat(exe->path, &st) == -1 || st.st_dev != exe->dev ||
-	    st.st_ino != exe->ino))) {
+	/* The plan check guarantees exe and holds it open. */
+	if (exe == NULL || !cache_file_unchanged(exe)) {
 		smp->status = PROTO_ST_FAILED;
 		snprintf(smp->err_tail, sizeof smp->err_tail,
 		    "program %s changed in the cache since it was verified",
@@ -935,128 +655,6 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
- * When the lock is held by an agent of our own run (a resume after the
- * coordinator was lost), stops that agent — its journal goes on in us —
- * and takes the lock. Returns 0 with the lock taken, or -1.
- */
-static int
-serve_takeover(struct serve *s, int fd, const char *held)
-{
-	char	prefix[128];
-	long	pid;
-	int	i;
-
-	snprintf(prefix, sizeof prefix, "run %s, agent pid ", s->run_id);
-	if (strncmp(held, prefix, strlen(prefix)) != 0 ||
-	    (pid = strtol(held + strlen(prefix), NULL, 10)) <= 1 ||
-	    pid == (long)getpid())
-		return (-1);
-	log_info("taking over run %s from agent pid %ld", s->run_id, pid);
-	if (kill((pid_t)pid, SIGTERM) == -1 && errno != ESRCH)
-		return (-1);
-	for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return (0);
-		usleep(50 * 1000);
-	}
-	return (-1);
-}
-
-/*
- * Takes the host's run lock, WORKDIR/run.lock: one run per host at a time.
- * flock() dies with its holder, so a crashed run never leaves it stuck.
- * Returns 0, or -1 with who holds it in why.
- */
-static int
-serve_lock(struct serve *s, char *why, size_t len)
-{
-	char		 path[PATH_MAX], info[512], when[32], held[512];
-	const char	*from = getenv("SSH_CLIENT"), *user = getenv("USER");
-	struct tm	 tm;
-	time_t		 now = time(NULL);
-	ssize_t		 n;
-	int		 fd;
-
-	if (s->lockfd != -1)
-		return (0);
-	snprintf(path, sizeof path, "%s/run.lock", s->workdir);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
-		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		n = pread(fd, held, sizeof held - 1, 0);
-		held[n > 0 ? n : 0] = '\0';
-		held[strcspn(held, "\n")] = '\0';
-		if (serve_takeover(s, fd, held) != 0) {
-			snprintf(why, len, "host busy: another orch run holds "
-			    "%s (%s)", path, held[0] ? held : "no details");
-			close(fd);
-			return (-1);
-		}
-	}
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(info, sizeof info, "run %s, agent pid %ld, user %s, from %s, "
-	    "since %s\n", s->run_id, (long)getpid(), user ? user : "?",
-	    from ? from : "this machine", when);
-	if (ftruncate(fd, 0) == -1 || pwrite(fd, info, strlen(info), 0) == -1)
-		log_warn("%s", path);
-	s->lockfd = fd;
-	return (0);
-}
-
-/*
- * The journal, WORKDIR/runs/ID/journal: what this host did, written and
- * flushed before it is sent, so a lost coordinator loses nothing. Records
- * are a kind byte, a 4-byte big-endian length and the payload:
- *   'P' the plan's SHA-256 (hex): a resume must bring the same plan
- *   'S' step and attempt (2 x 4 bytes): an attempt started
- *   'C' step, attempt and the benchmark's pid (3 x 4 bytes), then what
- *       identifies that process (proc_ident, since protocol 4): it runs
- *   'R' an encoded SAMPLE message: an attempt ended
- * A record cut short by a crash is dropped when the journal is reopened.
- */
-#define JOURNAL_MAX_RECORD	PROTO_FRAME_MAX
-
-struct serve_progress {
-	uint32_t	*started;	/* per step: last attempt started */
-	uint32_t	*pid;		/* per step: its benchmark's pid */
-	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
-	uint32_t	*ended;		/* per step: last attempt ended */
-	uint8_t		*status;	/* per step: status of that attempt */
-	uint32_t	 nsamples;
-	int64_t		 last_seq;	/* -1: none */
-};
-
-/*
- * Appends one record and, when sync, flushes it to disk. A result ('R')
- * must be on disk before it is sent; a start ('S') need not: lost, its
- * attempt simply never happened. Returns 0 or -1 (errno).
- */
-static int
-serve_journal_put(struct serve *s, char kind, const void *data, size_t len)
-{
-	unsigned char	hdr[5];
-	struct iovec	iov[2];
-	ssize_t		n;
-
-	hdr[0] = (unsigned char)kind;
-	hdr[1] = (unsigned char)(len >> 24);
-	hdr[2] = (unsigned char)(len >> 16);
-	hdr[3] = (unsigned char)(len >> 8);
-	hdr[4] = (unsigned char)len;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = sizeof hdr;
-	iov[1].iov_base = (void *)(uintptr_t)data;
-	iov[1].iov_len = len;
-	n = writev(s->journal, iov, 2);
-	if (n != (ssize_t)(sizeof hdr + len))
-		return (-1);
-	return (kind == 'S' ? 0 : fsync(s->journal));
-}
-
-/*
  * Kills the process group of pid, which a lost agent journaled running
  * with identity ident, when pid is still that process; leaves it alone
  * when it is another one, gone, or of unknown identity.
@@ -1083,109 +681,64 @@ serve_kill_left(uint32_t pid, const char *ident)
 }
 
 /*
+ * Journals the pid of a benchmark just started and what identifies it (no
+ * flush: it is on its way).
+ */
+static void
+serve_spawned(long pid, void *arg)
+{
+	struct serve	*s = arg;
+	char		 ident[PROC_IDENT_LEN];
+
+	/* Started already, so its start time is set even before its exec. */
+	if (proc_ident((pid_t)pid, ident, sizeof ident) != 0) {
+		log_warnx("cannot tell process %ld apart from a later one: "
+		    "a resume will leave it alone", pid);
+		ident[0] = '\0';
+	}
+	if (journal_running(s->journal, s->cur_step, s->cur_attempt,
+	    (uint32_t)pid, ident) != 0)
+		log_warn("journal");
+}
+
+/* Journals a sample, then sends it. Returns 0 or -1. */
+static int
+serve_record(struct serve *s, const struct proto_msg *msg)
+{
+	if (journal_result(s->journal, msg) != 0) {
+		log_warn("journal");
+		return (-1);
+	}
+	return (serve_send(s, msg));
+}
+
+/* Sends a journaled sample again, unless no coordinator listens. */
+static void
+serve_resend(const struct proto_msg *msg, void *arg)
+{
+	struct serve	*s = arg;
+
+	if (!s->detached)
+		serve_send(s, msg);
+}
+
+/*
  * Opens the journal of this run: a new one, or the one a lost
- * coordinator's agent left, whose progress fills pr. Resends the samples
- * the coordinator does not have (seq > resume_seq). Returns 0 or -1 with
- * a reason in why.
+ * coordinator's agent left, whose progress fills pr; resends the samples
+ * the coordinator does not have and stops what the lost agent left
+ * running. Returns 0 or -1 with a reason in why.
  */
 static int
 serve_journal_open(struct serve *s, const struct proto_plan *plan,
-    const char *plan_sha, struct serve_progress *pr, char *why, size_t len)
+    struct journal_progress *pr, char *why, size_t len)
 {
-	struct proto_msg	 msg;
-	unsigned char		 hdr[5], *buf = NULL;
-	char			 path[PATH_MAX];
-	uint32_t		 step, att, rlen;
-	off_t			 good = 0;
-	ssize_t			 n;
-	int			 r = -1, have_plan = 0;
+	uint32_t	step;
 
-	pr->started = xcalloc(plan->nsteps + 1, sizeof *pr->started);
-	pr->pid = xcalloc(plan->nsteps + 1, sizeof *pr->pid);
-	pr->ident = xcalloc(plan->nsteps + 1, sizeof *pr->ident);
-	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
-	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
-	pr->last_seq = -1;
-	snprintf(path, sizeof path, "%s/journal", s->rundir);
-	s->journal = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (s->journal == -1) {
-		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+	s->journal = journal_open(s->rundir, s->run_id, plan, pr,
+	    serve_resend, s, why, len);
+	if (s->journal == -1)
 		return (-1);
-	}
-	buf = xmalloc(JOURNAL_MAX_RECORD);
-	for (;;) {
-		n = pread(s->journal, hdr, sizeof hdr, good);
-		if (n != (ssize_t)sizeof hdr)
-			break;
-		rlen = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
-		    (uint32_t)hdr[3] << 8 | hdr[4];
-		if (rlen > JOURNAL_MAX_RECORD || pread(s->journal, buf, rlen,
-		    good + 5) != (ssize_t)rlen)
-			break;
-		if (hdr[0] == 'P') {
-			if (rlen != PROTO_SHA_HEX - 1 ||
-			    memcmp(buf, plan_sha, rlen) != 0) {
-				snprintf(why, len, "%s holds another plan for "
-				    "run %s", path, s->run_id);
-				goto out;
-			}
-			have_plan = 1;
-		} else if (hdr[0] == 'S' && rlen == 8) {
-			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
-			    (uint32_t)buf[2] << 8 | buf[3];
-			att = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 |
-			    (uint32_t)buf[6] << 8 | buf[7];
-			if (step < plan->nsteps)
-				pr->started[step] = att;
-		} else if (hdr[0] == 'C' && rlen >= 12 &&
-		    rlen < 12 + PROC_IDENT_LEN) {
-			step = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 |
-			    (uint32_t)buf[2] << 8 | buf[3];
-			if (step < plan->nsteps) {
-				pr->pid[step] = (uint32_t)buf[8] << 24 |
-				    (uint32_t)buf[9] << 16 |
-				    (uint32_t)buf[10] << 8 | buf[11];
-				/* Without one (an older journal): unknown. */
-				memcpy(pr->ident[step], buf + 12, rlen - 12);
-				pr->ident[step][rlen - 12] = '\0';
-			}
-		} else if (hdr[0] == 'R') {
-			if (proto_decode(buf, rlen, &msg) != 0 ||
-			    msg.type != PROTO_SAMPLE) {
-				if (msg.type == PROTO_SAMPLE)
-					proto_msg_free(&msg);
-				break;
-			}
-			if (msg.u.sample.step < plan->nsteps) {
-				pr->ended[msg.u.sample.step] =
-				    msg.u.sample.attempt;
-				pr->status[msg.u.sample.step] =
-				    msg.u.sample.status;
-			}
-			pr->nsamples++;
-			if ((int64_t)msg.u.sample.seq > pr->last_seq)
-				pr->last_seq = msg.u.sample.seq;
-			if ((int64_t)msg.u.sample.seq > plan->resume_seq &&
-			    !s->detached) {
-				msg.type = PROTO_SAMPLE;
-				serve_send(s, &msg);
-			}
-			proto_msg_free(&msg);
-		} else
-			break;
-		good += 5 + (off_t)rlen;
-	}
-	if (ftruncate(s->journal, good) == -1) {
-		snprintf(why, len, "cannot truncate %s: %s", path,
-		    strerror(errno));
-		goto out;
-	}
-	if (!have_plan && serve_journal_put(s, 'P', plan_sha,
-	    PROTO_SHA_HEX - 1) != 0) {
-		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (good > 0)
+	if (pr->resumed)
 		log_info("run %s: resuming from the journal (%u samples)",
 		    s->run_id, pr->nsamples);
 	/*
@@ -1198,259 +751,221 @@ serve_journal_open(struct serve *s, const struct proto_plan *plan,
 			serve_kill_left(pr->pid[step], pr->ident[step]);
 	}
 	s->seq = (uint32_t)(pr->last_seq + 1);
-	r = 0;
-out:
-	free(buf);
-	return (r);
-}
-
-static void
-serve_progress_free(struct serve_progress *pr)
-{
-	free(pr->ident);
-	free(pr->pid);
-	free(pr->started);
-	free(pr->ended);
-	free(pr->status);
-}
-
-/* Returns 1 when the step needs no further attempt. */
-static int
-serve_step_done(const struct proto_plan *plan, const struct serve_progress *pr,
-    uint32_t i)
-{
-	return (pr->ended[i] > 0 && pr->ended[i] >= pr->started[i] &&
-	    (pr->status[i] != PROTO_ST_SIGNAL || pr->ended[i] > plan->retries));
-}
-
-/* Hashes a plan's encoding: the identity of the plan in the journal. */
-static int
-serve_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
-{
-	struct proto_msg	 msg;
-	uint8_t			*buf;
-	size_t			 len;
-	struct proto_plan	 p = *plan;
-	int			 r;
-
-	/* What differs between a run and its resume is not the plan. */
-	p.resume_seq = -1;
-	memset(&msg, 0, sizeof msg);
-	msg.type = PROTO_PLAN;
-	msg.u.plan = p;
-	if (proto_encode(&msg, &buf, &len) != 0)
-		return (-1);
-	r = hash_buf(buf, len, sha);
-	free(buf);
-	return (r);
+	return (0);
 }
 
 /*
- * Journals the pid of a benchmark just started and what identifies it (no
- * flush: it is on its way).
+ * Takes the run lock, verifies the plan's files (keeping its programs open
+ * in files) and opens the run's journal. Returns 0, or -1 with the code
+ * and the words of the error for the coordinator.
  */
-static void
-serve_spawned(long pid, void *arg)
+static int
+serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
+    struct cache_file *files, struct journal_progress *pr, const char **code,
+    char *why, size_t len)
 {
-	struct serve	*s = arg;
-	unsigned char	 rec[12 + PROC_IDENT_LEN], hdr[5];
-	char		 ident[PROC_IDENT_LEN];
-	uint32_t	 v[3];
-	size_t		 len = 12;
-	int		 i;
+	size_t	i;
 
-	v[0] = s->cur_step;
-	v[1] = s->cur_attempt;
-	v[2] = (uint32_t)pid;
-	for (i = 0; i < 3; i++) {
-		rec[4 * i] = (unsigned char)(v[i] >> 24);
-		rec[4 * i + 1] = (unsigned char)(v[i] >> 16);
-		rec[4 * i + 2] = (unsigned char)(v[i] >> 8);
-		rec[4 * i + 3] = (unsigned char)v[i];
+	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
+	    s->run_id, why, len)) == -1) {
+		*code = "busy";
+		return (-1);
 	}
-	/* Started already, so its start time is set even before its exec. */
-	if (proc_ident((pid_t)pid, ident, sizeof ident) == 0) {
-		memcpy(rec + 12, ident, strlen(ident));
-		len += strlen(ident);
-	} else
-		log_warnx("cannot tell process %ld apart from a later one: "
-		    "a resume will leave it alone", pid);
-	hdr[0] = 'C';
-	hdr[1] = hdr[2] = hdr[3] = 0;
-	hdr[4] = (unsigned char)len;
-	if (write(s->journal, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
-	    write(s->journal, rec, len) != (ssize_t)len)
-		log_warn("journal");
+	for (i = 0; i < plan->nfiles; i++) {
+		if (cache_check(&s->cache, plan->files[i], &files[i]) != 0) {
+			*code = "file";
+			snprintf(why, len, "file %s is not in the cache of %s "
+			    "(or does not match its hash)", plan->files[i],
+			    s->workdir);
+			return (-1);
+		}
+		/* Only programs are kept open: a plan may have many files. */
+		if (!serve_is_exe(plan, plan->files[i]))
+			cache_files_close(&files[i], 1);
+	}
+	if (workdir_mkdirs(s->rundir) == -1) {
+		*code = "workdir";
+		snprintf(why, len, "cannot create %s: %s", s->rundir,
+		    strerror(errno));
+		return (-1);
+	}
+	if (serve_journal_open(s, plan, pr, why, len) != 0) {
+		*code = "journal";
+		return (-1);
+	}
+	return (0);
 }
 
-/* Journals a sample, then sends it. Returns 0 or -1. */
-static int
-serve_record(struct serve *s, const struct proto_msg *msg)
+/* Tells the coordinator of a setting not applied, as a "note" STATUS. */
+static void
+serve_note(struct serve *s, const char *what, const char *why)
 {
-	uint8_t	*buf;
-	size_t	 len;
-	int	 r;
+	char	note[300];
 
-	if (proto_encode(msg, &buf, &len) != 0)
-		return (-1);
-	r = serve_journal_put(s, 'R', buf, len);
-	free(buf);
-	if (r != 0) {
-		log_warn("journal");
+	snprintf(note, sizeof note, "%s: %s", what, why);
+	log_info("%s", note);
+	serve_status(s, "note", facts_load1(), 0, 0, note);
+}
+
+/*
+ * Checks the plan's CPU list. A bad one is an error; an OS without
+ * affinity (macOS) runs unpinned and says so. Returns 0, or -1 with the
+ * error's words in why.
+ */
+static int
+serve_plan_pin(struct serve *s, const struct proto_plan *plan, char *why,
+    size_t len)
+{
+	struct proto_facts	f;
+	char			err[256];
+
+	s->pin = plan->pin[0] != '\0' ? plan->pin : NULL;
+	if (s->pin == NULL)
+		return (0);
+	if (facts_pin(s->pin, err, sizeof err) == 0) {
+		facts_pin(NULL, err, sizeof err);
+		return (0);
+	}
+	memset(&f, 0, sizeof f);
+	facts_collect(&f);
+	if (strcmp(f.os, "linux") == 0) {
+		snprintf(why, len, "pin = %s: %s", s->pin, err);
 		return (-1);
 	}
-	return (serve_send(s, msg));
+	serve_note(s, "pinning not applied", err);
+	s->pin = NULL;
+	return (0);
+}
+
+/*
+ * Finds which of the plan's hardware counters the kernel lets us read;
+ * the runs measure those, and the coordinator hears of the others.
+ */
+static void
+serve_plan_counters(struct serve *s, const struct proto_plan *plan)
+{
+	struct facts_counters	probe;
+	char			why[256];
+	int			n, k;
+
+	s->counters = NULL;
+	if (plan->counters[0] == '\0')
+		return;
+	n = facts_counters_open(&probe, plan->counters, why, sizeof why);
+	s->ctrlist[0] = '\0';
+	for (k = 0; k < n; k++)
+		snprintf(s->ctrlist + strlen(s->ctrlist),
+		    sizeof s->ctrlist - strlen(s->ctrlist), "%s%s",
+		    k ? "," : "", probe.name[k]);
+	facts_counters_close(&probe, NULL);
+	if (n > 0)
+		s->counters = s->ctrlist;
+	if (n < 0 || why[0] != '\0')
+		serve_note(s, "counters not measured", why);
+}
+
+/*
+ * Runs step i from attempt on: again while a signal it did not get from us
+ * kills it, up to the plan's retries; journals and sends each sample.
+ * Returns 0, SERVE_STOP, or -1.
+ */
+static int
+serve_step(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t i, uint32_t attempt,
+    uint32_t *nsent)
+{
+	struct proto_msg	 msg;
+	struct proto_sample	*smp = &msg.u.sample;
+	int			 r;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_SAMPLE;
+	for (;; attempt++) {
+		if ((r = serve_settle(s)) != 0)
+			return (r);
+		if (journal_started(s->journal, i, attempt) != 0) {
+			log_warn("journal");
+			return (-1);
+		}
+		if ((r = serve_run_one(s, plan, files, i, attempt, smp)) != 0)
+			return (r);
+		smp->seq = s->seq++;
+		if (serve_record(s, &msg) != 0)
+			return (-1);
+		s->sent = smp->seq;
+		(*nsent)++;
+		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries)
+			return (0);
+		log_info("step %u killed by signal %d: attempt %u", i,
+		    smp->signal, attempt + 1);
+	}
+}
+
+/*
+ * Runs the steps the journal does not show done, each once the host is
+ * quiet. Returns 0 (with *ok cleared and reason filled when the host
+ * stayed busy), SERVE_STOP, or -1.
+ */
+static int
+serve_plan_steps(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct journal_progress *pr,
+    uint32_t *nsent, int *ok, char *reason, size_t len)
+{
+	uint32_t	i, attempt;
+	int		r;
+
+	for (i = 0; i < plan->nsteps; i++) {
+		if (journal_step_done(plan, pr, i))
+			continue;
+		if ((r = serve_poll_between(s)) != 0)
+			return (r);
+		r = serve_wait_quiet(s, plan, reason, len);
+		if (r == 1) {
+			*ok = 0;
+			return (0);
+		}
+		if (r != 0)
+			return (r);
+		/* An attempt started but never ended died with its agent. */
+		attempt = (pr->started[i] > pr->ended[i] ? pr->started[i] :
+		    pr->ended[i]) + 1;
+		if ((r = serve_step(s, plan, files, i, attempt, nsent)) != 0)
+			return (r);
+	}
+	return (0);
 }
 
 /*
  * Verifies a plan's files, then runs its steps (from its journal when the
- * run is being resumed), journaling and streaming samples. Returns 0,
- * SERVE_STOP, or -1.
+ * run is being resumed), journaling and streaming samples, and ends with
+ * DONE. Returns 0, SERVE_STOP, or -1.
  */
 static int
 serve_plan(struct serve *s, const struct proto_plan *plan)
 {
 	struct proto_msg	 msg;
-	struct proto_sample	*smp;
-	struct serve_file	*files;
-	struct serve_progress	 pr;
-	unsigned char		 rec[8];
-	char			 reason[256] = "", sha[PROTO_SHA_HEX];
-	uint32_t		 i, attempt, nsent = 0;
-	int			 r = 0, ok = 1;
+	struct cache_file	*files;
+	struct journal_progress	 pr;
+	const char		*code = "pin";	/* unless prepare says */
+	char			 reason[256] = "";
+	char			 why[sizeof msg.u.error.msg];
+	uint32_t		 i, nsent = 0;
+	int			 r, ok = 1;
 
 	memset(&pr, 0, sizeof pr);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	for (i = 0; i <= plan->nfiles; i++)
 		files[i].fd = -1;
-	if (serve_lock(s, reason, sizeof reason) != 0) {
-		r = serve_error(s, "busy", "%s", reason);
+	if (serve_plan_prepare(s, plan, files, &pr, &code, why,
+	    sizeof why) != 0 || serve_plan_pin(s, plan, why, sizeof why) != 0) {
+		r = serve_error(s, code, "%s", why);
 		goto out;
 	}
-	for (i = 0; i < plan->nfiles; i++) {
-		if (serve_cache_check(s, plan->files[i], &files[i]) != 0) {
-			r = serve_error(s, "file", "file %s is not in the cache "
-			    "of %s (or does not match its hash)",
-			    plan->files[i], s->workdir);
-			goto out;
-		}
-		/* Only programs are kept open: a plan may have many files. */
-		if (!serve_is_exe(plan, plan->files[i]))
-			serve_files_close(&files[i], 1);
-	}
-	if (serve_mkdirs(s->rundir) == -1) {
-		r = serve_error(s, "workdir", "cannot create %s: %s",
-		    s->rundir, strerror(errno));
+	serve_plan_counters(s, plan);
+	r = serve_plan_steps(s, plan, files, &pr, &nsent, &ok, reason,
+	    sizeof reason);
+	if (r != 0)
 		goto out;
-	}
-	if (serve_plan_sha(plan, sha) != 0 ||
-	    serve_journal_open(s, plan, sha, &pr, reason, sizeof reason) != 0) {
-		r = serve_error(s, "journal", "%s", reason[0] ? reason :
-		    "cannot encode the plan");
-		goto out;
-	}
-	/*
-	 * Pinning: a bad CPU list is an error; an OS without affinity
-	 * (macOS) runs unpinned and says so.
-	 */
-	s->pin = plan->pin[0] != '\0' ? plan->pin : NULL;
-	if (s->pin != NULL) {
-		struct proto_facts	f;
-		char			why[256], note[300];
-
-		if (facts_pin(s->pin, why, sizeof why) == 0)
-			facts_pin(NULL, why, sizeof why);
-		else {
-			memset(&f, 0, sizeof f);
-			facts_collect(&f);
-			if (strcmp(f.os, "linux") == 0) {
-				r = serve_error(s, "pin", "pin = %s: %s",
-				    s->pin, why);
-				goto out;
-			}
-			snprintf(note, sizeof note, "pinning not applied: %s",
-			    why);
-			log_info("%s", note);
-			serve_status(s, "note", facts_load1(), 0, 0, note);
-			s->pin = NULL;
-		}
-	}
-	s->counters = NULL;
-	if (plan->counters[0] != '\0') {
-		struct facts_counters	probe;
-		char			why[256], note[300];
-		int			n, k;
-
-		n = facts_counters_open(&probe, plan->counters, why,
-		    sizeof why);
-		s->ctrlist[0] = '\0';
-		for (k = 0; k < n; k++)
-			snprintf(s->ctrlist + strlen(s->ctrlist),
-			    sizeof s->ctrlist - strlen(s->ctrlist), "%s%s",
-			    k ? "," : "", probe.name[k]);
-		facts_counters_close(&probe, NULL);
-		if (n > 0)
-			s->counters = s->ctrlist;
-		if (n < 0 || why[0] != '\0') {
-			snprintf(note, sizeof note, "counters not measured: %s",
-			    why);
-			log_info("%s", note);
-			serve_status(s, "note", facts_load1(), 0, 0, note);
-		}
-	}
-
-	memset(&msg, 0, sizeof msg);
-	msg.type = PROTO_SAMPLE;
-	smp = &msg.u.sample;
-	for (i = 0; i < plan->nsteps && ok; i++) {
-		if (serve_step_done(plan, &pr, i))
-			continue;
-		if ((r = serve_poll_between(s)) != 0)
-			goto out;
-		r = serve_wait_quiet(s, plan, reason, sizeof reason);
-		if (r == 1) {
-			ok = 0;
-			r = 0;
-			break;
-		}
-		if (r != 0)
-			goto out;
-		/* An attempt started but never ended died with its agent. */
-		attempt = (pr.started[i] > pr.ended[i] ? pr.started[i] :
-		    pr.ended[i]) + 1;
-		for (;; attempt++) {
-			rec[0] = (unsigned char)(i >> 24);
-			rec[1] = (unsigned char)(i >> 16);
-			rec[2] = (unsigned char)(i >> 8);
-			rec[3] = (unsigned char)i;
-			rec[4] = (unsigned char)(attempt >> 24);
-			rec[5] = (unsigned char)(attempt >> 16);
-			rec[6] = (unsigned char)(attempt >> 8);
-			rec[7] = (unsigned char)attempt;
-			if ((r = serve_settle(s)) != 0)
-				goto out;
-			if (serve_journal_put(s, 'S', rec, sizeof rec) != 0) {
-				log_warn("journal");
-				r = -1;
-				goto out;
-			}
-			if ((r = serve_run_one(s, plan, files, i, attempt,
-			    smp)) != 0)
-				goto out;
-			smp->seq = s->seq++;
-			if (serve_record(s, &msg) != 0) {
-				r = -1;
-				goto out;
-			}
-			s->sent = smp->seq;
-			nsent++;
-			if (smp->status != PROTO_ST_SIGNAL ||
-			    attempt > plan->retries)
-				break;
-			log_info("step %u killed by signal %d: attempt %u",
-			    i, smp->signal, attempt + 1);
-		}
-	}
 	s->plan_done = 1;
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_DONE;
@@ -1459,8 +974,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	snprintf(msg.u.done.reason, sizeof msg.u.done.reason, "%s", reason);
 	r = serve_send(s, &msg);
 out:
-	serve_progress_free(&pr);
-	serve_files_close(files, plan->nfiles);
+	journal_progress_free(&pr);
+	cache_files_close(files, plan->nfiles);
 	free(files);
 	return (r);
 }
@@ -1505,26 +1020,19 @@ serve_hello(struct serve *s, const struct proto_hello *h)
 	return (serve_send(s, &msg));
 }
 
-int
-serve_main(const struct serve_opts *opts)
+/*
+ * Sets up the stop pipe that SIGTERM and SIGINT close, and ignores the
+ * SIGHUP and SIGPIPE of a dropped SSH session: a run carries on detached.
+ * Returns 0 or -1.
+ */
+static int
+serve_signals(void)
 {
-	struct serve		 s;
-	struct proto_msg	 msg;
-	uint8_t			 key[PROTO_KEY_LEN];
-	struct sigaction	 sa;
-	char			 endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
-	char			 path[PATH_MAX];
-	int			 r, greeted = 0, code = 3;
+	struct sigaction	sa;
 
-	memset(&s, 0, sizeof s);
-	s.opts = opts;
-	s.chan.sock = -1;
-	s.lockfd = -1;
-	s.sent = s.acked = -1;
-	s.journal = -1;
 	if (pipe(serve_stop_pipe) == -1) {
 		log_warn("pipe");
-		return (3);
+		return (-1);
 	}
 	fcntl(serve_stop_pipe[0], F_SETFD, FD_CLOEXEC);
 	fcntl(serve_stop_pipe[1], F_SETFD, FD_CLOEXEC);
@@ -1532,41 +1040,64 @@ serve_main(const struct serve_opts *opts)
 	sa.sa_handler = serve_sigterm;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	/* A dropped SSH session must not end a run: carry on detached. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
-	if (exec_init() != 0) {
-		log_warn("exec_init");
-		return (3);
+	return (0);
+}
+
+/*
+ * Makes the workdir and its cache, both ours alone, and brings orch-null
+ * into the cache. Returns 0, or -1 (logged).
+ */
+static int
+serve_workdir(struct serve *s)
+{
+	char	path[PATH_MAX], err[CHAN_ERR_LEN];
+
+	if (workdir_mkdirs(s->opts->workdir) == -1 ||
+	    realpath(s->opts->workdir, s->workdir) == NULL) {
+		log_warn("workdir %s", s->opts->workdir);
+		return (-1);
 	}
-	if (serve_mkdirs(opts->workdir) == -1 ||
-	    realpath(opts->workdir, s.workdir) == NULL) {
-		log_warn("workdir %s", opts->workdir);
-		return (3);
-	}
-	if (serve_dir_check(s.workdir, err, sizeof err) != 0) {
+	if (workdir_check(s->workdir, err, sizeof err) != 0) {
 		log_warnx("workdir %s", err);
-		return (3);
+		return (-1);
 	}
-	if (snprintf(path, sizeof path, "%s/cache", s.workdir) >=
-	    (int)sizeof path || serve_mkdirs(path) == -1) {
-		log_warn("workdir %s/cache", s.workdir);
-		return (3);
+	if (snprintf(path, sizeof path, "%s/cache", s->workdir) >=
+	    (int)sizeof path || workdir_mkdirs(path) == -1) {
+		log_warn("workdir %s/cache", s->workdir);
+		return (-1);
 	}
-	if (serve_dir_check(path, err, sizeof err) != 0) {
+	if (workdir_check(path, err, sizeof err) != 0) {
 		log_warnx("cache %s", err);
-		return (3);
+		return (-1);
 	}
-	serve_install_null(&s);
-	if (serve_read_key(&s, key) != 0)
-		return (3);
-	snprintf(s.rundir, sizeof s.rundir, "%s/runs/%s", s.workdir, s.run_id);
-	r = chan_open(&s.chan, key, s.run_id, 1, err, sizeof err);
+	cache_init(&s->cache, s->workdir);
+	serve_install_null(s);
+	return (0);
+}
+
+/*
+ * Reads the key, opens the sealed channel and binds it, then prints the
+ * endpoint line the coordinator waits for. Returns 0, or -1 (logged).
+ */
+static int
+serve_listen(struct serve *s)
+{
+	uint8_t	key[PROTO_KEY_LEN];
+	char	endpoint[PATH_MAX + 16], err[CHAN_ERR_LEN];
+	int	r;
+
+	if (serve_read_key(s, key) != 0)
+		return (-1);
+	snprintf(s->rundir, sizeof s->rundir, "%s/runs/%s", s->workdir,
+	    s->run_id);
+	r = chan_open(&s->chan, key, s->run_id, 1, err, sizeof err);
 	OPENSSL_cleanse(key, sizeof key);
 	if (r != 0) {
 		log_warnx("%s", err);
-		return (3);
+		return (-1);
 	}
 	/*
 	 * A PAIR socket serves the first peer that connects. On TCP that can
@@ -1574,102 +1105,144 @@ serve_main(const struct serve_opts *opts)
 	 * coordinator; a Unix socket inside the 0700 workdir admits only our
 	 * own user, which the coordinator reaches over SSH (direct-streamlocal).
 	 */
-	if (opts->bind == NULL) {
-		serve_sweep_sockets(s.workdir);
-		if (serve_sockpath(&s, err, sizeof err) != 0 ||
-		    chan_bind_ipc(&s.chan, s.sockpath, endpoint,
+	if (s->opts->bind == NULL) {
+		serve_sweep_sockets(s->workdir);
+		if (serve_sockpath(s, err, sizeof err) != 0 ||
+		    chan_bind_ipc(&s->chan, s->sockpath, endpoint,
 		    sizeof endpoint, err, sizeof err) != 0) {
 			log_warnx("%s", err);
-			goto out;
+			return (-1);
 		}
-	} else if (chan_bind_random(&s.chan, opts->bind, endpoint,
+	} else if (chan_bind_random(&s->chan, s->opts->bind, endpoint,
 	    sizeof endpoint, err, sizeof err) != 0) {
 		log_warnx("%s", err);
-		goto out;
+		return (-1);
 	}
 	printf("ORCH-AGENT %d %s %s\n", PROTO_VERSION, endpoint, ORCH_VERSION);
 	fflush(stdout);
-	log_debug("run %s: listening on %s, workdir %s", s.run_id, endpoint,
-	    s.workdir);
+	log_debug("run %s: listening on %s, workdir %s", s->run_id, endpoint,
+	    s->workdir);
+	return (0);
+}
+
+/* Answers one message of the coordinator's. Returns 0, SERVE_STOP or -1. */
+static int
+serve_dispatch(struct serve *s, struct proto_msg *msg)
+{
+	switch (msg->type) {
+	case PROTO_HELLO:
+		return (serve_hello(s, &msg->u.hello));
+	case PROTO_QUERY:
+		return (serve_query(s, &msg->u.hashes));
+	case PROTO_PLAN:
+		s->linger_ms = msg->u.plan.linger_ms;
+		return (serve_plan(s, &msg->u.plan));
+	case PROTO_BYE:
+		s->bye = 1;
+		return (0);
+	case PROTO_ACK:
+		if ((int64_t)msg->u.ack.seq > s->acked)
+			s->acked = msg->u.ack.seq;
+		return (0);
+	default:
+		return (serve_error(s, "protocol", "unexpected %s",
+		    proto_type_name(msg->type)));
+	}
+}
+
+/*
+ * Once no coordinator listens: a finished run holds the lock for a
+ * resume, lingering, then goes. Returns the exit code.
+ */
+static int
+serve_detached(struct serve *s)
+{
+	struct proto_msg	msg;
+
+	if (!s->plan_done) {
+		log_info("no plan to carry on: exiting");
+		return (3);
+	}
+	log_info("run %s complete, uncollected: lingering %u s", s->run_id,
+	    s->linger_ms / 1000);
+	if (serve_wait(s, &msg, (int)s->linger_ms) == 0)
+		proto_msg_free(&msg);
+	return (0);
+}
+
+/*
+ * Serves the coordinator, message by message, until BYE, a stop, an error
+ * or the end of lingering once it is gone. Returns the exit code.
+ */
+static int
+serve_loop(struct serve *s)
+{
+	struct proto_msg	msg;
+	int			r, greeted = 0, timeout;
 
 	for (;;) {
-		if (s.detached && !s.plan_done) {
-			log_info("no plan to carry on: exiting");
-			goto out;
-		}
-		if (s.detached) {
-			/* Hold the lock for a resume, then go. */
-			log_info("run %s complete, uncollected: lingering %u s",
-			    s.run_id, s.linger_ms / 1000);
-			r = serve_wait(&s, &msg, (int)s.linger_ms);
-			if (r == 0)
-				proto_msg_free(&msg);
-			code = 0;
-			goto out;
-		}
-		r = serve_wait(&s, &msg, greeted ? SERVE_IDLE_TIMEOUT :
-		    opts->hello_timeout_ms);
+		if (s->detached)
+			return (serve_detached(s));
+		timeout = greeted ? SERVE_IDLE_TIMEOUT :
+		    s->opts->hello_timeout_ms;
+		r = serve_wait(s, &msg, timeout);
 		if (r == SERVE_GONE)
 			continue;
 		if (r == SERVE_STOP) {
 			log_info("stopped");
-			code = 0;
-			goto out;
+			return (0);
 		}
 		if (r == CHAN_TIMEOUT) {
-			if (s.chan.peer_version != 0)
+			if (s->chan.peer_version != 0)
 				log_warnx("the coordinator speaks protocol %d, "
-				    "this agent %d", s.chan.peer_version,
+				    "this agent %d", s->chan.peer_version,
 				    PROTO_VERSION);
 			else
 				log_warnx("no message from the coordinator "
-				    "within %d ms", greeted ? SERVE_IDLE_TIMEOUT :
-				    opts->hello_timeout_ms);
-			goto out;
+				    "within %d ms", timeout);
+			return (3);
 		}
 		if (r != 0)
-			goto out;
+			return (3);
 		if (!greeted && msg.type != PROTO_HELLO) {
-			serve_error(&s, "protocol", "expected hello, got %s",
+			serve_error(s, "protocol", "expected hello, got %s",
 			    proto_type_name(msg.type));
 			proto_msg_free(&msg);
-			goto out;
+			return (3);
 		}
-		switch (msg.type) {
-		case PROTO_HELLO:
-			r = serve_hello(&s, &msg.u.hello);
+		if (msg.type == PROTO_HELLO)
 			greeted = 1;
-			break;
-		case PROTO_QUERY:
-			r = serve_query(&s, &msg.u.hashes);
-			break;
-		case PROTO_PLAN:
-			s.linger_ms = msg.u.plan.linger_ms;
-			r = serve_plan(&s, &msg.u.plan);
-			break;
-		case PROTO_BYE:
-			s.bye = 1;
-			r = 0;
-			break;
-		case PROTO_ACK:
-			if ((int64_t)msg.u.ack.seq > s.acked)
-				s.acked = msg.u.ack.seq;
-			r = 0;
-			break;
-		default:
-			r = serve_error(&s, "protocol", "unexpected %s",
-			    proto_type_name(msg.type));
-			break;
-		}
+		r = serve_dispatch(s, &msg);
 		proto_msg_free(&msg);
-		if (r == SERVE_STOP || s.bye) {
-			code = 0;
-			goto out;
-		}
+		if (r == SERVE_STOP || s->bye)
+			return (0);
 		if (r != 0)
-			goto out;
+			return (3);
 	}
-out:
+}
+
+int
+serve_main(const struct serve_opts *opts)
+{
+	struct serve	s;
+	int		code = 3;
+
+	memset(&s, 0, sizeof s);
+	s.opts = opts;
+	s.chan.sock = -1;
+	s.lockfd = -1;
+	s.sent = s.acked = -1;
+	s.journal = -1;
+	if (serve_signals() != 0)
+		return (3);
+	if (exec_init() != 0) {
+		log_warn("exec_init");
+		return (3);
+	}
+	if (serve_workdir(&s) != 0)
+		return (3);
+	if (serve_listen(&s) == 0)
+		code = serve_loop(&s);
 	if (s.journal != -1)
 		close(s.journal);
 	if (s.lockfd != -1)
@@ -1682,70 +1255,16 @@ out:
 	return (code);
 }
 
-/*
- * Reads who holds WORKDIR/run.lock into held. Returns 1 when an agent
- * holds it, 0 when nobody does, -1 on error.
- */
-static int
-serve_lock_holder(const char *workdir, char *held, size_t len)
-{
-	char	path[PATH_MAX];
-	ssize_t	n;
-	int	fd, r;
-
-	held[0] = '\0';
-	snprintf(path, sizeof path, "%s/run.lock", workdir);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (errno == ENOENT ? 0 : -1);
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-		r = 0;
-	else {
-		n = pread(fd, held, len - 1, 0);
-		held[n > 0 ? n : 0] = '\0';
-		held[strcspn(held, "\n")] = '\0';
-		r = 1;
-	}
-	close(fd);
-	return (r);
-}
-
-/* Counts the samples in a run's journal; -1 when there is none. */
-static long
-serve_journal_count(const char *workdir, const char *run_id)
-{
-	unsigned char	hdr[5];
-	char		path[PATH_MAX];
-	uint32_t	len;
-	off_t		off = 0;
-	long		n = 0;
-	int		fd;
-
-	snprintf(path, sizeof path, "%s/runs/%s/journal", workdir, run_id);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	while (pread(fd, hdr, sizeof hdr, off) == (ssize_t)sizeof hdr) {
-		len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
-		    (uint32_t)hdr[3] << 8 | hdr[4];
-		if (hdr[0] == 'R')
-			n++;
-		off += 5 + (off_t)len;
-	}
-	close(fd);
-	return (n);
-}
-
 int
 serve_ctl(const char *workdir, const char *run_id, int stop)
 {
-	char	held[512], prefix[128];
+	char	held[512];
 	long	pid, n;
 	int	r, i;
 
-	r = serve_lock_holder(workdir, held, sizeof held);
-	n = serve_journal_count(workdir, run_id);
-	snprintf(prefix, sizeof prefix, "run %s, agent pid ", run_id);
-	if (r == 1 && strncmp(held, prefix, strlen(prefix)) == 0) {
-		pid = strtol(held + strlen(prefix), NULL, 10);
+	r = workdir_lock_holder(workdir, held, sizeof held);
+	n = journal_count(workdir, run_id);
+	if (r == 1 && workdir_holder_of(held, run_id, &pid)) {
 		if (!stop) {
 			printf("running pid %ld journal %ld (%s)\n", pid, n,
 			    held);
@@ -1757,14 +1276,14 @@ serve_ctl(const char *workdir, const char *run_id, int stop)
 			    strerror(errno));
 			return (1);
 		}
-		for (i = 0; i < SERVE_TAKEOVER_WAIT / 50; i++) {
-			if (serve_lock_holder(workdir, held, sizeof held) != 1)
+		for (i = 0; i < WORKDIR_LOCK_WAIT / 50; i++) {
+			if (workdir_lock_holder(workdir, held, sizeof held) != 1)
 				break;
 			usleep(50 * 1000);
 		}
-		if (i == SERVE_TAKEOVER_WAIT / 50) {
+		if (i == WORKDIR_LOCK_WAIT / 50) {
 			printf("error: pid %ld did not stop within %d s\n", pid,
-			    SERVE_TAKEOVER_WAIT / 1000);
+			    WORKDIR_LOCK_WAIT / 1000);
 			return (1);
 		}
 		printf("stopped pid %ld journal %ld\n", pid, n);

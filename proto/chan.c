@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nanomsg/nn.h>
 #include <nanomsg/pair.h>
@@ -14,20 +13,11 @@
 
 #include "proto/chan.h"
 #include "proto/log.h"
+#include "proto/util.h"
 
 #define CHAN_BIND_TRIES	64
 #define CHAN_PORT_LOW	20000
 #define CHAN_PORT_SPAN	40000
-
-/* Returns milliseconds of CLOCK_MONOTONIC. */
-static int64_t
-chan_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
 
 int
 chan_open(struct chan *c, const uint8_t key[PROTO_KEY_LEN], const char *run_id,
@@ -170,14 +160,14 @@ int
 chan_recv(struct chan *c, struct proto_msg *msg, int timeout_ms, char *err,
     size_t errlen)
 {
-	int64_t	 deadline = chan_now_ms() + timeout_ms;
+	int64_t	 deadline = util_now_ms() + timeout_ms;
 	void	*buf = NULL;
 	uint8_t	*pt = NULL;
 	size_t	 ptlen;
 	int	 n, e, left, flags;
 
 	for (;;) {
-		left = (int)(deadline - chan_now_ms());
+		left = (int)(deadline - util_now_ms());
 		if (left < 0)
 			left = 0;
 		flags = left == 0 ? NN_DONTWAIT : 0;

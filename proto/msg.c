@@ -13,6 +13,7 @@
 
 #include <msgpack.h>
 
+#include "proto/be.h"
 #include "proto/hash.h"
 #include "proto/ident.h"
 #include "proto/proto.h"
@@ -229,18 +230,6 @@ msg_type_find(uint64_t type)
 
 /* ---- decoding ----------------------------------------------------------- */
 
-/* Reads an n-byte big-endian unsigned integer. */
-static uint64_t
-msg_be(const uint8_t *p, size_t n)
-{
-	uint64_t	v = 0;
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		v = (v << 8) | p[i];
-	return (v);
-}
-
 /*
  * Walks the msgpack object at buf[0..len) without building it. msgpack-c
  * trusts container counts and allocates for them as soon as it reads a
@@ -317,7 +306,7 @@ proto_scan(const uint8_t *buf, size_t len, size_t maxdepth, size_t *used)
 		if (lb > 0) {
 			if (len - off < lb)
 				return (1);
-			v = msg_be(buf + off, lb);
+			v = be_get(buf + off, lb);
 			off += lb;
 			if (map == 1)
 				count = 2 * v;

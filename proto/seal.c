@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "proto/be.h"
 #include "proto/ident.h"
 #include "proto/seal.h"
 
@@ -22,37 +23,13 @@
 #define SEAL_OFF_SEQ	20
 #define SEAL_OFF_RSVD	28
 
-/* Writes v big-endian into 8 bytes at p. */
-static void
-seal_put64(uint8_t *p, uint64_t v)
-{
-	int	i;
-
-	for (i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)(v & 0xff);
-		v >>= 8;
-	}
-}
-
-/* Reads 8 big-endian bytes at p. */
-static uint64_t
-seal_get64(const uint8_t *p)
-{
-	uint64_t	v = 0;
-	int		i;
-
-	for (i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return (v);
-}
-
 /* Builds the nonce of a frame: 3 zero bytes, the direction, the sequence. */
 static void
 seal_nonce(uint8_t nonce[SEAL_NONCE_LEN], uint8_t dir, uint64_t seq)
 {
 	memset(nonce, 0, 3);
 	nonce[3] = dir;
-	seal_put64(nonce + 4, seq);
+	be64_put(nonce + 4, seq);
 }
 
 /* Computes the run tag; returns 0 or PROTO_ERR_CRYPTO. */
@@ -165,7 +142,7 @@ seal_frame(struct seal *s, const uint8_t *pt, size_t ptlen, uint8_t **out,
 	buf[SEAL_OFF_VER] = PROTO_VERSION;
 	buf[SEAL_OFF_DIR] = s->send_dir;
 	memcpy(buf + SEAL_OFF_TAG, s->runtag, PROTO_RUNTAG_LEN);
-	seal_put64(buf + SEAL_OFF_SEQ, seq);
+	be64_put(buf + SEAL_OFF_SEQ, seq);
 	buf[SEAL_OFF_RSVD] = 0;
 	buf[SEAL_OFF_RSVD + 1] = 0;
 	seal_nonce(nonce, s->send_dir, seq);
@@ -243,7 +220,7 @@ seal_open(struct seal *s, const uint8_t *frame, size_t len, uint8_t **pt,
 		r = PROTO_ERR_RUN;
 		goto out;
 	}
-	seq = seal_get64(frame + SEAL_OFF_SEQ);
+	seq = be64_get(frame + SEAL_OFF_SEQ);
 	if (seq <= s->recv_seq) {
 		r = PROTO_ERR_REPLAY;
 		goto out;

@@ -1,0 +1,72 @@
+/*
+ * The journal, WORKDIR/runs/ID/journal: what this host did for a run,
+ * written and flushed before it is sent, so a lost coordinator loses
+ * nothing and a resumed run goes on where its lost agent stopped.
+ */
+#ifndef AGENT_JOURNAL_H
+#define AGENT_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/proc.h"
+#include "proto/proto.h"
+
+/* What a journal read back says of a plan's steps. */
+struct journal_progress {
+	uint32_t	*started;	/* per step: last attempt started */
+	uint32_t	*pid;		/* per step: its benchmark's pid */
+	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
+	uint32_t	*ended;		/* per step: last attempt ended */
+	uint8_t		*status;	/* per step: status of that attempt */
+	uint32_t	 nsamples;
+	int64_t		 last_seq;	/* -1: none */
+	int		 resumed;	/* the journal held records already */
+};
+
+/* Called for each journaled sample the coordinator does not have. */
+typedef void	(*journal_resend_cb)(const struct proto_msg *, void *);
+
+/*
+ * Opens RUNDIR/journal for plan: a new one, or the one a lost agent of
+ * run_id left, whose records fill pr (free with journal_progress_free,
+ * also on failure). A record cut short by a crash is dropped. Calls resend
+ * for each sample with seq > plan->resume_seq. Returns the journal's fd,
+ * open for appending, or -1 with a reason in why.
+ */
+int	journal_open(const char *rundir, const char *run_id,
+	    const struct proto_plan *plan, struct journal_progress *pr,
+	    journal_resend_cb resend, void *arg, char *why, size_t len);
+
+/* Frees what journal_open allocated in pr. */
+void	journal_progress_free(struct journal_progress *pr);
+
+/* Returns 1 when step i of plan needs no further attempt. */
+int	journal_step_done(const struct proto_plan *plan,
+	    const struct journal_progress *pr, uint32_t i);
+
+/*
+ * Journals that an attempt started, without flushing it: lost, its attempt
+ * simply never happened. Returns 0 or -1 (errno).
+ */
+int	journal_started(int fd, uint32_t step, uint32_t attempt);
+
+/*
+ * Journals the pid of an attempt's benchmark, just started, and ident,
+ * what identifies that process ("" when unknown), without flushing it.
+ * Returns 0 or -1 (errno).
+ */
+int	journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
+	    const char *ident);
+
+/*
+ * Journals a SAMPLE message and flushes it to disk: it must be there
+ * before it is sent. Returns 0 or -1 (errno; EINVAL when msg does not
+ * encode).
+ */
+int	journal_result(int fd, const struct proto_msg *msg);
+
+/* Counts the samples in run_id's journal; -1 when there is none. */
+long	journal_count(const char *workdir, const char *run_id);
+
+#endif

@@ -1,0 +1,45 @@
+/* Small helpers both programs share: time and whole writes. */
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/util.h"
+
+int64_t
+util_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+int
+util_write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	struct pollfd	 pfd;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			pfd.revents = 0;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return (-1);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}

@@ -1,0 +1,18 @@
+/* Small helpers both programs share: time and whole writes. */
+#ifndef PROTO_UTIL_H
+#define PROTO_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns milliseconds of CLOCK_MONOTONIC. */
+int64_t	util_now_ms(void);
+
+/*
+ * Writes all len bytes of buf to fd, again after a short write or EINTR
+ * and, on a non-blocking fd, once poll() finds room after EAGAIN. Returns
+ * 0, or -1 with errno set.
+ */
+int	util_write_all(int fd, const void *buf, size_t len);
+
+#endif
