@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/analysis.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 #include "proto/xmalloc.h"
 
@@ -294,7 +296,7 @@ html_matrix_cell(FILE *f, const struct rep_cmp *c)
 	html_badge(f, c->verdict, c->ratio);
 	fputs("<br>", f);
 	if (c->verdict == VERDICT_INVALID) {
-		report_short_reason(c->reason, reason, sizeof reason);
+		report_text_reason(c->reason, reason, sizeof reason);
 		fputs("<span class=\"why\">", f);
 		html_esc(f, reason);
 		fputs("</span>", f);
@@ -596,7 +598,7 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 		fputs("</text>", f);
 		if (!isfinite(r) || vd == VERDICT_INVALID) {
 			if (c != NULL)
-				report_short_reason(c->reason, reason,
+				report_text_reason(c->reason, reason,
 				    sizeof reason);
 			else
 				snprintf(reason, sizeof reason, "no valid "
@@ -741,7 +743,7 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		for (n = 0, r = bi * per + 1; r <= (bi + 1) * per &&
 		    r <= ds->rounds; r++) {
 			if (good[r] != NULL &&
-			    report_value(a, host, good[r], mn, &v[n]) == 0)
+			    analysis_value(a, host, good[r], mn, &v[n]) == 0)
 				n++;
 		}
 		med[bi] = NAN;
@@ -822,7 +824,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (s->warmup)
 			warm = 1;
 		if (s->warmup || s->status != 0 ||
-		    report_value(a, host, s, mn, &v) != 0)
+		    analysis_value(a, host, s, mn, &v) != 0)
 			continue;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
@@ -934,7 +936,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		first = 1;
 		for (np = 1; per == 1 && np <= ds->rounds; np++) {
 			s = good[np];
-			if (s == NULL || report_value(a, host, s, mn, &v) != 0)
+			if (s == NULL || analysis_value(a, host, s, mn, &v) != 0)
 				continue;
 			x = RP_L + ((double)(np - 1) + (double)warm +
 			    0.5) * slotw + off;
@@ -978,11 +980,11 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 				    proto_status_name(s->status));
 				continue;
 			}
-			if (report_value(a, host, s, mn, &v) != 0 ||
+			if (analysis_value(a, host, s, mn, &v) != 0 ||
 			    (!s->warmup && s->round <= ds->rounds &&
 			    s->attempt < last[s->round]))
 				continue;
-			report_fmt_value(mn, v, buf2, sizeof buf2);
+			report_text_value(mn, v, buf2, sizeof buf2);
 			y = RP_T + (hi - v) / (hi - lo) * ph;
 			/* A warmup off the scale: a triangle at the edge. */
 			clip = 0;
@@ -1135,7 +1137,7 @@ html_measure(FILE *f, const struct analysis *a, size_t i)
 	fputs("<li><code>", f);
 	html_esc(f, a->ds->hosts[a->hosts[i].host].name);
 	fputs("</code>: ", f);
-	report_measure(f, a, i, html_esc, "<code>", "</code>");
+	report_text_measure(f, a, i, html_esc, "<code>", "</code>");
 	fputs("</li>\n", f);
 }
 
@@ -1244,11 +1246,11 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (res->host != host || res->bench != b)
 			continue;
 		mn = ds->benches[b].metrics[res->metric];
-		report_fmt_value(mn, res->sum.n ? res->sum.median : NAN, med,
+		report_text_value(mn, res->sum.n ? res->sum.median : NAN, med,
 		    sizeof med);
-		report_fmt_value(mn, res->sum.n ? res->sum.min : NAN, lo,
+		report_text_value(mn, res->sum.n ? res->sum.min : NAN, lo,
 		    sizeof lo);
-		report_fmt_value(mn, res->sum.n ? res->sum.max : NAN, hi,
+		report_text_value(mn, res->sum.n ? res->sum.max : NAN, hi,
 		    sizeof hi);
 		c = analysis_cmp(a, host, b, res->metric, res->variant);
 		fprintf(f, "<tr%s><td>", res->metric == 0 ?

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "coordinator/analysis.h"
 #include "coordinator/json.h"
 #include "coordinator/report.h"
 

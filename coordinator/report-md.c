@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coordinator/analysis.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 
 /* Escapes text for a table cell or a line: pipes, newlines and tags. */
@@ -122,7 +124,7 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	}
 	md_verdict(f, c);
 	if (c->verdict == VERDICT_INVALID) {
-		report_short_reason(c->reason, reason, sizeof reason);
+		report_text_reason(c->reason, reason, sizeof reason);
 		fputs("<br>", f);
 		md_text(f, reason);
 	} else {
@@ -358,7 +360,7 @@ static void
 md_measure(FILE *f, const struct analysis *a, size_t i)
 {
 	fprintf(f, "- `%s`: ", a->ds->hosts[a->hosts[i].host].name);
-	report_measure(f, a, i, md_text, "`", "`");
+	report_text_measure(f, a, i, md_text, "`", "`");
 	fputs("\n", f);
 }
 
@@ -418,11 +420,11 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			if (res->host != hostidx || res->bench != b)
 				continue;
 			const char *mn = ds->benches[b].metrics[res->metric];
-			report_fmt_value(mn, res->sum.n ? res->sum.median : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.median : NAN,
 			    med, sizeof med);
-			report_fmt_value(mn, res->sum.n ? res->sum.min : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.min : NAN,
 			    lo, sizeof lo);
-			report_fmt_value(mn, res->sum.n ? res->sum.max : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.max : NAN,
 			    hi, sizeof hi);
 			c = analysis_cmp(a, hostidx, b, res->metric,
 			    res->variant);

@@ -1,0 +1,107 @@
+/* Text that report.md and report.html share: values, reasons, measurement. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coordinator/report-text.h"
+
+void
+report_text_value(const char *metric, double v, char *buf, size_t len)
+{
+	size_t	n = strlen(metric);
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (n > 3 && strcmp(metric + n - 3, "_ns") == 0) {
+		if (v >= 1e9)
+			snprintf(buf, len, "%.3f s", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, len, "%.3f ms", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, len, "%.3f us", v / 1e3);
+		else
+			snprintf(buf, len, "%.0f ns", v);
+		return;
+	}
+	if (n > 3 && strcmp(metric + n - 3, "_kb") == 0) {
+		if (v >= 1024 * 1024)
+			snprintf(buf, len, "%.2f GiB", v / (1024 * 1024));
+		else if (v >= 1024)
+			snprintf(buf, len, "%.2f MiB", v / 1024);
+		else
+			snprintf(buf, len, "%.0f KiB", v);
+		return;
+	}
+	if ((v == floor(v) && fabs(v) < 1e15) || fabs(v) >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+
+/*
+ * Writes what a host's measurement saw — floor, first runs, load waits,
+ * notes, facts — with esc for text from the record and code_open and
+ * code_close around names (Markdown backticks or HTML <code>).
+ */
+void
+report_text_measure(FILE *f, const struct analysis *a, size_t i,
+    void (*esc)(FILE *, const char *), const char *code_open,
+    const char *code_close)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &ds->hosts[rh->host];
+	const struct hyg_first	*fr;
+	char			 b1[64], b2[64];
+	size_t			 k, n;
+
+	if (rh->hyg.floor.n > 0) {
+		report_text_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
+		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
+		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
+		    ", not subtracted");
+	} else
+		fputs("harness floor not measured", f);
+	for (k = 0; k < rh->hyg.nfirst; k++) {
+		fr = &rh->hyg.first[k];
+		report_text_value("wall_ns", fr->first_ns, b1, sizeof b1);
+		report_text_value("wall_ns", fr->median_ns, b2, sizeof b2);
+		fputs("; first run of ", f);
+		esc(f, ds->variants[fr->variant]);
+		fprintf(f, "'s freshly pushed file %s (%s", b1, code_open);
+		esc(f, ds->benches[fr->bench].name);
+		fprintf(f, "%s, seq %u) vs %s median measured", code_close,
+		    fr->seq, b2);
+	}
+	if (rh->hyg.nwaits > 0)
+		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
+		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
+		    (double)rh->hyg.waited_ms / 1000);
+	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
+		if (ds->notes[k].host != rh->host ||
+		    strcmp(ds->notes[k].state, "waiting-load") == 0)
+			continue;
+		fputs(n++ ? "; " : "; agent notes: ", f);
+		esc(f, ds->notes[k].detail);
+	}
+	for (n = 0, k = 0; k < h->facts.nextra; k++) {
+		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
+			continue;
+		fputs(n++ ? ", " : "; facts: ", f);
+		esc(f, h->facts.extra[k].key);
+		fputc('=', f);
+		esc(f, h->facts.extra[k].value);
+	}
+}
+
+void
+report_text_reason(const char *reason, char *buf, size_t len)
+{
+	size_t	n = strcspn(reason, ":;");
+
+	snprintf(buf, len, "%.*s", (int)n, reason);
+}
