@@ -277,219 +277,378 @@ static void	rep_geos(struct analysis *);
 static void	rep_rows(struct analysis *);
 static void	rep_answers(struct analysis *);
 
-int
-analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
-{
-	struct analysis		*a;
-	struct rep_cell		*cells;
-	struct rep_result	*res;
-	struct rep_cmp		*cmp;
-	const struct ds_sample	*s, *rs;
-	double			*vals, *ratios, *logs, v, rv, *loads, *rr;
-	uint32_t		 R = ds->rounds, top;
-	size_t			 h, hi, b, m, vr, r, i, n, nl, nm, nv;
-	size_t			 R1 = (size_t)R + 1;
-	char			 reason[256], **settings;
-	int			 ck, *files;
+/*
+ * The scratch of analysis_build, sized once for the whole dataset and
+ * reused for every (host, bench, metric, variant).
+ */
+struct rep_work {
+	size_t		 nvariants;
+	size_t		 rounds1;	/* rounds + 1: a round indexes as is */
+	char		**settings;	/* per variant (rep_settings), or NULL */
+	int		*files;		/* per variant: REP_FILES_* */
+	struct rep_cell	*cells;		/* [variant * rounds1 + round] */
+	double		*vals;		/* [rounds1]: one result's values */
+	double		*ratios;	/* [rounds1]: one comparison's pairs */
+	double		*logs;		/* [rounds1]: their logarithms */
+	double		*rr;		/* [rounds1]: ratio by round, NAN none */
+	double		*loads;		/* [nsamples]: one host's load1 */
+	uint32_t	 top;		/* highest round of (host, bench) */
+	int		 ck;		/* the checksums of (host, bench) agree */
+	char		 reason[256];	/* why they do not */
+};
 
-	(void)cause;
-	/*
-	 * Every (host, bench, metric, variant) has a result, and each but
-	 * the reference's a comparison: sized once, found by index.
-	 */
-	for (nm = 0, b = 0; b < ds->nbenches; b++)
-		nm += ds->benches[b].nmetrics;
-	nv = ds->nvariants;
+/* Frees the scratch of analysis_build. */
+static void
+rep_work_free(struct rep_work *w)
+{
+	size_t	v;
+
+	if (w->settings != NULL) {
+		for (v = 0; v < w->nvariants; v++)
+			free(w->settings[v]);
+		free(w->settings);
+	}
+	free(w->files);
+	free(w->cells);
+	free(w->vals);
+	free(w->ratios);
+	free(w->logs);
+	free(w->rr);
+	free(w->loads);
+}
+
+/* Allocates the scratch of analysis_build for ds. Returns 0 or -1. */
+static int
+rep_work_new(struct rep_work *w, const struct dataset *ds)
+{
+	size_t	r;
+
+	memset(w, 0, sizeof *w);
+	w->nvariants = ds->nvariants;
+	w->rounds1 = (size_t)ds->rounds + 1;
+	w->settings = rep_settings(ds);
+	w->files = calloc(ds->nvariants + 1, sizeof *w->files);
+	w->cells = calloc(ds->nvariants * w->rounds1 + 1, sizeof *w->cells);
+	w->vals = calloc(w->rounds1, sizeof *w->vals);
+	w->ratios = calloc(w->rounds1, sizeof *w->ratios);
+	w->logs = calloc(w->rounds1, sizeof *w->logs);
+	w->rr = calloc(w->rounds1, sizeof *w->rr);
+	w->loads = calloc(ds->nsamples + 1, sizeof *w->loads);
+	if (w->files == NULL || w->cells == NULL || w->vals == NULL ||
+	    w->ratios == NULL || w->logs == NULL || w->rr == NULL ||
+	    w->loads == NULL)
+		return (-1);
+	for (r = 0; r < ds->rounds; r++)
+		w->rr[r] = NAN;
+	return (0);
+}
+
+/*
+ * Counts the primary metrics of ds into *nm and checks that the results
+ * and comparisons of every (host, bench, metric, variant) can be sized.
+ * Returns 0, or -1 with *cause set.
+ */
+static int
+rep_check_size(const struct dataset *ds, size_t *nm, char **cause)
+{
+	size_t	b, nv = ds->nvariants, R1 = (size_t)ds->rounds + 1;
+
+	for (*nm = 0, b = 0; b < ds->nbenches; b++)
+		*nm += ds->benches[b].nmetrics;
 	if (nv == 0 || ds->ref >= nv || R1 > SIZE_MAX / (nv + 1) ||
-	    (ds->nhosts > 0 && nm > SIZE_MAX / 2 / ds->nhosts / nv)) {
+	    (ds->nhosts > 0 && *nm > SIZE_MAX / 2 / ds->nhosts / nv)) {
 		xasprintf(cause, "analysis: record too large");
 		return (-1);
 	}
-	a = xcalloc(1, sizeof *a);
-	a->ds = ds;
+	return (0);
+}
+
+/*
+ * Allocates a's hosts (sorted), sample index, results and comparisons:
+ * every (host, bench, metric, variant) has a result, and each but the
+ * reference's a comparison, sized once and found by index. Returns 0 or -1.
+ */
+static int
+rep_alloc(struct analysis *a, size_t nm)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 h, nv = ds->nvariants;
+	size_t			 nhb = ds->nhosts * ds->nbenches;
+
 	a->nhosts = ds->nhosts;
-	a->hosts = xcalloc(ds->nhosts + 1, sizeof *a->hosts);
+	if ((a->hosts = calloc(ds->nhosts + 1, sizeof *a->hosts)) == NULL)
+		return (-1);
 	for (h = 0; h < ds->nhosts; h++)
 		a->hosts[h].host = h;
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
 	rep_index(a);
-	a->results = xcalloc(ds->nhosts * nm * nv + 1, sizeof *a->results);
-	a->cmps = xcalloc(ds->nhosts * nm * (nv - 1) + 1, sizeof *a->cmps);
-	a->res_start = xcalloc(ds->nhosts * ds->nbenches + 1,
-	    sizeof *a->res_start);
-	a->cmp_start = xcalloc(ds->nhosts * ds->nbenches + 1,
-	    sizeof *a->cmp_start);
+	a->results = calloc(ds->nhosts * nm * nv + 1, sizeof *a->results);
+	a->cmps = calloc(ds->nhosts * nm * (nv - 1) + 1, sizeof *a->cmps);
+	a->res_start = calloc(nhb + 1, sizeof *a->res_start);
+	a->cmp_start = calloc(nhb + 1, sizeof *a->cmp_start);
+	if (a->results == NULL || a->cmps == NULL || a->res_start == NULL ||
+	    a->cmp_start == NULL)
+		return (-1);
+	return (0);
+}
 
-	settings = rep_settings(ds);
-	files = xcalloc(nv + 1, sizeof *files);
-	cells = xcalloc(nv * R1 + 1, sizeof *cells);
-	vals = xcalloc(R1, sizeof *vals);
-	ratios = xcalloc(R1, sizeof *ratios);
-	logs = xcalloc(R1, sizeof *logs);
-	rr = xcalloc(R1, sizeof *rr);
-	for (r = 0; r < R; r++)
-		rr[r] = NAN;
-	loads = xcalloc(ds->nsamples + 1, sizeof *loads);
-	for (hi = 0; hi < a->nhosts; hi++) {
-		struct rep_host	*rh = &a->hosts[hi];
+/* Counts host rh's measured samples and retries, and sums up its load. */
+static void
+rep_host_load(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	size_t			 i, nl = 0, h = rh->host;
 
-		h = rh->host;
-		if (ds->hosts[h].failed)
-			a->nfailed_hosts++;
-		nl = 0;
-		for (i = a->hb_start[h * ds->nbenches];
-		    i < a->hb_start[(h + 1) * ds->nbenches]; i++) {
-			s = &ds->samples[a->by_hb[i]];
-			if (s->warmup)
-				continue;
-			rh->samples++;
-			if (s->attempt > 1)
-				rh->retries++;
-			if (s->load1 >= 0)
-				loads[nl++] = s->load1;
-		}
-		if (nl > 0) {
-			stats_sort(loads, nl);
-			rh->load_med = stats_quantile(loads, nl, 0.5);
-			rh->load_max = loads[nl - 1];
-		}
-		rep_files(ds, h, settings, files);
-		if (hygiene_host(ds, h, &rh->hyg) != 0)
-			fatalx("out of memory");
-		/* The harness floor is not the program's: take it off wall_ns. */
-		if (ds->subtract_floor && rh->hyg.floor.n > 0)
-			rh->floor_sub = rh->hyg.floor.median;
-		for (b = 0; b < ds->nbenches; b++) {
-			top = rep_cells(a, h, b, cells, R, 0);
-			a->res_start[h * ds->nbenches + b] = a->nresults;
-			a->cmp_start[h * ds->nbenches + b] = a->ncmps;
-			for (vr = 0; vr < ds->nvariants; vr++) {
-				for (r = 1; r <= top; r++) {
-					s = cells[vr * (R + 1) + r].s;
-					if (s != NULL && s->status != 0) {
-						rh->failed++;
-						a->nfailed_samples++;
-					}
-				}
+	for (i = a->hb_start[h * ds->nbenches];
+	    i < a->hb_start[(h + 1) * ds->nbenches]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup)
+			continue;
+		rh->samples++;
+		if (s->attempt > 1)
+			rh->retries++;
+		if (s->load1 >= 0)
+			w->loads[nl++] = s->load1;
+	}
+	if (nl > 0) {
+		stats_sort(w->loads, nl);
+		rh->load_med = stats_quantile(w->loads, nl, 0.5);
+		rh->load_max = w->loads[nl - 1];
+	}
+}
+
+/* Counts the failed final attempts of (host rh, bench) in w->cells. */
+static void
+rep_failures(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct ds_sample	*s;
+	size_t			 vr, r;
+
+	for (vr = 0; vr < a->ds->nvariants; vr++) {
+		for (r = 1; r <= w->top; r++) {
+			s = w->cells[vr * w->rounds1 + r].s;
+			if (s != NULL && s->status != 0) {
+				rh->failed++;
+				a->nfailed_samples++;
 			}
-			ck = rep_checksums(a, h, b, reason, sizeof reason);
-			for (m = 0; m < ds->benches[b].nmetrics; m++) {
-				long key = dataset_metric(ds,
-				    ds->benches[b].metrics[m]);
-
-				for (vr = 0; vr < ds->nvariants; vr++) {
-					res = &a->results[a->nresults++];
-					memset(res, 0, sizeof *res);
-					res->host = h;
-					res->bench = b;
-					res->metric = m;
-					res->variant = vr;
-					n = 0;
-					for (r = 1; r <= top; r++) {
-						s = cells[vr * R1 + r].s;
-						if (s == NULL)
-							continue;
-						res->retried += s->attempt - 1;
-						if (s->status != 0) {
-							res->failed++;
-							continue;
-						}
-						if (rep_get(s, key,
-						    rh->floor_sub, &v) == 0)
-							vals[n++] = v;
-					}
-					if (stats_summarize(vals, n, &res->sum) != 0)
-						fatalx("out of memory");
-				}
-				for (vr = 0; vr < ds->nvariants; vr++) {
-					if (vr == ds->ref)
-						continue;
-					cmp = &a->cmps[a->ncmps++];
-					memset(cmp, 0, sizeof *cmp);
-					cmp->host = h;
-					cmp->bench = b;
-					cmp->metric = m;
-					cmp->variant = vr;
-					cmp->ratio = cmp->lo = cmp->hi = NAN;
-					cmp->p = NAN;
-					cmp->files = files[vr];
-					n = 0;
-					for (r = 1; r <= top; r++) {
-						s = cells[vr * R1 + r].s;
-						rs = cells[ds->ref * R1 + r].s;
-						if (s == NULL || rs == NULL ||
-						    s->status != 0 || rs->status != 0)
-							continue;
-						if (rep_get(s, key, rh->floor_sub,
-						    &v) != 0 ||
-						    rep_get(rs, key, rh->floor_sub,
-						    &rv) != 0 ||
-						    !(rv > 0) || !(v > 0))
-							continue;
-						ratios[n] = v / rv;
-						logs[n] = log(v / rv);
-						rr[r - 1] = v / rv;
-						n++;
-					}
-					cmp->npairs = n;
-					if (!ck) {
-						snprintf(cmp->reason,
-						    sizeof cmp->reason, "%s", reason);
-					} else if (n < STATS_MIN_PAIRS) {
-						snprintf(cmp->reason,
-						    sizeof cmp->reason, "%zu good "
-						    "pairs; at least %d are needed",
-						    n, STATS_MIN_PAIRS);
-					} else {
-						cmp->ratio = stats_median(ratios, n);
-						if (stats_boot_median(ratios, n,
-						    rep_seed(ds, h, b, m, vr), 0.95,
-						    &cmp->lo, &cmp->hi) != 0)
-							fatalx("out of memory");
-						cmp->p = stats_wilcoxon_p(logs, n);
-					}
-					cmp->verdict = stats_verdict(cmp->ratio,
-					    cmp->lo, cmp->hi, ds->min_effect,
-					    ds->benches[b].higher[m], n, ck);
-					if (cmp->verdict == VERDICT_INVALID) {
-						cmp->ratio = cmp->lo = cmp->hi = NAN;
-						cmp->p = NAN;
-					} else {
-						/* Only valid ones are used (rep_geos). */
-						cmp->rratio = xcalloc(R1,
-						    sizeof *cmp->rratio);
-						memcpy(cmp->rratio, rr,
-						    R1 * sizeof *rr);
-					}
-					for (r = 0; r < top; r++)
-						rr[r] = NAN;
-					if (m == 0 &&
-					    cmp->verdict == VERDICT_WORSE)
-						a->nworse++;
-				}
-			}
-			rep_cells(a, h, b, cells, R, 1);
 		}
 	}
-	free(cells);
-	free(rr);
-	free(vals);
-	free(ratios);
-	free(logs);
-	free(loads);
-	free(files);
-	if (settings != NULL) {
-		for (vr = 0; vr < ds->nvariants; vr++)
-			free(settings[vr]);
-		free(settings);
+}
+
+/*
+ * Appends the result of (host rh, bench b, metric m, variant vr): the
+ * summary of its good final attempts. Returns 0 or -1 (out of memory).
+ */
+static int
+rep_result(struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t m, long key, size_t vr, struct rep_work *w)
+{
+	struct rep_result	*res = &a->results[a->nresults++];
+	const struct ds_sample	*s;
+	double			 v;
+	size_t			 r, n = 0;
+
+	memset(res, 0, sizeof *res);
+	res->host = rh->host;
+	res->bench = b;
+	res->metric = m;
+	res->variant = vr;
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[vr * w->rounds1 + r].s;
+		if (s == NULL)
+			continue;
+		res->retried += s->attempt - 1;
+		if (s->status != 0) {
+			res->failed++;
+			continue;
+		}
+		if (rep_get(s, key, rh->floor_sub, &v) == 0)
+			w->vals[n++] = v;
+	}
+	return (stats_summarize(w->vals, n, &res->sum));
+}
+
+/*
+ * Fills w->ratios, w->logs and w->rr with the paired ratios of variant vr
+ * to the reference, round by round, for metric key. Returns their number.
+ */
+static size_t
+rep_pairs(const struct analysis *a, const struct rep_host *rh, long key,
+    size_t vr, struct rep_work *w)
+{
+	const struct ds_sample	*s, *rs;
+	double			 v, rv;
+	size_t			 r, n = 0;
+
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[vr * w->rounds1 + r].s;
+		rs = w->cells[a->ds->ref * w->rounds1 + r].s;
+		if (s == NULL || rs == NULL || s->status != 0 ||
+		    rs->status != 0)
+			continue;
+		if (rep_get(s, key, rh->floor_sub, &v) != 0 ||
+		    rep_get(rs, key, rh->floor_sub, &rv) != 0 ||
+		    !(rv > 0) || !(v > 0))
+			continue;
+		w->ratios[n] = v / rv;
+		w->logs[n] = log(v / rv);
+		w->rr[r - 1] = v / rv;
+		n++;
+	}
+	return (n);
+}
+
+/*
+ * Appends the comparison of variant vr to the reference for (host rh,
+ * bench b, metric m): paired ratios, their bootstrap interval, Wilcoxon's
+ * p and the verdict. Returns 0 or -1 (out of memory).
+ */
+static int
+rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t m, long key, size_t vr, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	struct rep_cmp		*cmp = &a->cmps[a->ncmps++];
+	size_t			 r, n;
+	int			 rc = 0;
+
+	memset(cmp, 0, sizeof *cmp);
+	cmp->host = rh->host;
+	cmp->bench = b;
+	cmp->metric = m;
+	cmp->variant = vr;
+	cmp->ratio = cmp->lo = cmp->hi = NAN;
+	cmp->p = NAN;
+	cmp->files = w->files[vr];
+	cmp->npairs = n = rep_pairs(a, rh, key, vr, w);
+	if (!w->ck) {
+		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->reason);
+	} else if (n < STATS_MIN_PAIRS) {
+		snprintf(cmp->reason, sizeof cmp->reason, "%zu good pairs; "
+		    "at least %d are needed", n, STATS_MIN_PAIRS);
+	} else {
+		cmp->ratio = stats_median(w->ratios, n);
+		if (stats_boot_median(w->ratios, n,
+		    rep_seed(ds, rh->host, b, m, vr), 0.95, &cmp->lo,
+		    &cmp->hi) != 0)
+			rc = -1;
+		cmp->p = stats_wilcoxon_p(w->logs, n);
+	}
+	cmp->verdict = stats_verdict(cmp->ratio, cmp->lo, cmp->hi,
+	    ds->min_effect, ds->benches[b].higher[m], n, w->ck);
+	if (cmp->verdict == VERDICT_INVALID) {
+		cmp->ratio = cmp->lo = cmp->hi = NAN;
+		cmp->p = NAN;
+	} else {
+		/* Only valid ones are used (rep_geos). */
+		if ((cmp->rratio = calloc(w->rounds1,
+		    sizeof *cmp->rratio)) == NULL)
+			rc = -1;
+		else
+			memcpy(cmp->rratio, w->rr, w->rounds1 * sizeof *w->rr);
+	}
+	for (r = 0; r < w->top; r++)
+		w->rr[r] = NAN;
+	if (m == 0 && cmp->verdict == VERDICT_WORSE)
+		a->nworse++;
+	return (rc);
+}
+
+/*
+ * Analyses (host rh, bench b): its failures, then a result per metric and
+ * variant and a comparison per metric and non-reference variant. Returns 0
+ * or -1 (out of memory).
+ */
+static int
+rep_bench(struct analysis *a, struct rep_host *rh, size_t b,
+    struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 m, vr, hb = rh->host * ds->nbenches + b;
+	long			 key;
+	int			 rc = 0;
+
+	w->top = rep_cells(a, rh->host, b, w->cells, ds->rounds, 0);
+	a->res_start[hb] = a->nresults;
+	a->cmp_start[hb] = a->ncmps;
+	rep_failures(a, rh, w);
+	w->ck = rep_checksums(a, rh->host, b, w->reason, sizeof w->reason);
+	for (m = 0; m < ds->benches[b].nmetrics && rc == 0; m++) {
+		key = dataset_metric(ds, ds->benches[b].metrics[m]);
+		for (vr = 0; vr < ds->nvariants && rc == 0; vr++)
+			rc = rep_result(a, rh, b, m, key, vr, w);
+		for (vr = 0; vr < ds->nvariants && rc == 0; vr++) {
+			if (vr != ds->ref)
+				rc = rep_compare(a, rh, b, m, key, vr, w);
+		}
+	}
+	rep_cells(a, rh->host, b, w->cells, ds->rounds, 1);
+	return (rc);
+}
+
+/*
+ * Analyses host rh: its counts and load, how its variants' files relate,
+ * its hygiene and harness floor, then each bench. Returns 0 or -1.
+ */
+static int
+rep_host(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 b;
+
+	if (ds->hosts[rh->host].failed)
+		a->nfailed_hosts++;
+	rep_host_load(a, rh, w);
+	rep_files(ds, rh->host, w->settings, w->files);
+	if (hygiene_host(ds, rh->host, &rh->hyg) != 0)
+		return (-1);
+	/* The harness floor is not the program's: take it off wall_ns. */
+	if (ds->subtract_floor && rh->hyg.floor.n > 0)
+		rh->floor_sub = rh->hyg.floor.median;
+	for (b = 0; b < ds->nbenches; b++) {
+		if (rep_bench(a, rh, b, w) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+int
+analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
+{
+	struct analysis	*a = NULL;
+	struct rep_work	 w;
+	size_t		 nm, hi;
+	int		 r = -1;
+
+	memset(&w, 0, sizeof w);
+	*out = NULL;
+	if (rep_check_size(ds, &nm, cause) != 0)
+		return (-1);
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		goto oom;
+	a->ds = ds;
+	if (rep_alloc(a, nm) != 0 || rep_work_new(&w, ds) != 0)
+		goto oom;
+	for (hi = 0; hi < a->nhosts; hi++) {
+		if (rep_host(a, &a->hosts[hi], &w) != 0)
+			goto oom;
 	}
 	rep_groups(a);
 	rep_geos(a);
 	rep_rows(a);
 	rep_answers(a);
 	*out = a;
-	return (0);
+	a = NULL;
+	r = 0;
+	goto out;
+oom:
+	xasprintf(cause, "analysis: out of memory");
+out:
+	rep_work_free(&w);
+	analysis_free(a);
+	return (r);
 }
 
 /* Returns the index of (host, bench) in res_start and cmp_start, or -1. */

@@ -110,7 +110,10 @@ struct analysis {
 	size_t			*cmp_start;
 };
 
-/* Analyses ds. Returns 0, or -1 (out of memory: cause set). */
+/*
+ * Analyses ds. Returns 0, or -1 with *cause set (caller frees) when the
+ * record is too large to analyse or memory runs out.
+ */
 int	analysis_build(const struct dataset *ds, struct analysis **out,
 	    char **cause);
 void	analysis_free(struct analysis *a);
