@@ -716,21 +716,57 @@ struct rp_frame {
 	size_t	bench;
 	double	lo, hi, ph, slotw;
 	int	warm;
+	double	pw;		/* plot width */
+	double	step, top;	/* y tick step; largest magnitude shown */
+	double	dx;		/* offset between variants within a slot */
+	size_t	nslots;		/* the warmup slot, then the rounds */
+	size_t	per, nb;	/* rounds per bin (1: not binned); bins */
+	const size_t *mine;	/* this host's runs of the bench */
+	size_t	nmine;
 };
 
+/* The y of value v in frame fr. */
+static double
+rp_y(const struct rp_frame *fr, double v)
+{
+	return (RP_T + (fr->hi - v) / (fr->hi - fr->lo) * fr->ph);
+}
+
+/* The x of slot position pos (in slots, from the left edge), plus off. */
+static double
+rp_x(const struct rp_frame *fr, double pos, double off)
+{
+	return (RP_L + pos * fr->slotw + off);
+}
+
 /*
- * A variant's measured rounds in bins of per rounds (good[r]: round r's
- * final successful run): a band from each bin's lowest to its highest run
- * and a line through the bins' medians.
+ * Opens a failed-run mark (a red cross at the bottom, at x) and its title
+ * with variant vr's name; the caller ends the title and the path.
+ */
+static void
+rp_fail_mark(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
+    double x, size_t vr)
+{
+	double	y = RP_T + fr->ph - 7;
+
+	fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
+	    "stroke=\"#cf222e\" stroke-width=\"2\"><title>", x - 4, y - 4);
+	html_esc(f, ds->variants[vr]);
+}
+
+/*
+ * A variant's measured rounds in bins of fr->per rounds (good[r]: round
+ * r's final successful run): a band from each bin's lowest to its highest
+ * run and a line through the bins' medians.
  */
 static void
 html_round_bins(FILE *f, const struct analysis *a, size_t host,
-    const struct ds_sample **good, size_t per, const struct rp_frame *fr,
-    double off, const char *col)
+    const struct ds_sample **good, const struct rp_frame *fr, double off,
+    const char *col)
 {
 	const struct dataset	*ds = a->ds;
 	const char		*mn = ds->benches[fr->bench].metrics[0];
-	size_t			 nb = ((size_t)ds->rounds + per - 1) / per;
+	size_t			 per = fr->per, nb = fr->nb;
 	size_t			 bi, r, n, k;
 	double			*v, *med, *bmin, *bmax, x, y;
 	int			 first;
@@ -754,9 +790,8 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		bmin[bi] = v[0];
 		bmax[bi] = v[n - 1];
 	}
-#define RP_X(bi) (RP_L + ((double)(bi) * (double)per + (double)per / 2 + \
-    (double)fr->warm) * fr->slotw + off)
-#define RP_Y(val) (RP_T + (fr->hi - (val)) / (fr->hi - fr->lo) * fr->ph)
+#define RP_X(bi) rp_x(fr, (double)(bi) * (double)per + (double)per / 2 + \
+    (double)fr->warm, off)
 	fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.16\" stroke=\"none\" "
 	    "d=\"", col);
 	/* One closed shape per run of bins with data. */
@@ -765,9 +800,10 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 			;
 		for (k = bi; k < nb && !isnan(med[k]); k++)
 			fprintf(f, "%c%.1f %.1f", k == bi ? 'M' : 'L', RP_X(k),
-			    RP_Y(bmax[k]));
+			    rp_y(fr, bmax[k]));
 		for (r = k; r > bi; r--)
-			fprintf(f, "L%.1f %.1f", RP_X(r - 1), RP_Y(bmin[r - 1]));
+			fprintf(f, "L%.1f %.1f", RP_X(r - 1),
+			    rp_y(fr, bmin[r - 1]));
 		if (k > bi)
 			fputc('Z', f);
 	}
@@ -777,63 +813,50 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		if (isnan(med[bi]))
 			continue;
 		x = RP_X(bi);
-		y = RP_Y(med[bi]);
+		y = rp_y(fr, med[bi]);
 		fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
 		first = 0;
 	}
 	fputs("\"/>\n", f);
 #undef RP_X
-#undef RP_Y
 	free(v);
 	free(med);
 	free(bmin);
 	free(bmax);
 }
 
-/* The primary metric of one benchmark on one host, by round and variant. */
-static void
-html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
+/*
+ * Sets up fr for the primary metric of (host, bench b): its scale from the
+ * good runs, with a margin, and its slots. Returns 0, or -1 when no run
+ * has a value (nothing to draw).
+ */
+static int
+html_rounds_frame(const struct analysis *a, size_t host, size_t b,
+    struct rp_frame *fr)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
-	const struct rep_result	*res;
 	const char		*mn = ds->benches[b].metrics[0];
-	double			 lo = INFINITY, hi = -INFINITY, v, step, t;
-	double			 slotw, x, y, dx, pw, ph, top;
-	char			 buf[64], buf2[64], offscale[1024];
-	size_t			 i, vr, nv = ds->nvariants, np, nslots, k;
-	const size_t		*mine;
-	size_t			 nmine, mi;
-	const struct ds_sample	**good;
-	uint32_t		*last;
-	int			 warm = 0, first, clip;
-	size_t			 per, nb, *fails, bi;
-	struct rp_frame		 fr;
+	size_t			 hb = host * ds->nbenches + b, mi;
+	double			 lo = INFINITY, hi = -INFINITY, v, t;
 
-	offscale[0] = '\0';
-
+	memset(fr, 0, sizeof *fr);
+	fr->bench = b;
 	/* This host's runs of this benchmark, once: the plots walk them. */
-	mine = a->by_hb + a->hb_start[host * ds->nbenches + b];
-	nmine = a->hb_start[host * ds->nbenches + b + 1] -
-	    a->hb_start[host * ds->nbenches + b];
-	/* In size_t: the loader caps rounds, but never wrap here either. */
-	good = xcalloc((size_t)ds->rounds + 1, sizeof *good);
-	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
-	for (mi = 0; mi < nmine; mi++) {
-		s = &ds->samples[mine[mi]];
+	fr->mine = a->by_hb + a->hb_start[hb];
+	fr->nmine = a->hb_start[hb + 1] - a->hb_start[hb];
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
 		if (s->warmup)
-			warm = 1;
+			fr->warm = 1;
 		if (s->warmup || s->status != 0 ||
 		    analysis_value(a, host, s, mn, &v) != 0)
 			continue;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
-	if (!isfinite(lo)) {
-		free(good);
-		free(last);
-		return;
-	}
+	if (!isfinite(lo))
+		return (-1);
 	if (hi - lo < fabs(hi) * 1e-6 + 1e-12) {
 		t = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
 		lo -= t;
@@ -843,48 +866,49 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		lo -= t;
 		hi += t;
 	}
-	step = rp_step(hi - lo);
-	top = fmax(fabs(lo), fabs(hi));
-	pw = RP_W - RP_L - RP_R;
-	ph = RP_H - RP_T - RP_B;
-	nslots = ds->rounds + (size_t)warm;
-	slotw = pw / (double)(nslots > 0 ? nslots : 1);
-	dx = fmin(6, slotw / (double)(nv + 1));
-	per = ds->rounds > RP_MAXDOTS ?
+	fr->lo = lo;
+	fr->hi = hi;
+	fr->step = rp_step(hi - lo);
+	fr->top = fmax(fabs(lo), fabs(hi));
+	fr->pw = RP_W - RP_L - RP_R;
+	fr->ph = RP_H - RP_T - RP_B;
+	fr->nslots = ds->rounds + (size_t)fr->warm;
+	fr->slotw = fr->pw / (double)(fr->nslots > 0 ? fr->nslots : 1);
+	fr->dx = fmin(6, fr->slotw / (double)(ds->nvariants + 1));
+	fr->per = ds->rounds > RP_MAXDOTS ?
 	    ((size_t)ds->rounds + RP_MAXDOTS - 1) / RP_MAXDOTS : 1;
-	nb = ((size_t)ds->rounds + per - 1) / per;
-	fails = xcalloc(nb + 1, sizeof *fails);
-	fr.bench = b;
-	fr.lo = lo;
-	fr.hi = hi;
-	fr.ph = ph;
-	fr.slotw = slotw;
-	fr.warm = warm;
+	fr->nb = ((size_t)ds->rounds + fr->per - 1) / fr->per;
+	return (0);
+}
 
-	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
-	html_esc(f, mn);
-	fputs(" by round\">\n", f);
-	/* Grid and y ticks. */
-	for (t = ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
-		y = RP_T + (hi - t) / (hi - lo) * ph;
-		rp_tick(mn, fabs(t) < step * 1e-9 ? 0 : t, step, top, buf,
-		    sizeof buf);
+/* The grid, the y ticks and the x labels of a rounds plot. */
+static void
+html_rounds_axes(FILE *f, const struct rp_frame *fr, const char *mn)
+{
+	char	buf[64];
+	double	t, x, y;
+	size_t	i, round, every;
+
+	for (t = ceil(fr->lo / fr->step) * fr->step;
+	    t <= fr->hi + fr->step * 1e-9; t += fr->step) {
+		y = rp_y(fr, t);
+		rp_tick(mn, fabs(t) < fr->step * 1e-9 ? 0 : t, fr->step,
+		    fr->top, buf, sizeof buf);
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 		    "stroke=\"#eaeef2\"/><text x=\"%d\" y=\"%.1f\" "
 		    "text-anchor=\"end\" class=\"dim\">%s</text>\n", RP_L, y,
 		    RP_W - RP_R, y, RP_L - 8, y + 4, buf);
 	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" "
-	    "fill=\"none\" stroke=\"#d0d7de\"/>\n", RP_L, RP_T, pw, ph);
+	    "fill=\"none\" stroke=\"#d0d7de\"/>\n", RP_L, RP_T, fr->pw,
+	    fr->ph);
 	/* X labels: the warmup slot, then rounds (thinned to fit). */
-	for (i = 0; i < nslots; i++) {
-		size_t	round = i + 1 - (size_t)warm;
-		size_t	every = slotw >= 22 ? 1 : slotw >= 11 ? 2 :
-		    slotw >= 5 ? 5 : rp_every(nslots);
-
-		x = RP_L + ((double)i + 0.5) * slotw;
-		if (warm && i == 0)
+	every = fr->slotw >= 22 ? 1 : fr->slotw >= 11 ? 2 :
+	    fr->slotw >= 5 ? 5 : rp_every(fr->nslots);
+	for (i = 0; i < fr->nslots; i++) {
+		round = i + 1 - (size_t)fr->warm;
+		x = RP_L + ((double)i + 0.5) * fr->slotw;
+		if (fr->warm && i == 0)
 			snprintf(buf, sizeof buf, "w");
 		else if (round == 1 || round % every == 0)
 			snprintf(buf, sizeof buf, "%zu", round);
@@ -893,158 +917,192 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
 		    "class=\"dim\">%s</text>", x, RP_H - RP_B + 16, buf);
 	}
-	if (warm)
+	if (fr->warm)
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 		    "stroke=\"#d0d7de\" stroke-dasharray=\"3 3\"/>",
-		    RP_L + slotw, RP_T, RP_L + slotw, RP_T + (int)ph);
+		    RP_L + fr->slotw, RP_T, RP_L + fr->slotw,
+		    RP_T + (int)fr->ph);
 	fprintf(f, "\n<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
-	    "class=\"dim\">round%s</text>\n", RP_L + pw / 2, RP_H - 6,
-	    warm ? " (w: warmup, not counted)" : "");
+	    "class=\"dim\">round%s</text>\n", RP_L + fr->pw / 2, RP_H - 6,
+	    fr->warm ? " (w: warmup, not counted)" : "");
+}
 
-	for (vr = 0; vr < nv; vr++) {
-		const char	*col = html_vcol(ds, vr);
-		double		 off = ((double)vr - (double)(nv - 1) / 2) * dx;
+/* Fills good[round] with variant vr's final successful measured runs. */
+static void
+html_rounds_good(const struct dataset *ds, const struct rp_frame *fr,
+    size_t vr, const struct ds_sample **good)
+{
+	const struct ds_sample	*s;
+	size_t			 np, mi;
 
-		/* The median of the measured runs, dashed. */
-		res = analysis_result(a, host, b, 0, vr);
-		if (res != NULL && res->sum.n > 0) {
-			y = RP_T + (hi - res->sum.median) / (hi - lo) * ph;
-			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-			    "y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.55\" "
-			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
-			    RP_W - RP_R, y, col);
-		}
-		/* The good measured runs of this variant, by round. */
-		for (np = 0; np <= ds->rounds; np++)
-			good[np] = NULL;
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant != vr || s->warmup || s->status != 0 ||
-			    s->round < 1 || s->round > ds->rounds)
-				continue;
-			if (good[s->round] == NULL ||
-			    s->attempt > good[s->round]->attempt)
-				good[s->round] = s;
-		}
-		if (per > 1)
-			html_round_bins(f, a, host, good, per, &fr, off, col);
-		/* A line through the measured runs, in round order. */
-		if (per == 1)
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-			    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" "
-			    "points=\"", col);
-		first = 1;
-		for (np = 1; per == 1 && np <= ds->rounds; np++) {
-			s = good[np];
-			if (s == NULL || analysis_value(a, host, s, mn, &v) != 0)
-				continue;
-			x = RP_L + ((double)(np - 1) + (double)warm +
-			    0.5) * slotw + off;
-			y = RP_T + (hi - v) / (hi - lo) * ph;
-			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
-			first = 0;
-		}
-		if (per == 1)
-			fputs("\"/>\n", f);
-		/* The last attempt of each measured round. */
-		for (np = 0; np <= ds->rounds; np++)
-			last[np] = 0;
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant == vr && !s->warmup &&
-			    s->round <= ds->rounds && s->attempt > last[s->round])
-				last[s->round] = s->attempt;
-		}
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant != vr)
-				continue;
-			/* Binned: a bin's failures are counted, not drawn. */
-			if (per > 1 && !s->warmup) {
-				if (s->status != 0 && s->round >= 1 &&
-				    s->round <= ds->rounds)
-					fails[(s->round - 1) / per]++;
-				continue;
-			}
-			x = RP_L + ((double)(s->warmup ? 0 : s->round - 1 +
-			    (uint32_t)warm) + 0.5) * slotw + off;
-			if (s->status != 0) {
-				y = RP_T + ph - 7;
-				fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 "
-				    "8\" stroke=\"#cf222e\" stroke-width=\"2\">"
-				    "<title>", x - 4, y - 4);
-				html_esc(f, ds->variants[vr]);
-				fprintf(f, " %s %u attempt %u: %s</title>"
-				    "</path>\n", s->warmup ? "warmup" : "round",
-				    s->round, s->attempt,
-				    proto_status_name(s->status));
-				continue;
-			}
-			if (analysis_value(a, host, s, mn, &v) != 0 ||
-			    (!s->warmup && s->round <= ds->rounds &&
-			    s->attempt < last[s->round]))
-				continue;
-			report_text_value(mn, v, buf2, sizeof buf2);
-			y = RP_T + (hi - v) / (hi - lo) * ph;
-			/* A warmup off the scale: a triangle at the edge. */
-			clip = 0;
-			if (y < RP_T + 5) {
-				y = RP_T + 5;
-				clip = 1;
-			} else if (y > RP_T + ph - 5) {
-				y = RP_T + ph - 5;
-				clip = -1;
-			}
-			if (s->warmup && clip) {
-				fprintf(f, "<path d=\"M%.1f %.1fl4.5 %dh-9z\" "
-				    "fill=\"#fff\" stroke=\"%s\" "
-				    "stroke-width=\"1.5\">", x, y - 3.5 * clip,
-				    7 * clip, col);
-				k = strlen(offscale);
-				snprintf(offscale + k, sizeof offscale - k,
-				    "%s%s %s", k ? ", " : "", ds->variants[vr],
-				    buf2);
-			}
-			else if (s->warmup)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"4\" fill=\"#fff\" stroke=\"%s\" "
-				    "stroke-width=\"1.5\">", x, y, col);
-			else
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"3.5\" fill=\"%s\">", x, y, col);
-			fputs("<title>", f);
-			html_esc(f, ds->variants[vr]);
-			if (s->warmup)
-				fprintf(f, " warmup: %s%s</title>", buf2,
-				    clip ? " (off the scale)" : "");
-			else
-				fprintf(f, " round %u: %s</title>", s->round,
-				    buf2);
-			fputs(s->warmup && clip ? "</path>\n" : "</circle>\n",
-			    f);
-		}
-		/* Binned: one mark per bin that had failed runs. */
-		for (bi = 0; bi < nb && per > 1; bi++) {
-			if (fails[bi] == 0)
-				continue;
-			x = RP_L + ((double)bi * (double)per + (double)per / 2 +
-			    (double)warm) * slotw + off;
-			y = RP_T + ph - 7;
-			fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
-			    "stroke=\"#cf222e\" stroke-width=\"2\"><title>",
-			    x - 4, y - 4);
-			html_esc(f, ds->variants[vr]);
-			fprintf(f, " rounds %zu to %zu: %zu failed run%s"
-			    "</title></path>\n", bi * per + 1,
-			    (bi + 1) * per < ds->rounds ? (bi + 1) * per :
-			    (size_t)ds->rounds, fails[bi],
-			    fails[bi] == 1 ? "" : "s");
-			fails[bi] = 0;
-		}
+	for (np = 0; np <= ds->rounds; np++)
+		good[np] = NULL;
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant != vr || s->warmup || s->status != 0 ||
+		    s->round < 1 || s->round > ds->rounds)
+			continue;
+		if (good[s->round] == NULL ||
+		    s->attempt > good[s->round]->attempt)
+			good[s->round] = s;
 	}
-	/* The legend, across the top. */
-	x = RP_L;
-	for (vr = 0; vr < nv; vr++) {
+}
+
+/* A line through a variant's good measured runs, in round order. */
+static void
+html_rounds_line(FILE *f, const struct analysis *a, size_t host,
+    const struct ds_sample **good, const struct rp_frame *fr, double off,
+    const char *col)
+{
+	const char	*mn = a->ds->benches[fr->bench].metrics[0];
+	double		 v, x, y;
+	size_t		 np;
+	int		 first = 1;
+
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+	    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" points=\"", col);
+	for (np = 1; np <= a->ds->rounds; np++) {
+		if (good[np] == NULL ||
+		    analysis_value(a, host, good[np], mn, &v) != 0)
+			continue;
+		x = rp_x(fr, (double)(np - 1) + (double)fr->warm + 0.5, off);
+		y = rp_y(fr, v);
+		fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+		first = 0;
+	}
+	fputs("\"/>\n", f);
+}
+
+/*
+ * One good run's dot (a warmup's hollow, or a triangle at the edge when
+ * off the scale, noted in offscale) with its value as title.
+ */
+static void
+html_rounds_dot(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
+    const struct ds_sample *s, double x, double v, const char *col,
+    char *offscale, size_t offlen)
+{
+	const char	*mn = ds->benches[fr->bench].metrics[0];
+	char		 buf[64];
+	double		 y = rp_y(fr, v);
+	size_t		 k;
+	int		 clip = 0;
+
+	report_text_value(mn, v, buf, sizeof buf);
+	/* A warmup off the scale: a triangle at the edge. */
+	if (y < RP_T + 5) {
+		y = RP_T + 5;
+		clip = 1;
+	} else if (y > RP_T + fr->ph - 5) {
+		y = RP_T + fr->ph - 5;
+		clip = -1;
+	}
+	if (s->warmup && clip) {
+		fprintf(f, "<path d=\"M%.1f %.1fl4.5 %dh-9z\" fill=\"#fff\" "
+		    "stroke=\"%s\" stroke-width=\"1.5\">", x, y - 3.5 * clip,
+		    7 * clip, col);
+		k = strlen(offscale);
+		snprintf(offscale + k, offlen - k, "%s%s %s", k ? ", " : "",
+		    ds->variants[s->variant], buf);
+	} else if (s->warmup)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+		    "fill=\"#fff\" stroke=\"%s\" stroke-width=\"1.5\">", x, y,
+		    col);
+	else
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+		    "fill=\"%s\">", x, y, col);
+	fputs("<title>", f);
+	html_esc(f, ds->variants[s->variant]);
+	if (s->warmup)
+		fprintf(f, " warmup: %s%s</title>", buf,
+		    clip ? " (off the scale)" : "");
+	else
+		fprintf(f, " round %u: %s</title>", s->round, buf);
+	fputs(s->warmup && clip ? "</path>\n" : "</circle>\n", f);
+}
+
+/*
+ * Variant vr's runs one by one: a dot per final good run (warmups too), a
+ * cross per failed one; binned, failures are counted in fails instead.
+ */
+static void
+html_rounds_runs(FILE *f, const struct analysis *a, size_t host,
+    const struct rp_frame *fr, size_t vr, double off, const char *col,
+    uint32_t *last, size_t *fails, char *offscale, size_t offlen)
+{
+	const struct dataset	*ds = a->ds;
+	const char		*mn = ds->benches[fr->bench].metrics[0];
+	const struct ds_sample	*s;
+	double			 v, x;
+	size_t			 np, mi;
+
+	/* The last attempt of each measured round. */
+	for (np = 0; np <= ds->rounds; np++)
+		last[np] = 0;
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant == vr && !s->warmup &&
+		    s->round <= ds->rounds && s->attempt > last[s->round])
+			last[s->round] = s->attempt;
+	}
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant != vr)
+			continue;
+		/* Binned: a bin's failures are counted, not drawn. */
+		if (fr->per > 1 && !s->warmup) {
+			if (s->status != 0 && s->round >= 1 &&
+			    s->round <= ds->rounds)
+				fails[(s->round - 1) / fr->per]++;
+			continue;
+		}
+		x = rp_x(fr, (double)(s->warmup ? 0 : s->round - 1 +
+		    (uint32_t)fr->warm) + 0.5, off);
+		if (s->status != 0) {
+			rp_fail_mark(f, ds, fr, x, vr);
+			fprintf(f, " %s %u attempt %u: %s</title></path>\n",
+			    s->warmup ? "warmup" : "round", s->round,
+			    s->attempt, proto_status_name(s->status));
+			continue;
+		}
+		if (analysis_value(a, host, s, mn, &v) != 0 ||
+		    (!s->warmup && s->round <= ds->rounds &&
+		    s->attempt < last[s->round]))
+			continue;
+		html_rounds_dot(f, ds, fr, s, x, v, col, offscale, offlen);
+	}
+}
+
+/* Binned: one mark per bin of variant vr that had failed runs. */
+static void
+html_rounds_bin_fails(FILE *f, const struct dataset *ds,
+    const struct rp_frame *fr, size_t vr, double off, size_t *fails)
+{
+	size_t	bi, per = fr->per;
+	double	x;
+
+	for (bi = 0; bi < fr->nb && per > 1; bi++) {
+		if (fails[bi] == 0)
+			continue;
+		x = rp_x(fr, (double)bi * (double)per + (double)per / 2 +
+		    (double)fr->warm, off);
+		rp_fail_mark(f, ds, fr, x, vr);
+		fprintf(f, " rounds %zu to %zu: %zu failed run%s"
+		    "</title></path>\n", bi * per + 1,
+		    (bi + 1) * per < ds->rounds ? (bi + 1) * per :
+		    (size_t)ds->rounds, fails[bi], fails[bi] == 1 ? "" : "s");
+		fails[bi] = 0;
+	}
+}
+
+/* The legend of a rounds plot, across the top. */
+static void
+html_rounds_legend(FILE *f, const struct dataset *ds)
+{
+	double	x = RP_L;
+	size_t	vr;
+
+	for (vr = 0; vr < ds->nvariants; vr++) {
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"14\" r=\"4\" fill=\"%s\"/>"
 		    "<text x=\"%.1f\" y=\"18\">", x + 4, html_vcol(ds, vr),
 		    x + 13);
@@ -1064,6 +1122,15 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	fprintf(f, "<line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
 	    "stroke=\"#57606a\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" "
 	    "y=\"18\" class=\"dim\">median</text>\n", x + 6, x + 30, x + 36);
+}
+
+/* The caption of a rounds plot: what it shows, and warmups off scale. */
+static void
+html_rounds_caption(FILE *f, const struct analysis *a, size_t host,
+    const char *mn, size_t per, const char *offscale)
+{
+	size_t	i;
+
 	fputs("</svg><figcaption>", f);
 	html_esc(f, mn);
 	for (i = 0; i < a->nhosts; i++) {
@@ -1084,6 +1151,58 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
+}
+
+/* The primary metric of one benchmark on one host, by round and variant. */
+static void
+html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	const char		*mn = ds->benches[b].metrics[0], *col;
+	const struct ds_sample	**good;
+	struct rp_frame		 fr;
+	char			 offscale[1024];
+	uint32_t		*last;
+	size_t			 vr, nv = ds->nvariants, *fails;
+	double			 off, y;
+
+	if (html_rounds_frame(a, host, b, &fr) != 0)
+		return;
+	offscale[0] = '\0';
+	/* In size_t: the loader caps rounds, but never wrap here either. */
+	good = xcalloc((size_t)ds->rounds + 1, sizeof *good);
+	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
+	fails = xcalloc(fr.nb + 1, sizeof *fails);
+
+	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
+	html_esc(f, mn);
+	fputs(" by round\">\n", f);
+	html_rounds_axes(f, &fr, mn);
+	for (vr = 0; vr < nv; vr++) {
+		col = html_vcol(ds, vr);
+		off = ((double)vr - (double)(nv - 1) / 2) * fr.dx;
+		/* The median of the measured runs, dashed. */
+		res = analysis_result(a, host, b, 0, vr);
+		if (res != NULL && res->sum.n > 0) {
+			y = rp_y(&fr, res->sum.median);
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			    "y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.55\" "
+			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
+			    RP_W - RP_R, y, col);
+		}
+		html_rounds_good(ds, &fr, vr, good);
+		if (fr.per > 1)
+			html_round_bins(f, a, host, good, &fr, off, col);
+		else
+			html_rounds_line(f, a, host, good, &fr, off, col);
+		html_rounds_runs(f, a, host, &fr, vr, off, col, last, fails,
+		    offscale, sizeof offscale);
+		html_rounds_bin_fails(f, ds, &fr, vr, off, fails);
+	}
+	html_rounds_legend(f, ds);
+	html_rounds_caption(f, a, host, mn, fr.per, offscale);
 	free(good);
 	free(last);
 	free(fails);
