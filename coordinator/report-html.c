@@ -473,23 +473,22 @@ fp_ticks(FILE *f, double lo, double hi, double ybase)
 	}
 }
 
-/* One forest plot: every primary comparison of a group, then its means. */
-static void
-html_forest(FILE *f, const struct analysis *a, size_t gi)
+/*
+ * Fills rows with every primary comparison of group gi (by bench, variant,
+ * host), then its geometric means. Returns the number of rows; *ngeo gets
+ * that of the means.
+ */
+static size_t
+fp_rows(const struct analysis *a, size_t gi, struct fp_row *rows,
+    size_t *ngeo)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_group	*g = &a->groups[gi];
 	const struct rep_cmp	*c;
 	const struct rep_geo	*geo;
-	struct fp_row		*rows;
-	double			 lo, hi, y, x, xl, xh, pad, me = ds->min_effect;
-	double			 r, rl, rh;
-	char			 reason[256], label[512];
-	size_t			 n = 0, i, b, v, k, ngeo = 0;
-	enum stats_verdict	 vd;
+	size_t			 n = 0, i, b, v;
 
-	rows = xcalloc((g->to - g->from) * ds->nbenches * ds->nvariants +
-	    ds->nvariants + 1, sizeof *rows);
+	*ngeo = 0;
 	for (b = 0; b < ds->nbenches; b++) {
 		for (v = 0; v < ds->nvariants; v++) {
 			for (i = g->from; i < g->to; i++) {
@@ -502,12 +501,25 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 	for (v = 0; v < ds->nvariants; v++) {
 		if ((geo = analysis_geo(a, gi, v)) != NULL) {
 			rows[n++].geo = geo;
-			ngeo++;
+			(*ngeo)++;
 		}
 	}
-	/* The scale: every interval, 1 and the band around it. */
-	lo = 1 - me;
-	hi = 1 + me;
+	return (n);
+}
+
+/*
+ * The scale of a forest plot: every interval of rows[n], 1 and the band
+ * 1 ± me around it, with a margin, into *lo and *hi.
+ */
+static void
+fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
+    double *hi)
+{
+	double	rl, rh, pad;
+	size_t	k;
+
+	*lo = 1 - me;
+	*hi = 1 + me;
 	for (k = 0; k < n; k++) {
 		if (rows[k].c != NULL && rows[k].c->verdict != VERDICT_INVALID &&
 		    isfinite(rows[k].c->lo)) {
@@ -518,26 +530,35 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 			rh = rows[k].geo->hi;
 		} else
 			continue;
-		if (rl > 0 && rl < lo)
-			lo = rl;
-		if (rh > hi)
-			hi = rh;
+		if (rl > 0 && rl < *lo)
+			*lo = rl;
+		if (rh > *hi)
+			*hi = rh;
 	}
-	if (!(lo > 0) || !(lo < 1))
-		lo = 0.99;
-	if (!(hi > 1))
-		hi = 1.01;
-	pad = (log(hi) - log(lo)) * 0.08;
-	lo = exp(log(lo) - pad);
-	hi = exp(log(hi) + pad);
+	if (!(*lo > 0) || !(*lo < 1))
+		*lo = 0.99;
+	if (!(*hi > 1))
+		*hi = 1.01;
+	pad = (log(*hi) - log(*lo)) * 0.08;
+	*lo = exp(log(*lo) - pad);
+	*hi = exp(log(*hi) + pad);
+}
 
-	y = FP_TOP + (double)n * FP_ROW + (ngeo > 0 ? 8 : 0);
+/*
+ * Opens a forest plot of group g whose rows end at y: the band of "same",
+ * the line at 1, the axis and its ticks, and the column heads.
+ */
+static void
+fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
+    double y)
+{
+	double	x, xl, xh;
+
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and 95%% intervals on ",
 	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
 	html_esc(f, g->label);
 	fputs("\">\n", f);
-	/* The band of "same", the line at 1, and the column heads. */
 	xl = fp_x(1 - me, lo, hi);
 	xh = fp_x(1 + me, lo, hi);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
@@ -557,10 +578,103 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 	    "text-anchor=\"end\">ratio = variant / reference</text>\n", FP_X1,
 	    y + 34);
 	fp_ticks(f, lo, hi, y);
+}
 
+/*
+ * One row of a forest plot at y: its label, then the ratio and interval
+ * (a dot on a line, or a mean's diamond) or why there is none, and the
+ * verdict.
+ */
+static void
+fp_draw_row(FILE *f, const struct analysis *a, const struct rep_group *g,
+    const struct fp_row *row, double lo, double hi, double y)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c = row->c;
+	const struct rep_geo	*geo = row->geo;
+	char			 reason[256], label[512];
+	double			 r, rl, rh, x, xl, xh;
+	enum stats_verdict	 vd;
+
+	if (c != NULL) {
+		snprintf(label, sizeof label, "%s · %s%s · %s%s%s%s",
+		    ds->benches[c->bench].name,
+		    ds->benches[c->bench].metrics[0],
+		    ds->benches[c->bench].higher[0] ? " ↑" : "",
+		    ds->variants[c->variant],
+		    c->files == REP_FILES_AA ? " (A/A)" : "",
+		    g->to - g->from > 1 ? " · " : "",
+		    g->to - g->from > 1 ? ds->hosts[c->host].name : "");
+		vd = c->verdict;
+		r = c->ratio;
+		rl = c->lo;
+		rh = c->hi;
+	} else {
+		snprintf(label, sizeof label, "geometric mean · %s%s",
+		    ds->variants[geo->variant], geo->aa ? " (A/A)" : "");
+		vd = geo->verdict;
+		r = geo->nused > 0 ? geo->est : NAN;
+		rl = geo->lo;
+		rh = geo->hi;
+	}
+	fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
+	    geo != NULL ? " font-weight=\"600\"" : "");
+	html_esc_cut(f, label, 48);
+	fputs("</text>", f);
+	if (!isfinite(r) || vd == VERDICT_INVALID) {
+		if (c != NULL)
+			report_text_reason(c->reason, reason, sizeof reason);
+		else
+			snprintf(reason, sizeof reason, "no valid comparison");
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
+		    "font-style=\"italic\">no ratio: ", FP_X0 + 6, y + 4);
+		html_esc_cut(f, reason, 60);
+		fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
+		    "class=\"mono\">—</text>", FP_TEXT, y + 4);
+	} else {
+		xl = fp_x(rl, lo, hi);
+		xh = fp_x(rh, lo, hi);
+		x = fp_x(r, lo, hi);
+		if (geo != NULL)
+			fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f "
+			    "%.1f,%.1f %.1f,%.1f\" fill=\"%s\"/>", xl - 3, y, x,
+			    y - 7, xh + 3, y, x, y + 7, html_vcolour[vd]);
+		else
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
+			    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-width=\"2.5\" stroke-linecap=\"round\"/>"
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+			    "fill=\"%s\" stroke=\"#fff\" "
+			    "stroke-width=\"1.5\"/>", xl, y, xh, y,
+			    html_vcolour[vd], x, y, html_vcolour[vd]);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
+		    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl, rh);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
+	    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
+	    html_vcolour[vd], stats_verdict_name(vd));
+}
+
+/* One forest plot: every primary comparison of a group, then its means. */
+static void
+html_forest(FILE *f, const struct analysis *a, size_t gi)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g = &a->groups[gi];
+	struct fp_row		*rows;
+	double			 lo, hi, y;
+	size_t			 n, k, ngeo;
+
+	rows = xcalloc((g->to - g->from) * ds->nbenches * ds->nvariants +
+	    ds->nvariants + 1, sizeof *rows);
+	n = fp_rows(a, gi, rows, &ngeo);
+	fp_scale(rows, n, ds->min_effect, &lo, &hi);
+	fp_head(f, g, ds->min_effect, lo, hi,
+	    FP_TOP + (double)n * FP_ROW + (ngeo > 0 ? 8 : 0));
 	for (k = 0; k < n; k++) {
 		y = FP_TOP + (double)k * FP_ROW + FP_ROW / 2.0 +
 		    (rows[k].geo != NULL ? 8 : 0);
+		/* A rule above the means; every other comparison shaded. */
 		if (rows[k].geo != NULL && (k == 0 || rows[k - 1].geo == NULL))
 			fprintf(f, "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" "
 			    "y2=\"%.1f\" stroke=\"#d0d7de\"/>\n", y - 16, FP_W,
@@ -570,70 +684,7 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 			    "height=\"%d\" fill=\"#f6f8fa\" "
 			    "fill-opacity=\"0.6\"/>", y - FP_ROW / 2.0, FP_W,
 			    FP_ROW);
-		if ((c = rows[k].c) != NULL) {
-			snprintf(label, sizeof label, "%s · %s%s · %s%s%s%s",
-			    ds->benches[c->bench].name,
-			    ds->benches[c->bench].metrics[0],
-			    ds->benches[c->bench].higher[0] ? " ↑" : "",
-			    ds->variants[c->variant],
-			    c->files == REP_FILES_AA ? " (A/A)" : "",
-			    g->to - g->from > 1 ? " · " : "",
-			    g->to - g->from > 1 ? ds->hosts[c->host].name : "");
-			vd = c->verdict;
-			r = c->ratio;
-			rl = c->lo;
-			rh = c->hi;
-		} else {
-			geo = rows[k].geo;
-			snprintf(label, sizeof label, "geometric mean · %s%s",
-			    ds->variants[geo->variant], geo->aa ? " (A/A)" : "");
-			vd = geo->verdict;
-			r = geo->nused > 0 ? geo->est : NAN;
-			rl = geo->lo;
-			rh = geo->hi;
-		}
-		fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
-		    rows[k].geo != NULL ? " font-weight=\"600\"" : "");
-		html_esc_cut(f, label, 48);
-		fputs("</text>", f);
-		if (!isfinite(r) || vd == VERDICT_INVALID) {
-			if (c != NULL)
-				report_text_reason(c->reason, reason,
-				    sizeof reason);
-			else
-				snprintf(reason, sizeof reason, "no valid "
-				    "comparison");
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
-			    "font-style=\"italic\">no ratio: ", FP_X0 + 6,
-			    y + 4);
-			html_esc_cut(f, reason, 60);
-			fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
-			    "class=\"mono\">—</text>", FP_TEXT, y + 4);
-		} else {
-			xl = fp_x(rl, lo, hi);
-			xh = fp_x(rh, lo, hi);
-			x = fp_x(r, lo, hi);
-			if (rows[k].geo != NULL)
-				fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,"
-				    "%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\"/>",
-				    xl - 3, y, x, y - 7, xh + 3, y, x, y + 7,
-				    html_vcolour[vd]);
-			else
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
-				    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-				    "stroke-width=\"2.5\" "
-				    "stroke-linecap=\"round\"/><circle "
-				    "cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
-				    "fill=\"%s\" stroke=\"#fff\" "
-				    "stroke-width=\"1.5\"/>", xl, y, xh, y,
-				    html_vcolour[vd], x, y, html_vcolour[vd]);
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
-			    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl,
-			    rh);
-		}
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
-		    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
-		    html_vcolour[vd], stats_verdict_name(vd));
+		fp_draw_row(f, a, g, &rows[k], lo, hi, y);
 	}
 	fputs("</svg><figcaption>Each row: the median of the per-round paired "
 	    "ratios (dot) and its 95% bootstrap interval (line), coloured by "
