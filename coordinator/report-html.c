@@ -137,6 +137,16 @@ html_esc(FILE *f, const char *s)
 	}
 }
 
+static const struct report_fmt html_fmt = {
+	.text = html_esc,
+	.name = html_esc,
+	.code_open = "<code>", .code_close = "</code>",
+	.bold_open = "<b>", .bold_close = "</b>",
+	.item_open = "<li>", .item_close = "</li>\n",
+	.para_open = "<p>", .para_close = "</p>\n",
+	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
+};
+
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
 static void
 html_esc_cut(FILE *f, const char *s, size_t max)
@@ -1300,60 +1310,6 @@ html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
 	fputs("</table></div>\n", f);
 }
 
-/* The measurement notes of one host: floor, first runs, waits, facts. */
-static void
-html_measure(FILE *f, const struct analysis *a, size_t i)
-{
-	fputs("<li><code>", f);
-	html_esc(f, a->ds->hosts[a->hosts[i].host].name);
-	fputs("</code>: ", f);
-	report_text_measure(f, a, i, html_esc, "<code>", "</code>");
-	fputs("</li>\n", f);
-}
-
-/* Says which variants ran the reference's very files, per group. */
-static void
-html_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c;
-	size_t			 v, i, k, kind;
-	int			 want;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if (v == ds->ref || ds->nbenches == 0)
-			continue;
-		for (kind = 0; kind < 2; kind++) {
-			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
-			for (k = 0, i = g->from; i < g->to; i++) {
-				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
-				if (c == NULL || c->files != want)
-					continue;
-				if (k++ == 0)
-					fputs(kind == 0 ? "<div class=\"note\">"
-					    "<b>A/A comparison (identical "
-					    "files):</b> on " : "<p>On ", f);
-				else
-					fputs(", ", f);
-				fputs("<code>", f);
-				html_esc(f, ds->hosts[a->hosts[i].host].name);
-				fputs("</code>", f);
-			}
-			if (k == 0)
-				continue;
-			fputs(", ", f);
-			html_esc(f, ds->variants[v]);
-			fputs(kind == 0 ? " runs byte-identical files with the "
-			    "same settings as " : " runs the same files as ", f);
-			html_esc(f, ds->variants[ds->ref]);
-			fputs(kind == 0 ? "; its verdicts measure the host's "
-			    "noise, not a change.</div>\n" : " (equal SHA-256) "
-			    "and differs only in its settings (env, args).</p>\n",
-			    f);
-		}
-	}
-}
-
 /* Counts the failed and retried runs of a benchmark on a host. */
 static void
 html_bench_counts(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -1557,9 +1513,9 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 	html_host_table(f, a, g);
 	fputs("<p>Measurement:</p>\n<ul>\n", f);
 	for (j = g->from; j < g->to; j++)
-		html_measure(f, a, j);
+		report_text_measure(f, &html_fmt, a, j);
 	fputs("</ul>\n", f);
-	html_files_notes(f, a, g);
+	report_text_files_notes(f, &html_fmt, a, g);
 	for (j = g->from; j < g->to; j++) {
 		for (b = 0; b < ds->nbenches; b++)
 			html_bench(f, a, a->hosts[j].host, b);

@@ -79,6 +79,23 @@ md_code(FILE *f, const char *s)
 		fputc('`', f);
 }
 
+/* Writes a name (an identifier: nothing to escape) as it is. */
+static void
+md_name(FILE *f, const char *s)
+{
+	fputs(s, f);
+}
+
+static const struct report_fmt md_fmt = {
+	.text = md_text,
+	.name = md_name,
+	.code_open = "`", .code_close = "`",
+	.bold_open = "**", .bold_close = "**",
+	.item_open = "- ", .item_close = "\n",
+	.para_open = "", .para_close = "\n\n",
+	.note_open = "> ", .note_close = "\n\n",
+};
+
 /* Writes a ratio with its interval, or why there is none. */
 static void
 md_ratio(FILE *f, const struct rep_cmp *c)
@@ -312,56 +329,6 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 		fputs(" |\n", f);
 	}
 	fputc('\n', f);
-}
-
-/* Says which variants ran the reference's very files, per group. */
-static void
-md_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c;
-	size_t			 v, i, k, kind;
-	int			 want;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if (v == ds->ref || ds->nbenches == 0)
-			continue;
-		for (kind = 0; kind < 2; kind++) {
-			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
-			for (k = 0, i = g->from; i < g->to; i++) {
-				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
-				if (c == NULL || c->files != want)
-					continue;
-				if (k++ == 0)
-					fputs(kind == 0 ? "> **A/A comparison "
-					    "(identical files):** on " : "On ", f);
-				else
-					fputs(", ", f);
-				fprintf(f, "`%s`", ds->hosts[a->hosts[i].host].name);
-			}
-			if (k == 0)
-				continue;
-			if (kind == 0)
-				fprintf(f, ", %s runs byte-identical files with "
-				    "the same settings as %s; its verdicts "
-				    "measure the host's noise, not a change.\n\n",
-				    ds->variants[v], ds->variants[ds->ref]);
-			else
-				fprintf(f, ", %s runs the same files as %s "
-				    "(equal SHA-256) and differs only in its "
-				    "settings (env, args).\n\n", ds->variants[v],
-				    ds->variants[ds->ref]);
-		}
-	}
-}
-
-/* What a host's measurement saw: floor, first runs, load waits, facts. */
-static void
-md_measure(FILE *f, const struct analysis *a, size_t i)
-{
-	fprintf(f, "- `%s`: ", a->ds->hosts[a->hosts[i].host].name);
-	report_text_measure(f, a, i, md_text, "`", "`");
-	fputs("\n", f);
 }
 
 /* Counts the failed and retried runs of a benchmark on a host. */
@@ -629,9 +596,9 @@ report_md(const struct analysis *a, FILE *f)
 		md_host_table(f, a, g->from, g->to);
 		fputs("Measurement:\n\n", f);
 		for (j = g->from; j < g->to; j++)
-			md_measure(f, a, j);
+			report_text_measure(f, &md_fmt, a, j);
 		fputc('\n', f);
-		md_files_notes(f, a, g);
+		report_text_files_notes(f, &md_fmt, a, g);
 		for (j = g->from; j < g->to; j++) {
 			md_host_benches(f, a, a->hosts[j].host);
 			md_failures(f, a, a->hosts[j].host);

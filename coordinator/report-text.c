@@ -46,8 +46,8 @@ report_text_value(const char *metric, double v, char *buf, size_t len)
  * notes, facts — with esc for text from the record and code_open and
  * code_close around names (Markdown backticks or HTML <code>).
  */
-void
-report_text_measure(FILE *f, const struct analysis *a, size_t i,
+static void
+report_text_saw(FILE *f, const struct analysis *a, size_t i,
     void (*esc)(FILE *, const char *), const char *code_open,
     const char *code_close)
 {
@@ -104,4 +104,78 @@ report_text_reason(const char *reason, char *buf, size_t len)
 	size_t	n = strcspn(reason, ":;");
 
 	snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+void
+report_text_measure(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t i)
+{
+	fputs(fmt->item_open, f);
+	fputs(fmt->code_open, f);
+	fmt->name(f, a->ds->hosts[a->hosts[i].host].name);
+	fputs(fmt->code_close, f);
+	fputs(": ", f);
+	report_text_saw(f, a, i, fmt->text, fmt->code_open, fmt->code_close);
+	fputs(fmt->item_close, f);
+}
+
+/*
+ * Writes the hosts of group g whose comparison of variant v has files
+ * want (REP_FILES_*), as a list of names after lead; returns how many.
+ */
+static size_t
+report_text_hosts(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g, size_t v, int want,
+    const char *lead)
+{
+	const struct rep_cmp	*c;
+	size_t			 i, k = 0;
+
+	for (i = g->from; i < g->to; i++) {
+		c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
+		if (c == NULL || c->files != want)
+			continue;
+		fputs(k++ == 0 ? lead : ", ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, a->ds->hosts[a->hosts[i].host].name);
+		fputs(fmt->code_close, f);
+	}
+	return (k);
+}
+
+void
+report_text_files_notes(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g)
+{
+	const struct dataset	*ds = a->ds;
+	char			 aa[256], same[256];
+	size_t			 v;
+
+	snprintf(aa, sizeof aa, "%s%sA/A comparison (identical files):%s on ",
+	    fmt->note_open, fmt->bold_open, fmt->bold_close);
+	snprintf(same, sizeof same, "%sOn ", fmt->para_open);
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref || ds->nbenches == 0)
+			continue;
+		if (report_text_hosts(f, fmt, a, g, v, REP_FILES_AA, aa) > 0) {
+			fputs(", ", f);
+			fmt->name(f, ds->variants[v]);
+			fputs(" runs byte-identical files with the same "
+			    "settings as ", f);
+			fmt->name(f, ds->variants[ds->ref]);
+			fputs("; its verdicts measure the host's noise, not a "
+			    "change.", f);
+			fputs(fmt->note_close, f);
+		}
+		if (report_text_hosts(f, fmt, a, g, v, REP_FILES_SAME,
+		    same) > 0) {
+			fputs(", ", f);
+			fmt->name(f, ds->variants[v]);
+			fputs(" runs the same files as ", f);
+			fmt->name(f, ds->variants[ds->ref]);
+			fputs(" (equal SHA-256) and differs only in its "
+			    "settings (env, args).", f);
+			fputs(fmt->para_close, f);
+		}
+	}
 }

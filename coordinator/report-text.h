@@ -10,6 +10,20 @@
 
 #include "coordinator/analysis.h"
 
+/*
+ * How a report's format writes the pieces of a sentence, so that the prose
+ * Markdown and HTML share is written once (report-md.c, report-html.c).
+ */
+struct report_fmt {
+	void	(*text)(FILE *, const char *);	/* text from the record */
+	void	(*name)(FILE *, const char *);	/* a host, variant, bench */
+	const char *code_open, *code_close;	/* around names */
+	const char *bold_open, *bold_close;
+	const char *item_open, *item_close;	/* a list item */
+	const char *para_open, *para_close;	/* a paragraph */
+	const char *note_open, *note_close;	/* a paragraph set apart */
+};
+
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
 void	report_text_value(const char *metric, double v, char *buf, size_t len);
 
@@ -21,11 +35,17 @@ void	report_text_reason(const char *reason, char *buf, size_t len);
 
 /*
  * Writes what host i's measurement saw (floor, first runs, load waits,
- * notes, facts) as one line's text: esc escapes record text, code_open and
- * code_close surround names.
+ * notes, facts) as a list item in format fmt.
  */
-void	report_text_measure(FILE *f, const struct analysis *a, size_t i,
-	    void (*esc)(FILE *, const char *), const char *code_open,
-	    const char *code_close);
+void	report_text_measure(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t i);
+
+/*
+ * Writes, per non-reference variant, which hosts of group g ran it on the
+ * reference's very files: A/A (same settings too) as a note, same files
+ * with other settings as a paragraph.
+ */
+void	report_text_files_notes(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, const struct rep_group *g);
 
 #endif
