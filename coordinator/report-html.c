@@ -145,6 +145,7 @@ static const struct report_fmt html_fmt = {
 	.item_open = "<li>", .item_close = "</li>\n",
 	.para_open = "<p>", .para_close = "</p>\n",
 	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
+	.small_open = "<p class=\"small\">",
 };
 
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
@@ -1310,44 +1311,6 @@ html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
 	fputs("</table></div>\n", f);
 }
 
-/* Counts the failed and retried runs of a benchmark on a host. */
-static void
-html_bench_counts(FILE *f, const struct analysis *a, size_t host, size_t b)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_result	*res;
-	size_t			 v, nf = 0, nr = 0, k;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL) {
-			nf += res->failed;
-			nr += res->retried;
-		}
-	}
-	if (nf == 0 && nr == 0)
-		return;
-	fprintf(f, "<p class=\"small\">Runs: %zu failed", nf);
-	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
-		    res->failed > 0) {
-			fputs(k++ ? ", " : " (", f);
-			html_esc(f, ds->variants[v]);
-			fprintf(f, " %zu", res->failed);
-		}
-	}
-	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
-	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
-		    res->retried > 0) {
-			fputs(k++ ? ", " : " (", f);
-			html_esc(f, ds->variants[v]);
-			fprintf(f, " %zu", res->retried);
-		}
-	}
-	fprintf(f, "%s; a round whose final attempt failed has no pair.</p>\n",
-	    nr > 0 ? ")" : "");
-}
-
 /* One benchmark on one host: its table, refusals, counts and plot. */
 static void
 html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -1425,7 +1388,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		html_esc(f, c->reason);
 		fputs("</div>\n", f);
 	}
-	html_bench_counts(f, a, host, b);
+	report_text_bench_counts(f, &html_fmt, a, host, b, 0);
 	html_rounds(f, a, host, b);
 }
 

@@ -94,6 +94,7 @@ static const struct report_fmt md_fmt = {
 	.item_open = "- ", .item_close = "\n",
 	.para_open = "", .para_close = "\n\n",
 	.note_open = "> ", .note_close = "\n\n",
+	.small_open = "",
 };
 
 /* Writes a ratio with its interval, or why there is none. */
@@ -331,41 +332,6 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 	fputc('\n', f);
 }
 
-/* Counts the failed and retried runs of a benchmark on a host. */
-static void
-md_bench_counts(FILE *f, const struct analysis *a, size_t hostidx, size_t b)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_result	*res;
-	size_t			 v, nf = 0, nr = 0, k;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) == NULL)
-			continue;
-		nf += res->failed;
-		nr += res->retried;
-	}
-	if (nf == 0 && nr == 0)
-		return;
-	fprintf(f, "Runs of `%s` on %s: %zu failed", ds->benches[b].name,
-	    ds->hosts[hostidx].name, nf);
-	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
-		    res->failed > 0)
-			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
-			    ds->variants[v], res->failed);
-	}
-	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
-	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
-		    res->retried > 0)
-			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
-			    ds->variants[v], res->retried);
-	}
-	fprintf(f, "%s; a round whose final attempt failed has no pair.\n\n",
-	    nr > 0 ? ")" : "");
-}
-
 /* The benchmark tables of one host. */
 static void
 md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
@@ -434,7 +400,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 				fputs("\n\n", f);
 			}
 		}
-		md_bench_counts(f, a, hostidx, b);
+		report_text_bench_counts(f, &md_fmt, a, hostidx, b, 1);
 	}
 }
 

@@ -179,3 +179,63 @@ report_text_files_notes(FILE *f, const struct report_fmt *fmt,
 		}
 	}
 }
+
+/*
+ * Writes " (v n, w m)": each variant's failed (retried set: retried) runs
+ * of (host, bench b), when any.
+ */
+static void
+report_text_per_variant(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host, size_t b, int retried)
+{
+	const struct rep_result	*res;
+	size_t			 v, k = 0, n;
+
+	for (v = 0; v < a->ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) == NULL)
+			continue;
+		n = retried ? res->retried : res->failed;
+		if (n == 0)
+			continue;
+		fputs(k++ ? ", " : " (", f);
+		fmt->name(f, a->ds->variants[v]);
+		fprintf(f, " %zu", n);
+	}
+	if (k > 0)
+		fputc(')', f);
+}
+
+void
+report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host, size_t b, int named)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 v, nf = 0, nr = 0;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) != NULL) {
+			nf += res->failed;
+			nr += res->retried;
+		}
+	}
+	if (nf == 0 && nr == 0)
+		return;
+	fputs(fmt->small_open, f);
+	if (named) {
+		fputs("Runs of ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, ds->benches[b].name);
+		fputs(fmt->code_close, f);
+		fputs(" on ", f);
+		fmt->name(f, ds->hosts[host].name);
+		fputs(": ", f);
+	} else
+		fputs("Runs: ", f);
+	fprintf(f, "%zu failed", nf);
+	report_text_per_variant(f, fmt, a, host, b, 0);
+	fprintf(f, ", %zu retried", nr);
+	report_text_per_variant(f, fmt, a, host, b, 1);
+	fputs("; a round whose final attempt failed has no pair.", f);
+	fputs(fmt->para_close, f);
+}

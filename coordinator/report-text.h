@@ -22,6 +22,7 @@ struct report_fmt {
 	const char *item_open, *item_close;	/* a list item */
 	const char *para_open, *para_close;	/* a paragraph */
 	const char *note_open, *note_close;	/* a paragraph set apart */
+	const char *small_open;			/* a paragraph in small print */
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
@@ -47,5 +48,13 @@ void	report_text_measure(FILE *f, const struct report_fmt *fmt,
  */
 void	report_text_files_notes(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, const struct rep_group *g);
+
+/*
+ * Writes how many runs of bench b on host failed and were retried, per
+ * variant, as a small paragraph (nothing when none did); named: lead with
+ * the bench's and the host's names.
+ */
+void	report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t host, size_t b, int named);
 
 #endif
