@@ -1398,8 +1398,9 @@ html_failures(FILE *f, const struct analysis *a, size_t host)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
+	const char		*last;
 	char			*tail;
-	size_t			 i, shown = 0, n = 0, len, st;
+	size_t			 i, shown = 0, n = 0, len;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
@@ -1416,26 +1417,18 @@ html_failures(FILE *f, const struct analysis *a, size_t host)
 		if (shown >= 20)
 			continue;
 		shown++;
-		/* The end of the tail says most: show its last line. */
-		len = strlen(s->err);
-		while (len > 0 && s->err[len - 1] == '\n')
-			len--;
-		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
-			;
-		tail = xmalloc(len - st + 1);
-		memcpy(tail, s->err + st, len - st);
-		tail[len - st] = '\0';
+		last = report_text_last_line(s->err, &len);
+		tail = xmalloc(len + 1);
+		memcpy(tail, last, len);
+		tail[len] = '\0';
 		fprintf(f, "<tr><td class=\"n\">%u</td><td>", s->seq);
 		html_esc(f, ds->benches[s->bench].name);
 		fputs("</td><td>", f);
 		html_esc(f, ds->variants[s->variant]);
 		fprintf(f, "</td><td class=\"n\">%u%s</td><td class=\"n\">%u"
-		    "</td><td>%s", s->round, s->warmup ? " (warmup)" : "",
-		    s->attempt, proto_status_name(s->status));
-		if (s->status == 3)
-			fprintf(f, " %d", s->signal);
-		else if (s->status == 1)
-			fprintf(f, " (exit %d)", s->exit_code);
+		    "</td><td>", s->round, s->warmup ? " (warmup)" : "",
+		    s->attempt);
+		report_text_status(f, s);
 		fputs("</td><td><code>", f);
 		html_esc_cut(f, tail, 200);
 		fputs("</code></td></tr>\n", f);

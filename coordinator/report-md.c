@@ -410,8 +410,9 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
+	const char		*last;
 	char			 tail[160];
-	size_t			 i, shown = 0, n = 0, len, st;
+	size_t			 i, shown = 0, n = 0, len;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
@@ -425,22 +426,12 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 		if (shown >= 20)
 			continue;
 		shown++;
-		/* The end of the tail says most: show its last line. */
-		len = strlen(s->err);
-		while (len > 0 && (s->err[len - 1] == '\n'))
-			len--;
-		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
-			;
-		snprintf(tail, sizeof tail, "%.*s", (int)(len - st),
-		    s->err + st);
-		fprintf(f, "| %u | %s | %s | %u%s | %u | %s", s->seq,
+		last = report_text_last_line(s->err, &len);
+		snprintf(tail, sizeof tail, "%.*s", (int)len, last);
+		fprintf(f, "| %u | %s | %s | %u%s | %u | ", s->seq,
 		    ds->benches[s->bench].name, ds->variants[s->variant],
-		    s->round, s->warmup ? " (warmup)" : "", s->attempt,
-		    proto_status_name(s->status));
-		if (s->status == 3)
-			fprintf(f, " %d", s->signal);
-		else if (s->status == 1)
-			fprintf(f, " (exit %d)", s->exit_code);
+		    s->round, s->warmup ? " (warmup)" : "", s->attempt);
+		report_text_status(f, s);
 		fputs(" | ", f);
 		md_text(f, tail);
 		fputs(" |\n", f);

@@ -1,4 +1,4 @@
-/* Text that report.md and report.html share: values, reasons, measurement. */
+/* Text report.md and report.html share, written once through a format table. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -238,4 +238,27 @@ report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
 	report_text_per_variant(f, fmt, a, host, b, 1);
 	fputs("; a round whose final attempt failed has no pair.", f);
 	fputs(fmt->para_close, f);
+}
+
+const char *
+report_text_last_line(const char *s, size_t *len)
+{
+	size_t	end = strlen(s), st;
+
+	while (end > 0 && s[end - 1] == '\n')
+		end--;
+	for (st = end; st > 0 && s[st - 1] != '\n'; st--)
+		;
+	*len = end - st;
+	return (s + st);
+}
+
+void
+report_text_status(FILE *f, const struct ds_sample *s)
+{
+	fputs(proto_status_name(s->status), f);
+	if (s->status == PROTO_ST_SIGNAL)
+		fprintf(f, " %d", s->signal);
+	else if (s->status == PROTO_ST_FAILED)
+		fprintf(f, " (exit %d)", s->exit_code);
 }

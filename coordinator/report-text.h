@@ -57,4 +57,13 @@ void	report_text_files_notes(FILE *f, const struct report_fmt *fmt,
 void	report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host, size_t b, int named);
 
+/*
+ * Returns where the last line of s starts, trailing newlines dropped, and
+ * its length in *len: the end of an error tail says most.
+ */
+const char *report_text_last_line(const char *s, size_t *len);
+
+/* Writes a run's status: "timeout", "signal 9", "failed (exit 2)", … */
+void	report_text_status(FILE *f, const struct ds_sample *s);
+
 #endif
