@@ -143,16 +143,23 @@ rep_cells(const struct analysis *a, size_t host, size_t bench,
 	return (top);
 }
 
-/* Buckets the samples by (host, bench), keeping record order. */
-static void
+/*
+ * Buckets the samples by (host, bench), keeping record order. Returns 0 or
+ * -1 (out of memory).
+ */
+static int
 rep_index(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
 	size_t			 nhb = ds->nhosts * ds->nbenches, i, k, *fill;
 
-	a->hb_start = xcalloc(nhb + 2, sizeof *a->hb_start);
-	a->by_hb = xcalloc(ds->nsamples + 1, sizeof *a->by_hb);
-	fill = xcalloc(nhb + 1, sizeof *fill);
+	a->hb_start = calloc(nhb + 2, sizeof *a->hb_start);
+	a->by_hb = calloc(ds->nsamples + 1, sizeof *a->by_hb);
+	fill = calloc(nhb + 1, sizeof *fill);
+	if (a->hb_start == NULL || a->by_hb == NULL || fill == NULL) {
+		free(fill);
+		return (-1);
+	}
 	for (i = 0; i < ds->nsamples; i++) {
 		k = ds->samples[i].host * ds->nbenches + ds->samples[i].bench;
 		a->hb_start[k + 1]++;
@@ -164,6 +171,7 @@ rep_index(struct analysis *a)
 		a->by_hb[a->hb_start[k] + fill[k]++] = i;
 	}
 	free(fill);
+	return (0);
 }
 
 int
@@ -382,7 +390,8 @@ rep_alloc(struct analysis *a, size_t nm)
 		a->hosts[h].host = h;
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
-	rep_index(a);
+	if (rep_index(a) != 0)
+		return (-1);
 	a->results = calloc(ds->nhosts * nm * nv + 1, sizeof *a->results);
 	a->cmps = calloc(ds->nhosts * nm * (nv - 1) + 1, sizeof *a->cmps);
 	a->res_start = calloc(nhb + 1, sizeof *a->res_start);
