@@ -206,7 +206,8 @@ $(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c 
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
 # The record loader, the analysis and every report writer.
-FUZZ_RECORD_SRC := coordinator/record.c coordinator/report.c coordinator/report-csv.c \
+FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analysis.c \
+	coordinator/report.c coordinator/report-text.c coordinator/report-csv.c \
 	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
 	coordinator/stats.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
 	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c

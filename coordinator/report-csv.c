@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/dataset.h"
 #include "coordinator/report.h"
 #include "proto/xmalloc.h"
 

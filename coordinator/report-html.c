@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/analysis.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 #include "proto/xmalloc.h"
 
@@ -134,6 +136,17 @@ html_esc(FILE *f, const char *s)
 		}
 	}
 }
+
+static const struct report_fmt html_fmt = {
+	.text = html_esc,
+	.name = html_esc,
+	.code_open = "<code>", .code_close = "</code>",
+	.bold_open = "<b>", .bold_close = "</b>",
+	.item_open = "<li>", .item_close = "</li>\n",
+	.para_open = "<p>", .para_close = "</p>\n",
+	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
+	.small_open = "<p class=\"small\">",
+};
 
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
 static void
@@ -294,7 +307,7 @@ html_matrix_cell(FILE *f, const struct rep_cmp *c)
 	html_badge(f, c->verdict, c->ratio);
 	fputs("<br>", f);
 	if (c->verdict == VERDICT_INVALID) {
-		report_short_reason(c->reason, reason, sizeof reason);
+		report_text_reason(c->reason, reason, sizeof reason);
 		fputs("<span class=\"why\">", f);
 		html_esc(f, reason);
 		fputs("</span>", f);
@@ -471,23 +484,22 @@ fp_ticks(FILE *f, double lo, double hi, double ybase)
 	}
 }
 
-/* One forest plot: every primary comparison of a group, then its means. */
-static void
-html_forest(FILE *f, const struct analysis *a, size_t gi)
+/*
+ * Fills rows with every primary comparison of group gi (by bench, variant,
+ * host), then its geometric means. Returns the number of rows; *ngeo gets
+ * that of the means.
+ */
+static size_t
+fp_rows(const struct analysis *a, size_t gi, struct fp_row *rows,
+    size_t *ngeo)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_group	*g = &a->groups[gi];
 	const struct rep_cmp	*c;
 	const struct rep_geo	*geo;
-	struct fp_row		*rows;
-	double			 lo, hi, y, x, xl, xh, pad, me = ds->min_effect;
-	double			 r, rl, rh;
-	char			 reason[256], label[512];
-	size_t			 n = 0, i, b, v, k, ngeo = 0;
-	enum stats_verdict	 vd;
+	size_t			 n = 0, i, b, v;
 
-	rows = xcalloc((g->to - g->from) * ds->nbenches * ds->nvariants +
-	    ds->nvariants + 1, sizeof *rows);
+	*ngeo = 0;
 	for (b = 0; b < ds->nbenches; b++) {
 		for (v = 0; v < ds->nvariants; v++) {
 			for (i = g->from; i < g->to; i++) {
@@ -500,12 +512,25 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 	for (v = 0; v < ds->nvariants; v++) {
 		if ((geo = analysis_geo(a, gi, v)) != NULL) {
 			rows[n++].geo = geo;
-			ngeo++;
+			(*ngeo)++;
 		}
 	}
-	/* The scale: every interval, 1 and the band around it. */
-	lo = 1 - me;
-	hi = 1 + me;
+	return (n);
+}
+
+/*
+ * The scale of a forest plot: every interval of rows[n], 1 and the band
+ * 1 ± me around it, with a margin, into *lo and *hi.
+ */
+static void
+fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
+    double *hi)
+{
+	double	rl, rh, pad;
+	size_t	k;
+
+	*lo = 1 - me;
+	*hi = 1 + me;
 	for (k = 0; k < n; k++) {
 		if (rows[k].c != NULL && rows[k].c->verdict != VERDICT_INVALID &&
 		    isfinite(rows[k].c->lo)) {
@@ -516,26 +541,35 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 			rh = rows[k].geo->hi;
 		} else
 			continue;
-		if (rl > 0 && rl < lo)
-			lo = rl;
-		if (rh > hi)
-			hi = rh;
+		if (rl > 0 && rl < *lo)
+			*lo = rl;
+		if (rh > *hi)
+			*hi = rh;
 	}
-	if (!(lo > 0) || !(lo < 1))
-		lo = 0.99;
-	if (!(hi > 1))
-		hi = 1.01;
-	pad = (log(hi) - log(lo)) * 0.08;
-	lo = exp(log(lo) - pad);
-	hi = exp(log(hi) + pad);
+	if (!(*lo > 0) || !(*lo < 1))
+		*lo = 0.99;
+	if (!(*hi > 1))
+		*hi = 1.01;
+	pad = (log(*hi) - log(*lo)) * 0.08;
+	*lo = exp(log(*lo) - pad);
+	*hi = exp(log(*hi) + pad);
+}
 
-	y = FP_TOP + (double)n * FP_ROW + (ngeo > 0 ? 8 : 0);
+/*
+ * Opens a forest plot of group g whose rows end at y: the band of "same",
+ * the line at 1, the axis and its ticks, and the column heads.
+ */
+static void
+fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
+    double y)
+{
+	double	x, xl, xh;
+
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and 95%% intervals on ",
 	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
 	html_esc(f, g->label);
 	fputs("\">\n", f);
-	/* The band of "same", the line at 1, and the column heads. */
 	xl = fp_x(1 - me, lo, hi);
 	xh = fp_x(1 + me, lo, hi);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
@@ -555,10 +589,103 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 	    "text-anchor=\"end\">ratio = variant / reference</text>\n", FP_X1,
 	    y + 34);
 	fp_ticks(f, lo, hi, y);
+}
 
+/*
+ * One row of a forest plot at y: its label, then the ratio and interval
+ * (a dot on a line, or a mean's diamond) or why there is none, and the
+ * verdict.
+ */
+static void
+fp_draw_row(FILE *f, const struct analysis *a, const struct rep_group *g,
+    const struct fp_row *row, double lo, double hi, double y)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c = row->c;
+	const struct rep_geo	*geo = row->geo;
+	char			 reason[256], label[512];
+	double			 r, rl, rh, x, xl, xh;
+	enum stats_verdict	 vd;
+
+	if (c != NULL) {
+		snprintf(label, sizeof label, "%s · %s%s · %s%s%s%s",
+		    ds->benches[c->bench].name,
+		    ds->benches[c->bench].metrics[0],
+		    ds->benches[c->bench].higher[0] ? " ↑" : "",
+		    ds->variants[c->variant],
+		    c->files == REP_FILES_AA ? " (A/A)" : "",
+		    g->to - g->from > 1 ? " · " : "",
+		    g->to - g->from > 1 ? ds->hosts[c->host].name : "");
+		vd = c->verdict;
+		r = c->ratio;
+		rl = c->lo;
+		rh = c->hi;
+	} else {
+		snprintf(label, sizeof label, "geometric mean · %s%s",
+		    ds->variants[geo->variant], geo->aa ? " (A/A)" : "");
+		vd = geo->verdict;
+		r = geo->nused > 0 ? geo->est : NAN;
+		rl = geo->lo;
+		rh = geo->hi;
+	}
+	fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
+	    geo != NULL ? " font-weight=\"600\"" : "");
+	html_esc_cut(f, label, 48);
+	fputs("</text>", f);
+	if (!isfinite(r) || vd == VERDICT_INVALID) {
+		if (c != NULL)
+			report_text_reason(c->reason, reason, sizeof reason);
+		else
+			snprintf(reason, sizeof reason, "no valid comparison");
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
+		    "font-style=\"italic\">no ratio: ", FP_X0 + 6, y + 4);
+		html_esc_cut(f, reason, 60);
+		fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
+		    "class=\"mono\">—</text>", FP_TEXT, y + 4);
+	} else {
+		xl = fp_x(rl, lo, hi);
+		xh = fp_x(rh, lo, hi);
+		x = fp_x(r, lo, hi);
+		if (geo != NULL)
+			fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f "
+			    "%.1f,%.1f %.1f,%.1f\" fill=\"%s\"/>", xl - 3, y, x,
+			    y - 7, xh + 3, y, x, y + 7, html_vcolour[vd]);
+		else
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
+			    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-width=\"2.5\" stroke-linecap=\"round\"/>"
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+			    "fill=\"%s\" stroke=\"#fff\" "
+			    "stroke-width=\"1.5\"/>", xl, y, xh, y,
+			    html_vcolour[vd], x, y, html_vcolour[vd]);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
+		    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl, rh);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
+	    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
+	    html_vcolour[vd], stats_verdict_name(vd));
+}
+
+/* One forest plot: every primary comparison of a group, then its means. */
+static void
+html_forest(FILE *f, const struct analysis *a, size_t gi)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g = &a->groups[gi];
+	struct fp_row		*rows;
+	double			 lo, hi, y;
+	size_t			 n, k, ngeo;
+
+	rows = xcalloc((g->to - g->from) * ds->nbenches * ds->nvariants +
+	    ds->nvariants + 1, sizeof *rows);
+	n = fp_rows(a, gi, rows, &ngeo);
+	fp_scale(rows, n, ds->min_effect, &lo, &hi);
+	fp_head(f, g, ds->min_effect, lo, hi,
+	    FP_TOP + (double)n * FP_ROW + (ngeo > 0 ? 8 : 0));
 	for (k = 0; k < n; k++) {
 		y = FP_TOP + (double)k * FP_ROW + FP_ROW / 2.0 +
 		    (rows[k].geo != NULL ? 8 : 0);
+		/* A rule above the means; every other comparison shaded. */
 		if (rows[k].geo != NULL && (k == 0 || rows[k - 1].geo == NULL))
 			fprintf(f, "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" "
 			    "y2=\"%.1f\" stroke=\"#d0d7de\"/>\n", y - 16, FP_W,
@@ -568,70 +695,7 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 			    "height=\"%d\" fill=\"#f6f8fa\" "
 			    "fill-opacity=\"0.6\"/>", y - FP_ROW / 2.0, FP_W,
 			    FP_ROW);
-		if ((c = rows[k].c) != NULL) {
-			snprintf(label, sizeof label, "%s · %s%s · %s%s%s%s",
-			    ds->benches[c->bench].name,
-			    ds->benches[c->bench].metrics[0],
-			    ds->benches[c->bench].higher[0] ? " ↑" : "",
-			    ds->variants[c->variant],
-			    c->files == REP_FILES_AA ? " (A/A)" : "",
-			    g->to - g->from > 1 ? " · " : "",
-			    g->to - g->from > 1 ? ds->hosts[c->host].name : "");
-			vd = c->verdict;
-			r = c->ratio;
-			rl = c->lo;
-			rh = c->hi;
-		} else {
-			geo = rows[k].geo;
-			snprintf(label, sizeof label, "geometric mean · %s%s",
-			    ds->variants[geo->variant], geo->aa ? " (A/A)" : "");
-			vd = geo->verdict;
-			r = geo->nused > 0 ? geo->est : NAN;
-			rl = geo->lo;
-			rh = geo->hi;
-		}
-		fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
-		    rows[k].geo != NULL ? " font-weight=\"600\"" : "");
-		html_esc_cut(f, label, 48);
-		fputs("</text>", f);
-		if (!isfinite(r) || vd == VERDICT_INVALID) {
-			if (c != NULL)
-				report_short_reason(c->reason, reason,
-				    sizeof reason);
-			else
-				snprintf(reason, sizeof reason, "no valid "
-				    "comparison");
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
-			    "font-style=\"italic\">no ratio: ", FP_X0 + 6,
-			    y + 4);
-			html_esc_cut(f, reason, 60);
-			fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
-			    "class=\"mono\">—</text>", FP_TEXT, y + 4);
-		} else {
-			xl = fp_x(rl, lo, hi);
-			xh = fp_x(rh, lo, hi);
-			x = fp_x(r, lo, hi);
-			if (rows[k].geo != NULL)
-				fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,"
-				    "%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\"/>",
-				    xl - 3, y, x, y - 7, xh + 3, y, x, y + 7,
-				    html_vcolour[vd]);
-			else
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
-				    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-				    "stroke-width=\"2.5\" "
-				    "stroke-linecap=\"round\"/><circle "
-				    "cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
-				    "fill=\"%s\" stroke=\"#fff\" "
-				    "stroke-width=\"1.5\"/>", xl, y, xh, y,
-				    html_vcolour[vd], x, y, html_vcolour[vd]);
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
-			    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl,
-			    rh);
-		}
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
-		    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
-		    html_vcolour[vd], stats_verdict_name(vd));
+		fp_draw_row(f, a, g, &rows[k], lo, hi, y);
 	}
 	fputs("</svg><figcaption>Each row: the median of the per-round paired "
 	    "ratios (dot) and its 95% bootstrap interval (line), coloured by "
@@ -714,21 +778,57 @@ struct rp_frame {
 	size_t	bench;
 	double	lo, hi, ph, slotw;
 	int	warm;
+	double	pw;		/* plot width */
+	double	step, top;	/* y tick step; largest magnitude shown */
+	double	dx;		/* offset between variants within a slot */
+	size_t	nslots;		/* the warmup slot, then the rounds */
+	size_t	per, nb;	/* rounds per bin (1: not binned); bins */
+	const size_t *mine;	/* this host's runs of the bench */
+	size_t	nmine;
 };
 
+/* The y of value v in frame fr. */
+static double
+rp_y(const struct rp_frame *fr, double v)
+{
+	return (RP_T + (fr->hi - v) / (fr->hi - fr->lo) * fr->ph);
+}
+
+/* The x of slot position pos (in slots, from the left edge), plus off. */
+static double
+rp_x(const struct rp_frame *fr, double pos, double off)
+{
+	return (RP_L + pos * fr->slotw + off);
+}
+
 /*
- * A variant's measured rounds in bins of per rounds (good[r]: round r's
- * final successful run): a band from each bin's lowest to its highest run
- * and a line through the bins' medians.
+ * Opens a failed-run mark (a red cross at the bottom, at x) and its title
+ * with variant vr's name; the caller ends the title and the path.
+ */
+static void
+rp_fail_mark(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
+    double x, size_t vr)
+{
+	double	y = RP_T + fr->ph - 7;
+
+	fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
+	    "stroke=\"#cf222e\" stroke-width=\"2\"><title>", x - 4, y - 4);
+	html_esc(f, ds->variants[vr]);
+}
+
+/*
+ * A variant's measured rounds in bins of fr->per rounds (good[r]: round
+ * r's final successful run): a band from each bin's lowest to its highest
+ * run and a line through the bins' medians.
  */
 static void
 html_round_bins(FILE *f, const struct analysis *a, size_t host,
-    const struct ds_sample **good, size_t per, const struct rp_frame *fr,
-    double off, const char *col)
+    const struct ds_sample **good, const struct rp_frame *fr, double off,
+    const char *col)
 {
 	const struct dataset	*ds = a->ds;
 	const char		*mn = ds->benches[fr->bench].metrics[0];
-	size_t			 nb = ((size_t)ds->rounds + per - 1) / per;
+	size_t			 per = fr->per, nb = fr->nb;
 	size_t			 bi, r, n, k;
 	double			*v, *med, *bmin, *bmax, x, y;
 	int			 first;
@@ -741,7 +841,7 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		for (n = 0, r = bi * per + 1; r <= (bi + 1) * per &&
 		    r <= ds->rounds; r++) {
 			if (good[r] != NULL &&
-			    report_value(a, host, good[r], mn, &v[n]) == 0)
+			    analysis_value(a, host, good[r], mn, &v[n]) == 0)
 				n++;
 		}
 		med[bi] = NAN;
@@ -752,9 +852,8 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		bmin[bi] = v[0];
 		bmax[bi] = v[n - 1];
 	}
-#define RP_X(bi) (RP_L + ((double)(bi) * (double)per + (double)per / 2 + \
-    (double)fr->warm) * fr->slotw + off)
-#define RP_Y(val) (RP_T + (fr->hi - (val)) / (fr->hi - fr->lo) * fr->ph)
+#define RP_X(bi) rp_x(fr, (double)(bi) * (double)per + (double)per / 2 + \
+    (double)fr->warm, off)
 	fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.16\" stroke=\"none\" "
 	    "d=\"", col);
 	/* One closed shape per run of bins with data. */
@@ -763,9 +862,10 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 			;
 		for (k = bi; k < nb && !isnan(med[k]); k++)
 			fprintf(f, "%c%.1f %.1f", k == bi ? 'M' : 'L', RP_X(k),
-			    RP_Y(bmax[k]));
+			    rp_y(fr, bmax[k]));
 		for (r = k; r > bi; r--)
-			fprintf(f, "L%.1f %.1f", RP_X(r - 1), RP_Y(bmin[r - 1]));
+			fprintf(f, "L%.1f %.1f", RP_X(r - 1),
+			    rp_y(fr, bmin[r - 1]));
 		if (k > bi)
 			fputc('Z', f);
 	}
@@ -775,63 +875,50 @@ html_round_bins(FILE *f, const struct analysis *a, size_t host,
 		if (isnan(med[bi]))
 			continue;
 		x = RP_X(bi);
-		y = RP_Y(med[bi]);
+		y = rp_y(fr, med[bi]);
 		fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
 		first = 0;
 	}
 	fputs("\"/>\n", f);
 #undef RP_X
-#undef RP_Y
 	free(v);
 	free(med);
 	free(bmin);
 	free(bmax);
 }
 
-/* The primary metric of one benchmark on one host, by round and variant. */
-static void
-html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
+/*
+ * Sets up fr for the primary metric of (host, bench b): its scale from the
+ * good runs, with a margin, and its slots. Returns 0, or -1 when no run
+ * has a value (nothing to draw).
+ */
+static int
+html_rounds_frame(const struct analysis *a, size_t host, size_t b,
+    struct rp_frame *fr)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
-	const struct rep_result	*res;
 	const char		*mn = ds->benches[b].metrics[0];
-	double			 lo = INFINITY, hi = -INFINITY, v, step, t;
-	double			 slotw, x, y, dx, pw, ph, top;
-	char			 buf[64], buf2[64], offscale[1024];
-	size_t			 i, vr, nv = ds->nvariants, np, nslots, k;
-	const size_t		*mine;
-	size_t			 nmine, mi;
-	const struct ds_sample	**good;
-	uint32_t		*last;
-	int			 warm = 0, first, clip;
-	size_t			 per, nb, *fails, bi;
-	struct rp_frame		 fr;
+	size_t			 hb = host * ds->nbenches + b, mi;
+	double			 lo = INFINITY, hi = -INFINITY, v, t;
 
-	offscale[0] = '\0';
-
+	memset(fr, 0, sizeof *fr);
+	fr->bench = b;
 	/* This host's runs of this benchmark, once: the plots walk them. */
-	mine = a->by_hb + a->hb_start[host * ds->nbenches + b];
-	nmine = a->hb_start[host * ds->nbenches + b + 1] -
-	    a->hb_start[host * ds->nbenches + b];
-	/* In size_t: the loader caps rounds, but never wrap here either. */
-	good = xcalloc((size_t)ds->rounds + 1, sizeof *good);
-	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
-	for (mi = 0; mi < nmine; mi++) {
-		s = &ds->samples[mine[mi]];
+	fr->mine = a->by_hb + a->hb_start[hb];
+	fr->nmine = a->hb_start[hb + 1] - a->hb_start[hb];
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
 		if (s->warmup)
-			warm = 1;
+			fr->warm = 1;
 		if (s->warmup || s->status != 0 ||
-		    report_value(a, host, s, mn, &v) != 0)
+		    analysis_value(a, host, s, mn, &v) != 0)
 			continue;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
-	if (!isfinite(lo)) {
-		free(good);
-		free(last);
-		return;
-	}
+	if (!isfinite(lo))
+		return (-1);
 	if (hi - lo < fabs(hi) * 1e-6 + 1e-12) {
 		t = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
 		lo -= t;
@@ -841,48 +928,49 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		lo -= t;
 		hi += t;
 	}
-	step = rp_step(hi - lo);
-	top = fmax(fabs(lo), fabs(hi));
-	pw = RP_W - RP_L - RP_R;
-	ph = RP_H - RP_T - RP_B;
-	nslots = ds->rounds + (size_t)warm;
-	slotw = pw / (double)(nslots > 0 ? nslots : 1);
-	dx = fmin(6, slotw / (double)(nv + 1));
-	per = ds->rounds > RP_MAXDOTS ?
+	fr->lo = lo;
+	fr->hi = hi;
+	fr->step = rp_step(hi - lo);
+	fr->top = fmax(fabs(lo), fabs(hi));
+	fr->pw = RP_W - RP_L - RP_R;
+	fr->ph = RP_H - RP_T - RP_B;
+	fr->nslots = ds->rounds + (size_t)fr->warm;
+	fr->slotw = fr->pw / (double)(fr->nslots > 0 ? fr->nslots : 1);
+	fr->dx = fmin(6, fr->slotw / (double)(ds->nvariants + 1));
+	fr->per = ds->rounds > RP_MAXDOTS ?
 	    ((size_t)ds->rounds + RP_MAXDOTS - 1) / RP_MAXDOTS : 1;
-	nb = ((size_t)ds->rounds + per - 1) / per;
-	fails = xcalloc(nb + 1, sizeof *fails);
-	fr.bench = b;
-	fr.lo = lo;
-	fr.hi = hi;
-	fr.ph = ph;
-	fr.slotw = slotw;
-	fr.warm = warm;
+	fr->nb = ((size_t)ds->rounds + fr->per - 1) / fr->per;
+	return (0);
+}
 
-	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
-	html_esc(f, mn);
-	fputs(" by round\">\n", f);
-	/* Grid and y ticks. */
-	for (t = ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
-		y = RP_T + (hi - t) / (hi - lo) * ph;
-		rp_tick(mn, fabs(t) < step * 1e-9 ? 0 : t, step, top, buf,
-		    sizeof buf);
+/* The grid, the y ticks and the x labels of a rounds plot. */
+static void
+html_rounds_axes(FILE *f, const struct rp_frame *fr, const char *mn)
+{
+	char	buf[64];
+	double	t, x, y;
+	size_t	i, round, every;
+
+	for (t = ceil(fr->lo / fr->step) * fr->step;
+	    t <= fr->hi + fr->step * 1e-9; t += fr->step) {
+		y = rp_y(fr, t);
+		rp_tick(mn, fabs(t) < fr->step * 1e-9 ? 0 : t, fr->step,
+		    fr->top, buf, sizeof buf);
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 		    "stroke=\"#eaeef2\"/><text x=\"%d\" y=\"%.1f\" "
 		    "text-anchor=\"end\" class=\"dim\">%s</text>\n", RP_L, y,
 		    RP_W - RP_R, y, RP_L - 8, y + 4, buf);
 	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" "
-	    "fill=\"none\" stroke=\"#d0d7de\"/>\n", RP_L, RP_T, pw, ph);
+	    "fill=\"none\" stroke=\"#d0d7de\"/>\n", RP_L, RP_T, fr->pw,
+	    fr->ph);
 	/* X labels: the warmup slot, then rounds (thinned to fit). */
-	for (i = 0; i < nslots; i++) {
-		size_t	round = i + 1 - (size_t)warm;
-		size_t	every = slotw >= 22 ? 1 : slotw >= 11 ? 2 :
-		    slotw >= 5 ? 5 : rp_every(nslots);
-
-		x = RP_L + ((double)i + 0.5) * slotw;
-		if (warm && i == 0)
+	every = fr->slotw >= 22 ? 1 : fr->slotw >= 11 ? 2 :
+	    fr->slotw >= 5 ? 5 : rp_every(fr->nslots);
+	for (i = 0; i < fr->nslots; i++) {
+		round = i + 1 - (size_t)fr->warm;
+		x = RP_L + ((double)i + 0.5) * fr->slotw;
+		if (fr->warm && i == 0)
 			snprintf(buf, sizeof buf, "w");
 		else if (round == 1 || round % every == 0)
 			snprintf(buf, sizeof buf, "%zu", round);
@@ -891,158 +979,192 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
 		    "class=\"dim\">%s</text>", x, RP_H - RP_B + 16, buf);
 	}
-	if (warm)
+	if (fr->warm)
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 		    "stroke=\"#d0d7de\" stroke-dasharray=\"3 3\"/>",
-		    RP_L + slotw, RP_T, RP_L + slotw, RP_T + (int)ph);
+		    RP_L + fr->slotw, RP_T, RP_L + fr->slotw,
+		    RP_T + (int)fr->ph);
 	fprintf(f, "\n<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
-	    "class=\"dim\">round%s</text>\n", RP_L + pw / 2, RP_H - 6,
-	    warm ? " (w: warmup, not counted)" : "");
+	    "class=\"dim\">round%s</text>\n", RP_L + fr->pw / 2, RP_H - 6,
+	    fr->warm ? " (w: warmup, not counted)" : "");
+}
 
-	for (vr = 0; vr < nv; vr++) {
-		const char	*col = html_vcol(ds, vr);
-		double		 off = ((double)vr - (double)(nv - 1) / 2) * dx;
+/* Fills good[round] with variant vr's final successful measured runs. */
+static void
+html_rounds_good(const struct dataset *ds, const struct rp_frame *fr,
+    size_t vr, const struct ds_sample **good)
+{
+	const struct ds_sample	*s;
+	size_t			 np, mi;
 
-		/* The median of the measured runs, dashed. */
-		res = analysis_result(a, host, b, 0, vr);
-		if (res != NULL && res->sum.n > 0) {
-			y = RP_T + (hi - res->sum.median) / (hi - lo) * ph;
-			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-			    "y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.55\" "
-			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
-			    RP_W - RP_R, y, col);
-		}
-		/* The good measured runs of this variant, by round. */
-		for (np = 0; np <= ds->rounds; np++)
-			good[np] = NULL;
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant != vr || s->warmup || s->status != 0 ||
-			    s->round < 1 || s->round > ds->rounds)
-				continue;
-			if (good[s->round] == NULL ||
-			    s->attempt > good[s->round]->attempt)
-				good[s->round] = s;
-		}
-		if (per > 1)
-			html_round_bins(f, a, host, good, per, &fr, off, col);
-		/* A line through the measured runs, in round order. */
-		if (per == 1)
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-			    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" "
-			    "points=\"", col);
-		first = 1;
-		for (np = 1; per == 1 && np <= ds->rounds; np++) {
-			s = good[np];
-			if (s == NULL || report_value(a, host, s, mn, &v) != 0)
-				continue;
-			x = RP_L + ((double)(np - 1) + (double)warm +
-			    0.5) * slotw + off;
-			y = RP_T + (hi - v) / (hi - lo) * ph;
-			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
-			first = 0;
-		}
-		if (per == 1)
-			fputs("\"/>\n", f);
-		/* The last attempt of each measured round. */
-		for (np = 0; np <= ds->rounds; np++)
-			last[np] = 0;
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant == vr && !s->warmup &&
-			    s->round <= ds->rounds && s->attempt > last[s->round])
-				last[s->round] = s->attempt;
-		}
-		for (mi = 0; mi < nmine; mi++) {
-			s = &ds->samples[mine[mi]];
-			if (s->variant != vr)
-				continue;
-			/* Binned: a bin's failures are counted, not drawn. */
-			if (per > 1 && !s->warmup) {
-				if (s->status != 0 && s->round >= 1 &&
-				    s->round <= ds->rounds)
-					fails[(s->round - 1) / per]++;
-				continue;
-			}
-			x = RP_L + ((double)(s->warmup ? 0 : s->round - 1 +
-			    (uint32_t)warm) + 0.5) * slotw + off;
-			if (s->status != 0) {
-				y = RP_T + ph - 7;
-				fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 "
-				    "8\" stroke=\"#cf222e\" stroke-width=\"2\">"
-				    "<title>", x - 4, y - 4);
-				html_esc(f, ds->variants[vr]);
-				fprintf(f, " %s %u attempt %u: %s</title>"
-				    "</path>\n", s->warmup ? "warmup" : "round",
-				    s->round, s->attempt,
-				    proto_status_name(s->status));
-				continue;
-			}
-			if (report_value(a, host, s, mn, &v) != 0 ||
-			    (!s->warmup && s->round <= ds->rounds &&
-			    s->attempt < last[s->round]))
-				continue;
-			report_fmt_value(mn, v, buf2, sizeof buf2);
-			y = RP_T + (hi - v) / (hi - lo) * ph;
-			/* A warmup off the scale: a triangle at the edge. */
-			clip = 0;
-			if (y < RP_T + 5) {
-				y = RP_T + 5;
-				clip = 1;
-			} else if (y > RP_T + ph - 5) {
-				y = RP_T + ph - 5;
-				clip = -1;
-			}
-			if (s->warmup && clip) {
-				fprintf(f, "<path d=\"M%.1f %.1fl4.5 %dh-9z\" "
-				    "fill=\"#fff\" stroke=\"%s\" "
-				    "stroke-width=\"1.5\">", x, y - 3.5 * clip,
-				    7 * clip, col);
-				k = strlen(offscale);
-				snprintf(offscale + k, sizeof offscale - k,
-				    "%s%s %s", k ? ", " : "", ds->variants[vr],
-				    buf2);
-			}
-			else if (s->warmup)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"4\" fill=\"#fff\" stroke=\"%s\" "
-				    "stroke-width=\"1.5\">", x, y, col);
-			else
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"3.5\" fill=\"%s\">", x, y, col);
-			fputs("<title>", f);
-			html_esc(f, ds->variants[vr]);
-			if (s->warmup)
-				fprintf(f, " warmup: %s%s</title>", buf2,
-				    clip ? " (off the scale)" : "");
-			else
-				fprintf(f, " round %u: %s</title>", s->round,
-				    buf2);
-			fputs(s->warmup && clip ? "</path>\n" : "</circle>\n",
-			    f);
-		}
-		/* Binned: one mark per bin that had failed runs. */
-		for (bi = 0; bi < nb && per > 1; bi++) {
-			if (fails[bi] == 0)
-				continue;
-			x = RP_L + ((double)bi * (double)per + (double)per / 2 +
-			    (double)warm) * slotw + off;
-			y = RP_T + ph - 7;
-			fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
-			    "stroke=\"#cf222e\" stroke-width=\"2\"><title>",
-			    x - 4, y - 4);
-			html_esc(f, ds->variants[vr]);
-			fprintf(f, " rounds %zu to %zu: %zu failed run%s"
-			    "</title></path>\n", bi * per + 1,
-			    (bi + 1) * per < ds->rounds ? (bi + 1) * per :
-			    (size_t)ds->rounds, fails[bi],
-			    fails[bi] == 1 ? "" : "s");
-			fails[bi] = 0;
-		}
+	for (np = 0; np <= ds->rounds; np++)
+		good[np] = NULL;
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant != vr || s->warmup || s->status != 0 ||
+		    s->round < 1 || s->round > ds->rounds)
+			continue;
+		if (good[s->round] == NULL ||
+		    s->attempt > good[s->round]->attempt)
+			good[s->round] = s;
 	}
-	/* The legend, across the top. */
-	x = RP_L;
-	for (vr = 0; vr < nv; vr++) {
+}
+
+/* A line through a variant's good measured runs, in round order. */
+static void
+html_rounds_line(FILE *f, const struct analysis *a, size_t host,
+    const struct ds_sample **good, const struct rp_frame *fr, double off,
+    const char *col)
+{
+	const char	*mn = a->ds->benches[fr->bench].metrics[0];
+	double		 v, x, y;
+	size_t		 np;
+	int		 first = 1;
+
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+	    "stroke-opacity=\"0.45\" stroke-width=\"1.2\" points=\"", col);
+	for (np = 1; np <= a->ds->rounds; np++) {
+		if (good[np] == NULL ||
+		    analysis_value(a, host, good[np], mn, &v) != 0)
+			continue;
+		x = rp_x(fr, (double)(np - 1) + (double)fr->warm + 0.5, off);
+		y = rp_y(fr, v);
+		fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+		first = 0;
+	}
+	fputs("\"/>\n", f);
+}
+
+/*
+ * One good run's dot (a warmup's hollow, or a triangle at the edge when
+ * off the scale, noted in offscale) with its value as title.
+ */
+static void
+html_rounds_dot(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
+    const struct ds_sample *s, double x, double v, const char *col,
+    char *offscale, size_t offlen)
+{
+	const char	*mn = ds->benches[fr->bench].metrics[0];
+	char		 buf[64];
+	double		 y = rp_y(fr, v);
+	size_t		 k;
+	int		 clip = 0;
+
+	report_text_value(mn, v, buf, sizeof buf);
+	/* A warmup off the scale: a triangle at the edge. */
+	if (y < RP_T + 5) {
+		y = RP_T + 5;
+		clip = 1;
+	} else if (y > RP_T + fr->ph - 5) {
+		y = RP_T + fr->ph - 5;
+		clip = -1;
+	}
+	if (s->warmup && clip) {
+		fprintf(f, "<path d=\"M%.1f %.1fl4.5 %dh-9z\" fill=\"#fff\" "
+		    "stroke=\"%s\" stroke-width=\"1.5\">", x, y - 3.5 * clip,
+		    7 * clip, col);
+		k = strlen(offscale);
+		snprintf(offscale + k, offlen - k, "%s%s %s", k ? ", " : "",
+		    ds->variants[s->variant], buf);
+	} else if (s->warmup)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+		    "fill=\"#fff\" stroke=\"%s\" stroke-width=\"1.5\">", x, y,
+		    col);
+	else
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+		    "fill=\"%s\">", x, y, col);
+	fputs("<title>", f);
+	html_esc(f, ds->variants[s->variant]);
+	if (s->warmup)
+		fprintf(f, " warmup: %s%s</title>", buf,
+		    clip ? " (off the scale)" : "");
+	else
+		fprintf(f, " round %u: %s</title>", s->round, buf);
+	fputs(s->warmup && clip ? "</path>\n" : "</circle>\n", f);
+}
+
+/*
+ * Variant vr's runs one by one: a dot per final good run (warmups too), a
+ * cross per failed one; binned, failures are counted in fails instead.
+ */
+static void
+html_rounds_runs(FILE *f, const struct analysis *a, size_t host,
+    const struct rp_frame *fr, size_t vr, double off, const char *col,
+    uint32_t *last, size_t *fails, char *offscale, size_t offlen)
+{
+	const struct dataset	*ds = a->ds;
+	const char		*mn = ds->benches[fr->bench].metrics[0];
+	const struct ds_sample	*s;
+	double			 v, x;
+	size_t			 np, mi;
+
+	/* The last attempt of each measured round. */
+	for (np = 0; np <= ds->rounds; np++)
+		last[np] = 0;
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant == vr && !s->warmup &&
+		    s->round <= ds->rounds && s->attempt > last[s->round])
+			last[s->round] = s->attempt;
+	}
+	for (mi = 0; mi < fr->nmine; mi++) {
+		s = &ds->samples[fr->mine[mi]];
+		if (s->variant != vr)
+			continue;
+		/* Binned: a bin's failures are counted, not drawn. */
+		if (fr->per > 1 && !s->warmup) {
+			if (s->status != 0 && s->round >= 1 &&
+			    s->round <= ds->rounds)
+				fails[(s->round - 1) / fr->per]++;
+			continue;
+		}
+		x = rp_x(fr, (double)(s->warmup ? 0 : s->round - 1 +
+		    (uint32_t)fr->warm) + 0.5, off);
+		if (s->status != 0) {
+			rp_fail_mark(f, ds, fr, x, vr);
+			fprintf(f, " %s %u attempt %u: %s</title></path>\n",
+			    s->warmup ? "warmup" : "round", s->round,
+			    s->attempt, proto_status_name(s->status));
+			continue;
+		}
+		if (analysis_value(a, host, s, mn, &v) != 0 ||
+		    (!s->warmup && s->round <= ds->rounds &&
+		    s->attempt < last[s->round]))
+			continue;
+		html_rounds_dot(f, ds, fr, s, x, v, col, offscale, offlen);
+	}
+}
+
+/* Binned: one mark per bin of variant vr that had failed runs. */
+static void
+html_rounds_bin_fails(FILE *f, const struct dataset *ds,
+    const struct rp_frame *fr, size_t vr, double off, size_t *fails)
+{
+	size_t	bi, per = fr->per;
+	double	x;
+
+	for (bi = 0; bi < fr->nb && per > 1; bi++) {
+		if (fails[bi] == 0)
+			continue;
+		x = rp_x(fr, (double)bi * (double)per + (double)per / 2 +
+		    (double)fr->warm, off);
+		rp_fail_mark(f, ds, fr, x, vr);
+		fprintf(f, " rounds %zu to %zu: %zu failed run%s"
+		    "</title></path>\n", bi * per + 1,
+		    (bi + 1) * per < ds->rounds ? (bi + 1) * per :
+		    (size_t)ds->rounds, fails[bi], fails[bi] == 1 ? "" : "s");
+		fails[bi] = 0;
+	}
+}
+
+/* The legend of a rounds plot, across the top. */
+static void
+html_rounds_legend(FILE *f, const struct dataset *ds)
+{
+	double	x = RP_L;
+	size_t	vr;
+
+	for (vr = 0; vr < ds->nvariants; vr++) {
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"14\" r=\"4\" fill=\"%s\"/>"
 		    "<text x=\"%.1f\" y=\"18\">", x + 4, html_vcol(ds, vr),
 		    x + 13);
@@ -1062,6 +1184,15 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	fprintf(f, "<line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
 	    "stroke=\"#57606a\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" "
 	    "y=\"18\" class=\"dim\">median</text>\n", x + 6, x + 30, x + 36);
+}
+
+/* The caption of a rounds plot: what it shows, and warmups off scale. */
+static void
+html_rounds_caption(FILE *f, const struct analysis *a, size_t host,
+    const char *mn, size_t per, const char *offscale)
+{
+	size_t	i;
+
 	fputs("</svg><figcaption>", f);
 	html_esc(f, mn);
 	for (i = 0; i < a->nhosts; i++) {
@@ -1082,6 +1213,58 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
+}
+
+/* The primary metric of one benchmark on one host, by round and variant. */
+static void
+html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	const char		*mn = ds->benches[b].metrics[0], *col;
+	const struct ds_sample	**good;
+	struct rp_frame		 fr;
+	char			 offscale[1024];
+	uint32_t		*last;
+	size_t			 vr, nv = ds->nvariants, *fails;
+	double			 off, y;
+
+	if (html_rounds_frame(a, host, b, &fr) != 0)
+		return;
+	offscale[0] = '\0';
+	/* In size_t: the loader caps rounds, but never wrap here either. */
+	good = xcalloc((size_t)ds->rounds + 1, sizeof *good);
+	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
+	fails = xcalloc(fr.nb + 1, sizeof *fails);
+
+	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
+	html_esc(f, mn);
+	fputs(" by round\">\n", f);
+	html_rounds_axes(f, &fr, mn);
+	for (vr = 0; vr < nv; vr++) {
+		col = html_vcol(ds, vr);
+		off = ((double)vr - (double)(nv - 1) / 2) * fr.dx;
+		/* The median of the measured runs, dashed. */
+		res = analysis_result(a, host, b, 0, vr);
+		if (res != NULL && res->sum.n > 0) {
+			y = rp_y(&fr, res->sum.median);
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			    "y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.55\" "
+			    "stroke-dasharray=\"6 4\"/>\n", RP_L, y,
+			    RP_W - RP_R, y, col);
+		}
+		html_rounds_good(ds, &fr, vr, good);
+		if (fr.per > 1)
+			html_round_bins(f, a, host, good, &fr, off, col);
+		else
+			html_rounds_line(f, a, host, good, &fr, off, col);
+		html_rounds_runs(f, a, host, &fr, vr, off, col, last, fails,
+		    offscale, sizeof offscale);
+		html_rounds_bin_fails(f, ds, &fr, vr, off, fails);
+	}
+	html_rounds_legend(f, ds);
+	html_rounds_caption(f, a, host, mn, fr.per, offscale);
 	free(good);
 	free(last);
 	free(fails);
@@ -1128,98 +1311,6 @@ html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
 	fputs("</table></div>\n", f);
 }
 
-/* The measurement notes of one host: floor, first runs, waits, facts. */
-static void
-html_measure(FILE *f, const struct analysis *a, size_t i)
-{
-	fputs("<li><code>", f);
-	html_esc(f, a->ds->hosts[a->hosts[i].host].name);
-	fputs("</code>: ", f);
-	report_measure(f, a, i, html_esc, "<code>", "</code>");
-	fputs("</li>\n", f);
-}
-
-/* Says which variants ran the reference's very files, per group. */
-static void
-html_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c;
-	size_t			 v, i, k, kind;
-	int			 want;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if (v == ds->ref || ds->nbenches == 0)
-			continue;
-		for (kind = 0; kind < 2; kind++) {
-			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
-			for (k = 0, i = g->from; i < g->to; i++) {
-				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
-				if (c == NULL || c->files != want)
-					continue;
-				if (k++ == 0)
-					fputs(kind == 0 ? "<div class=\"note\">"
-					    "<b>A/A comparison (identical "
-					    "files):</b> on " : "<p>On ", f);
-				else
-					fputs(", ", f);
-				fputs("<code>", f);
-				html_esc(f, ds->hosts[a->hosts[i].host].name);
-				fputs("</code>", f);
-			}
-			if (k == 0)
-				continue;
-			fputs(", ", f);
-			html_esc(f, ds->variants[v]);
-			fputs(kind == 0 ? " runs byte-identical files with the "
-			    "same settings as " : " runs the same files as ", f);
-			html_esc(f, ds->variants[ds->ref]);
-			fputs(kind == 0 ? "; its verdicts measure the host's "
-			    "noise, not a change.</div>\n" : " (equal SHA-256) "
-			    "and differs only in its settings (env, args).</p>\n",
-			    f);
-		}
-	}
-}
-
-/* Counts the failed and retried runs of a benchmark on a host. */
-static void
-html_bench_counts(FILE *f, const struct analysis *a, size_t host, size_t b)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_result	*res;
-	size_t			 v, nf = 0, nr = 0, k;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL) {
-			nf += res->failed;
-			nr += res->retried;
-		}
-	}
-	if (nf == 0 && nr == 0)
-		return;
-	fprintf(f, "<p class=\"small\">Runs: %zu failed", nf);
-	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
-		    res->failed > 0) {
-			fputs(k++ ? ", " : " (", f);
-			html_esc(f, ds->variants[v]);
-			fprintf(f, " %zu", res->failed);
-		}
-	}
-	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
-	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, host, b, 0, v)) != NULL &&
-		    res->retried > 0) {
-			fputs(k++ ? ", " : " (", f);
-			html_esc(f, ds->variants[v]);
-			fprintf(f, " %zu", res->retried);
-		}
-	}
-	fprintf(f, "%s; a round whose final attempt failed has no pair.</p>\n",
-	    nr > 0 ? ")" : "");
-}
-
 /* One benchmark on one host: its table, refusals, counts and plot. */
 static void
 html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -1244,11 +1335,11 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (res->host != host || res->bench != b)
 			continue;
 		mn = ds->benches[b].metrics[res->metric];
-		report_fmt_value(mn, res->sum.n ? res->sum.median : NAN, med,
+		report_text_value(mn, res->sum.n ? res->sum.median : NAN, med,
 		    sizeof med);
-		report_fmt_value(mn, res->sum.n ? res->sum.min : NAN, lo,
+		report_text_value(mn, res->sum.n ? res->sum.min : NAN, lo,
 		    sizeof lo);
-		report_fmt_value(mn, res->sum.n ? res->sum.max : NAN, hi,
+		report_text_value(mn, res->sum.n ? res->sum.max : NAN, hi,
 		    sizeof hi);
 		c = analysis_cmp(a, host, b, res->metric, res->variant);
 		fprintf(f, "<tr%s><td>", res->metric == 0 ?
@@ -1297,7 +1388,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		html_esc(f, c->reason);
 		fputs("</div>\n", f);
 	}
-	html_bench_counts(f, a, host, b);
+	report_text_bench_counts(f, &html_fmt, a, host, b, 0);
 	html_rounds(f, a, host, b);
 }
 
@@ -1307,8 +1398,9 @@ html_failures(FILE *f, const struct analysis *a, size_t host)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
+	const char		*last;
 	char			*tail;
-	size_t			 i, shown = 0, n = 0, len, st;
+	size_t			 i, shown = 0, n = 0, len;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
@@ -1325,26 +1417,18 @@ html_failures(FILE *f, const struct analysis *a, size_t host)
 		if (shown >= 20)
 			continue;
 		shown++;
-		/* The end of the tail says most: show its last line. */
-		len = strlen(s->err);
-		while (len > 0 && s->err[len - 1] == '\n')
-			len--;
-		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
-			;
-		tail = xmalloc(len - st + 1);
-		memcpy(tail, s->err + st, len - st);
-		tail[len - st] = '\0';
+		last = report_text_last_line(s->err, &len);
+		tail = xmalloc(len + 1);
+		memcpy(tail, last, len);
+		tail[len] = '\0';
 		fprintf(f, "<tr><td class=\"n\">%u</td><td>", s->seq);
 		html_esc(f, ds->benches[s->bench].name);
 		fputs("</td><td>", f);
 		html_esc(f, ds->variants[s->variant]);
 		fprintf(f, "</td><td class=\"n\">%u%s</td><td class=\"n\">%u"
-		    "</td><td>%s", s->round, s->warmup ? " (warmup)" : "",
-		    s->attempt, proto_status_name(s->status));
-		if (s->status == 3)
-			fprintf(f, " %d", s->signal);
-		else if (s->status == 1)
-			fprintf(f, " (exit %d)", s->exit_code);
+		    "</td><td>", s->round, s->warmup ? " (warmup)" : "",
+		    s->attempt);
+		report_text_status(f, s);
 		fputs("</td><td><code>", f);
 		html_esc_cut(f, tail, 200);
 		fputs("</code></td></tr>\n", f);
@@ -1385,9 +1469,9 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 	html_host_table(f, a, g);
 	fputs("<p>Measurement:</p>\n<ul>\n", f);
 	for (j = g->from; j < g->to; j++)
-		html_measure(f, a, j);
+		report_text_measure(f, &html_fmt, a, j);
 	fputs("</ul>\n", f);
-	html_files_notes(f, a, g);
+	report_text_files_notes(f, &html_fmt, a, g);
 	for (j = g->from; j < g->to; j++) {
 		for (b = 0; b < ds->nbenches; b++)
 			html_bench(f, a, a->hosts[j].host, b);

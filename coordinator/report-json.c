@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "coordinator/analysis.h"
 #include "coordinator/json.h"
 #include "coordinator/report.h"
 
@@ -102,15 +103,10 @@ json_across(const struct analysis *a, FILE *f)
 	fputs(a->nanswers ? "\n  ]\n" : "]\n", f);
 }
 
-int
-report_json(const struct analysis *a, FILE *f)
+/* The run's own fields: versions, suite, seed, reference, times. */
+static void
+json_run(FILE *f, const struct dataset *ds)
 {
-	const struct dataset		*ds = a->ds;
-	const struct ds_host		*h;
-	const struct rep_result		*res;
-	const struct rep_cmp		*c;
-	size_t				 i;
-
 	fputs("{\n  \"orch_version\": ", f);
 	json_str(f, ds->orch_version);
 	fputs(",\n  \"run_id\": ", f);
@@ -129,112 +125,132 @@ report_json(const struct analysis *a, FILE *f)
 	json_str(f, ds->ended);
 	fputs(",\n  \"complete\": ", f);
 	fputs(ds->ended[0] != '\0' && !ds->truncated ? "true" : "false", f);
+}
 
+/* One host of the analysis (a->hosts[i]): its facts, outcome and counts. */
+static void
+json_host(FILE *f, const struct analysis *a, size_t i)
+{
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &a->ds->hosts[rh->host];
+
+	fputs("\"name\": ", f);
+	json_str(f, h->name);
+	fputs(", \"os\": ", f);
+	json_str(f, h->facts.os);
+	fputs(", \"arch\": ", f);
+	json_str(f, h->facts.arch);
+	fputs(", \"cpu_model\": ", f);
+	json_str(f, h->facts.cpu_model);
+	fprintf(f, ", \"cores\": %u", h->facts.cores);
+	fprintf(f, ", \"status\": \"%s\"",
+	    h->failed || !h->ended ? "failed" : "ok");
+	fputs(", \"error\": ", f);
+	json_str(f, h->failed || h->ended ? h->error :
+	    "the record ends before this host finished");
+	fputs(", \"agent_version\": ", f);
+	json_str(f, h->agent_version);
+	fprintf(f, ", \"samples\": %zu, \"failed_samples\": %zu, "
+	    "\"retries\": %zu", rh->samples, rh->failed, rh->retries);
+	fprintf(f, ", \"pushed_files\": %llu, \"pushed_bytes\": %llu",
+	    (unsigned long long)h->pushed_files,
+	    (unsigned long long)h->pushed_bytes);
+	fputs(", \"load_median\": ", f);
+	json_num(f, rh->load_med);
+	fputs(", \"load_max\": ", f);
+	json_num(f, rh->load_max);
+	fputs(", \"floor_median_ns\": ", f);
+	json_num(f, rh->hyg.floor.n > 0 ? rh->hyg.floor.median : NAN);
+	fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
+	    rh->hyg.floor.n, rh->floor_sub > 0 ? "true" : "false");
+}
+
+/* The fields that name a result's or comparison's cell. */
+static void
+json_cell(FILE *f, const struct dataset *ds, size_t host, size_t bench,
+    size_t metric, size_t variant)
+{
+	fputs("\"host\": ", f);
+	json_str(f, ds->hosts[host].name);
+	fputs(", \"arch\": ", f);
+	json_str(f, ds->hosts[host].facts.arch);
+	fputs(", \"bench\": ", f);
+	json_str(f, ds->benches[bench].name);
+	fputs(", \"metric\": ", f);
+	json_str(f, ds->benches[bench].metrics[metric]);
+	fputs(", \"variant\": ", f);
+	json_str(f, ds->variants[variant]);
+}
+
+/* One result: its cell and the summary of its good runs. */
+static void
+json_result(FILE *f, const struct dataset *ds, const struct rep_result *res)
+{
+	json_cell(f, ds, res->host, res->bench, res->metric, res->variant);
+	fprintf(f, ", \"n\": %zu", res->sum.n);
+	fputs(", \"median\": ", f);
+	json_num(f, res->sum.n ? res->sum.median : NAN);
+	fputs(", \"min\": ", f);
+	json_num(f, res->sum.n ? res->sum.min : NAN);
+	fputs(", \"max\": ", f);
+	json_num(f, res->sum.n ? res->sum.max : NAN);
+	fprintf(f, ", \"failed\": %zu", res->failed);
+	fputs(", \"iqr_pct\": ", f);
+	json_num(f, res->sum.n ? res->sum.iqr_pct : NAN);
+	fputs(", \"cv\": ", f);
+	json_num(f, res->sum.n ? res->sum.cv : NAN);
+	fprintf(f, ", \"retried\": %zu", res->retried);
+}
+
+/* One comparison: its cell, ratio, interval, verdict and why. */
+static void
+json_cmp(FILE *f, const struct dataset *ds, const struct rep_cmp *c)
+{
+	json_cell(f, ds, c->host, c->bench, c->metric, c->variant);
+	fputs(", \"reference\": ", f);
+	json_str(f, ds->variants[ds->ref]);
+	fputs(", \"ratio\": ", f);
+	json_num(f, c->ratio);
+	fputs(", \"ci_low\": ", f);
+	json_num(f, c->lo);
+	fputs(", \"ci_high\": ", f);
+	json_num(f, c->hi);
+	fprintf(f, ", \"verdict\": \"%s\"", stats_verdict_name(c->verdict));
+	fprintf(f, ", \"n\": %zu", c->npairs);
+	fputs(", \"p_value\": ", f);
+	json_num(f, c->p);
+	fputs(", \"primary\": ", f);
+	fputs(c->metric == 0 ? "true" : "false", f);
+	fputs(", \"reason\": ", f);
+	json_str(f, c->reason);
+	fprintf(f, ", \"files\": \"%s\"", json_files[c->files]);
+}
+
+int
+report_json(const struct analysis *a, FILE *f)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 i;
+
+	json_run(f, ds);
 	fputs(",\n  \"hosts\": [", f);
 	for (i = 0; i < a->nhosts; i++) {
-		h = &ds->hosts[a->hosts[i].host];
 		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"name\": ", f);
-		json_str(f, h->name);
-		fputs(", \"os\": ", f);
-		json_str(f, h->facts.os);
-		fputs(", \"arch\": ", f);
-		json_str(f, h->facts.arch);
-		fputs(", \"cpu_model\": ", f);
-		json_str(f, h->facts.cpu_model);
-		fprintf(f, ", \"cores\": %u", h->facts.cores);
-		fprintf(f, ", \"status\": \"%s\"",
-		    h->failed || !h->ended ? "failed" : "ok");
-		fputs(", \"error\": ", f);
-		json_str(f, h->failed || h->ended ? h->error :
-		    "the record ends before this host finished");
-		fputs(", \"agent_version\": ", f);
-		json_str(f, h->agent_version);
-		fprintf(f, ", \"samples\": %zu, \"failed_samples\": %zu, "
-		    "\"retries\": %zu", a->hosts[i].samples,
-		    a->hosts[i].failed, a->hosts[i].retries);
-		fprintf(f, ", \"pushed_files\": %llu, \"pushed_bytes\": %llu",
-		    (unsigned long long)h->pushed_files,
-		    (unsigned long long)h->pushed_bytes);
-		fputs(", \"load_median\": ", f);
-		json_num(f, a->hosts[i].load_med);
-		fputs(", \"load_max\": ", f);
-		json_num(f, a->hosts[i].load_max);
-		fputs(", \"floor_median_ns\": ", f);
-		json_num(f, a->hosts[i].hyg.floor.n > 0 ?
-		    a->hosts[i].hyg.floor.median : NAN);
-		fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
-		    a->hosts[i].hyg.floor.n,
-		    a->hosts[i].floor_sub > 0 ? "true" : "false");
+		json_host(f, a, i);
 		fputs("}", f);
 	}
 	fputs(a->nhosts ? "\n  ],\n" : "],\n", f);
-
 	fputs("  \"results\": [", f);
 	for (i = 0; i < a->nresults; i++) {
-		res = &a->results[i];
-		h = &ds->hosts[res->host];
 		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"host\": ", f);
-		json_str(f, h->name);
-		fputs(", \"arch\": ", f);
-		json_str(f, h->facts.arch);
-		fputs(", \"bench\": ", f);
-		json_str(f, ds->benches[res->bench].name);
-		fputs(", \"metric\": ", f);
-		json_str(f, ds->benches[res->bench].metrics[res->metric]);
-		fputs(", \"variant\": ", f);
-		json_str(f, ds->variants[res->variant]);
-		fprintf(f, ", \"n\": %zu", res->sum.n);
-		fputs(", \"median\": ", f);
-		json_num(f, res->sum.n ? res->sum.median : NAN);
-		fputs(", \"min\": ", f);
-		json_num(f, res->sum.n ? res->sum.min : NAN);
-		fputs(", \"max\": ", f);
-		json_num(f, res->sum.n ? res->sum.max : NAN);
-		fprintf(f, ", \"failed\": %zu", res->failed);
-		fputs(", \"iqr_pct\": ", f);
-		json_num(f, res->sum.n ? res->sum.iqr_pct : NAN);
-		fputs(", \"cv\": ", f);
-		json_num(f, res->sum.n ? res->sum.cv : NAN);
-		fprintf(f, ", \"retried\": %zu", res->retried);
+		json_result(f, ds, &a->results[i]);
 		fputs("}", f);
 	}
 	fputs(a->nresults ? "\n  ],\n" : "],\n", f);
-
 	fputs("  \"comparisons\": [", f);
 	for (i = 0; i < a->ncmps; i++) {
-		c = &a->cmps[i];
-		h = &ds->hosts[c->host];
 		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"host\": ", f);
-		json_str(f, h->name);
-		fputs(", \"arch\": ", f);
-		json_str(f, h->facts.arch);
-		fputs(", \"bench\": ", f);
-		json_str(f, ds->benches[c->bench].name);
-		fputs(", \"metric\": ", f);
-		json_str(f, ds->benches[c->bench].metrics[c->metric]);
-		fputs(", \"variant\": ", f);
-		json_str(f, ds->variants[c->variant]);
-		fputs(", \"reference\": ", f);
-		json_str(f, ds->variants[ds->ref]);
-		fputs(", \"ratio\": ", f);
-		json_num(f, c->ratio);
-		fputs(", \"ci_low\": ", f);
-		json_num(f, c->lo);
-		fputs(", \"ci_high\": ", f);
-		json_num(f, c->hi);
-		fprintf(f, ", \"verdict\": \"%s\"",
-		    stats_verdict_name(c->verdict));
-		fprintf(f, ", \"n\": %zu", c->npairs);
-		fputs(", \"p_value\": ", f);
-		json_num(f, c->p);
-		fputs(", \"primary\": ", f);
-		fputs(c->metric == 0 ? "true" : "false", f);
-		fputs(", \"reason\": ", f);
-		json_str(f, c->reason);
-		fprintf(f, ", \"files\": \"%s\"", json_files[c->files]);
+		json_cmp(f, ds, &a->cmps[i]);
 		fputs("}", f);
 	}
 	fputs(a->ncmps ? "\n  ],\n" : "],\n", f);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coordinator/analysis.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 
 /* Escapes text for a table cell or a line: pipes, newlines and tags. */
@@ -77,6 +79,24 @@ md_code(FILE *f, const char *s)
 		fputc('`', f);
 }
 
+/* Writes a name (an identifier: nothing to escape) as it is. */
+static void
+md_name(FILE *f, const char *s)
+{
+	fputs(s, f);
+}
+
+static const struct report_fmt md_fmt = {
+	.text = md_text,
+	.name = md_name,
+	.code_open = "`", .code_close = "`",
+	.bold_open = "**", .bold_close = "**",
+	.item_open = "- ", .item_close = "\n",
+	.para_open = "", .para_close = "\n\n",
+	.note_open = "> ", .note_close = "\n\n",
+	.small_open = "",
+};
+
 /* Writes a ratio with its interval, or why there is none. */
 static void
 md_ratio(FILE *f, const struct rep_cmp *c)
@@ -122,7 +142,7 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	}
 	md_verdict(f, c);
 	if (c->verdict == VERDICT_INVALID) {
-		report_short_reason(c->reason, reason, sizeof reason);
+		report_text_reason(c->reason, reason, sizeof reason);
 		fputs("<br>", f);
 		md_text(f, reason);
 	} else {
@@ -312,91 +332,6 @@ md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
 	fputc('\n', f);
 }
 
-/* Says which variants ran the reference's very files, per group. */
-static void
-md_files_notes(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c;
-	size_t			 v, i, k, kind;
-	int			 want;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if (v == ds->ref || ds->nbenches == 0)
-			continue;
-		for (kind = 0; kind < 2; kind++) {
-			want = kind == 0 ? REP_FILES_AA : REP_FILES_SAME;
-			for (k = 0, i = g->from; i < g->to; i++) {
-				c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
-				if (c == NULL || c->files != want)
-					continue;
-				if (k++ == 0)
-					fputs(kind == 0 ? "> **A/A comparison "
-					    "(identical files):** on " : "On ", f);
-				else
-					fputs(", ", f);
-				fprintf(f, "`%s`", ds->hosts[a->hosts[i].host].name);
-			}
-			if (k == 0)
-				continue;
-			if (kind == 0)
-				fprintf(f, ", %s runs byte-identical files with "
-				    "the same settings as %s; its verdicts "
-				    "measure the host's noise, not a change.\n\n",
-				    ds->variants[v], ds->variants[ds->ref]);
-			else
-				fprintf(f, ", %s runs the same files as %s "
-				    "(equal SHA-256) and differs only in its "
-				    "settings (env, args).\n\n", ds->variants[v],
-				    ds->variants[ds->ref]);
-		}
-	}
-}
-
-/* What a host's measurement saw: floor, first runs, load waits, facts. */
-static void
-md_measure(FILE *f, const struct analysis *a, size_t i)
-{
-	fprintf(f, "- `%s`: ", a->ds->hosts[a->hosts[i].host].name);
-	report_measure(f, a, i, md_text, "`", "`");
-	fputs("\n", f);
-}
-
-/* Counts the failed and retried runs of a benchmark on a host. */
-static void
-md_bench_counts(FILE *f, const struct analysis *a, size_t hostidx, size_t b)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_result	*res;
-	size_t			 v, nf = 0, nr = 0, k;
-
-	for (v = 0; v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) == NULL)
-			continue;
-		nf += res->failed;
-		nr += res->retried;
-	}
-	if (nf == 0 && nr == 0)
-		return;
-	fprintf(f, "Runs of `%s` on %s: %zu failed", ds->benches[b].name,
-	    ds->hosts[hostidx].name, nf);
-	for (k = 0, v = 0; nf > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
-		    res->failed > 0)
-			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
-			    ds->variants[v], res->failed);
-	}
-	fprintf(f, "%s, %zu retried", nf > 0 ? ")" : "", nr);
-	for (k = 0, v = 0; nr > 0 && v < ds->nvariants; v++) {
-		if ((res = analysis_result(a, hostidx, b, 0, v)) != NULL &&
-		    res->retried > 0)
-			fprintf(f, "%s%s %zu", k++ ? ", " : " (",
-			    ds->variants[v], res->retried);
-	}
-	fprintf(f, "%s; a round whose final attempt failed has no pair.\n\n",
-	    nr > 0 ? ")" : "");
-}
-
 /* The benchmark tables of one host. */
 static void
 md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
@@ -418,11 +353,11 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			if (res->host != hostidx || res->bench != b)
 				continue;
 			const char *mn = ds->benches[b].metrics[res->metric];
-			report_fmt_value(mn, res->sum.n ? res->sum.median : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.median : NAN,
 			    med, sizeof med);
-			report_fmt_value(mn, res->sum.n ? res->sum.min : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.min : NAN,
 			    lo, sizeof lo);
-			report_fmt_value(mn, res->sum.n ? res->sum.max : NAN,
+			report_text_value(mn, res->sum.n ? res->sum.max : NAN,
 			    hi, sizeof hi);
 			c = analysis_cmp(a, hostidx, b, res->metric,
 			    res->variant);
@@ -465,7 +400,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 				fputs("\n\n", f);
 			}
 		}
-		md_bench_counts(f, a, hostidx, b);
+		report_text_bench_counts(f, &md_fmt, a, hostidx, b, 1);
 	}
 }
 
@@ -475,8 +410,9 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
+	const char		*last;
 	char			 tail[160];
-	size_t			 i, shown = 0, n = 0, len, st;
+	size_t			 i, shown = 0, n = 0, len;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
@@ -490,22 +426,12 @@ md_failures(FILE *f, const struct analysis *a, size_t hostidx)
 		if (shown >= 20)
 			continue;
 		shown++;
-		/* The end of the tail says most: show its last line. */
-		len = strlen(s->err);
-		while (len > 0 && (s->err[len - 1] == '\n'))
-			len--;
-		for (st = len; st > 0 && s->err[st - 1] != '\n'; st--)
-			;
-		snprintf(tail, sizeof tail, "%.*s", (int)(len - st),
-		    s->err + st);
-		fprintf(f, "| %u | %s | %s | %u%s | %u | %s", s->seq,
+		last = report_text_last_line(s->err, &len);
+		snprintf(tail, sizeof tail, "%.*s", (int)len, last);
+		fprintf(f, "| %u | %s | %s | %u%s | %u | ", s->seq,
 		    ds->benches[s->bench].name, ds->variants[s->variant],
-		    s->round, s->warmup ? " (warmup)" : "", s->attempt,
-		    proto_status_name(s->status));
-		if (s->status == 3)
-			fprintf(f, " %d", s->signal);
-		else if (s->status == 1)
-			fprintf(f, " (exit %d)", s->exit_code);
+		    s->round, s->warmup ? " (warmup)" : "", s->attempt);
+		report_text_status(f, s);
 		fputs(" | ", f);
 		md_text(f, tail);
 		fputs(" |\n", f);
@@ -627,9 +553,9 @@ report_md(const struct analysis *a, FILE *f)
 		md_host_table(f, a, g->from, g->to);
 		fputs("Measurement:\n\n", f);
 		for (j = g->from; j < g->to; j++)
-			md_measure(f, a, j);
+			report_text_measure(f, &md_fmt, a, j);
 		fputc('\n', f);
-		md_files_notes(f, a, g);
+		report_text_files_notes(f, &md_fmt, a, g);
 		for (j = g->from; j < g->to; j++) {
 			md_host_benches(f, a, a->hosts[j].host);
 			md_failures(f, a, a->hosts[j].host);

@@ -1,12 +1,12 @@
 /*
- * libFuzzer target for a run's record (coordinator/record.c) and the
- * reports rendered from it: each input is written as samples.msgpack in a
- * private temporary directory and rendered with report_render, which loads
- * it, analyses it and writes samples.csv, summary.json, report.md and
- * report.html there (through temporaries renamed into place). A refused
- * input must say why and leave no temporary behind. Build with `make
- * build/fuzz/fuzz-record`; seeds in tests/fuzz/corpus-record/ (the
- * report fixtures and small records):
+ * libFuzzer target for a run's record (its loader, coordinator/dataset.c)
+ * and the reports rendered from it: each input is written as
+ * samples.msgpack in a private temporary directory and rendered with
+ * report_render, which loads it, analyses it and writes samples.csv,
+ * summary.json, report.md and report.html there (through temporaries
+ * renamed into place). A refused input must say why and leave no temporary
+ * behind. Build with `make build/fuzz/fuzz-record`; seeds in
+ * tests/fuzz/corpus-record/ (the report fixtures and small records):
  *   build/fuzz/fuzz-record -max_total_time=60 tests/fuzz/corpus-record
  */
 #include <dirent.h>

@@ -1,9 +1,9 @@
 /*
- * Unit tests for hostile records (coordinator/record.c, report.c): a run
- * directory is evidence passed around, and `orch report DIR` must refuse
- * a crafted DIR/samples.msgpack with a message naming the file, the record
- * and the field, leaving the previous report files as they were, and
- * without reading or writing out of bounds. Each case is a valid record
+ * Unit tests for hostile records (coordinator/dataset.c, analysis.c,
+ * report.c): a run directory is evidence passed around, and `orch report
+ * DIR` must refuse a crafted DIR/samples.msgpack with a message naming the
+ * file, the record and the field, leaving the previous report files as
+ * they were, and without reading or writing out of bounds. Each case is a valid record
  * with one field changed.
  */
 #include <sys/stat.h>

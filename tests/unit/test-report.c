@@ -29,6 +29,7 @@
 
 #include "coordinator/host.h"
 #include "coordinator/record.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 #include "coordinator/rng.h"
 #include "coordinator/suite.h"
@@ -1126,13 +1127,13 @@ test_short_reason(void **state)
 	char	buf[64];
 
 	(void)state;
-	report_short_reason("checksums disagree: A round 1 gave x", buf,
+	report_text_reason("checksums disagree: A round 1 gave x", buf,
 	    sizeof buf);
 	assert_string_equal(buf, "checksums disagree");
-	report_short_reason("3 good pairs; at least 5 are needed", buf,
+	report_text_reason("3 good pairs; at least 5 are needed", buf,
 	    sizeof buf);
 	assert_string_equal(buf, "3 good pairs");
-	report_short_reason("", buf, sizeof buf);
+	report_text_reason("", buf, sizeof buf);
 	assert_string_equal(buf, "");
 }
 

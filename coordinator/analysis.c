@@ -1,0 +1,1114 @@
+/* Statistics over a dataset: the analysis every report is rendered from. */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coordinator/analysis.h"
+#include "coordinator/rng.h"
+#include "coordinator/stats.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+/*
+ * The value of metric key (dataset_metric) in sample s as the analysis uses
+ * it: wall_ns net of the host's harness floor when one is subtracted (never
+ * a program's own metrics). Returns 0, or -1 when the sample lacks it.
+ */
+static int
+rep_get(const struct ds_sample *s, long key, double floor_sub, double *v)
+{
+	if (dataset_get(s, key, v) != 0)
+		return (-1);
+	if (floor_sub > 0 && key == DS_WALL_NS)
+		*v -= floor_sub;
+	return (0);
+}
+
+/* Per (host, bench, variant, round): the final measured attempt. */
+struct rep_cell {
+	const struct ds_sample	*s;
+};
+
+static const struct dataset *rep_sort_ds;
+
+/* Orders hosts by architecture, CPU model, then name. */
+static int
+rep_host_cmp(const void *a, const void *b)
+{
+	const struct ds_host	*x = &rep_sort_ds->hosts[((const struct rep_host *)a)->host];
+	const struct ds_host	*y = &rep_sort_ds->hosts[((const struct rep_host *)b)->host];
+	int			 c;
+
+	/* Hosts that never said hello (no facts) come last. */
+	if ((x->facts.arch[0] == '\0') != (y->facts.arch[0] == '\0'))
+		return (x->facts.arch[0] == '\0' ? 1 : -1);
+	if ((c = strcmp(x->facts.arch, y->facts.arch)) != 0)
+		return (c);
+	if ((c = strcmp(x->facts.cpu_model, y->facts.cpu_model)) != 0)
+		return (c);
+	return (strcmp(x->name, y->name));
+}
+
+/* Derives a bootstrap seed from the run seed and what is compared. */
+static uint64_t
+rep_seed(const struct dataset *ds, size_t host, size_t bench, size_t metric,
+    size_t variant)
+{
+	struct rng	r;
+	char		key[512];
+
+	snprintf(key, sizeof key, "%s/%s/%s/%s", ds->hosts[host].name,
+	    ds->benches[bench].name, ds->benches[bench].metrics[metric],
+	    ds->variants[variant]);
+	rng_seed_str(&r, ds->seed, key);
+	return (rng_next(&r));
+}
+
+/*
+ * Checks that every successful run of a benchmark on a host printed the
+ * same checksum. Returns 1 when they agree, else 0 with the reason.
+ */
+static int
+rep_checksums(const struct analysis *a, size_t host, size_t bench,
+    char *reason, size_t len)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 hb = host * ds->nbenches + bench;
+	const struct ds_sample	*s, *first = NULL;
+	const char		*key = ds->benches[bench].checksum;
+	size_t			 i;
+
+	if (key[0] == '\0')
+		return (1);
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->status != 0)
+			continue;
+		if (s->checksum == NULL) {
+			snprintf(reason, len, "run seq %u (%s, round %u) "
+			    "printed no %s", s->seq, ds->variants[s->variant],
+			    s->round, key);
+			return (0);
+		}
+		if (first == NULL) {
+			first = s;
+			continue;
+		}
+		/* Loaded strings are interned: equal ones are one string. */
+		if (first->checksum != s->checksum &&
+		    strcmp(first->checksum, s->checksum) != 0) {
+			snprintf(reason, len, "checksums disagree: %s "
+			    "round %u gave %.40s, %s round %u gave %.40s",
+			    ds->variants[first->variant], first->round,
+			    first->checksum, ds->variants[s->variant],
+			    s->round, s->checksum);
+			return (0);
+		}
+	}
+	return (1);
+}
+
+/*
+ * Fills cells[variant * (rounds+1) + round], all clear, with the final
+ * measured attempts of (host, bench), or with NULL when clear is set.
+ * Returns the highest round filled (0: none): the rounds past it need no
+ * look, so the work follows the samples, not the rounds a record claims.
+ */
+static uint32_t
+rep_cells(const struct analysis *a, size_t host, size_t bench,
+    struct rep_cell *cells, uint32_t rounds, int clear)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	struct rep_cell		*c;
+	size_t			 i, hb = host * ds->nbenches + bench;
+	uint32_t		 top = 0;
+
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup || s->round < 1 || s->round > rounds ||
+		    s->variant >= ds->nvariants)
+			continue;
+		c = &cells[s->variant * ((size_t)rounds + 1) + s->round];
+		if (clear)
+			c->s = NULL;
+		else if (c->s == NULL || s->attempt > c->s->attempt)
+			c->s = s;
+		if (s->round > top)
+			top = s->round;
+	}
+	return (top);
+}
+
+/*
+ * Buckets the samples by (host, bench), keeping record order. Returns 0 or
+ * -1 (out of memory).
+ */
+static int
+rep_index(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 nhb = ds->nhosts * ds->nbenches, i, k, *fill;
+
+	a->hb_start = calloc(nhb + 2, sizeof *a->hb_start);
+	a->by_hb = calloc(ds->nsamples + 1, sizeof *a->by_hb);
+	fill = calloc(nhb + 1, sizeof *fill);
+	if (a->hb_start == NULL || a->by_hb == NULL || fill == NULL) {
+		free(fill);
+		return (-1);
+	}
+	for (i = 0; i < ds->nsamples; i++) {
+		k = ds->samples[i].host * ds->nbenches + ds->samples[i].bench;
+		a->hb_start[k + 1]++;
+	}
+	for (k = 0; k < nhb; k++)
+		a->hb_start[k + 1] += a->hb_start[k];
+	for (i = 0; i < ds->nsamples; i++) {
+		k = ds->samples[i].host * ds->nbenches + ds->samples[i].bench;
+		a->by_hb[a->hb_start[k] + fill[k]++] = i;
+	}
+	free(fill);
+	return (0);
+}
+
+int
+analysis_value(const struct analysis *a, size_t hostidx,
+    const struct ds_sample *s, const char *metric, double *v)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nhosts; i++) {
+		if (a->hosts[i].host == hostidx)
+			return (rep_get(s, dataset_metric(a->ds, metric),
+			    a->hosts[i].floor_sub, v));
+	}
+	return (dataset_value(a->ds, s, metric, v));
+}
+
+/* Appends printf-style text to the string *s (NULL: start one). */
+static void __attribute__((format(printf, 2, 3)))
+rep_appendf(char **s, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 old = *s == NULL ? 0 : strlen(*s);
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatalx("rep_appendf: bad format");
+	*s = xreallocarray(*s, old + (size_t)n + 1, 1);
+	va_start(ap, fmt);
+	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+}
+
+/* Collects the settings (every key but bin) of each variant's section. */
+struct rep_settings_ctx {
+	const struct dataset	*ds;
+	char			**text;		/* per variant */
+};
+
+/* The inih callback of rep_settings; returns 1 (go on). */
+static int
+rep_settings_cb(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct rep_settings_ctx	*c = user;
+	size_t			 v;
+
+	if (strncmp(section, "variant.", 8) != 0 || strcmp(name, "bin") == 0)
+		return (1);
+	for (v = 0; v < c->ds->nvariants; v++) {
+		if (strcmp(section + 8, c->ds->variants[v]) == 0)
+			rep_appendf(&c->text[v], "%s=%s\n", name, value);
+	}
+	return (1);
+}
+
+/*
+ * Returns each variant's settings from the suite file as run, as text to
+ * compare ("" when none), or NULL when the text does not parse.
+ */
+static char **
+rep_settings(const struct dataset *ds)
+{
+	struct rep_settings_ctx	c;
+	size_t			v;
+
+	c.ds = ds;
+	c.text = xcalloc(ds->nvariants + 1, sizeof *c.text);
+	if (ini_parse_string(ds->suite_text, rep_settings_cb, &c) != 0) {
+		for (v = 0; v < ds->nvariants; v++)
+			free(c.text[v]);
+		free(c.text);
+		return (NULL);
+	}
+	for (v = 0; v < ds->nvariants; v++) {
+		if (c.text[v] == NULL)
+			c.text[v] = xstrdup("");
+	}
+	return (c.text);
+}
+
+/*
+ * Fills files[variant] with how each variant's files on host relate to the
+ * reference's (REP_FILES_*). Same files with unknown settings (settings
+ * NULL) count as REP_FILES_SAME: A/A is claimed only when known.
+ */
+static void
+rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
+{
+	const char	*rsha, *sha;
+	size_t		 v;
+
+	rsha = hygiene_bin_sha(ds, host, ds->ref);
+	for (v = 0; v < ds->nvariants; v++) {
+		files[v] = REP_FILES_DIFFER;
+		sha = hygiene_bin_sha(ds, host, v);
+		if (v == ds->ref || rsha == NULL || sha == NULL ||
+		    strcmp(rsha, sha) != 0)
+			continue;
+		files[v] = REP_FILES_SAME;
+		if (settings != NULL &&
+		    strcmp(settings[v], settings[ds->ref]) == 0)
+			files[v] = REP_FILES_AA;
+	}
+}
+
+static void	rep_groups(struct analysis *);
+static void	rep_geos(struct analysis *);
+static void	rep_rows(struct analysis *);
+static void	rep_answers(struct analysis *);
+
+/*
+ * The scratch of analysis_build, sized once for the whole dataset and
+ * reused for every (host, bench, metric, variant).
+ */
+struct rep_work {
+	size_t		 nvariants;
+	size_t		 rounds1;	/* rounds + 1: a round indexes as is */
+	char		**settings;	/* per variant (rep_settings), or NULL */
+	int		*files;		/* per variant: REP_FILES_* */
+	struct rep_cell	*cells;		/* [variant * rounds1 + round] */
+	double		*vals;		/* [rounds1]: one result's values */
+	double		*ratios;	/* [rounds1]: one comparison's pairs */
+	double		*logs;		/* [rounds1]: their logarithms */
+	double		*rr;		/* [rounds1]: ratio by round, NAN none */
+	double		*loads;		/* [nsamples]: one host's load1 */
+	uint32_t	 top;		/* highest round of (host, bench) */
+	int		 ck;		/* the checksums of (host, bench) agree */
+	char		 reason[256];	/* why they do not */
+};
+
+/* Frees the scratch of analysis_build. */
+static void
+rep_work_free(struct rep_work *w)
+{
+	size_t	v;
+
+	if (w->settings != NULL) {
+		for (v = 0; v < w->nvariants; v++)
+			free(w->settings[v]);
+		free(w->settings);
+	}
+	free(w->files);
+	free(w->cells);
+	free(w->vals);
+	free(w->ratios);
+	free(w->logs);
+	free(w->rr);
+	free(w->loads);
+}
+
+/* Allocates the scratch of analysis_build for ds. Returns 0 or -1. */
+static int
+rep_work_new(struct rep_work *w, const struct dataset *ds)
+{
+	size_t	r;
+
+	memset(w, 0, sizeof *w);
+	w->nvariants = ds->nvariants;
+	w->rounds1 = (size_t)ds->rounds + 1;
+	w->settings = rep_settings(ds);
+	w->files = calloc(ds->nvariants + 1, sizeof *w->files);
+	w->cells = calloc(ds->nvariants * w->rounds1 + 1, sizeof *w->cells);
+	w->vals = calloc(w->rounds1, sizeof *w->vals);
+	w->ratios = calloc(w->rounds1, sizeof *w->ratios);
+	w->logs = calloc(w->rounds1, sizeof *w->logs);
+	w->rr = calloc(w->rounds1, sizeof *w->rr);
+	w->loads = calloc(ds->nsamples + 1, sizeof *w->loads);
+	if (w->files == NULL || w->cells == NULL || w->vals == NULL ||
+	    w->ratios == NULL || w->logs == NULL || w->rr == NULL ||
+	    w->loads == NULL)
+		return (-1);
+	for (r = 0; r < ds->rounds; r++)
+		w->rr[r] = NAN;
+	return (0);
+}
+
+/*
+ * Counts the primary metrics of ds into *nm and checks that the results
+ * and comparisons of every (host, bench, metric, variant) can be sized.
+ * Returns 0, or -1 with *cause set.
+ */
+static int
+rep_check_size(const struct dataset *ds, size_t *nm, char **cause)
+{
+	size_t	b, nv = ds->nvariants, R1 = (size_t)ds->rounds + 1;
+
+	for (*nm = 0, b = 0; b < ds->nbenches; b++)
+		*nm += ds->benches[b].nmetrics;
+	if (nv == 0 || ds->ref >= nv || R1 > SIZE_MAX / (nv + 1) ||
+	    (ds->nhosts > 0 && *nm > SIZE_MAX / 2 / ds->nhosts / nv)) {
+		xasprintf(cause, "analysis: record too large");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Allocates a's hosts (sorted), sample index, results and comparisons:
+ * every (host, bench, metric, variant) has a result, and each but the
+ * reference's a comparison, sized once and found by index. Returns 0 or -1.
+ */
+static int
+rep_alloc(struct analysis *a, size_t nm)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 h, nv = ds->nvariants;
+	size_t			 nhb = ds->nhosts * ds->nbenches;
+
+	a->nhosts = ds->nhosts;
+	if ((a->hosts = calloc(ds->nhosts + 1, sizeof *a->hosts)) == NULL)
+		return (-1);
+	for (h = 0; h < ds->nhosts; h++)
+		a->hosts[h].host = h;
+	rep_sort_ds = ds;
+	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
+	if (rep_index(a) != 0)
+		return (-1);
+	a->results = calloc(ds->nhosts * nm * nv + 1, sizeof *a->results);
+	a->cmps = calloc(ds->nhosts * nm * (nv - 1) + 1, sizeof *a->cmps);
+	a->res_start = calloc(nhb + 1, sizeof *a->res_start);
+	a->cmp_start = calloc(nhb + 1, sizeof *a->cmp_start);
+	if (a->results == NULL || a->cmps == NULL || a->res_start == NULL ||
+	    a->cmp_start == NULL)
+		return (-1);
+	return (0);
+}
+
+/* Counts host rh's measured samples and retries, and sums up its load. */
+static void
+rep_host_load(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	size_t			 i, nl = 0, h = rh->host;
+
+	for (i = a->hb_start[h * ds->nbenches];
+	    i < a->hb_start[(h + 1) * ds->nbenches]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup)
+			continue;
+		rh->samples++;
+		if (s->attempt > 1)
+			rh->retries++;
+		if (s->load1 >= 0)
+			w->loads[nl++] = s->load1;
+	}
+	if (nl > 0) {
+		stats_sort(w->loads, nl);
+		rh->load_med = stats_quantile(w->loads, nl, 0.5);
+		rh->load_max = w->loads[nl - 1];
+	}
+}
+
+/* Counts the failed final attempts of (host rh, bench) in w->cells. */
+static void
+rep_failures(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct ds_sample	*s;
+	size_t			 vr, r;
+
+	for (vr = 0; vr < a->ds->nvariants; vr++) {
+		for (r = 1; r <= w->top; r++) {
+			s = w->cells[vr * w->rounds1 + r].s;
+			if (s != NULL && s->status != 0) {
+				rh->failed++;
+				a->nfailed_samples++;
+			}
+		}
+	}
+}
+
+/*
+ * Appends the result of (host rh, bench b, metric m, variant vr): the
+ * summary of its good final attempts. Returns 0 or -1 (out of memory).
+ */
+static int
+rep_result(struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t m, long key, size_t vr, struct rep_work *w)
+{
+	struct rep_result	*res = &a->results[a->nresults++];
+	const struct ds_sample	*s;
+	double			 v;
+	size_t			 r, n = 0;
+
+	memset(res, 0, sizeof *res);
+	res->host = rh->host;
+	res->bench = b;
+	res->metric = m;
+	res->variant = vr;
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[vr * w->rounds1 + r].s;
+		if (s == NULL)
+			continue;
+		res->retried += s->attempt - 1;
+		if (s->status != 0) {
+			res->failed++;
+			continue;
+		}
+		if (rep_get(s, key, rh->floor_sub, &v) == 0)
+			w->vals[n++] = v;
+	}
+	return (stats_summarize(w->vals, n, &res->sum));
+}
+
+/*
+ * Fills w->ratios, w->logs and w->rr with the paired ratios of variant vr
+ * to the reference, round by round, for metric key. Returns their number.
+ */
+static size_t
+rep_pairs(const struct analysis *a, const struct rep_host *rh, long key,
+    size_t vr, struct rep_work *w)
+{
+	const struct ds_sample	*s, *rs;
+	double			 v, rv;
+	size_t			 r, n = 0;
+
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[vr * w->rounds1 + r].s;
+		rs = w->cells[a->ds->ref * w->rounds1 + r].s;
+		if (s == NULL || rs == NULL || s->status != 0 ||
+		    rs->status != 0)
+			continue;
+		if (rep_get(s, key, rh->floor_sub, &v) != 0 ||
+		    rep_get(rs, key, rh->floor_sub, &rv) != 0 ||
+		    !(rv > 0) || !(v > 0))
+			continue;
+		w->ratios[n] = v / rv;
+		w->logs[n] = log(v / rv);
+		w->rr[r - 1] = v / rv;
+		n++;
+	}
+	return (n);
+}
+
+/*
+ * Appends the comparison of variant vr to the reference for (host rh,
+ * bench b, metric m): paired ratios, their bootstrap interval, Wilcoxon's
+ * p and the verdict. Returns 0 or -1 (out of memory).
+ */
+static int
+rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t m, long key, size_t vr, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	struct rep_cmp		*cmp = &a->cmps[a->ncmps++];
+	size_t			 r, n;
+	int			 rc = 0;
+
+	memset(cmp, 0, sizeof *cmp);
+	cmp->host = rh->host;
+	cmp->bench = b;
+	cmp->metric = m;
+	cmp->variant = vr;
+	cmp->ratio = cmp->lo = cmp->hi = NAN;
+	cmp->p = NAN;
+	cmp->files = w->files[vr];
+	cmp->npairs = n = rep_pairs(a, rh, key, vr, w);
+	if (!w->ck) {
+		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->reason);
+	} else if (n < STATS_MIN_PAIRS) {
+		snprintf(cmp->reason, sizeof cmp->reason, "%zu good pairs; "
+		    "at least %d are needed", n, STATS_MIN_PAIRS);
+	} else {
+		cmp->ratio = stats_median(w->ratios, n);
+		if (stats_boot_median(w->ratios, n,
+		    rep_seed(ds, rh->host, b, m, vr), 0.95, &cmp->lo,
+		    &cmp->hi) != 0)
+			rc = -1;
+		cmp->p = stats_wilcoxon_p(w->logs, n);
+	}
+	cmp->verdict = stats_verdict(cmp->ratio, cmp->lo, cmp->hi,
+	    ds->min_effect, ds->benches[b].higher[m], n, w->ck);
+	if (cmp->verdict == VERDICT_INVALID) {
+		cmp->ratio = cmp->lo = cmp->hi = NAN;
+		cmp->p = NAN;
+	} else {
+		/* Only valid ones are used (rep_geos). */
+		if ((cmp->rratio = calloc(w->rounds1,
+		    sizeof *cmp->rratio)) == NULL)
+			rc = -1;
+		else
+			memcpy(cmp->rratio, w->rr, w->rounds1 * sizeof *w->rr);
+	}
+	for (r = 0; r < w->top; r++)
+		w->rr[r] = NAN;
+	if (m == 0 && cmp->verdict == VERDICT_WORSE)
+		a->nworse++;
+	return (rc);
+}
+
+/*
+ * Analyses (host rh, bench b): its failures, then a result per metric and
+ * variant and a comparison per metric and non-reference variant. Returns 0
+ * or -1 (out of memory).
+ */
+static int
+rep_bench(struct analysis *a, struct rep_host *rh, size_t b,
+    struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 m, vr, hb = rh->host * ds->nbenches + b;
+	long			 key;
+	int			 rc = 0;
+
+	w->top = rep_cells(a, rh->host, b, w->cells, ds->rounds, 0);
+	a->res_start[hb] = a->nresults;
+	a->cmp_start[hb] = a->ncmps;
+	rep_failures(a, rh, w);
+	w->ck = rep_checksums(a, rh->host, b, w->reason, sizeof w->reason);
+	for (m = 0; m < ds->benches[b].nmetrics && rc == 0; m++) {
+		key = dataset_metric(ds, ds->benches[b].metrics[m]);
+		for (vr = 0; vr < ds->nvariants && rc == 0; vr++)
+			rc = rep_result(a, rh, b, m, key, vr, w);
+		for (vr = 0; vr < ds->nvariants && rc == 0; vr++) {
+			if (vr != ds->ref)
+				rc = rep_compare(a, rh, b, m, key, vr, w);
+		}
+	}
+	rep_cells(a, rh->host, b, w->cells, ds->rounds, 1);
+	return (rc);
+}
+
+/*
+ * Analyses host rh: its counts and load, how its variants' files relate,
+ * its hygiene and harness floor, then each bench. Returns 0 or -1.
+ */
+static int
+rep_host(struct analysis *a, struct rep_host *rh, struct rep_work *w)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 b;
+
+	if (ds->hosts[rh->host].failed)
+		a->nfailed_hosts++;
+	rep_host_load(a, rh, w);
+	rep_files(ds, rh->host, w->settings, w->files);
+	if (hygiene_host(ds, rh->host, &rh->hyg) != 0)
+		return (-1);
+	/* The harness floor is not the program's: take it off wall_ns. */
+	if (ds->subtract_floor && rh->hyg.floor.n > 0)
+		rh->floor_sub = rh->hyg.floor.median;
+	for (b = 0; b < ds->nbenches; b++) {
+		if (rep_bench(a, rh, b, w) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+int
+analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
+{
+	struct analysis	*a = NULL;
+	struct rep_work	 w;
+	size_t		 nm, hi;
+	int		 r = -1;
+
+	memset(&w, 0, sizeof w);
+	*out = NULL;
+	if (rep_check_size(ds, &nm, cause) != 0)
+		return (-1);
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		goto oom;
+	a->ds = ds;
+	if (rep_alloc(a, nm) != 0 || rep_work_new(&w, ds) != 0)
+		goto oom;
+	for (hi = 0; hi < a->nhosts; hi++) {
+		if (rep_host(a, &a->hosts[hi], &w) != 0)
+			goto oom;
+	}
+	rep_groups(a);
+	rep_geos(a);
+	rep_rows(a);
+	rep_answers(a);
+	*out = a;
+	a = NULL;
+	r = 0;
+	goto out;
+oom:
+	xasprintf(cause, "analysis: out of memory");
+out:
+	rep_work_free(&w);
+	analysis_free(a);
+	return (r);
+}
+
+/* Returns the index of (host, bench) in res_start and cmp_start, or -1. */
+static long
+rep_hb(const struct analysis *a, size_t host, size_t bench, size_t metric,
+    size_t variant)
+{
+	const struct dataset	*ds = a->ds;
+
+	if (a->res_start == NULL || host >= ds->nhosts ||
+	    bench >= ds->nbenches || metric >= ds->benches[bench].nmetrics ||
+	    variant >= ds->nvariants)
+		return (-1);
+	return ((long)(host * ds->nbenches + bench));
+}
+
+const struct rep_cmp *
+analysis_cmp(const struct analysis *a, size_t host, size_t bench,
+    size_t metric, size_t variant)
+{
+	const struct rep_cmp	*c;
+	size_t			 i, nv = a->ds->nvariants;
+	long			 hb = rep_hb(a, host, bench, metric, variant);
+
+	if (hb < 0 || variant == a->ds->ref)
+		return (NULL);
+	/* analysis_build lays them out metric by metric, reference left out. */
+	i = a->cmp_start[hb] + metric * (nv - 1) +
+	    (variant > a->ds->ref ? variant - 1 : variant);
+	if (i >= a->ncmps)
+		return (NULL);
+	c = &a->cmps[i];
+	if (c->host != host || c->bench != bench || c->metric != metric ||
+	    c->variant != variant)
+		return (NULL);
+	return (c);
+}
+
+const struct rep_result *
+analysis_result(const struct analysis *a, size_t host, size_t bench,
+    size_t metric, size_t variant)
+{
+	const struct rep_result	*r;
+	size_t			 i;
+	long			 hb = rep_hb(a, host, bench, metric, variant);
+
+	if (hb < 0)
+		return (NULL);
+	i = a->res_start[hb] + metric * a->ds->nvariants + variant;
+	if (i >= a->nresults)
+		return (NULL);
+	r = &a->results[i];
+	if (r->host != host || r->bench != bench || r->metric != metric ||
+	    r->variant != variant)
+		return (NULL);
+	return (r);
+}
+
+const struct rep_geo *
+analysis_geo(const struct analysis *a, size_t group, size_t variant)
+{
+	size_t	i;
+
+	for (i = 0; i < a->ngeos; i++) {
+		if (a->geos[i].group == group && a->geos[i].variant == variant)
+			return (&a->geos[i]);
+	}
+	return (NULL);
+}
+
+const char *
+analysis_headline(const enum stats_verdict *v, size_t n)
+{
+	size_t	c[VERDICT_INVALID + 1], i;
+
+	memset(c, 0, sizeof c);
+	for (i = 0; i < n; i++)
+		c[v[i]]++;
+	if (c[VERDICT_INVALID] == n)
+		return ("invalid");
+	if (c[VERDICT_BETTER] > 0 && c[VERDICT_WORSE] > 0)
+		return ("mixed");
+	if (c[VERDICT_WORSE] > 0)
+		return (c[VERDICT_WORSE] == n ? "worse on all architectures" :
+		    "worse on some architectures");
+	if (c[VERDICT_BETTER] > 0) {
+		if (c[VERDICT_BETTER] == n)
+			return ("better on all architectures");
+		/* Proven better here and proven the same there. */
+		if (c[VERDICT_SAME] > 0)
+			return ("mixed");
+		return ("better on some architectures");
+	}
+	if (c[VERDICT_SAME] == n)
+		return ("same on all architectures");
+	if (c[VERDICT_INCONCLUSIVE] > 0)
+		return ("inconclusive");
+	return ("same on some architectures");
+}
+
+
+/* Returns 1 when hosts i and j (indices into a->hosts) share a group. */
+static int
+rep_same_group(const struct analysis *a, size_t i, size_t j)
+{
+	const struct ds_host	*x = &a->ds->hosts[a->hosts[i].host];
+	const struct ds_host	*y = &a->ds->hosts[a->hosts[j].host];
+
+	return (strcmp(x->facts.arch, y->facts.arch) == 0 &&
+	    strcmp(x->facts.cpu_model, y->facts.cpu_model) == 0);
+}
+
+/* Splits the sorted hosts into groups of one architecture and CPU model. */
+static void
+rep_groups(struct analysis *a)
+{
+	const struct ds_host	*h;
+	struct rep_group	*g;
+	size_t			 i, j;
+
+	a->groups = xcalloc(a->nhosts + 1, sizeof *a->groups);
+	for (i = 0; i < a->nhosts; i = j) {
+		for (j = i + 1; j < a->nhosts && rep_same_group(a, i, j); j++)
+			;
+		g = &a->groups[a->ngroups];
+		g->from = i;
+		g->to = j;
+		h = &a->ds->hosts[a->hosts[i].host];
+		g->known = h->facts.arch[0] != '\0';
+		xasprintf(&g->label, "%s · %s", h->facts.arch[0] ?
+		    h->facts.arch : "unknown arch", h->facts.cpu_model[0] ?
+		    h->facts.cpu_model : "unknown CPU");
+		for (; i < j; i++)
+			a->hosts[i].group = a->ngroups;
+		a->ngroups++;
+	}
+}
+
+/*
+ * The geometric mean of each variant's primary ratios per known group,
+ * over every valid (host, bench) comparison; ratios of a higher-is-better
+ * primary metric are inverted so that below 1 always means better.
+ */
+static void
+rep_geos(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	struct rep_geo		*geo;
+	struct rng		 rng;
+	const double		**rr;
+	double			**inv;
+	size_t			*n, g, v, i, b, k, ninv, r, naa, nhosts;
+	char			*key;
+
+	a->geos = xcalloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
+	rr = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
+	inv = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
+	n = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *n);
+	for (b = 0; b < ds->nbenches; b++) {
+		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
+			a->inverted = 1;
+	}
+	for (g = 0; g < a->ngroups; g++) {
+		if (!a->groups[g].known)
+			continue;
+		for (v = 0; v < ds->nvariants; v++) {
+			if (v == ds->ref)
+				continue;
+			geo = &a->geos[a->ngeos++];
+			geo->group = g;
+			geo->variant = v;
+			geo->est = geo->lo = geo->hi = NAN;
+			k = ninv = naa = nhosts = 0;
+			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
+				nhosts++;
+				for (b = 0; b < ds->nbenches; b++) {
+					c = analysis_cmp(a, a->hosts[i].host,
+					    b, 0, v);
+					if (c == NULL)
+						continue;
+					if (b == 0 && c->files == REP_FILES_AA)
+						naa++;
+					geo->count[c->verdict]++;
+					if (c->verdict == VERDICT_INVALID) {
+						geo->ninvalid++;
+						continue;
+					}
+					n[k] = ds->rounds;
+					if (ds->benches[b].higher[0]) {
+						inv[ninv] = xcalloc(
+						    (size_t)ds->rounds + 1,
+						    sizeof **inv);
+						for (r = 0; r < ds->rounds; r++)
+							inv[ninv][r] =
+							    1 / c->rratio[r];
+						rr[k++] = inv[ninv++];
+					} else
+						rr[k++] = c->rratio;
+				}
+			}
+			geo->nused = k;
+			geo->aa = nhosts > 0 && naa == nhosts;
+			geo->verdict = VERDICT_INVALID;
+			if (k > 0) {
+				xasprintf(&key, "geomean/%s/%s",
+				    a->groups[g].label, ds->variants[v]);
+				rng_seed_str(&rng, ds->seed, key);
+				free(key);
+				if (stats_boot_geomean(rr, n, k,
+				    rng_next(&rng), 0.95, &geo->est, &geo->lo,
+				    &geo->hi) == 0)
+					geo->verdict = stats_verdict(geo->est,
+					    geo->lo, geo->hi, ds->min_effect,
+					    0, STATS_MIN_PAIRS, 1);
+			}
+			for (i = 0; i < ninv; i++)
+				free(inv[i]);
+		}
+	}
+	free(rr);
+	free(inv);
+	free(n);
+}
+
+/*
+ * Appends to *s the groups (a list joined by " and ") where the primary
+ * comparison of (bench, variant) has verdict vd; a group whose hosts do
+ * not all share it names the hosts that do.
+ */
+static void
+rep_where(const struct analysis *a, size_t bench, size_t variant,
+    enum stats_verdict vd, char **s)
+{
+	const struct rep_group	*grp;
+	const struct rep_cmp	*c;
+	char			*hosts;
+	size_t			 g, i, k = 0, nin, t;
+
+	for (g = 0; g < a->ngroups; g++) {
+		grp = &a->groups[g];
+		if (!grp->known)
+			continue;
+		hosts = NULL;
+		nin = t = 0;
+		for (i = grp->from; i < grp->to; i++) {
+			c = analysis_cmp(a, a->hosts[i].host, bench, 0, variant);
+			if (c == NULL)
+				continue;
+			t++;
+			if (c->verdict != vd)
+				continue;
+			rep_appendf(&hosts, "%s%s", nin++ ? ", " : "",
+			    a->ds->hosts[a->hosts[i].host].name);
+		}
+		if (nin > 0) {
+			rep_appendf(s, "%s%s", k++ ? " and " : "", grp->label);
+			if (nin < t)
+				rep_appendf(s, " (%s)", hosts);
+		}
+		free(hosts);
+	}
+}
+
+/* The matrix rows: per bench and variant, where the verdicts agree. */
+static void
+rep_rows(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	struct rep_row		*row;
+	size_t			 b, v, i, ncells, ndistinct, nclause;
+	int			 vd, seen[VERDICT_INVALID + 1];
+
+	a->rows = xcalloc(ds->nbenches * ds->nvariants + 1, sizeof *a->rows);
+	for (b = 0; b < ds->nbenches; b++) {
+		for (v = 0; v < ds->nvariants; v++) {
+			if (v == ds->ref)
+				continue;
+			row = &a->rows[a->nrows++];
+			row->bench = b;
+			row->variant = v;
+			memset(seen, 0, sizeof seen);
+			ncells = 0;
+			for (i = 0; i < a->nhosts; i++) {
+				if (!a->groups[a->hosts[i].group].known ||
+				    (c = analysis_cmp(a, a->hosts[i].host, b,
+				    0, v)) == NULL)
+					continue;
+				seen[c->verdict] = 1;
+				ncells++;
+			}
+			/* Only proven verdicts can contradict each other. */
+			row->differs = seen[VERDICT_BETTER] +
+			    seen[VERDICT_WORSE] + seen[VERDICT_SAME] >= 2;
+			for (ndistinct = 0, vd = 0; vd <= VERDICT_INVALID; vd++)
+				ndistinct += (size_t)seen[vd];
+			if (ncells < 2) {
+				row->agreement = xstrdup("");
+				continue;
+			}
+			if (ndistinct == 1) {
+				for (vd = 0; !seen[vd]; vd++)
+					;
+				xasprintf(&row->agreement, "%s on every host",
+				    stats_verdict_name((enum stats_verdict)vd));
+				continue;
+			}
+			for (nclause = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+				if (!seen[vd])
+					continue;
+				rep_appendf(&row->agreement, "%s%s on ",
+				    nclause++ ? ", " : "",
+				    stats_verdict_name((enum stats_verdict)vd));
+				rep_where(a, b, v, (enum stats_verdict)vd,
+				    &row->agreement);
+			}
+		}
+	}
+}
+
+/*
+ * Writes the headline of variant v over n known groups with verdicts vs:
+ * analysis_headline's words, naming the groups behind "some" and "mixed"
+ * ("worse on some architectures (x86_64 · AMD EPYC)").
+ */
+static void
+rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
+    size_t n, char **out)
+{
+	static const enum stats_verdict	 shown[] = {
+		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME
+	};
+	const char			*word = analysis_headline(vs, n);
+	size_t				 g, k, i, nclause = 0;
+
+	*out = xstrdup(word);
+	if (strstr(word, " some ") == NULL && strcmp(word, "mixed") != 0)
+		return;
+	rep_appendf(out, " (");
+	for (i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+		if (strncmp(word, stats_verdict_name(shown[i]),
+		    strlen(stats_verdict_name(shown[i]))) != 0 &&
+		    strcmp(word, "mixed") != 0)
+			continue;
+		for (k = 0, g = 0; g < a->ngroups; g++) {
+			const struct rep_geo	*geo = analysis_geo(a, g, v);
+
+			if (geo == NULL || geo->verdict != shown[i])
+				continue;
+			if (k++ == 0 && strcmp(word, "mixed") == 0)
+				rep_appendf(out, "%s%s on ", nclause ? "; " : "",
+				    stats_verdict_name(shown[i]));
+			else if (k > 1)
+				rep_appendf(out, ", ");
+			rep_appendf(out, "%s", a->groups[g].label);
+		}
+		nclause += k > 0;
+	}
+	rep_appendf(out, ")");
+}
+
+/* The one-line answers: per variant, its verdict in every known group. */
+static void
+rep_answers(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_geo	*geo;
+	struct rep_answer	*ans;
+	enum stats_verdict	*vs;
+	size_t			 v, g, n, vd, k;
+
+	a->answers = xcalloc(ds->nvariants + 1, sizeof *a->answers);
+	vs = xcalloc(a->ngroups + 1, sizeof *vs);
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref)
+			continue;
+		ans = &a->answers[a->nanswers++];
+		ans->variant = v;
+		n = 0;
+		for (g = 0; g < a->ngroups; g++) {
+			if ((geo = analysis_geo(a, g, v)) == NULL)
+				continue;
+			vs[n] = geo->verdict;
+			if (n > 0)
+				rep_appendf(&ans->detail, "; ");
+			rep_appendf(&ans->detail, "%s: %s", a->groups[g].label,
+			    stats_verdict_name(geo->verdict));
+			if (geo->nused > 0)
+				rep_appendf(&ans->detail, ", geomean %.3f "
+				    "[%.3f, %.3f] over %zu benchmark%s (",
+				    geo->est, geo->lo, geo->hi, geo->nused,
+				    geo->nused == 1 ? "" : "s");
+			else
+				rep_appendf(&ans->detail, ", no valid "
+				    "comparison (");
+			for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+				if (geo->count[vd] == 0)
+					continue;
+				rep_appendf(&ans->detail, "%s%zu %s",
+				    k++ ? ", " : "", geo->count[vd],
+				    stats_verdict_name((enum stats_verdict)vd));
+			}
+			rep_appendf(&ans->detail, ")");
+			if (geo->aa)
+				rep_appendf(&ans->detail, ", A/A comparison "
+				    "(identical files)");
+			n++;
+		}
+		if (n == 0) {
+			ans->headline = xstrdup("invalid");
+			ans->detail = xstrdup("no host gave results");
+		} else if (n == 1) {
+			/* One architecture: name it rather than say "all". */
+			for (g = 0; analysis_geo(a, g, v) == NULL; g++)
+				;
+			xasprintf(&ans->headline, "%s on %s",
+			    stats_verdict_name(vs[0]), a->groups[g].label);
+		} else
+			rep_headline(a, v, vs, n, &ans->headline);
+	}
+	free(vs);
+}
+
+void
+analysis_free(struct analysis *a)
+{
+	size_t	i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->ncmps; i++)
+		free(a->cmps[i].rratio);
+	for (i = 0; i < a->ngroups; i++)
+		free(a->groups[i].label);
+	for (i = 0; i < a->nrows; i++)
+		free(a->rows[i].agreement);
+	for (i = 0; i < a->nanswers; i++) {
+		free(a->answers[i].headline);
+		free(a->answers[i].detail);
+	}
+	free(a->hosts);
+	free(a->results);
+	free(a->cmps);
+	free(a->groups);
+	free(a->geos);
+	free(a->rows);
+	free(a->answers);
+	free(a->hb_start);
+	free(a->by_hb);
+	free(a->res_start);
+	free(a->cmp_start);
+	free(a);
+}

@@ -1,0 +1,147 @@
+/*
+ * The in-memory image of a run record (struct dataset) that every report is
+ * rendered from: its loader and the queries over it. The record itself,
+ * DIR/samples.msgpack, and its writer are in record.h.
+ */
+#ifndef COORDINATOR_DATASET_H
+#define COORDINATOR_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/proto.h"
+
+#define RECORD_FILE	"samples.msgpack"
+
+/* The pseudo-benchmark of the harness floor's samples. */
+#define RECORD_FLOOR	"(floor)"
+
+/* Built-in metrics of every sample, in this order. */
+#define DS_NBUILTIN	6
+#define DS_WALL_NS	0	/* ds_builtin_names[DS_WALL_NS] is "wall_ns" */
+extern const char *const ds_builtin_names[DS_NBUILTIN];
+
+struct ds_bench {
+	char		*name;
+	size_t		 nmetrics;	/* reported metrics; [0] is primary */
+	char		**metrics;
+	int		*higher;	/* per metric: 1 higher is better */
+	char		*checksum;	/* "" none */
+};
+
+struct ds_host {
+	char		*name;
+	char		*agent_version;
+	struct proto_facts facts;
+	int		 ended;		/* a hostend record was seen */
+	int		 failed;
+	char		*error;
+	uint64_t	 pushed_bytes;	/* to its cache during the run */
+	uint64_t	 pushed_files;
+};
+
+struct ds_file {
+	size_t		 host;
+	char		*variant;	/* "" for data files */
+	char		*role;		/* "bin" or "file:NAME" */
+	char		*path;		/* local path */
+	char		*sha;
+	int		 fresh;		/* pushed during this run */
+};
+
+/* What an agent said between samples: load waits and notes. */
+struct ds_note {
+	size_t		 host;
+	char		*state;		/* "waiting-load", "note" */
+	char		*detail;
+	double		 load1;
+	uint32_t	 waited_ms;
+};
+
+struct ds_sample {
+	size_t		 host, bench, variant;
+	uint32_t	 round, attempt, seq;
+	uint32_t	 step;		/* index into the host's plan */
+	int		 warmup, status, exit_code, signal;
+	double		 load1;
+	int64_t		 start_ns;
+	uint64_t	 builtin[DS_NBUILTIN];	/* wall_ns ... nivcsw */
+	size_t		 nmetrics;		/* the program's own */
+	size_t		*mkey;			/* index into dataset.mnames */
+	double		*mval;
+	const char	*checksum;		/* NULL when none */
+	const char	*err;			/* "" when none */
+};
+
+struct dataset {
+	char		*run_id;
+	char		*orch_version;
+	char		*suite_name;
+	char		*suite_path;
+	char		*suite_text;
+	char		*cmdline;
+	char		*started;	/* ISO 8601 UTC */
+	char		*ended;		/* "" when the record has no end */
+	uint64_t	 seed;
+	double		 min_effect;
+	uint32_t	 rounds;
+	uint32_t	 warmup;
+	size_t		 ref;		/* reference variant */
+	size_t		 nvariants;
+	char		**variants;
+	size_t		 nbenches;
+	struct ds_bench	*benches;
+	size_t		 nhosts;
+	struct ds_host	*hosts;
+	size_t		 nfiles;
+	struct ds_file	*files;
+	size_t		 nsamples;
+	struct ds_sample *samples;
+	size_t		 samples_cap;
+	size_t		 nfloors;	/* runs of the floor program, "(floor)" */
+	size_t		 floors_cap;
+	struct ds_sample *floors;
+	size_t		 nnotes;
+	struct ds_note	*notes;
+	int		 subtract_floor;
+	char		*counters;	/* "" none */
+	size_t		 nmnames;	/* program metric names seen */
+	char		**mnames;
+	int		 truncated;	/* the last record was cut short */
+	uint64_t	 good_len;	/* bytes of whole records */
+	int		 resumed;	/* times the run was resumed */
+	/* Owned by the dataset: samples' mkey, mval, checksum and err. */
+	struct ds_chunk	*arena;
+	char		**strs;		/* interned strings, open addressing */
+	size_t		 nstrs, strs_cap;
+};
+
+/*
+ * Loads DIR/samples.msgpack. A truncated last record is ignored (and
+ * flagged); anything else malformed is an error. Returns 0, or -1 with
+ * *cause set (caller frees).
+ */
+int	record_load(const char *dir, struct dataset **out, char **cause);
+
+/* Frees a dataset; NULL is ok. */
+void	dataset_free(struct dataset *ds);
+
+/* Returns the index of name among the dataset's hosts / metric names, or -1. */
+long	dataset_host(const struct dataset *ds, const char *name);
+
+/*
+ * A metric's key (a builtin's index, or DS_NBUILTIN + its index in mnames;
+ * -1 when no sample has it), for dataset_get: a name resolved once, then
+ * looked up per sample without comparing strings.
+ */
+long	dataset_metric(const struct dataset *ds, const char *name);
+int	dataset_get(const struct ds_sample *s, long key, double *v);
+
+/*
+ * Returns the value of metric name in sample s (a built-in or the
+ * program's own) in *v; returns 0, or -1 when the sample lacks it.
+ */
+int	dataset_value(const struct dataset *ds, const struct ds_sample *s,
+	    const char *name, double *v);
+
+#endif

@@ -1,0 +1,264 @@
+/* Text report.md and report.html share, written once through a format table. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coordinator/report-text.h"
+
+void
+report_text_value(const char *metric, double v, char *buf, size_t len)
+{
+	size_t	n = strlen(metric);
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (n > 3 && strcmp(metric + n - 3, "_ns") == 0) {
+		if (v >= 1e9)
+			snprintf(buf, len, "%.3f s", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, len, "%.3f ms", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, len, "%.3f us", v / 1e3);
+		else
+			snprintf(buf, len, "%.0f ns", v);
+		return;
+	}
+	if (n > 3 && strcmp(metric + n - 3, "_kb") == 0) {
+		if (v >= 1024 * 1024)
+			snprintf(buf, len, "%.2f GiB", v / (1024 * 1024));
+		else if (v >= 1024)
+			snprintf(buf, len, "%.2f MiB", v / 1024);
+		else
+			snprintf(buf, len, "%.0f KiB", v);
+		return;
+	}
+	if ((v == floor(v) && fabs(v) < 1e15) || fabs(v) >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+
+/*
+ * Writes what a host's measurement saw — floor, first runs, load waits,
+ * notes, facts — with esc for text from the record and code_open and
+ * code_close around names (Markdown backticks or HTML <code>).
+ */
+static void
+report_text_saw(FILE *f, const struct analysis *a, size_t i,
+    void (*esc)(FILE *, const char *), const char *code_open,
+    const char *code_close)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[i];
+	const struct ds_host	*h = &ds->hosts[rh->host];
+	const struct hyg_first	*fr;
+	char			 b1[64], b2[64];
+	size_t			 k, n;
+
+	if (rh->hyg.floor.n > 0) {
+		report_text_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
+		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
+		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
+		    ", not subtracted");
+	} else
+		fputs("harness floor not measured", f);
+	for (k = 0; k < rh->hyg.nfirst; k++) {
+		fr = &rh->hyg.first[k];
+		report_text_value("wall_ns", fr->first_ns, b1, sizeof b1);
+		report_text_value("wall_ns", fr->median_ns, b2, sizeof b2);
+		fputs("; first run of ", f);
+		esc(f, ds->variants[fr->variant]);
+		fprintf(f, "'s freshly pushed file %s (%s", b1, code_open);
+		esc(f, ds->benches[fr->bench].name);
+		fprintf(f, "%s, seq %u) vs %s median measured", code_close,
+		    fr->seq, b2);
+	}
+	if (rh->hyg.nwaits > 0)
+		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
+		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
+		    (double)rh->hyg.waited_ms / 1000);
+	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
+		if (ds->notes[k].host != rh->host ||
+		    strcmp(ds->notes[k].state, "waiting-load") == 0)
+			continue;
+		fputs(n++ ? "; " : "; agent notes: ", f);
+		esc(f, ds->notes[k].detail);
+	}
+	for (n = 0, k = 0; k < h->facts.nextra; k++) {
+		if (strcmp(h->facts.extra[k].key, "null_sha") == 0)
+			continue;
+		fputs(n++ ? ", " : "; facts: ", f);
+		esc(f, h->facts.extra[k].key);
+		fputc('=', f);
+		esc(f, h->facts.extra[k].value);
+	}
+}
+
+void
+report_text_reason(const char *reason, char *buf, size_t len)
+{
+	size_t	n = strcspn(reason, ":;");
+
+	snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+void
+report_text_measure(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t i)
+{
+	fputs(fmt->item_open, f);
+	fputs(fmt->code_open, f);
+	fmt->name(f, a->ds->hosts[a->hosts[i].host].name);
+	fputs(fmt->code_close, f);
+	fputs(": ", f);
+	report_text_saw(f, a, i, fmt->text, fmt->code_open, fmt->code_close);
+	fputs(fmt->item_close, f);
+}
+
+/*
+ * Writes the hosts of group g whose comparison of variant v has files
+ * want (REP_FILES_*), as a list of names after lead; returns how many.
+ */
+static size_t
+report_text_hosts(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g, size_t v, int want,
+    const char *lead)
+{
+	const struct rep_cmp	*c;
+	size_t			 i, k = 0;
+
+	for (i = g->from; i < g->to; i++) {
+		c = analysis_cmp(a, a->hosts[i].host, 0, 0, v);
+		if (c == NULL || c->files != want)
+			continue;
+		fputs(k++ == 0 ? lead : ", ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, a->ds->hosts[a->hosts[i].host].name);
+		fputs(fmt->code_close, f);
+	}
+	return (k);
+}
+
+void
+report_text_files_notes(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g)
+{
+	const struct dataset	*ds = a->ds;
+	char			 aa[256], same[256];
+	size_t			 v;
+
+	snprintf(aa, sizeof aa, "%s%sA/A comparison (identical files):%s on ",
+	    fmt->note_open, fmt->bold_open, fmt->bold_close);
+	snprintf(same, sizeof same, "%sOn ", fmt->para_open);
+	for (v = 0; v < ds->nvariants; v++) {
+		if (v == ds->ref || ds->nbenches == 0)
+			continue;
+		if (report_text_hosts(f, fmt, a, g, v, REP_FILES_AA, aa) > 0) {
+			fputs(", ", f);
+			fmt->name(f, ds->variants[v]);
+			fputs(" runs byte-identical files with the same "
+			    "settings as ", f);
+			fmt->name(f, ds->variants[ds->ref]);
+			fputs("; its verdicts measure the host's noise, not a "
+			    "change.", f);
+			fputs(fmt->note_close, f);
+		}
+		if (report_text_hosts(f, fmt, a, g, v, REP_FILES_SAME,
+		    same) > 0) {
+			fputs(", ", f);
+			fmt->name(f, ds->variants[v]);
+			fputs(" runs the same files as ", f);
+			fmt->name(f, ds->variants[ds->ref]);
+			fputs(" (equal SHA-256) and differs only in its "
+			    "settings (env, args).", f);
+			fputs(fmt->para_close, f);
+		}
+	}
+}
+
+/*
+ * Writes " (v n, w m)": each variant's failed (retried set: retried) runs
+ * of (host, bench b), when any.
+ */
+static void
+report_text_per_variant(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host, size_t b, int retried)
+{
+	const struct rep_result	*res;
+	size_t			 v, k = 0, n;
+
+	for (v = 0; v < a->ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) == NULL)
+			continue;
+		n = retried ? res->retried : res->failed;
+		if (n == 0)
+			continue;
+		fputs(k++ ? ", " : " (", f);
+		fmt->name(f, a->ds->variants[v]);
+		fprintf(f, " %zu", n);
+	}
+	if (k > 0)
+		fputc(')', f);
+}
+
+void
+report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host, size_t b, int named)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 v, nf = 0, nr = 0;
+
+	for (v = 0; v < ds->nvariants; v++) {
+		if ((res = analysis_result(a, host, b, 0, v)) != NULL) {
+			nf += res->failed;
+			nr += res->retried;
+		}
+	}
+	if (nf == 0 && nr == 0)
+		return;
+	fputs(fmt->small_open, f);
+	if (named) {
+		fputs("Runs of ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, ds->benches[b].name);
+		fputs(fmt->code_close, f);
+		fputs(" on ", f);
+		fmt->name(f, ds->hosts[host].name);
+		fputs(": ", f);
+	} else
+		fputs("Runs: ", f);
+	fprintf(f, "%zu failed", nf);
+	report_text_per_variant(f, fmt, a, host, b, 0);
+	fprintf(f, ", %zu retried", nr);
+	report_text_per_variant(f, fmt, a, host, b, 1);
+	fputs("; a round whose final attempt failed has no pair.", f);
+	fputs(fmt->para_close, f);
+}
+
+const char *
+report_text_last_line(const char *s, size_t *len)
+{
+	size_t	end = strlen(s), st;
+
+	while (end > 0 && s[end - 1] == '\n')
+		end--;
+	for (st = end; st > 0 && s[st - 1] != '\n'; st--)
+		;
+	*len = end - st;
+	return (s + st);
+}
+
+void
+report_text_status(FILE *f, const struct ds_sample *s)
+{
+	fputs(proto_status_name(s->status), f);
+	if (s->status == PROTO_ST_SIGNAL)
+		fprintf(f, " %d", s->signal);
+	else if (s->status == PROTO_ST_FAILED)
+		fprintf(f, " (exit %d)", s->exit_code);
+}
