@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/facts.h"
+#include "proto/util.h"
 #include "agent/facts-sysctl.h"
 
 /* The layout facts-sysctl.c reads, checked against Apple's header. */
@@ -52,9 +53,7 @@ facts_collect(struct proto_facts *f)
 
 	facts_copy(f->os, sizeof f->os, "darwin");
 	if (uname(&u) == 0) {
-		facts_copy(f->arch, sizeof f->arch,
-		    strcmp(u.machine, "arm64") == 0 ? "aarch64" :
-		    strcmp(u.machine, "amd64") == 0 ? "x86_64" : u.machine);
+		facts_copy(f->arch, sizeof f->arch, util_arch(u.machine));
 		facts_copy(f->kernel, sizeof f->kernel, u.release);
 		facts_copy(f->cpu_model, sizeof f->cpu_model, u.machine);
 	}

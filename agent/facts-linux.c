@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "agent/facts.h"
+#include "proto/util.h"
 
 #define FACTS_SYS_CPU	"/sys/devices/system/cpu"
 
@@ -306,17 +307,6 @@ facts_vm(char *buf, size_t len)
 	facts_copy(buf, len, facts_cpuflag("hypervisor") ? "yes" : "no");
 }
 
-/* Returns the machine name normalized to orch's arch names. */
-static const char *
-facts_arch(const char *machine)
-{
-	if (strcmp(machine, "x86_64") == 0 || strcmp(machine, "amd64") == 0)
-		return ("x86_64");
-	if (strcmp(machine, "aarch64") == 0 || strcmp(machine, "arm64") == 0)
-		return ("aarch64");
-	return (machine);
-}
-
 int
 facts_collect(struct proto_facts *f)
 {
@@ -329,7 +319,7 @@ facts_collect(struct proto_facts *f)
 
 	snprintf(f->os, sizeof f->os, "linux");
 	if (uname(&u) == 0) {
-		facts_copy(f->arch, sizeof f->arch, facts_arch(u.machine));
+		facts_copy(f->arch, sizeof f->arch, util_arch(u.machine));
 		facts_copy(f->kernel, sizeof f->kernel, u.release);
 		facts_cpu_model(f, u.machine);
 	}

@@ -21,7 +21,7 @@
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/ssh.h"
-#include "coordinator/sys.h"
+#include "proto/util.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/version.h"
@@ -130,11 +130,11 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 		return (-1);
 	}
 	/* tar's stderr until it closes it, then its exit; both bounded. */
-	deadline = sys_now_ms() + DEPLOY_PACK_TIMEOUT;
+	deadline = util_now_ms() + DEPLOY_PACK_TIMEOUT;
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	msg[0] = '\0';
-	while ((left = (int)(deadline - sys_now_ms())) > 0 &&
+	while ((left = (int)(deadline - util_now_ms())) > 0 &&
 	    poll(&pfd, 1, left) == 1) {
 		if ((n = read(p[0], buf, sizeof buf)) <= 0)
 			break;
@@ -146,7 +146,7 @@ deploy_pack(const char *dir, char *tarball, size_t len, char *err,
 	}
 	close(p[0]);
 	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
-	    sys_now_ms() < deadline)
+	    util_now_ms() < deadline)
 		poll(NULL, 0, 10);
 	if (w == 0) {
 		kill(pid, SIGKILL);
@@ -200,8 +200,7 @@ deploy_prebuilt_path(const char *os, const char *arch, char *path, size_t len)
 	/* This machine's own agent, when the host is of its kind. */
 	if (uname(&u) != 0)
 		goto none;
-	snprintf(local_arch, sizeof local_arch, "%s", u.machine);
-	sys_arch(local_arch);
+	snprintf(local_arch, sizeof local_arch, "%s", util_arch(u.machine));
 	snprintf(path, len, "%s", deploy_prebuilt);
 	if (strcmp(arch, local_arch) == 0 && strcmp(os,
 	    strcmp(u.sysname, "Darwin") == 0 ? "darwin" : "linux") == 0 &&
@@ -267,7 +266,8 @@ deploy_host_kind(struct ssh *s, const struct host *h, char os[32],
 	}
 	for (char *p = os; *p != '\0'; p++)
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	sys_arch(arch);
+	if (util_arch(arch) != arch)
+		snprintf(arch, 32, "%s", util_arch(arch));
 	return (0);
 }
 

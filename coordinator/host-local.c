@@ -22,7 +22,7 @@
 
 #include "coordinator/defaults.h"
 #include "coordinator/host.h"
-#include "coordinator/sys.h"
+#include "proto/util.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -194,7 +194,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	l->stdin_fd = in[1];
 	in[1] = -1;
 
-	if (sys_write_all(l->stdin_fd, key_line, strlen(key_line)) != 0) {
+	if (util_write_all(l->stdin_fd, key_line, strlen(key_line)) != 0) {
 		snprintf(err, errlen, "cannot hand the key to the agent: %s",
 		    strerror(errno));
 		goto out;
@@ -251,7 +251,7 @@ local_push(struct host *h, const char *path, const char *sha, int executable,
 	while ((n = read(in, buf, sizeof buf)) != 0) {
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == -1 || sys_write_all(out, buf, (size_t)n) != 0) {
+		if (n == -1 || util_write_all(out, buf, (size_t)n) != 0) {
 			snprintf(err, errlen, "copy %s to %s: %s", path, tmp,
 			    strerror(errno));
 			goto out;

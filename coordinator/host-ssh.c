@@ -35,7 +35,8 @@
 #include "coordinator/host.h"
 #include "coordinator/shell.h"
 #include "coordinator/ssh.h"
-#include "coordinator/sys.h"
+#include "proto/be.h"
+#include "proto/util.h"
 #include "proto/log.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
@@ -117,10 +118,8 @@ hs_streamlocal(struct host_ssh *x)
 	unsigned char		 msg[4 + HS_EP_LEN + 8];
 	size_t			 plen = strlen(x->agent_sock), n = 0;
 
-	msg[n++] = (unsigned char)(plen >> 24);
-	msg[n++] = (unsigned char)(plen >> 16);
-	msg[n++] = (unsigned char)(plen >> 8);
-	msg[n++] = (unsigned char)plen;
+	be32_put(msg, (uint32_t)plen);
+	n += 4;
 	memcpy(msg + n, x->agent_sock, plen);
 	n += plen;
 	memset(msg + n, 0, 8);
@@ -148,7 +147,7 @@ hs_pump_agent(struct host *h, struct host_ssh *x)
 	    sizeof buf)) > 0) {
 		moved = 1;
 		if (x->logfd != -1 &&
-		    sys_write_all(x->logfd, buf, (size_t)n) != 0)
+		    util_write_all(x->logfd, buf, (size_t)n) != 0)
 			log_debug("%s: agent log write failed", h->name);
 	}
 	while ((n = libssh2_channel_read(x->exec, buf, sizeof buf)) > 0)
@@ -174,7 +173,7 @@ hs_pump_tunnel(struct host_ssh *x)
 
 	while ((n = libssh2_channel_read(x->fwd, buf, sizeof buf)) > 0) {
 		moved = 1;
-		if (sys_write_all(x->cfd, buf, (size_t)n) != 0) {
+		if (util_write_all(x->cfd, buf, (size_t)n) != 0) {
 			hs_drop_conn(x);
 			return (1);
 		}

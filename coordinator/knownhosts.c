@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "coordinator/knownhosts.h"
+#include "proto/be.h"
 
 #define KH_BLOB_MAX	(KH_LINE_MAX / 4 * 3)	/* a key decoded from a line */
 
@@ -72,8 +73,7 @@ kh_blob_type(const unsigned char *key, size_t keylen, char *out, size_t len)
 
 	if (keylen < 4)
 		return (-1);
-	n = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 |
-	    (uint32_t)key[2] << 8 | key[3];
+	n = be32_get(key);
 	if (n == 0 || n >= len || n > keylen - 4 ||
 	    memchr(key + 4, '\0', n) != NULL)
 		return (-1);

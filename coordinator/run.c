@@ -25,7 +25,7 @@
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/suite.h"
-#include "coordinator/sys.h"
+#include "proto/util.h"
 #include "proto/hash.h"
 #include "proto/ident.h"
 #include "proto/log.h"
@@ -131,7 +131,7 @@ static void
 run_progress(struct run *run, struct run_host *rh, int ev)
 {
 	struct run_host	*x;
-	int64_t		 now = sys_now_ms(), el, eta;
+	int64_t		 now = util_now_ms(), el, eta;
 	uint32_t	 step;
 	size_t		 i;
 
@@ -567,7 +567,7 @@ run_host_thread(void *arg)
 		memcpy(shas[i], rh->files[i].sha, PROTO_SHA_HEX);
 		exe[i] = rh->files[i].executable;
 	}
-	rh->started_ms = sys_now_ms();
+	rh->started_ms = util_now_ms();
 	for (;;) {
 		rh->plan.resume_seq = rh->max_seq;
 		if (host_sync(rh->h, rh->nfiles, paths,

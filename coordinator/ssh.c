@@ -21,7 +21,7 @@
 #include "coordinator/knownhosts.h"
 #include "coordinator/shell.h"
 #include "coordinator/ssh.h"
-#include "coordinator/sys.h"
+#include "proto/util.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -466,7 +466,7 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 {
 	LIBSSH2_CHANNEL	*ch;
 	char		 cmd[SHELL_CMD_MAX];
-	int64_t		 deadline = sys_now_ms() + timeout_ms;
+	int64_t		 deadline = util_now_ms() + timeout_ms;
 	size_t		 no = 0, ne = 0, in_off = 0, in_len;
 	char		 buf[16384];
 	ssize_t		 n;
@@ -526,7 +526,7 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 		}
 		if (libssh2_channel_eof(ch))
 			break;
-		if (sys_now_ms() > deadline) {
+		if (util_now_ms() > deadline) {
 			r = -2;
 			goto out;
 		}
@@ -534,10 +534,10 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 			ssh_wait(s, 100);
 	}
 	while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN &&
-	    sys_now_ms() < deadline)
+	    util_now_ms() < deadline)
 		ssh_wait(s, 100);
 	while (libssh2_channel_wait_closed(ch) == LIBSSH2_ERROR_EAGAIN &&
-	    sys_now_ms() < deadline)
+	    util_now_ms() < deadline)
 		ssh_wait(s, 100);
 	r = libssh2_channel_get_exit_status(ch);
 	if (r < 0 || r > 255)

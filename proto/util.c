@@ -1,6 +1,7 @@
-/* Small helpers both programs share: time and whole writes. */
+/* Small helpers both programs share: time, whole writes, arch names. */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,4 +43,14 @@ util_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return (0);
+}
+
+const char *
+util_arch(const char *machine)
+{
+	if (strcmp(machine, "arm64") == 0)
+		return ("aarch64");
+	if (strcmp(machine, "amd64") == 0)
+		return ("x86_64");
+	return (machine);
 }

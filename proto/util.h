@@ -1,4 +1,4 @@
-/* Small helpers both programs share: time and whole writes. */
+/* Small helpers both programs share: time, whole writes, arch names. */
 #ifndef PROTO_UTIL_H
 #define PROTO_UTIL_H
 
@@ -14,5 +14,11 @@ int64_t	util_now_ms(void);
  * 0, or -1 with errno set.
  */
 int	util_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * Returns orch's name for a `uname -m` machine name: aarch64 for arm64,
+ * x86_64 for amd64, else machine itself.
+ */
+const char *util_arch(const char *machine);
 
 #endif
