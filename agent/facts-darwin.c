@@ -36,13 +36,6 @@ facts_sysctlbyname(const char *name, void *buf, size_t *len)
 	return (sysctlbyname(name, buf, len, NULL, 0) == -1 ? -1 : 0);
 }
 
-/* Copies src into dst (len bytes), truncating, always NUL-terminated. */
-static void
-facts_copy(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src);
-}
-
 int
 facts_collect(struct proto_facts *f)
 {

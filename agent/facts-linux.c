@@ -26,20 +26,6 @@
 static cpu_set_t	facts_orig;
 static int		facts_have_orig;
 
-/* Copies src into dst (len bytes), truncating, always NUL-terminated. */
-static void
-facts_copy(char *dst, size_t len, const char *src)
-{
-	size_t	n = strlen(src);
-
-	if (len == 0)
-		return;
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /*
  * Reads the first line of path into buf without its newline and trailing
  * blanks. Returns 0, or -1 when it cannot be read or is empty.
@@ -62,19 +48,6 @@ facts_read_line(const char *path, char *buf, size_t len)
 	}
 	fclose(f);
 	return (r);
-}
-
-/* Adds key=value to the extra facts, if there is room. */
-static void
-facts_extra(struct proto_facts *f, const char *key, const char *value)
-{
-	struct proto_kv	*kv;
-
-	if (f->nextra >= PROTO_FACTS_EXTRA_MAX)
-		return;
-	kv = &f->extra[f->nextra++];
-	facts_copy(kv->key, sizeof kv->key, key);
-	facts_copy(kv->value, sizeof kv->value, value);
 }
 
 /*

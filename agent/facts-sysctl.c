@@ -3,21 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/facts.h"
 #include "agent/facts-sysctl.h"
-
-/* Copies src into dst (len bytes), truncating, always NUL-terminated. */
-static void
-facts_sysctl_copy(char *dst, size_t len, const char *src)
-{
-	size_t	n = strlen(src);
-
-	if (len == 0)
-		return;
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
 
 int
 facts_sysctl_str(facts_sysctl_fn fn, const char *name, char *buf, size_t len)
@@ -52,19 +39,6 @@ facts_sysctl_u64(facts_sysctl_fn fn, const char *name, uint64_t *v)
 	return (0);
 }
 
-/* Adds key=value to the extra facts, if there is room. */
-static void
-facts_sysctl_extra(struct proto_facts *f, const char *key, const char *value)
-{
-	struct proto_kv	*kv;
-
-	if (f->nextra >= PROTO_FACTS_EXTRA_MAX)
-		return;
-	kv = &f->extra[f->nextra++];
-	facts_sysctl_copy(kv->key, sizeof kv->key, key);
-	facts_sysctl_copy(kv->value, sizeof kv->value, value);
-}
-
 /* Adds an integer sysctl as an extra fact when it exists. */
 static void
 facts_sysctl_extra_u64(struct proto_facts *f, facts_sysctl_fn fn,
@@ -75,7 +49,7 @@ facts_sysctl_extra_u64(struct proto_facts *f, facts_sysctl_fn fn,
 
 	if (facts_sysctl_u64(fn, name, &v) == 0) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-		facts_sysctl_extra(f, key, buf);
+		facts_extra(f, key, buf);
 	}
 }
 
@@ -87,16 +61,16 @@ facts_sysctl_fill(struct proto_facts *f, facts_sysctl_fn fn)
 
 	if (facts_sysctl_str(fn, "machdep.cpu.brand_string", buf,
 	    sizeof buf) == 0)
-		facts_sysctl_copy(f->cpu_model, sizeof f->cpu_model, buf);
+		facts_copy(f->cpu_model, sizeof f->cpu_model, buf);
 	if (facts_sysctl_str(fn, "kern.osrelease", buf, sizeof buf) == 0)
-		facts_sysctl_copy(f->kernel, sizeof f->kernel, buf);
+		facts_copy(f->kernel, sizeof f->kernel, buf);
 	f->mem_kb = facts_sysctl_u64(fn, "hw.memsize", &v) == 0 ? v / 1024 : 0;
 
 	f->nextra = 0;
 	if (facts_sysctl_str(fn, "hw.model", buf, sizeof buf) == 0)
-		facts_sysctl_extra(f, "model", buf);
+		facts_extra(f, "model", buf);
 	if (facts_sysctl_str(fn, "kern.osproductversion", buf, sizeof buf) == 0)
-		facts_sysctl_extra(f, "macos", buf);
+		facts_extra(f, "macos", buf);
 	/* Apple silicon: perflevel0 is the performance cores, 1 the others. */
 	facts_sysctl_extra_u64(f, fn, "perf_cores", "hw.perflevel0.logicalcpu");
 	facts_sysctl_extra_u64(f, fn, "efficiency_cores",
@@ -104,22 +78,22 @@ facts_sysctl_fill(struct proto_facts *f, facts_sysctl_fn fn)
 	/* Hyper-threading exists on Intel Macs only. */
 	if (facts_sysctl_u64(fn, "hw.physicalcpu", &phys) == 0 &&
 	    facts_sysctl_u64(fn, "hw.logicalcpu", &v) == 0)
-		facts_sysctl_extra(f, "smt", v > phys ? "on" : "off");
+		facts_extra(f, "smt", v > phys ? "on" : "off");
 	/* Intel Macs only; Apple silicon publishes no frequency. */
 	if (facts_sysctl_u64(fn, "hw.cpufrequency_max", &v) == 0 && v > 0) {
 		snprintf(buf, sizeof buf, "%llu",
 		    (unsigned long long)(v / 1000000));
-		facts_sysctl_extra(f, "cpu_max_mhz", buf);
+		facts_extra(f, "cpu_max_mhz", buf);
 	}
 	/* Always on for user programs; there is no switch to read. */
-	facts_sysctl_extra(f, "aslr", "on");
+	facts_extra(f, "aslr", "on");
 	if (facts_sysctl_u64(fn, "kern.hv_vmm_present", &v) == 0)
-		facts_sysctl_extra(f, "vm", v != 0 ? "yes" : "no");
+		facts_extra(f, "vm", v != 0 ? "yes" : "no");
 	else
-		facts_sysctl_extra(f, "vm", "unknown");
+		facts_extra(f, "vm", "unknown");
 	/* An x86_64 agent on Apple silicon measures Rosetta, not the CPU. */
 	if (facts_sysctl_u64(fn, "sysctl.proc_translated", &v) == 0)
-		facts_sysctl_extra(f, "rosetta", v != 0 ? "yes" : "no");
+		facts_extra(f, "rosetta", v != 0 ? "yes" : "no");
 }
 
 uint32_t
@@ -185,7 +159,7 @@ facts_rusage_open(struct facts_counters *c, const char *list, char *err,
 			goto fail;
 		}
 		c->fd[c->n] = -1;
-		facts_sysctl_copy(c->name[c->n], sizeof c->name[c->n], tok);
+		facts_copy(c->name[c->n], sizeof c->name[c->n], tok);
 		c->n++;
 	}
 	return (c->n);
@@ -231,7 +205,7 @@ facts_rusage_close(struct facts_counters *c, struct proto_sample *s)
 	for (i = 0; s != NULL && c->taken && i < c->n; i++) {
 		if (s->nmetrics >= PROTO_METRICS_MAX)
 			break;
-		facts_sysctl_copy(s->metrics[s->nmetrics].key,
+		facts_copy(s->metrics[s->nmetrics].key,
 		    sizeof s->metrics[s->nmetrics].key, c->name[i]);
 		s->metrics[s->nmetrics++].value = (double)c->value[i];
 	}

@@ -21,6 +21,13 @@
  */
 int	facts_collect(struct proto_facts *f);
 
+/* Copies src into dst (len bytes), truncating, always NUL-terminated. */
+void	facts_copy(char *dst, size_t len, const char *src);
+
+/* Adds key=value to f's extra facts, if there is room. */
+void	facts_extra(struct proto_facts *f, const char *key,
+	    const char *value);
+
 /* Returns the 1-minute load average, or -1 when it cannot be read. */
 double	facts_load1(void);
 

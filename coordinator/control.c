@@ -33,18 +33,10 @@ control_hosts(const char *dir, char **cause)
 {
 	struct dataset	*ds;
 	char		*list;
-	size_t		 i, len = 1;
 
 	if (record_load(dir, &ds, cause) != 0)
 		return (NULL);
-	for (i = 0; i < ds->nhosts; i++)
-		len += strlen(ds->hosts[i].name) + 1;
-	list = xcalloc(1, len);
-	for (i = 0; i < ds->nhosts; i++) {
-		if (i > 0)
-			strcat(list, ",");
-		strcat(list, ds->hosts[i].name);
-	}
+	list = dataset_host_list(ds, 0);
 	dataset_free(ds);
 	return (list);
 }

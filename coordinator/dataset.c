@@ -1240,3 +1240,22 @@ dataset_free(struct dataset *ds)
 	free(ds->mnames);
 	free(ds);
 }
+
+char *
+dataset_host_list(const struct dataset *ds, int unfinished)
+{
+	char	*list;
+	size_t	 i, len = 1;
+
+	for (i = 0; i < ds->nhosts; i++)
+		len += strlen(ds->hosts[i].name) + 1;
+	list = xcalloc(1, len);
+	for (i = 0; i < ds->nhosts; i++) {
+		if (unfinished && ds->hosts[i].ended)
+			continue;
+		if (list[0] != '\0')
+			strcat(list, ",");
+		strcat(list, ds->hosts[i].name);
+	}
+	return (list);
+}

@@ -124,6 +124,13 @@ struct dataset {
 int	record_load(const char *dir, struct dataset **out, char **cause);
 
 /* Frees a dataset; NULL is ok. */
+/*
+ * Returns the names of ds's hosts, comma separated, in record order (free
+ * it); with unfinished, only those whose end the record does not hold.
+ * "" when there are none.
+ */
+char	*dataset_host_list(const struct dataset *ds, int unfinished);
+
 void	dataset_free(struct dataset *ds);
 
 /* Returns the index of name among the dataset's hosts / metric names, or -1. */
