@@ -124,6 +124,9 @@ t0=$SECONDS
 rc=0
 timeout --kill-after=30 "$BOUND" unshare --mount --propagation private --pid --fork --kill-child bash -c '
 	set -e
+	# The root a mount point of its own, as on a machine: ip netns exec
+	# (and so the test lab) remounts / and fails where it is a directory.
+	mount --bind "$R" "$R"
 	mount -t proc proc "$R/proc"
 	mount --rbind /sys "$R/sys"
 	mount --rbind /dev "$R/dev"
