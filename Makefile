@@ -2,7 +2,9 @@
 #
 #   make                      build bin/orch, bin/orch-agent and the example suites
 #   make demo                 install what is missing, then run suites/example.ini on `local`
-#   make check                install what is missing, then every test
+#   make check                install what is missing (build + test sets), then every test
+#   make check-fresh          make demo and make check on a clean Debian 12 root (CI runs it)
+#   make bench                install the bench set too, then docs/performance.md's tables
 #   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the programs to PREFIX/bin, the
 #                             prebuilt agents (bin/OS-ARCH/) to PREFIX/libexec/orch

@@ -29,4 +29,6 @@ for t in "${tests[@]}"; do
 	fi
 done
 echo "e2e: $pass passed, $fail failed"
+# The logs of a run that passed are not kept, unless E2E_LOGS asked.
+[ "$fail" -ne 0 ] || [ -n "${E2E_LOGS:-}" ] || rm -rf "$logs"
 [ "$fail" -eq 0 ]
