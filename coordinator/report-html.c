@@ -146,6 +146,26 @@ static const struct report_fmt html_fmt = {
 	.para_open = "<p>", .para_close = "</p>\n",
 	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
 	.small_open = "<p class=\"small\">",
+	.prose = html_esc,
+	.table_open = "<div class=\"scroll\"><table>\n",
+	.table_close = "</table></div>\n",
+	.head_open = "<tr>", .th_open = "<th>", .th_close = "</th>",
+	.head_close = "</tr>\n",
+	.rule_open = "", .rule_left = "", .rule_right = "", .rule_close = "",
+	.row_open = "<tr>", .row_close = "</tr>\n",
+	.cell_open = "<td>", .num_open = "<td class=\"n\">",
+	.cell_close = "</td>",
+	.cell_code_open = "<code>", .cell_code_close = "</code>",
+	.failed_open = "<span class=\"v v-worse\">", .failed_close = "</span> ",
+	.answers_open = "<section id=\"answer\">\n<h2>Answer</h2>\n"
+	    "<ul class=\"answers\">\n",
+	.answers_close = "</ul>\n",
+	.lead_open = "<span class=\"head\">", .lead_close = "</span> ",
+	.verdict_open = "<span class=\"v v-",
+	.verdict_mid = "\" style=\"font-size:14px;white-space:normal\">",
+	.verdict_close = "</span>",
+	.detail_open = "<br><span class=\"small\">", .detail_close = "</span>",
+	.section_close = "</section>\n",
 };
 
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
@@ -241,54 +261,6 @@ html_banners(FILE *f, const struct analysis *a)
 		fputs("</li>\n", f);
 	}
 	fputs("</ul></div>\n", f);
-}
-
-/* Returns the verdict class a headline reads as, for its colour. */
-static enum stats_verdict
-html_headline_verdict(const char *headline)
-{
-	static const enum stats_verdict	order[] = {
-		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME,
-		VERDICT_INCONCLUSIVE, VERDICT_INVALID
-	};
-	size_t				i, n;
-
-	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
-		n = strlen(stats_verdict_name(order[i]));
-		if (strncmp(headline, stats_verdict_name(order[i]), n) == 0)
-			return (order[i]);
-	}
-	return (VERDICT_INCONCLUSIVE);	/* "mixed" */
-}
-
-/* The one-line answer per variant. */
-static void
-html_answers(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_answer	*ans;
-	size_t			 i;
-
-	fputs("<section id=\"answer\">\n<h2>Answer</h2>\n<ul class=\"answers\">\n",
-	    f);
-	for (i = 0; i < a->nanswers; i++) {
-		ans = &a->answers[i];
-		fputs("<li><span class=\"head\">", f);
-		html_esc(f, ds->variants[ans->variant]);
-		fputs(" vs ", f);
-		html_esc(f, ds->variants[ds->ref]);
-		fprintf(f, ":</span> <span class=\"v v-%s\" style=\"font-size:"
-		    "14px;white-space:normal\">", stats_verdict_name(
-		    html_headline_verdict(ans->headline)));
-		html_esc(f, ans->headline);
-		fputs("</span><br><span class=\"small\">", f);
-		html_esc(f, ans->detail);
-		fputs("</span></li>\n", f);
-	}
-	fputs("</ul>\n<p class=\"small\">Per architecture, the verdict of the "
-	    "geometric mean of the primary metric's ratios over its benchmarks "
-	    "and hosts; the matrix below has each benchmark's own.</p>\n"
-	    "</section>\n", f);
 }
 
 /* ---- across architectures ---------------------------------------------- */
@@ -1272,45 +1244,6 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 
 /* ---- per-architecture sections ------------------------------------------ */
 
-/* The hosts of a group and their facts, counts and load. */
-static void
-html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	fputs("<div class=\"scroll\"><table>\n<tr><th>host</th><th>os</th>"
-	    "<th>cores</th><th>memory</th><th>kernel</th><th>agent</th>"
-	    "<th>samples</th><th>failed</th><th>retries</th><th>load "
-	    "(median / max)</th><th>status</th></tr>\n", f);
-	for (i = g->from; i < g->to; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		fputs("<tr><td><code>", f);
-		html_esc(f, h->name);
-		fputs("</code></td><td>", f);
-		html_esc(f, h->facts.os);
-		fprintf(f, "</td><td class=\"n\">%u</td><td class=\"n\">%.1f "
-		    "GiB</td><td>", h->facts.cores,
-		    (double)h->facts.mem_kb / (1024 * 1024));
-		html_esc(f, h->facts.kernel);
-		fputs("</td><td>", f);
-		html_esc(f, h->agent_version);
-		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu"
-		    "</td><td class=\"n\">%zu</td><td class=\"n\">%.2f / %.2f"
-		    "</td><td>", a->hosts[i].samples, a->hosts[i].failed,
-		    a->hosts[i].retries, a->hosts[i].load_med,
-		    a->hosts[i].load_max);
-		if (h->failed || !h->ended) {
-			fputs("<span class=\"v v-worse\">failed</span> ", f);
-			html_esc(f, h->ended ? h->error :
-			    "the record ends before this host finished");
-		} else
-			fputs("ok", f);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table></div>\n", f);
-}
-
 /* One benchmark on one host: its table, refusals, counts and plot. */
 static void
 html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -1466,7 +1399,7 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 		fputs("</ul>\n</section>\n", f);
 		return;
 	}
-	html_host_table(f, a, g);
+	report_text_host_table(f, &html_fmt, a, g->from, g->to);
 	fputs("<p>Measurement:</p>\n<ul>\n", f);
 	for (j = g->from; j < g->to; j++)
 		report_text_measure(f, &html_fmt, a, j);
@@ -1572,7 +1505,7 @@ report_html(const struct analysis *a, FILE *f)
 	html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	html_banners(f, a);
-	html_answers(f, a);
+	report_text_answers(f, &html_fmt, a);
 
 	for (i = 0; i < a->nhosts; i++)
 		ncols += a->groups[a->hosts[i].group].known;

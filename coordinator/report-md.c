@@ -95,6 +95,20 @@ static const struct report_fmt md_fmt = {
 	.para_open = "", .para_close = "\n\n",
 	.note_open = "> ", .note_close = "\n\n",
 	.small_open = "",
+	.prose = md_cell,
+	.table_open = "", .table_close = "\n",
+	.head_open = "|", .th_open = " ", .th_close = " |", .head_close = "\n",
+	.rule_open = "|", .rule_left = "---|", .rule_right = "---:|",
+	.rule_close = "\n",
+	.row_open = "|", .row_close = "\n",
+	.cell_open = " ", .num_open = " ", .cell_close = " |",
+	.cell_code_open = "", .cell_code_close = "",
+	.failed_open = "**", .failed_close = "**: ",
+	.answers_open = "## Answer\n\n", .answers_close = "\n",
+	.lead_open = "**", .lead_close = " ",
+	.verdict_open = NULL, .verdict_mid = "", .verdict_close = "**",
+	.detail_open = " — ", .detail_close = "",
+	.section_close = "",
 };
 
 /* Writes a ratio with its interval, or why there is none. */
@@ -178,29 +192,6 @@ md_failed_hosts(FILE *f, const struct analysis *a)
 		fputc('\n', f);
 	}
 	fputc('\n', f);
-}
-
-/* The one-line answer per variant. */
-static void
-md_answers(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_answer	*ans;
-	size_t			 i;
-
-	fputs("## Answer\n\n", f);
-	for (i = 0; i < a->nanswers; i++) {
-		ans = &a->answers[i];
-		fprintf(f, "- **%s vs %s: ", ds->variants[ans->variant],
-		    ds->variants[ds->ref]);
-		md_text(f, ans->headline);
-		fputs("** — ", f);
-		md_cell(f, ans->detail);
-		fputs("\n", f);
-	}
-	fputs("\nPer architecture, the verdict of the geometric mean of the "
-	    "primary metric's ratios over its benchmarks and hosts; the "
-	    "matrix below has each benchmark's own.\n\n", f);
 }
 
 /* The benchmark × host matrix and the geometric means. */
@@ -298,35 +289,6 @@ md_across(FILE *f, const struct analysis *a)
 				    geo->count[vd],
 				    stats_verdict_name((enum stats_verdict)vd));
 		}
-		fputs(" |\n", f);
-	}
-	fputc('\n', f);
-}
-
-/* The hosts of a group and their facts, counts and load. */
-static void
-md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	fputs("| host | os | cores | memory | kernel | agent | samples | "
-	    "failed | retries | load (median / max) | status |\n", f);
-	fputs("|---|---|---:|---:|---|---|---:|---:|---:|---|---|\n", f);
-	for (i = from; i < to; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		fprintf(f, "| %s | %s | %u | %.1f GiB | %s | %s | %zu | %zu | "
-		    "%zu | %.2f / %.2f | ", h->name, h->facts.os,
-		    h->facts.cores, (double)h->facts.mem_kb / (1024 * 1024),
-		    h->facts.kernel, h->agent_version, a->hosts[i].samples,
-		    a->hosts[i].failed, a->hosts[i].retries,
-		    a->hosts[i].load_med, a->hosts[i].load_max);
-		if (h->failed || !h->ended) {
-			fputs("**failed**: ", f);
-			md_text(f, h->ended ? h->error :
-			    "the record ends before this host finished");
-		} else
-			fputs("ok", f);
 		fputs(" |\n", f);
 	}
 	fputc('\n', f);
@@ -529,7 +491,7 @@ report_md(const struct analysis *a, FILE *f)
 		fputs("> **Incomplete record:** the run did not finish; the "
 		    "numbers below cover what was recorded.\n\n", f);
 	md_failed_hosts(f, a);
-	md_answers(f, a);
+	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
 
 	for (i = 0; i < a->ngroups; i++) {
@@ -550,7 +512,7 @@ report_md(const struct analysis *a, FILE *f)
 			fputc('\n', f);
 			continue;
 		}
-		md_host_table(f, a, g->from, g->to);
+		report_text_host_table(f, &md_fmt, a, g->from, g->to);
 		fputs("Measurement:\n\n", f);
 		for (j = g->from; j < g->to; j++)
 			report_text_measure(f, &md_fmt, a, j);

@@ -23,6 +23,25 @@ struct report_fmt {
 	const char *para_open, *para_close;	/* a paragraph */
 	const char *note_open, *note_close;	/* a paragraph set apart */
 	const char *small_open;			/* a paragraph in small print */
+	void	(*prose)(FILE *, const char *);	/* orch's own text in a cell */
+
+	/* A table: its header row, and an optional rule under it. */
+	const char *table_open, *table_close;
+	const char *head_open, *th_open, *th_close, *head_close;
+	const char *rule_open, *rule_left, *rule_right, *rule_close;
+	const char *row_open, *row_close;	/* a body row */
+	const char *cell_open, *num_open, *cell_close;	/* text, a number */
+	const char *cell_code_open, *cell_code_close;	/* a name in a cell */
+	const char *failed_open, *failed_close;	/* around a status "failed" */
+
+	/* The answers: a list of "B vs A: headline — detail" items. */
+	const char *answers_open, *answers_close;	/* around the list */
+	const char *lead_open, *lead_close;	/* around "B vs A:" */
+	const char *verdict_open;	/* NULL: no class; else before it */
+	const char *verdict_mid;	/* after the class, before the headline */
+	const char *verdict_close;	/* after the headline */
+	const char *detail_open, *detail_close;
+	const char *section_close;	/* after the answers' small print */
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
@@ -56,6 +75,17 @@ void	report_text_files_notes(FILE *f, const struct report_fmt *fmt,
  */
 void	report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host, size_t b, int named);
+
+/*
+ * Writes the table of the hosts a->hosts[from..to): facts, counts, load
+ * and status.
+ */
+void	report_text_host_table(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t from, size_t to);
+
+/* Writes the one-line answer per variant, with what it is based on. */
+void	report_text_answers(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a);
 
 /*
  * Returns where the last line of s starts, trailing newlines dropped, and
