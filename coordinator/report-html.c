@@ -166,6 +166,9 @@ static const struct report_fmt html_fmt = {
 	.verdict_close = "</span>",
 	.detail_open = "<br><span class=\"small\">", .detail_close = "</span>",
 	.section_close = "</section>\n",
+	.warn_open = "<div class=\"banner warn\">", .warn_close = "</div>\n",
+	.banner_open = "<div class=\"banner\">", .banner_list = "<ul>\n",
+	.banner_item = "<li>", .banner_close = "</ul></div>\n",
 };
 
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
@@ -224,43 +227,6 @@ html_vcol(const struct dataset *ds, size_t v)
 
 	return (html_palette[k % (sizeof html_palette /
 	    sizeof html_palette[0])]);
-}
-
-/* ---- top of the page ---------------------------------------------------- */
-
-/* The incomplete-record and failed-host banners at the top. */
-static void
-html_banners(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_host	*h;
-	size_t			 i;
-
-	if (ds->ended[0] == '\0' || ds->truncated)
-		fputs("<div class=\"banner warn\"><b>Incomplete record:</b> the "
-		    "run did not finish; the numbers below cover what was "
-		    "recorded.</div>\n", f);
-	if (a->nfailed_hosts == 0)
-		return;
-	fprintf(f, "<div class=\"banner\"><b>%zu host%s failed.</b> Partial "
-	    "results are kept; no verdict is drawn from fewer than %d good "
-	    "pairs.<ul>\n", a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
-	    STATS_MIN_PAIRS);
-	for (i = 0; i < a->nhosts; i++) {
-		h = &ds->hosts[a->hosts[i].host];
-		if (!h->failed && h->ended)
-			continue;
-		fputs("<li><code>", f);
-		html_esc(f, h->name);
-		fputs("</code> (", f);
-		html_esc(f, a->groups[a->hosts[i].group].known ?
-		    a->groups[a->hosts[i].group].label : "no facts");
-		fputs("): ", f);
-		html_esc(f, h->ended ? (h->error[0] ? h->error : "failed") :
-		    "the record ends before this host finished");
-		fputs("</li>\n", f);
-	}
-	fputs("</ul></div>\n", f);
 }
 
 /* ---- across architectures ---------------------------------------------- */
@@ -1504,7 +1470,7 @@ report_html(const struct analysis *a, FILE *f)
 	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
 	html_esc(f, ds->started);
 	fputs(".</p>\n", f);
-	html_banners(f, a);
+	report_text_banners(f, &html_fmt, a);
 	report_text_answers(f, &html_fmt, a);
 
 	for (i = 0; i < a->nhosts; i++)

@@ -109,6 +109,9 @@ static const struct report_fmt md_fmt = {
 	.verdict_open = NULL, .verdict_mid = "", .verdict_close = "**",
 	.detail_open = " — ", .detail_close = "",
 	.section_close = "",
+	.warn_open = "> ", .warn_close = "\n\n",
+	.banner_open = "> ", .banner_list = "\n>\n", .banner_item = "> - ",
+	.banner_close = "\n",
 };
 
 /* Writes a ratio with its interval, or why there is none. */
@@ -165,33 +168,6 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	}
 	if (c->files == REP_FILES_AA)
 		fputs("<br>*A/A comparison (identical files)*", f);
-}
-
-/* Writes the hosts that failed, with their errors, at the top. */
-static void
-md_failed_hosts(FILE *f, const struct analysis *a)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	if (a->nfailed_hosts == 0)
-		return;
-	fprintf(f, "> **%zu host%s failed.** Partial results are kept; no "
-	    "verdict is drawn from fewer than %d good pairs.\n>\n",
-	    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
-	    STATS_MIN_PAIRS);
-	for (i = 0; i < a->nhosts; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		if (!h->failed && h->ended)
-			continue;
-		fprintf(f, "> - `%s` (%s): ", h->name,
-		    a->groups[a->hosts[i].group].known ?
-		    a->groups[a->hosts[i].group].label : "no facts");
-		md_text(f, h->ended ? (h->error[0] ? h->error : "failed") :
-		    "the record ends before this host finished");
-		fputc('\n', f);
-	}
-	fputc('\n', f);
 }
 
 /* The benchmark × host matrix and the geometric means. */
@@ -487,10 +463,7 @@ report_md(const struct analysis *a, FILE *f)
 	    "run%s each first), reference `%s`, min_effect %.3g.\n\n",
 	    ds->nvariants, ds->rounds, ds->warmup, ds->warmup == 1 ? "" : "s",
 	    ds->variants[ds->ref], ds->min_effect);
-	if (ds->ended[0] == '\0' || ds->truncated)
-		fputs("> **Incomplete record:** the run did not finish; the "
-		    "numbers below cover what was recorded.\n\n", f);
-	md_failed_hosts(f, a);
+	report_text_banners(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
 

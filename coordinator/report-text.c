@@ -405,3 +405,50 @@ report_text_answers(FILE *f, const struct report_fmt *fmt,
 	fputs(fmt->para_close, f);
 	fputs(fmt->section_close, f);
 }
+
+void
+report_text_banners(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_host	*h;
+	const struct rep_group	*g;
+	size_t			 i;
+
+	if (ds->ended[0] == '\0' || ds->truncated) {
+		fputs(fmt->warn_open, f);
+		fputs(fmt->bold_open, f);
+		fputs("Incomplete record:", f);
+		fputs(fmt->bold_close, f);
+		fputs(" the run did not finish; the numbers below cover what "
+		    "was recorded.", f);
+		fputs(fmt->warn_close, f);
+	}
+	if (a->nfailed_hosts == 0)
+		return;
+	fputs(fmt->banner_open, f);
+	fputs(fmt->bold_open, f);
+	fprintf(f, "%zu host%s failed.", a->nfailed_hosts,
+	    a->nfailed_hosts == 1 ? "" : "s");
+	fputs(fmt->bold_close, f);
+	fprintf(f, " Partial results are kept; no verdict is drawn from "
+	    "fewer than %d good pairs.", STATS_MIN_PAIRS);
+	fputs(fmt->banner_list, f);
+	for (i = 0; i < a->nhosts; i++) {
+		h = &ds->hosts[a->hosts[i].host];
+		g = &a->groups[a->hosts[i].group];
+		if (!h->failed && h->ended)
+			continue;
+		fputs(fmt->banner_item, f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, h->name);
+		fputs(fmt->code_close, f);
+		fputs(" (", f);
+		fmt->name(f, g->known ? g->label : "no facts");
+		fputs("): ", f);
+		fmt->text(f, h->ended ? (h->error[0] ? h->error : "failed") :
+		    "the record ends before this host finished");
+		fputs(fmt->item_close, f);
+	}
+	fputs(fmt->banner_close, f);
+}

@@ -42,6 +42,13 @@ struct report_fmt {
 	const char *verdict_close;	/* after the headline */
 	const char *detail_open, *detail_close;
 	const char *section_close;	/* after the answers' small print */
+
+	/* The banners at the top: an incomplete record, failed hosts. */
+	const char *warn_open, *warn_close;
+	const char *banner_open;	/* before the failed hosts' count */
+	const char *banner_list;	/* before the list of them */
+	const char *banner_item;	/* before one of them */
+	const char *banner_close;
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
@@ -82,6 +89,13 @@ void	report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
  */
 void	report_text_host_table(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t from, size_t to);
+
+/*
+ * Writes the banners at the top: the record is incomplete; which hosts
+ * failed, with their errors.
+ */
+void	report_text_banners(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a);
 
 /* Writes the one-line answer per variant, with what it is based on. */
 void	report_text_answers(FILE *f, const struct report_fmt *fmt,
