@@ -137,6 +137,46 @@ html_esc(FILE *f, const char *s)
 	}
 }
 
+/* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
+static void
+html_esc_cut(FILE *f, const char *s, size_t max)
+{
+	char	*copy;
+	size_t	 n = 0, i, keep = 0;
+
+	/* Count UTF-8 characters, not bytes, and cut between them. */
+	for (i = 0; s[i] != '\0'; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (n == max - 1)
+			keep = i;
+		n++;
+	}
+	if (n <= max) {
+		html_esc(f, s);
+		return;
+	}
+	copy = xmalloc(keep + 1);
+	memcpy(copy, s, keep);
+	copy[keep] = '\0';
+	html_esc(f, copy);
+	fputs("…", f);
+	free(copy);
+}
+
+/* Writes the last line of a run's stderr: up to 200 characters, escaped. */
+static void
+html_err_tail(FILE *f, const char *s, size_t len)
+{
+	char	*tail;
+
+	tail = xmalloc(len + 1);
+	memcpy(tail, s, len);
+	tail[len] = '\0';
+	html_esc_cut(f, tail, 200);
+	free(tail);
+}
+
 static const struct report_fmt html_fmt = {
 	.text = html_esc,
 	.name = html_esc,
@@ -169,34 +209,10 @@ static const struct report_fmt html_fmt = {
 	.warn_open = "<div class=\"banner warn\">", .warn_close = "</div>\n",
 	.banner_open = "<div class=\"banner\">", .banner_list = "<ul>\n",
 	.banner_item = "<li>", .banner_close = "</ul></div>\n",
+	.fail_open = "<h4>", .fail_close = "</h4>\n",
+	.more_open = "<tr><td colspan=\"7\">… ", .more_close = "</td></tr>\n",
+	.err_tail = html_err_tail,
 };
-
-/* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
-static void
-html_esc_cut(FILE *f, const char *s, size_t max)
-{
-	char	*copy;
-	size_t	 n = 0, i, keep = 0;
-
-	/* Count UTF-8 characters, not bytes, and cut between them. */
-	for (i = 0; s[i] != '\0'; i++) {
-		if (((unsigned char)s[i] & 0xc0) == 0x80)
-			continue;
-		if (n == max - 1)
-			keep = i;
-		n++;
-	}
-	if (n <= max) {
-		html_esc(f, s);
-		return;
-	}
-	copy = xmalloc(keep + 1);
-	memcpy(copy, s, keep);
-	copy[keep] = '\0';
-	html_esc(f, copy);
-	fputs("…", f);
-	free(copy);
-}
 
 /* Writes a verdict badge, with the size of the effect when proven. */
 static void
@@ -1291,55 +1307,6 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 	html_rounds(f, a, host, b);
 }
 
-/* Lists the failed runs of one host with their status and stderr tail. */
-static void
-html_failures(FILE *f, const struct analysis *a, size_t host)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_sample	*s;
-	const char		*last;
-	char			*tail;
-	size_t			 i, shown = 0, n = 0, len;
-
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->status == 0)
-			continue;
-		if (n++ == 0) {
-			fputs("<h4>Failed runs on <code>", f);
-			html_esc(f, ds->hosts[host].name);
-			fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr>"
-			    "<th>seq</th><th>bench</th><th>variant</th><th>"
-			    "round</th><th>attempt</th><th>status</th><th>"
-			    "detail</th></tr>\n", f);
-		}
-		if (shown >= 20)
-			continue;
-		shown++;
-		last = report_text_last_line(s->err, &len);
-		tail = xmalloc(len + 1);
-		memcpy(tail, last, len);
-		tail[len] = '\0';
-		fprintf(f, "<tr><td class=\"n\">%u</td><td>", s->seq);
-		html_esc(f, ds->benches[s->bench].name);
-		fputs("</td><td>", f);
-		html_esc(f, ds->variants[s->variant]);
-		fprintf(f, "</td><td class=\"n\">%u%s</td><td class=\"n\">%u"
-		    "</td><td>", s->round, s->warmup ? " (warmup)" : "",
-		    s->attempt);
-		report_text_status(f, s);
-		fputs("</td><td><code>", f);
-		html_esc_cut(f, tail, 200);
-		fputs("</code></td></tr>\n", f);
-		free(tail);
-	}
-	if (n > shown)
-		fprintf(f, "<tr><td colspan=\"7\">… %zu more in samples.csv"
-		    "</td></tr>\n", n - shown);
-	if (n > 0)
-		fputs("</table></div>\n", f);
-}
-
 /* The section of one architecture group. */
 static void
 html_group(FILE *f, const struct analysis *a, size_t gi)
@@ -1374,7 +1341,7 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 	for (j = g->from; j < g->to; j++) {
 		for (b = 0; b < ds->nbenches; b++)
 			html_bench(f, a, a->hosts[j].host, b);
-		html_failures(f, a, a->hosts[j].host);
+		report_text_failures(f, &html_fmt, a, a->hosts[j].host);
 	}
 	fputs("</section>\n", f);
 }

@@ -86,6 +86,16 @@ md_name(FILE *f, const char *s)
 	fputs(s, f);
 }
 
+/* Writes the last line of a run's stderr: its first 159 bytes, escaped. */
+static void
+md_err_tail(FILE *f, const char *s, size_t len)
+{
+	char	tail[160];
+
+	snprintf(tail, sizeof tail, "%.*s", (int)len, s);
+	md_text(f, tail);
+}
+
 static const struct report_fmt md_fmt = {
 	.text = md_text,
 	.name = md_name,
@@ -112,6 +122,9 @@ static const struct report_fmt md_fmt = {
 	.warn_open = "> ", .warn_close = "\n\n",
 	.banner_open = "> ", .banner_list = "\n>\n", .banner_item = "> - ",
 	.banner_close = "\n",
+	.fail_open = "", .fail_close = ":\n\n",
+	.more_open = "| … | ", .more_close = " | | | | | |\n",
+	.err_tail = md_err_tail,
 };
 
 /* Writes a ratio with its interval, or why there is none. */
@@ -342,45 +355,6 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 	}
 }
 
-/* Lists the failed runs of one host with their status and stderr tail. */
-static void
-md_failures(FILE *f, const struct analysis *a, size_t hostidx)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_sample	*s;
-	const char		*last;
-	char			 tail[160];
-	size_t			 i, shown = 0, n = 0, len;
-
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != hostidx || s->status == 0)
-			continue;
-		if (n++ == 0)
-			fprintf(f, "Failed runs on %s:\n\n| seq | bench | "
-			    "variant | round | attempt | status | detail |\n"
-			    "|---:|---|---|---:|---:|---|---|\n",
-			    ds->hosts[hostidx].name);
-		if (shown >= 20)
-			continue;
-		shown++;
-		last = report_text_last_line(s->err, &len);
-		snprintf(tail, sizeof tail, "%.*s", (int)len, last);
-		fprintf(f, "| %u | %s | %s | %u%s | %u | ", s->seq,
-		    ds->benches[s->bench].name, ds->variants[s->variant],
-		    s->round, s->warmup ? " (warmup)" : "", s->attempt);
-		report_text_status(f, s);
-		fputs(" | ", f);
-		md_text(f, tail);
-		fputs(" |\n", f);
-	}
-	if (n > shown)
-		fprintf(f, "| … | %zu more in samples.csv | | | | | |\n",
-		    n - shown);
-	if (n > 0)
-		fputc('\n', f);
-}
-
 /* The metadata that lets the evidence stand alone. */
 static void
 md_run(FILE *f, const struct analysis *a)
@@ -493,7 +467,7 @@ report_md(const struct analysis *a, FILE *f)
 		report_text_files_notes(f, &md_fmt, a, g);
 		for (j = g->from; j < g->to; j++) {
 			md_host_benches(f, a, a->hosts[j].host);
-			md_failures(f, a, a->hosts[j].host);
+			report_text_failures(f, &md_fmt, a, a->hosts[j].host);
 		}
 	}
 	md_run(f, a);

@@ -452,3 +452,63 @@ report_text_banners(FILE *f, const struct report_fmt *fmt,
 	}
 	fputs(fmt->banner_close, f);
 }
+
+void
+report_text_failures(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host)
+{
+	static const struct report_col	cols[] = {
+		{ "seq", 1 }, { "bench", 0 }, { "variant", 0 }, { "round", 1 },
+		{ "attempt", 1 }, { "status", 0 }, { "detail", 0 },
+	};
+	const struct dataset		*ds = a->ds;
+	const struct ds_sample		*s;
+	const char			*last;
+	size_t				 i, shown = 0, n = 0, len;
+
+	for (i = 0; i < ds->nsamples; i++) {
+		s = &ds->samples[i];
+		if (s->host != host || s->status == 0)
+			continue;
+		if (n++ == 0) {
+			fputs(fmt->fail_open, f);
+			fputs("Failed runs on ", f);
+			fputs(fmt->cell_code_open, f);
+			fmt->name(f, ds->hosts[host].name);
+			fputs(fmt->cell_code_close, f);
+			fputs(fmt->fail_close, f);
+			report_text_table_head(f, fmt, cols,
+			    sizeof cols / sizeof cols[0]);
+		}
+		if (shown >= 20)
+			continue;
+		shown++;
+		fputs(fmt->row_open, f);
+		fprintf(f, "%s%u%s", fmt->num_open, s->seq, fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, ds->benches[s->bench].name);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, ds->variants[s->variant]);
+		fputs(fmt->cell_close, f);
+		fprintf(f, "%s%u%s%s", fmt->num_open, s->round,
+		    s->warmup ? " (warmup)" : "", fmt->cell_close);
+		fprintf(f, "%s%u%s", fmt->num_open, s->attempt,
+		    fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		report_text_status(f, s);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fputs(fmt->cell_code_open, f);
+		last = report_text_last_line(s->err, &len);
+		fmt->err_tail(f, last, len);
+		fputs(fmt->cell_code_close, f);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->row_close, f);
+	}
+	if (n > shown)
+		fprintf(f, "%s%zu more in samples.csv%s", fmt->more_open,
+		    n - shown, fmt->more_close);
+	if (n > 0)
+		fputs(fmt->table_close, f);
+}

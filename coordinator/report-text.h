@@ -49,6 +49,12 @@ struct report_fmt {
 	const char *banner_list;	/* before the list of them */
 	const char *banner_item;	/* before one of them */
 	const char *banner_close;
+
+	/* The failed runs of a host: a title, then a table. */
+	const char *fail_open, *fail_close;	/* around the title */
+	const char *more_open, *more_close;	/* the row of runs not shown */
+	/* Writes the last line of a run's stderr, len bytes at s. */
+	void	(*err_tail)(FILE *, const char *s, size_t len);
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
@@ -100,6 +106,13 @@ void	report_text_banners(FILE *f, const struct report_fmt *fmt,
 /* Writes the one-line answer per variant, with what it is based on. */
 void	report_text_answers(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a);
+
+/*
+ * Writes the failed runs of a host (the first 20) with their status and
+ * the last line of their stderr; nothing when none failed.
+ */
+void	report_text_failures(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t host);
 
 /*
  * Returns where the last line of s starts, trailing newlines dropped, and
