@@ -10,7 +10,6 @@
 #include "coordinator/analysis.h"
 #include "coordinator/rng.h"
 #include "coordinator/stats.h"
-#include "proto/log.h"
 #include "proto/xmalloc.h"
 /*
  * The value of metric key (dataset_metric) in sample s as the analysis uses
@@ -188,29 +187,38 @@ analysis_value(const struct analysis *a, size_t hostidx,
 	return (dataset_value(a->ds, s, metric, v));
 }
 
-/* Appends printf-style text to the string *s (NULL: start one). */
-static void __attribute__((format(printf, 2, 3)))
+/*
+ * Appends printf-style text to the string *s (NULL: start one). Returns 0,
+ * or -1 out of memory or on a format vsnprintf refuses (*s is left as it
+ * was, for the caller to free).
+ */
+static int __attribute__((format(printf, 2, 3)))
 rep_appendf(char **s, const char *fmt, ...)
 {
 	va_list	 ap;
 	size_t	 old = *s == NULL ? 0 : strlen(*s);
+	char	*p;
 	int	 n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		fatalx("rep_appendf: bad format");
-	*s = xreallocarray(*s, old + (size_t)n + 1, 1);
+		return (-1);
+	if ((p = realloc(*s, old + (size_t)n + 1)) == NULL)
+		return (-1);
+	*s = p;
 	va_start(ap, fmt);
 	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
 	va_end(ap);
+	return (0);
 }
 
 /* Collects the settings (every key but bin) of each variant's section. */
 struct rep_settings_ctx {
 	const struct dataset	*ds;
 	char			**text;		/* per variant */
+	int			  oom;		/* an append ran out of memory */
 };
 
 /* The inih callback of rep_settings; returns 1 (go on). */
@@ -224,35 +232,48 @@ rep_settings_cb(void *user, const char *section, const char *name,
 	if (strncmp(section, "variant.", 8) != 0 || strcmp(name, "bin") == 0)
 		return (1);
 	for (v = 0; v < c->ds->nvariants; v++) {
-		if (strcmp(section + 8, c->ds->variants[v]) == 0)
-			rep_appendf(&c->text[v], "%s=%s\n", name, value);
+		if (strcmp(section + 8, c->ds->variants[v]) == 0 &&
+		    rep_appendf(&c->text[v], "%s=%s\n", name, value) != 0)
+			c->oom = 1;
 	}
 	return (1);
 }
 
 /*
- * Returns each variant's settings from the suite file as run, as text to
- * compare ("" when none), or NULL when the text does not parse.
+ * Sets *out to each variant's settings from the suite file as run, as text
+ * to compare ("" when none), or to NULL when the text does not parse.
+ * Returns 0, or -1 out of memory.
  */
-static char **
-rep_settings(const struct dataset *ds)
+static int
+rep_settings(const struct dataset *ds, char ***out)
 {
 	struct rep_settings_ctx	c;
 	size_t			v;
+	int			r = -1;
 
+	*out = NULL;
 	c.ds = ds;
-	c.text = xcalloc(ds->nvariants + 1, sizeof *c.text);
+	c.oom = 0;
+	if ((c.text = calloc(ds->nvariants + 1, sizeof *c.text)) == NULL)
+		return (-1);
 	if (ini_parse_string(ds->suite_text, rep_settings_cb, &c) != 0) {
-		for (v = 0; v < ds->nvariants; v++)
-			free(c.text[v]);
-		free(c.text);
-		return (NULL);
+		r = c.oom ? -1 : 0;
+		goto out;
 	}
+	if (c.oom)
+		goto out;
 	for (v = 0; v < ds->nvariants; v++) {
-		if (c.text[v] == NULL)
-			c.text[v] = xstrdup("");
+		if (c.text[v] == NULL &&
+		    rep_appendf(&c.text[v], "%s", "") != 0)
+			goto out;
 	}
-	return (c.text);
+	*out = c.text;
+	return (0);
+out:
+	for (v = 0; v < ds->nvariants; v++)
+		free(c.text[v]);
+	free(c.text);
+	return (r);
 }
 
 /*
@@ -280,10 +301,10 @@ rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
 	}
 }
 
-static void	rep_groups(struct analysis *);
-static void	rep_geos(struct analysis *);
-static void	rep_rows(struct analysis *);
-static void	rep_answers(struct analysis *);
+static int	rep_groups(struct analysis *);
+static int	rep_geos(struct analysis *);
+static int	rep_rows(struct analysis *);
+static int	rep_answers(struct analysis *);
 
 /*
  * The scratch of analysis_build, sized once for the whole dataset and
@@ -334,7 +355,8 @@ rep_work_new(struct rep_work *w, const struct dataset *ds)
 	memset(w, 0, sizeof *w);
 	w->nvariants = ds->nvariants;
 	w->rounds1 = (size_t)ds->rounds + 1;
-	w->settings = rep_settings(ds);
+	if (rep_settings(ds, &w->settings) != 0)
+		return (-1);
 	w->files = calloc(ds->nvariants + 1, sizeof *w->files);
 	w->cells = calloc(ds->nvariants * w->rounds1 + 1, sizeof *w->cells);
 	w->vals = calloc(w->rounds1, sizeof *w->vals);
@@ -644,10 +666,9 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (rep_host(a, &a->hosts[hi], &w) != 0)
 			goto oom;
 	}
-	rep_groups(a);
-	rep_geos(a);
-	rep_rows(a);
-	rep_answers(a);
+	if (rep_groups(a) != 0 || rep_geos(a) != 0 || rep_rows(a) != 0 ||
+	    rep_answers(a) != 0)
+		goto oom;
 	*out = a;
 	a = NULL;
 	r = 0;
@@ -770,15 +791,19 @@ rep_same_group(const struct analysis *a, size_t i, size_t j)
 	    strcmp(x->facts.cpu_model, y->facts.cpu_model) == 0);
 }
 
-/* Splits the sorted hosts into groups of one architecture and CPU model. */
-static void
+/*
+ * Splits the sorted hosts into groups of one architecture and CPU model.
+ * Returns 0, or -1 out of memory.
+ */
+static int
 rep_groups(struct analysis *a)
 {
 	const struct ds_host	*h;
 	struct rep_group	*g;
 	size_t			 i, j;
 
-	a->groups = xcalloc(a->nhosts + 1, sizeof *a->groups);
+	if ((a->groups = calloc(a->nhosts + 1, sizeof *a->groups)) == NULL)
+		return (-1);
 	for (i = 0; i < a->nhosts; i = j) {
 		for (j = i + 1; j < a->nhosts && rep_same_group(a, i, j); j++)
 			;
@@ -787,21 +812,24 @@ rep_groups(struct analysis *a)
 		g->to = j;
 		h = &a->ds->hosts[a->hosts[i].host];
 		g->known = h->facts.arch[0] != '\0';
-		xasprintf(&g->label, "%s · %s", h->facts.arch[0] ?
+		if (rep_appendf(&g->label, "%s · %s", h->facts.arch[0] ?
 		    h->facts.arch : "unknown arch", h->facts.cpu_model[0] ?
-		    h->facts.cpu_model : "unknown CPU");
+		    h->facts.cpu_model : "unknown CPU") != 0)
+			return (-1);
 		for (; i < j; i++)
 			a->hosts[i].group = a->ngroups;
 		a->ngroups++;
 	}
+	return (0);
 }
 
 /*
  * The geometric mean of each variant's primary ratios per known group,
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
+ * Returns 0, or -1 out of memory.
  */
-static void
+static int
 rep_geos(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
@@ -810,13 +838,16 @@ rep_geos(struct analysis *a)
 	struct rng		 rng;
 	const double		**rr;
 	double			**inv;
-	size_t			*n, g, v, i, b, k, ninv, r, naa, nhosts;
+	size_t			*n, g, v, i, b, k, ninv = 0, r, naa, nhosts;
 	char			*key;
+	int			 ret = -1;
 
-	a->geos = xcalloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
-	rr = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
-	inv = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
-	n = xcalloc(a->nhosts * ds->nbenches + 1, sizeof *n);
+	a->geos = calloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
+	rr = calloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
+	inv = calloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
+	n = calloc(a->nhosts * ds->nbenches + 1, sizeof *n);
+	if (a->geos == NULL || rr == NULL || inv == NULL || n == NULL)
+		goto out;
 	for (b = 0; b < ds->nbenches; b++) {
 		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
 			a->inverted = 1;
@@ -848,9 +879,11 @@ rep_geos(struct analysis *a)
 					}
 					n[k] = ds->rounds;
 					if (ds->benches[b].higher[0]) {
-						inv[ninv] = xcalloc(
+						inv[ninv] = calloc(
 						    (size_t)ds->rounds + 1,
 						    sizeof **inv);
+						if (inv[ninv] == NULL)
+							goto out;
 						for (r = 0; r < ds->rounds; r++)
 							inv[ninv][r] =
 							    1 / c->rratio[r];
@@ -863,8 +896,10 @@ rep_geos(struct analysis *a)
 			geo->aa = nhosts > 0 && naa == nhosts;
 			geo->verdict = VERDICT_INVALID;
 			if (k > 0) {
-				xasprintf(&key, "geomean/%s/%s",
-				    a->groups[g].label, ds->variants[v]);
+				key = NULL;
+				if (rep_appendf(&key, "geomean/%s/%s",
+				    a->groups[g].label, ds->variants[v]) != 0)
+					goto out;
 				rng_seed_str(&rng, ds->seed, key);
 				free(key);
 				if (stats_boot_geomean(rr, n, k,
@@ -876,19 +911,25 @@ rep_geos(struct analysis *a)
 			}
 			for (i = 0; i < ninv; i++)
 				free(inv[i]);
+			ninv = 0;
 		}
 	}
+	ret = 0;
+out:
+	for (i = 0; i < ninv; i++)
+		free(inv[i]);
 	free(rr);
 	free(inv);
 	free(n);
+	return (ret);
 }
 
 /*
  * Appends to *s the groups (a list joined by " and ") where the primary
  * comparison of (bench, variant) has verdict vd; a group whose hosts do
- * not all share it names the hosts that do.
+ * not all share it names the hosts that do. Returns 0, or -1 out of memory.
  */
-static void
+static int
 rep_where(const struct analysis *a, size_t bench, size_t variant,
     enum stats_verdict vd, char **s)
 {
@@ -896,8 +937,9 @@ rep_where(const struct analysis *a, size_t bench, size_t variant,
 	const struct rep_cmp	*c;
 	char			*hosts;
 	size_t			 g, i, k = 0, nin, t;
+	int			 r = 0;
 
-	for (g = 0; g < a->ngroups; g++) {
+	for (g = 0; g < a->ngroups && r == 0; g++) {
 		grp = &a->groups[g];
 		if (!grp->known)
 			continue;
@@ -910,20 +952,26 @@ rep_where(const struct analysis *a, size_t bench, size_t variant,
 			t++;
 			if (c->verdict != vd)
 				continue;
-			rep_appendf(&hosts, "%s%s", nin++ ? ", " : "",
-			    a->ds->hosts[a->hosts[i].host].name);
+			if (rep_appendf(&hosts, "%s%s", nin++ ? ", " : "",
+			    a->ds->hosts[a->hosts[i].host].name) != 0)
+				r = -1;
 		}
-		if (nin > 0) {
-			rep_appendf(s, "%s%s", k++ ? " and " : "", grp->label);
-			if (nin < t)
-				rep_appendf(s, " (%s)", hosts);
+		if (r == 0 && nin > 0) {
+			if (rep_appendf(s, "%s%s", k++ ? " and " : "",
+			    grp->label) != 0 ||
+			    (nin < t && rep_appendf(s, " (%s)", hosts) != 0))
+				r = -1;
 		}
 		free(hosts);
 	}
+	return (r);
 }
 
-/* The matrix rows: per bench and variant, where the verdicts agree. */
-static void
+/*
+ * The matrix rows: per bench and variant, where the verdicts agree.
+ * Returns 0, or -1 out of memory.
+ */
+static int
 rep_rows(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
@@ -932,7 +980,9 @@ rep_rows(struct analysis *a)
 	size_t			 b, v, i, ncells, ndistinct, nclause;
 	int			 vd, seen[VERDICT_INVALID + 1];
 
-	a->rows = xcalloc(ds->nbenches * ds->nvariants + 1, sizeof *a->rows);
+	a->rows = calloc(ds->nbenches * ds->nvariants + 1, sizeof *a->rows);
+	if (a->rows == NULL)
+		return (-1);
 	for (b = 0; b < ds->nbenches; b++) {
 		for (v = 0; v < ds->nvariants; v++) {
 			if (v == ds->ref)
@@ -956,35 +1006,42 @@ rep_rows(struct analysis *a)
 			for (ndistinct = 0, vd = 0; vd <= VERDICT_INVALID; vd++)
 				ndistinct += (size_t)seen[vd];
 			if (ncells < 2) {
-				row->agreement = xstrdup("");
+				if (rep_appendf(&row->agreement, "%s", "") != 0)
+					return (-1);
 				continue;
 			}
 			if (ndistinct == 1) {
 				for (vd = 0; !seen[vd]; vd++)
 					;
-				xasprintf(&row->agreement, "%s on every host",
-				    stats_verdict_name((enum stats_verdict)vd));
+				if (rep_appendf(&row->agreement,
+				    "%s on every host", stats_verdict_name(
+				    (enum stats_verdict)vd)) != 0)
+					return (-1);
 				continue;
 			}
 			for (nclause = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
 				if (!seen[vd])
 					continue;
-				rep_appendf(&row->agreement, "%s%s on ",
+				if (rep_appendf(&row->agreement, "%s%s on ",
 				    nclause++ ? ", " : "",
-				    stats_verdict_name((enum stats_verdict)vd));
-				rep_where(a, b, v, (enum stats_verdict)vd,
-				    &row->agreement);
+				    stats_verdict_name((enum stats_verdict)vd))
+				    != 0 || rep_where(a, b, v,
+				    (enum stats_verdict)vd, &row->agreement)
+				    != 0)
+					return (-1);
 			}
 		}
 	}
+	return (0);
 }
 
 /*
  * Writes the headline of variant v over n known groups with verdicts vs:
  * analysis_headline's words, naming the groups behind "some" and "mixed"
- * ("worse on some architectures (x86_64 · AMD EPYC)").
+ * ("worse on some architectures (x86_64 · AMD EPYC)"). Returns 0, or -1
+ * out of memory.
  */
-static void
+static int
 rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
     size_t n, char **out)
 {
@@ -993,11 +1050,13 @@ rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
 	};
 	const char			*word = analysis_headline(vs, n);
 	size_t				 g, k, i, nclause = 0;
+	int				 r = 0;
 
-	*out = xstrdup(word);
+	if (rep_appendf(out, "%s", word) != 0)
+		return (-1);
 	if (strstr(word, " some ") == NULL && strcmp(word, "mixed") != 0)
-		return;
-	rep_appendf(out, " (");
+		return (0);
+	r |= rep_appendf(out, " (");
 	for (i = 0; i < sizeof shown / sizeof shown[0]; i++) {
 		if (strncmp(word, stats_verdict_name(shown[i]),
 		    strlen(stats_verdict_name(shown[i]))) != 0 &&
@@ -1009,19 +1068,24 @@ rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
 			if (geo == NULL || geo->verdict != shown[i])
 				continue;
 			if (k++ == 0 && strcmp(word, "mixed") == 0)
-				rep_appendf(out, "%s%s on ", nclause ? "; " : "",
+				r |= rep_appendf(out, "%s%s on ",
+				    nclause ? "; " : "",
 				    stats_verdict_name(shown[i]));
 			else if (k > 1)
-				rep_appendf(out, ", ");
-			rep_appendf(out, "%s", a->groups[g].label);
+				r |= rep_appendf(out, ", ");
+			r |= rep_appendf(out, "%s", a->groups[g].label);
 		}
 		nclause += k > 0;
 	}
-	rep_appendf(out, ")");
+	r |= rep_appendf(out, ")");
+	return (r);
 }
 
-/* The one-line answers: per variant, its verdict in every known group. */
-static void
+/*
+ * The one-line answers: per variant, its verdict in every known group.
+ * Returns 0, or -1 out of memory.
+ */
+static int
 rep_answers(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
@@ -1029,10 +1093,15 @@ rep_answers(struct analysis *a)
 	struct rep_answer	*ans;
 	enum stats_verdict	*vs;
 	size_t			 v, g, n, vd, k;
+	int			 r = 0;
 
-	a->answers = xcalloc(ds->nvariants + 1, sizeof *a->answers);
-	vs = xcalloc(a->ngroups + 1, sizeof *vs);
-	for (v = 0; v < ds->nvariants; v++) {
+	a->answers = calloc(ds->nvariants + 1, sizeof *a->answers);
+	vs = calloc(a->ngroups + 1, sizeof *vs);
+	if (a->answers == NULL || vs == NULL) {
+		free(vs);
+		return (-1);
+	}
+	for (v = 0; v < ds->nvariants && r == 0; v++) {
 		if (v == ds->ref)
 			continue;
 		ans = &a->answers[a->nanswers++];
@@ -1043,43 +1112,45 @@ rep_answers(struct analysis *a)
 				continue;
 			vs[n] = geo->verdict;
 			if (n > 0)
-				rep_appendf(&ans->detail, "; ");
-			rep_appendf(&ans->detail, "%s: %s", a->groups[g].label,
+				r |= rep_appendf(&ans->detail, "; ");
+			r |= rep_appendf(&ans->detail, "%s: %s",
+			    a->groups[g].label,
 			    stats_verdict_name(geo->verdict));
 			if (geo->nused > 0)
-				rep_appendf(&ans->detail, ", geomean %.3f "
-				    "[%.3f, %.3f] over %zu benchmark%s (",
+				r |= rep_appendf(&ans->detail, ", geomean "
+				    "%.3f [%.3f, %.3f] over %zu benchmark%s (",
 				    geo->est, geo->lo, geo->hi, geo->nused,
 				    geo->nused == 1 ? "" : "s");
 			else
-				rep_appendf(&ans->detail, ", no valid "
+				r |= rep_appendf(&ans->detail, ", no valid "
 				    "comparison (");
 			for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
 				if (geo->count[vd] == 0)
 					continue;
-				rep_appendf(&ans->detail, "%s%zu %s",
+				r |= rep_appendf(&ans->detail, "%s%zu %s",
 				    k++ ? ", " : "", geo->count[vd],
 				    stats_verdict_name((enum stats_verdict)vd));
 			}
-			rep_appendf(&ans->detail, ")");
+			r |= rep_appendf(&ans->detail, ")");
 			if (geo->aa)
-				rep_appendf(&ans->detail, ", A/A comparison "
-				    "(identical files)");
+				r |= rep_appendf(&ans->detail, ", A/A "
+				    "comparison (identical files)");
 			n++;
 		}
 		if (n == 0) {
-			ans->headline = xstrdup("invalid");
-			ans->detail = xstrdup("no host gave results");
+			r |= rep_appendf(&ans->headline, "invalid");
+			r |= rep_appendf(&ans->detail, "no host gave results");
 		} else if (n == 1) {
 			/* One architecture: name it rather than say "all". */
 			for (g = 0; analysis_geo(a, g, v) == NULL; g++)
 				;
-			xasprintf(&ans->headline, "%s on %s",
+			r |= rep_appendf(&ans->headline, "%s on %s",
 			    stats_verdict_name(vs[0]), a->groups[g].label);
 		} else
-			rep_headline(a, v, vs, n, &ans->headline);
+			r |= rep_headline(a, v, vs, n, &ans->headline);
 	}
 	free(vs);
+	return (r);
 }
 
 void

@@ -137,17 +137,6 @@ html_esc(FILE *f, const char *s)
 	}
 }
 
-static const struct report_fmt html_fmt = {
-	.text = html_esc,
-	.name = html_esc,
-	.code_open = "<code>", .code_close = "</code>",
-	.bold_open = "<b>", .bold_close = "</b>",
-	.item_open = "<li>", .item_close = "</li>\n",
-	.para_open = "<p>", .para_close = "</p>\n",
-	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
-	.small_open = "<p class=\"small\">",
-};
-
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
 static void
 html_esc_cut(FILE *f, const char *s, size_t max)
@@ -174,6 +163,56 @@ html_esc_cut(FILE *f, const char *s, size_t max)
 	fputs("…", f);
 	free(copy);
 }
+
+/* Writes the last line of a run's stderr: up to 200 characters, escaped. */
+static void
+html_err_tail(FILE *f, const char *s, size_t len)
+{
+	char	*tail;
+
+	tail = xmalloc(len + 1);
+	memcpy(tail, s, len);
+	tail[len] = '\0';
+	html_esc_cut(f, tail, 200);
+	free(tail);
+}
+
+static const struct report_fmt html_fmt = {
+	.text = html_esc,
+	.name = html_esc,
+	.code_open = "<code>", .code_close = "</code>",
+	.bold_open = "<b>", .bold_close = "</b>",
+	.item_open = "<li>", .item_close = "</li>\n",
+	.para_open = "<p>", .para_close = "</p>\n",
+	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
+	.small_open = "<p class=\"small\">",
+	.prose = html_esc,
+	.table_open = "<div class=\"scroll\"><table>\n",
+	.table_close = "</table></div>\n",
+	.head_open = "<tr>", .th_open = "<th>", .th_close = "</th>",
+	.head_close = "</tr>\n",
+	.rule_open = "", .rule_left = "", .rule_right = "", .rule_close = "",
+	.row_open = "<tr>", .row_close = "</tr>\n",
+	.cell_open = "<td>", .num_open = "<td class=\"n\">",
+	.cell_close = "</td>",
+	.cell_code_open = "<code>", .cell_code_close = "</code>",
+	.failed_open = "<span class=\"v v-worse\">", .failed_close = "</span> ",
+	.answers_open = "<section id=\"answer\">\n<h2>Answer</h2>\n"
+	    "<ul class=\"answers\">\n",
+	.answers_close = "</ul>\n",
+	.lead_open = "<span class=\"head\">", .lead_close = "</span> ",
+	.verdict_open = "<span class=\"v v-",
+	.verdict_mid = "\" style=\"font-size:14px;white-space:normal\">",
+	.verdict_close = "</span>",
+	.detail_open = "<br><span class=\"small\">", .detail_close = "</span>",
+	.section_close = "</section>\n",
+	.warn_open = "<div class=\"banner warn\">", .warn_close = "</div>\n",
+	.banner_open = "<div class=\"banner\">", .banner_list = "<ul>\n",
+	.banner_item = "<li>", .banner_close = "</ul></div>\n",
+	.fail_open = "<h4>", .fail_close = "</h4>\n",
+	.more_open = "<tr><td colspan=\"7\">… ", .more_close = "</td></tr>\n",
+	.err_tail = html_err_tail,
+};
 
 /* Writes a verdict badge, with the size of the effect when proven. */
 static void
@@ -204,91 +243,6 @@ html_vcol(const struct dataset *ds, size_t v)
 
 	return (html_palette[k % (sizeof html_palette /
 	    sizeof html_palette[0])]);
-}
-
-/* ---- top of the page ---------------------------------------------------- */
-
-/* The incomplete-record and failed-host banners at the top. */
-static void
-html_banners(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_host	*h;
-	size_t			 i;
-
-	if (ds->ended[0] == '\0' || ds->truncated)
-		fputs("<div class=\"banner warn\"><b>Incomplete record:</b> the "
-		    "run did not finish; the numbers below cover what was "
-		    "recorded.</div>\n", f);
-	if (a->nfailed_hosts == 0)
-		return;
-	fprintf(f, "<div class=\"banner\"><b>%zu host%s failed.</b> Partial "
-	    "results are kept; no verdict is drawn from fewer than %d good "
-	    "pairs.<ul>\n", a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
-	    STATS_MIN_PAIRS);
-	for (i = 0; i < a->nhosts; i++) {
-		h = &ds->hosts[a->hosts[i].host];
-		if (!h->failed && h->ended)
-			continue;
-		fputs("<li><code>", f);
-		html_esc(f, h->name);
-		fputs("</code> (", f);
-		html_esc(f, a->groups[a->hosts[i].group].known ?
-		    a->groups[a->hosts[i].group].label : "no facts");
-		fputs("): ", f);
-		html_esc(f, h->ended ? (h->error[0] ? h->error : "failed") :
-		    "the record ends before this host finished");
-		fputs("</li>\n", f);
-	}
-	fputs("</ul></div>\n", f);
-}
-
-/* Returns the verdict class a headline reads as, for its colour. */
-static enum stats_verdict
-html_headline_verdict(const char *headline)
-{
-	static const enum stats_verdict	order[] = {
-		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME,
-		VERDICT_INCONCLUSIVE, VERDICT_INVALID
-	};
-	size_t				i, n;
-
-	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
-		n = strlen(stats_verdict_name(order[i]));
-		if (strncmp(headline, stats_verdict_name(order[i]), n) == 0)
-			return (order[i]);
-	}
-	return (VERDICT_INCONCLUSIVE);	/* "mixed" */
-}
-
-/* The one-line answer per variant. */
-static void
-html_answers(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_answer	*ans;
-	size_t			 i;
-
-	fputs("<section id=\"answer\">\n<h2>Answer</h2>\n<ul class=\"answers\">\n",
-	    f);
-	for (i = 0; i < a->nanswers; i++) {
-		ans = &a->answers[i];
-		fputs("<li><span class=\"head\">", f);
-		html_esc(f, ds->variants[ans->variant]);
-		fputs(" vs ", f);
-		html_esc(f, ds->variants[ds->ref]);
-		fprintf(f, ":</span> <span class=\"v v-%s\" style=\"font-size:"
-		    "14px;white-space:normal\">", stats_verdict_name(
-		    html_headline_verdict(ans->headline)));
-		html_esc(f, ans->headline);
-		fputs("</span><br><span class=\"small\">", f);
-		html_esc(f, ans->detail);
-		fputs("</span></li>\n", f);
-	}
-	fputs("</ul>\n<p class=\"small\">Per architecture, the verdict of the "
-	    "geometric mean of the primary metric's ratios over its benchmarks "
-	    "and hosts; the matrix below has each benchmark's own.</p>\n"
-	    "</section>\n", f);
 }
 
 /* ---- across architectures ---------------------------------------------- */
@@ -1272,45 +1226,6 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 
 /* ---- per-architecture sections ------------------------------------------ */
 
-/* The hosts of a group and their facts, counts and load. */
-static void
-html_host_table(FILE *f, const struct analysis *a, const struct rep_group *g)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	fputs("<div class=\"scroll\"><table>\n<tr><th>host</th><th>os</th>"
-	    "<th>cores</th><th>memory</th><th>kernel</th><th>agent</th>"
-	    "<th>samples</th><th>failed</th><th>retries</th><th>load "
-	    "(median / max)</th><th>status</th></tr>\n", f);
-	for (i = g->from; i < g->to; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		fputs("<tr><td><code>", f);
-		html_esc(f, h->name);
-		fputs("</code></td><td>", f);
-		html_esc(f, h->facts.os);
-		fprintf(f, "</td><td class=\"n\">%u</td><td class=\"n\">%.1f "
-		    "GiB</td><td>", h->facts.cores,
-		    (double)h->facts.mem_kb / (1024 * 1024));
-		html_esc(f, h->facts.kernel);
-		fputs("</td><td>", f);
-		html_esc(f, h->agent_version);
-		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu"
-		    "</td><td class=\"n\">%zu</td><td class=\"n\">%.2f / %.2f"
-		    "</td><td>", a->hosts[i].samples, a->hosts[i].failed,
-		    a->hosts[i].retries, a->hosts[i].load_med,
-		    a->hosts[i].load_max);
-		if (h->failed || !h->ended) {
-			fputs("<span class=\"v v-worse\">failed</span> ", f);
-			html_esc(f, h->ended ? h->error :
-			    "the record ends before this host finished");
-		} else
-			fputs("ok", f);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table></div>\n", f);
-}
-
 /* One benchmark on one host: its table, refusals, counts and plot. */
 static void
 html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
@@ -1392,55 +1307,6 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 	html_rounds(f, a, host, b);
 }
 
-/* Lists the failed runs of one host with their status and stderr tail. */
-static void
-html_failures(FILE *f, const struct analysis *a, size_t host)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_sample	*s;
-	const char		*last;
-	char			*tail;
-	size_t			 i, shown = 0, n = 0, len;
-
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->status == 0)
-			continue;
-		if (n++ == 0) {
-			fputs("<h4>Failed runs on <code>", f);
-			html_esc(f, ds->hosts[host].name);
-			fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr>"
-			    "<th>seq</th><th>bench</th><th>variant</th><th>"
-			    "round</th><th>attempt</th><th>status</th><th>"
-			    "detail</th></tr>\n", f);
-		}
-		if (shown >= 20)
-			continue;
-		shown++;
-		last = report_text_last_line(s->err, &len);
-		tail = xmalloc(len + 1);
-		memcpy(tail, last, len);
-		tail[len] = '\0';
-		fprintf(f, "<tr><td class=\"n\">%u</td><td>", s->seq);
-		html_esc(f, ds->benches[s->bench].name);
-		fputs("</td><td>", f);
-		html_esc(f, ds->variants[s->variant]);
-		fprintf(f, "</td><td class=\"n\">%u%s</td><td class=\"n\">%u"
-		    "</td><td>", s->round, s->warmup ? " (warmup)" : "",
-		    s->attempt);
-		report_text_status(f, s);
-		fputs("</td><td><code>", f);
-		html_esc_cut(f, tail, 200);
-		fputs("</code></td></tr>\n", f);
-		free(tail);
-	}
-	if (n > shown)
-		fprintf(f, "<tr><td colspan=\"7\">… %zu more in samples.csv"
-		    "</td></tr>\n", n - shown);
-	if (n > 0)
-		fputs("</table></div>\n", f);
-}
-
 /* The section of one architecture group. */
 static void
 html_group(FILE *f, const struct analysis *a, size_t gi)
@@ -1466,7 +1332,7 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 		fputs("</ul>\n</section>\n", f);
 		return;
 	}
-	html_host_table(f, a, g);
+	report_text_host_table(f, &html_fmt, a, g->from, g->to);
 	fputs("<p>Measurement:</p>\n<ul>\n", f);
 	for (j = g->from; j < g->to; j++)
 		report_text_measure(f, &html_fmt, a, j);
@@ -1475,7 +1341,7 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 	for (j = g->from; j < g->to; j++) {
 		for (b = 0; b < ds->nbenches; b++)
 			html_bench(f, a, a->hosts[j].host, b);
-		html_failures(f, a, a->hosts[j].host);
+		report_text_failures(f, &html_fmt, a, a->hosts[j].host);
 	}
 	fputs("</section>\n", f);
 }
@@ -1571,8 +1437,8 @@ report_html(const struct analysis *a, FILE *f)
 	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
 	html_esc(f, ds->started);
 	fputs(".</p>\n", f);
-	html_banners(f, a);
-	html_answers(f, a);
+	report_text_banners(f, &html_fmt, a);
+	report_text_answers(f, &html_fmt, a);
 
 	for (i = 0; i < a->nhosts; i++)
 		ncols += a->groups[a->hosts[i].group].known;

@@ -86,6 +86,16 @@ md_name(FILE *f, const char *s)
 	fputs(s, f);
 }
 
+/* Writes the last line of a run's stderr: its first 159 bytes, escaped. */
+static void
+md_err_tail(FILE *f, const char *s, size_t len)
+{
+	char	tail[160];
+
+	snprintf(tail, sizeof tail, "%.*s", (int)len, s);
+	md_text(f, tail);
+}
+
 static const struct report_fmt md_fmt = {
 	.text = md_text,
 	.name = md_name,
@@ -95,6 +105,26 @@ static const struct report_fmt md_fmt = {
 	.para_open = "", .para_close = "\n\n",
 	.note_open = "> ", .note_close = "\n\n",
 	.small_open = "",
+	.prose = md_cell,
+	.table_open = "", .table_close = "\n",
+	.head_open = "|", .th_open = " ", .th_close = " |", .head_close = "\n",
+	.rule_open = "|", .rule_left = "---|", .rule_right = "---:|",
+	.rule_close = "\n",
+	.row_open = "|", .row_close = "\n",
+	.cell_open = " ", .num_open = " ", .cell_close = " |",
+	.cell_code_open = "", .cell_code_close = "",
+	.failed_open = "**", .failed_close = "**: ",
+	.answers_open = "## Answer\n\n", .answers_close = "\n",
+	.lead_open = "**", .lead_close = " ",
+	.verdict_open = NULL, .verdict_mid = "", .verdict_close = "**",
+	.detail_open = " — ", .detail_close = "",
+	.section_close = "",
+	.warn_open = "> ", .warn_close = "\n\n",
+	.banner_open = "> ", .banner_list = "\n>\n", .banner_item = "> - ",
+	.banner_close = "\n",
+	.fail_open = "", .fail_close = ":\n\n",
+	.more_open = "| … | ", .more_close = " | | | | | |\n",
+	.err_tail = md_err_tail,
 };
 
 /* Writes a ratio with its interval, or why there is none. */
@@ -151,56 +181,6 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	}
 	if (c->files == REP_FILES_AA)
 		fputs("<br>*A/A comparison (identical files)*", f);
-}
-
-/* Writes the hosts that failed, with their errors, at the top. */
-static void
-md_failed_hosts(FILE *f, const struct analysis *a)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	if (a->nfailed_hosts == 0)
-		return;
-	fprintf(f, "> **%zu host%s failed.** Partial results are kept; no "
-	    "verdict is drawn from fewer than %d good pairs.\n>\n",
-	    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s",
-	    STATS_MIN_PAIRS);
-	for (i = 0; i < a->nhosts; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		if (!h->failed && h->ended)
-			continue;
-		fprintf(f, "> - `%s` (%s): ", h->name,
-		    a->groups[a->hosts[i].group].known ?
-		    a->groups[a->hosts[i].group].label : "no facts");
-		md_text(f, h->ended ? (h->error[0] ? h->error : "failed") :
-		    "the record ends before this host finished");
-		fputc('\n', f);
-	}
-	fputc('\n', f);
-}
-
-/* The one-line answer per variant. */
-static void
-md_answers(FILE *f, const struct analysis *a)
-{
-	const struct dataset	*ds = a->ds;
-	const struct rep_answer	*ans;
-	size_t			 i;
-
-	fputs("## Answer\n\n", f);
-	for (i = 0; i < a->nanswers; i++) {
-		ans = &a->answers[i];
-		fprintf(f, "- **%s vs %s: ", ds->variants[ans->variant],
-		    ds->variants[ds->ref]);
-		md_text(f, ans->headline);
-		fputs("** — ", f);
-		md_cell(f, ans->detail);
-		fputs("\n", f);
-	}
-	fputs("\nPer architecture, the verdict of the geometric mean of the "
-	    "primary metric's ratios over its benchmarks and hosts; the "
-	    "matrix below has each benchmark's own.\n\n", f);
 }
 
 /* The benchmark × host matrix and the geometric means. */
@@ -303,35 +283,6 @@ md_across(FILE *f, const struct analysis *a)
 	fputc('\n', f);
 }
 
-/* The hosts of a group and their facts, counts and load. */
-static void
-md_host_table(FILE *f, const struct analysis *a, size_t from, size_t to)
-{
-	const struct ds_host	*h;
-	size_t			 i;
-
-	fputs("| host | os | cores | memory | kernel | agent | samples | "
-	    "failed | retries | load (median / max) | status |\n", f);
-	fputs("|---|---|---:|---:|---|---|---:|---:|---:|---|---|\n", f);
-	for (i = from; i < to; i++) {
-		h = &a->ds->hosts[a->hosts[i].host];
-		fprintf(f, "| %s | %s | %u | %.1f GiB | %s | %s | %zu | %zu | "
-		    "%zu | %.2f / %.2f | ", h->name, h->facts.os,
-		    h->facts.cores, (double)h->facts.mem_kb / (1024 * 1024),
-		    h->facts.kernel, h->agent_version, a->hosts[i].samples,
-		    a->hosts[i].failed, a->hosts[i].retries,
-		    a->hosts[i].load_med, a->hosts[i].load_max);
-		if (h->failed || !h->ended) {
-			fputs("**failed**: ", f);
-			md_text(f, h->ended ? h->error :
-			    "the record ends before this host finished");
-		} else
-			fputs("ok", f);
-		fputs(" |\n", f);
-	}
-	fputc('\n', f);
-}
-
 /* The benchmark tables of one host. */
 static void
 md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
@@ -402,45 +353,6 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 		}
 		report_text_bench_counts(f, &md_fmt, a, hostidx, b, 1);
 	}
-}
-
-/* Lists the failed runs of one host with their status and stderr tail. */
-static void
-md_failures(FILE *f, const struct analysis *a, size_t hostidx)
-{
-	const struct dataset	*ds = a->ds;
-	const struct ds_sample	*s;
-	const char		*last;
-	char			 tail[160];
-	size_t			 i, shown = 0, n = 0, len;
-
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != hostidx || s->status == 0)
-			continue;
-		if (n++ == 0)
-			fprintf(f, "Failed runs on %s:\n\n| seq | bench | "
-			    "variant | round | attempt | status | detail |\n"
-			    "|---:|---|---|---:|---:|---|---|\n",
-			    ds->hosts[hostidx].name);
-		if (shown >= 20)
-			continue;
-		shown++;
-		last = report_text_last_line(s->err, &len);
-		snprintf(tail, sizeof tail, "%.*s", (int)len, last);
-		fprintf(f, "| %u | %s | %s | %u%s | %u | ", s->seq,
-		    ds->benches[s->bench].name, ds->variants[s->variant],
-		    s->round, s->warmup ? " (warmup)" : "", s->attempt);
-		report_text_status(f, s);
-		fputs(" | ", f);
-		md_text(f, tail);
-		fputs(" |\n", f);
-	}
-	if (n > shown)
-		fprintf(f, "| … | %zu more in samples.csv | | | | | |\n",
-		    n - shown);
-	if (n > 0)
-		fputc('\n', f);
 }
 
 /* The metadata that lets the evidence stand alone. */
@@ -525,11 +437,8 @@ report_md(const struct analysis *a, FILE *f)
 	    "run%s each first), reference `%s`, min_effect %.3g.\n\n",
 	    ds->nvariants, ds->rounds, ds->warmup, ds->warmup == 1 ? "" : "s",
 	    ds->variants[ds->ref], ds->min_effect);
-	if (ds->ended[0] == '\0' || ds->truncated)
-		fputs("> **Incomplete record:** the run did not finish; the "
-		    "numbers below cover what was recorded.\n\n", f);
-	md_failed_hosts(f, a);
-	md_answers(f, a);
+	report_text_banners(f, &md_fmt, a);
+	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
 
 	for (i = 0; i < a->ngroups; i++) {
@@ -550,7 +459,7 @@ report_md(const struct analysis *a, FILE *f)
 			fputc('\n', f);
 			continue;
 		}
-		md_host_table(f, a, g->from, g->to);
+		report_text_host_table(f, &md_fmt, a, g->from, g->to);
 		fputs("Measurement:\n\n", f);
 		for (j = g->from; j < g->to; j++)
 			report_text_measure(f, &md_fmt, a, j);
@@ -558,7 +467,7 @@ report_md(const struct analysis *a, FILE *f)
 		report_text_files_notes(f, &md_fmt, a, g);
 		for (j = g->from; j < g->to; j++) {
 			md_host_benches(f, a, a->hosts[j].host);
-			md_failures(f, a, a->hosts[j].host);
+			report_text_failures(f, &md_fmt, a, a->hosts[j].host);
 		}
 	}
 	md_run(f, a);

@@ -262,3 +262,253 @@ report_text_status(FILE *f, const struct ds_sample *s)
 	else if (s->status == PROTO_ST_FAILED)
 		fprintf(f, " (exit %d)", s->exit_code);
 }
+
+/* A column of a table: its title, and whether Markdown aligns it right. */
+struct report_col {
+	const char	*title;
+	int		 right;
+};
+
+/* Writes a table's opening and its header row of n columns. */
+static void
+report_text_table_head(FILE *f, const struct report_fmt *fmt,
+    const struct report_col *cols, size_t n)
+{
+	size_t	i;
+
+	fputs(fmt->table_open, f);
+	fputs(fmt->head_open, f);
+	for (i = 0; i < n; i++) {
+		fputs(fmt->th_open, f);
+		fputs(cols[i].title, f);
+		fputs(fmt->th_close, f);
+	}
+	fputs(fmt->head_close, f);
+	fputs(fmt->rule_open, f);
+	for (i = 0; i < n; i++)
+		fputs(cols[i].right ? fmt->rule_right : fmt->rule_left, f);
+	fputs(fmt->rule_close, f);
+}
+
+void
+report_text_host_table(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t from, size_t to)
+{
+	static const struct report_col	cols[] = {
+		{ "host", 0 }, { "os", 0 }, { "cores", 1 }, { "memory", 1 },
+		{ "kernel", 0 }, { "agent", 0 }, { "samples", 1 },
+		{ "failed", 1 }, { "retries", 1 },
+		{ "load (median / max)", 0 }, { "status", 0 },
+	};
+	const struct ds_host		*h;
+	const struct rep_host		*rh;
+	size_t				 i;
+
+	report_text_table_head(f, fmt, cols, sizeof cols / sizeof cols[0]);
+	for (i = from; i < to; i++) {
+		rh = &a->hosts[i];
+		h = &a->ds->hosts[rh->host];
+		fputs(fmt->row_open, f);
+		fputs(fmt->cell_open, f);
+		fputs(fmt->cell_code_open, f);
+		fmt->name(f, h->name);
+		fputs(fmt->cell_code_close, f);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, h->facts.os);
+		fputs(fmt->cell_close, f);
+		fprintf(f, "%s%u%s", fmt->num_open, h->facts.cores,
+		    fmt->cell_close);
+		fprintf(f, "%s%.1f GiB%s", fmt->num_open,
+		    (double)h->facts.mem_kb / (1024 * 1024), fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, h->facts.kernel);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, h->agent_version);
+		fputs(fmt->cell_close, f);
+		fprintf(f, "%s%zu%s%s%zu%s%s%zu%s", fmt->num_open, rh->samples,
+		    fmt->cell_close, fmt->num_open, rh->failed,
+		    fmt->cell_close, fmt->num_open, rh->retries,
+		    fmt->cell_close);
+		fprintf(f, "%s%.2f / %.2f%s", fmt->num_open, rh->load_med,
+		    rh->load_max, fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		if (h->failed || !h->ended) {
+			fputs(fmt->failed_open, f);
+			fputs("failed", f);
+			fputs(fmt->failed_close, f);
+			fmt->text(f, h->ended ? h->error :
+			    "the record ends before this host finished");
+		} else
+			fputs("ok", f);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->row_close, f);
+	}
+	fputs(fmt->table_close, f);
+}
+
+/* Returns the verdict class a headline reads as, for its colour. */
+static enum stats_verdict
+report_text_headline_verdict(const char *headline)
+{
+	static const enum stats_verdict	order[] = {
+		VERDICT_BETTER, VERDICT_WORSE, VERDICT_SAME,
+		VERDICT_INCONCLUSIVE, VERDICT_INVALID
+	};
+	size_t				i, n;
+
+	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+		n = strlen(stats_verdict_name(order[i]));
+		if (strncmp(headline, stats_verdict_name(order[i]), n) == 0)
+			return (order[i]);
+	}
+	return (VERDICT_INCONCLUSIVE);	/* "mixed" */
+}
+
+void
+report_text_answers(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_answer	*ans;
+	size_t			 i;
+
+	fputs(fmt->answers_open, f);
+	for (i = 0; i < a->nanswers; i++) {
+		ans = &a->answers[i];
+		fputs(fmt->item_open, f);
+		fputs(fmt->lead_open, f);
+		fmt->name(f, ds->variants[ans->variant]);
+		fputs(" vs ", f);
+		fmt->name(f, ds->variants[ds->ref]);
+		fputs(":", f);
+		fputs(fmt->lead_close, f);
+		if (fmt->verdict_open != NULL) {
+			fputs(fmt->verdict_open, f);
+			fputs(stats_verdict_name(
+			    report_text_headline_verdict(ans->headline)), f);
+		}
+		fputs(fmt->verdict_mid, f);
+		fmt->text(f, ans->headline);
+		fputs(fmt->verdict_close, f);
+		fputs(fmt->detail_open, f);
+		fmt->prose(f, ans->detail);
+		fputs(fmt->detail_close, f);
+		fputs(fmt->item_close, f);
+	}
+	fputs(fmt->answers_close, f);
+	fputs(fmt->small_open, f);
+	fputs("Per architecture, the verdict of the geometric mean of the "
+	    "primary metric's ratios over its benchmarks and hosts; the "
+	    "matrix below has each benchmark's own.", f);
+	fputs(fmt->para_close, f);
+	fputs(fmt->section_close, f);
+}
+
+void
+report_text_banners(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_host	*h;
+	const struct rep_group	*g;
+	size_t			 i;
+
+	if (ds->ended[0] == '\0' || ds->truncated) {
+		fputs(fmt->warn_open, f);
+		fputs(fmt->bold_open, f);
+		fputs("Incomplete record:", f);
+		fputs(fmt->bold_close, f);
+		fputs(" the run did not finish; the numbers below cover what "
+		    "was recorded.", f);
+		fputs(fmt->warn_close, f);
+	}
+	if (a->nfailed_hosts == 0)
+		return;
+	fputs(fmt->banner_open, f);
+	fputs(fmt->bold_open, f);
+	fprintf(f, "%zu host%s failed.", a->nfailed_hosts,
+	    a->nfailed_hosts == 1 ? "" : "s");
+	fputs(fmt->bold_close, f);
+	fprintf(f, " Partial results are kept; no verdict is drawn from "
+	    "fewer than %d good pairs.", STATS_MIN_PAIRS);
+	fputs(fmt->banner_list, f);
+	for (i = 0; i < a->nhosts; i++) {
+		h = &ds->hosts[a->hosts[i].host];
+		g = &a->groups[a->hosts[i].group];
+		if (!h->failed && h->ended)
+			continue;
+		fputs(fmt->banner_item, f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, h->name);
+		fputs(fmt->code_close, f);
+		fputs(" (", f);
+		fmt->name(f, g->known ? g->label : "no facts");
+		fputs("): ", f);
+		fmt->text(f, h->ended ? (h->error[0] ? h->error : "failed") :
+		    "the record ends before this host finished");
+		fputs(fmt->item_close, f);
+	}
+	fputs(fmt->banner_close, f);
+}
+
+void
+report_text_failures(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host)
+{
+	static const struct report_col	cols[] = {
+		{ "seq", 1 }, { "bench", 0 }, { "variant", 0 }, { "round", 1 },
+		{ "attempt", 1 }, { "status", 0 }, { "detail", 0 },
+	};
+	const struct dataset		*ds = a->ds;
+	const struct ds_sample		*s;
+	const char			*last;
+	size_t				 i, shown = 0, n = 0, len;
+
+	for (i = 0; i < ds->nsamples; i++) {
+		s = &ds->samples[i];
+		if (s->host != host || s->status == 0)
+			continue;
+		if (n++ == 0) {
+			fputs(fmt->fail_open, f);
+			fputs("Failed runs on ", f);
+			fputs(fmt->cell_code_open, f);
+			fmt->name(f, ds->hosts[host].name);
+			fputs(fmt->cell_code_close, f);
+			fputs(fmt->fail_close, f);
+			report_text_table_head(f, fmt, cols,
+			    sizeof cols / sizeof cols[0]);
+		}
+		if (shown >= 20)
+			continue;
+		shown++;
+		fputs(fmt->row_open, f);
+		fprintf(f, "%s%u%s", fmt->num_open, s->seq, fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, ds->benches[s->bench].name);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fmt->name(f, ds->variants[s->variant]);
+		fputs(fmt->cell_close, f);
+		fprintf(f, "%s%u%s%s", fmt->num_open, s->round,
+		    s->warmup ? " (warmup)" : "", fmt->cell_close);
+		fprintf(f, "%s%u%s", fmt->num_open, s->attempt,
+		    fmt->cell_close);
+		fputs(fmt->cell_open, f);
+		report_text_status(f, s);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->cell_open, f);
+		fputs(fmt->cell_code_open, f);
+		last = report_text_last_line(s->err, &len);
+		fmt->err_tail(f, last, len);
+		fputs(fmt->cell_code_close, f);
+		fputs(fmt->cell_close, f);
+		fputs(fmt->row_close, f);
+	}
+	if (n > shown)
+		fprintf(f, "%s%zu more in samples.csv%s", fmt->more_open,
+		    n - shown, fmt->more_close);
+	if (n > 0)
+		fputs(fmt->table_close, f);
+}

@@ -23,6 +23,38 @@ struct report_fmt {
 	const char *para_open, *para_close;	/* a paragraph */
 	const char *note_open, *note_close;	/* a paragraph set apart */
 	const char *small_open;			/* a paragraph in small print */
+	void	(*prose)(FILE *, const char *);	/* orch's own text in a cell */
+
+	/* A table: its header row, and an optional rule under it. */
+	const char *table_open, *table_close;
+	const char *head_open, *th_open, *th_close, *head_close;
+	const char *rule_open, *rule_left, *rule_right, *rule_close;
+	const char *row_open, *row_close;	/* a body row */
+	const char *cell_open, *num_open, *cell_close;	/* text, a number */
+	const char *cell_code_open, *cell_code_close;	/* a name in a cell */
+	const char *failed_open, *failed_close;	/* around a status "failed" */
+
+	/* The answers: a list of "B vs A: headline — detail" items. */
+	const char *answers_open, *answers_close;	/* around the list */
+	const char *lead_open, *lead_close;	/* around "B vs A:" */
+	const char *verdict_open;	/* NULL: no class; else before it */
+	const char *verdict_mid;	/* after the class, before the headline */
+	const char *verdict_close;	/* after the headline */
+	const char *detail_open, *detail_close;
+	const char *section_close;	/* after the answers' small print */
+
+	/* The banners at the top: an incomplete record, failed hosts. */
+	const char *warn_open, *warn_close;
+	const char *banner_open;	/* before the failed hosts' count */
+	const char *banner_list;	/* before the list of them */
+	const char *banner_item;	/* before one of them */
+	const char *banner_close;
+
+	/* The failed runs of a host: a title, then a table. */
+	const char *fail_open, *fail_close;	/* around the title */
+	const char *more_open, *more_close;	/* the row of runs not shown */
+	/* Writes the last line of a run's stderr, len bytes at s. */
+	void	(*err_tail)(FILE *, const char *s, size_t len);
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
@@ -56,6 +88,31 @@ void	report_text_files_notes(FILE *f, const struct report_fmt *fmt,
  */
 void	report_text_bench_counts(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host, size_t b, int named);
+
+/*
+ * Writes the table of the hosts a->hosts[from..to): facts, counts, load
+ * and status.
+ */
+void	report_text_host_table(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t from, size_t to);
+
+/*
+ * Writes the banners at the top: the record is incomplete; which hosts
+ * failed, with their errors.
+ */
+void	report_text_banners(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a);
+
+/* Writes the one-line answer per variant, with what it is based on. */
+void	report_text_answers(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a);
+
+/*
+ * Writes the failed runs of a host (the first 20) with their status and
+ * the last line of their stderr; nothing when none failed.
+ */
+void	report_text_failures(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t host);
 
 /*
  * Returns where the last line of s starts, trailing newlines dropped, and
