@@ -828,6 +828,8 @@ rep_groups(struct analysis *a)
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
  * Returns 0, or -1 out of memory.
+ * Long: one pass per group and variant that counts, resamples and judges
+ * together; its steps share the per-round buffers.
  */
 static int
 rep_geos(struct analysis *a)

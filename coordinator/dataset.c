@@ -526,6 +526,10 @@ rec_dup(char *const *names, size_t n, const char *s)
 	return (0);
 }
 
+/*
+ * Long: a flat list of the run record's fields, each read and checked
+ * where it enters; splitting it would only scatter the list.
+ */
 static int
 rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
@@ -810,7 +814,11 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	return (rec_sample_fields(c, o, s, status));
 }
 
-/* Reads the fields every sample has, floor or not. */
+/*
+ * Reads the fields every sample has, floor or not.
+ * Long: a flat list of a sample's fields, each checked (range, type) as it
+ * is read.
+ */
 static int
 rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
     struct ds_sample *s, const char *status)
@@ -928,6 +936,7 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	return (0);
 }
 
+/* Long: the dispatch on a record's kind, with the checks every kind shares. */
 static int
 rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
@@ -1067,6 +1076,10 @@ rec_check_size(struct rec_ctx *c, const struct dataset *ds)
 /* How deep a record may nest (see proto_scan). */
 #define REC_DEPTH_MAX	16
 
+/*
+ * Long: open, map, walk and parse are one loop over the file, with one
+ * exit that frees what any step took.
+ */
 int
 record_load(const char *dir, struct dataset **out, char **cause)
 {

@@ -9,7 +9,11 @@
 /* How a variant's files relate to the reference's (REP_FILES_*). */
 static const char *const json_files[] = { "different", "same", "identical" };
 
-/* Writes the groups, geometric means, matrix rows and answers (additions). */
+/*
+ * Writes the groups, geometric means, matrix rows and answers (additions).
+ * Long: four short sections of summary.json in the order the document
+ * gives them.
+ */
 static void
 json_across(const struct analysis *a, FILE *f)
 {

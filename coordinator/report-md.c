@@ -183,7 +183,10 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 		fputs("<br>*A/A comparison (identical files)*", f);
 }
 
-/* The benchmark × host matrix and the geometric means. */
+/*
+ * The benchmark × host matrix and the geometric means.
+ * Long: one Markdown table after another, in the order the report reads.
+ */
 static void
 md_across(FILE *f, const struct analysis *a)
 {

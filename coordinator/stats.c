@@ -439,6 +439,10 @@ stats_wmedian(const double *x, const size_t *order, const uint32_t *w,
 	return ((below + x[order[j]]) / 2);
 }
 
+/*
+ * Long: the joint resampling loop keeps its draw counts and sorted rounds
+ * in locals for speed (docs/performance.md).
+ */
 int
 stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
     uint64_t seed, double level, double *est, double *lo, double *hi)
@@ -592,6 +596,10 @@ out:
 	return (p);
 }
 
+/*
+ * Long: the exact distribution and the normal approximation side by side,
+ * so the switch between them is in one place.
+ */
 double
 stats_wilcoxon_p(const double *d, size_t n)
 {

@@ -239,6 +239,8 @@ msg_type_find(uint64_t type)
  * PROTO_SCAN_DEPTH), anything incomplete. Returns 0 with the object's
  * length in *used; 1 when it does not end within len; -1 when it is not
  * msgpack or nests too deep. Used for frames and for the run record.
+ * Long: the msgpack type-byte table is one switch; splitting it would hide
+ * which bytes are refused.
  */
 int
 proto_scan(const uint8_t *buf, size_t len, size_t maxdepth, size_t *used)

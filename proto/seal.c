@@ -181,7 +181,11 @@ out:
 	return (r);
 }
 
-/* Checks a received frame's header, then authenticates and decrypts it. */
+/*
+ * Checks a received frame's header, then authenticates and decrypts it.
+ * Long: each check of a received frame, in the order they must run
+ * (header, replay, then decryption), with one exit.
+ */
 int
 seal_open(struct seal *s, const uint8_t *frame, size_t len, uint8_t **pt,
     size_t *ptlen)
