@@ -1,5 +1,5 @@
 /*
- * Inventory files (INI, see DESIGN.md "Inventory file"): parsed with inih,
+ * Inventory files (INI, see docs/inventory.md): parsed with inih,
  * checked key by key, every error naming the file and line; then resolving
  * a --hosts list against them.
  *

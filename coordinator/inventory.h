@@ -1,5 +1,5 @@
 /*
- * Inventory files (INI, see DESIGN.md "Inventory file"): the hosts a run
+ * Inventory files (INI, see docs/inventory.md): the hosts a run
  * may use, [host.NAME] with how to reach each one, and [group.NAME] lists
  * of hosts and other groups. The built-in host `local` needs no entry.
  */

@@ -1,4 +1,4 @@
-/* summary.json, as DESIGN.md specifies it (extra fields only added). */
+/* summary.json, as docs/report.md specifies it (extra fields only added). */
 #include <math.h>
 #include <stdio.h>
 

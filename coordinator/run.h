@@ -39,7 +39,7 @@ struct suite;
 int	run_resume_suite(const struct dataset *ds, struct suite **out,
 	    char **cause);
 
-/* Runs the suite; returns the exit code (0, 1, 2 or 3: see DESIGN.md). */
+/* Runs the suite; returns the exit code (0, 1, 2 or 3: see README.md, "Exit codes"). */
 int	run_main(const struct run_opts *opts);
 
 #endif

@@ -2,7 +2,7 @@
  * Statistics for paired A/B samples: type-7 quantiles, summaries, seeded
  * percentile bootstraps of the median and of a geometric mean of medians,
  * the Wilcoxon signed-rank test as R computes it, and the verdict rule of
- * DESIGN.md ("Outputs").
+ * docs/report.md ("summary.json and the verdict rule").
  */
 #include <math.h>
 #include <stdint.h>

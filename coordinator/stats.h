@@ -1,7 +1,7 @@
 /*
  * Statistics for paired A/B samples: summaries, the median of per-round
  * ratios with a seeded bootstrap interval, the Wilcoxon signed-rank test,
- * and the verdict rule of DESIGN.md. Pure functions; nothing here allocates
+ * and the verdict rule of docs/report.md. Pure functions; nothing here allocates
  * without reporting failure.
  */
 #ifndef COORDINATOR_STATS_H
@@ -85,7 +85,7 @@ int	stats_boot_geomean(const double *const *ratios, const size_t *n,
 double	stats_wilcoxon_p(const double *d, size_t n);
 
 /*
- * The verdict of DESIGN.md for a ratio (variant / reference) with interval
+ * The verdict (docs/report.md) for a ratio (variant / reference) with interval
  * [lo, hi], given min_effect and whether higher values are better. npairs
  * below STATS_MIN_PAIRS or checksum_ok == 0 gives VERDICT_INVALID.
  */

@@ -1,5 +1,5 @@
 /*
- * Suite files (INI, see DESIGN.md "Suite file"): parsed with inih, checked
+ * Suite files (INI, see docs/suites.md): parsed with inih, checked
  * key by key, every error naming the file and line. The file is read and
  * fed to inih by coordinator/ini.c, which counts lines and hands [section]
  * lines to suite_section().

@@ -1,4 +1,4 @@
-/* Suite files (INI, see DESIGN.md): what to run, how often, what to compare. */
+/* Suite files (INI, see docs/suites.md): what to run, how often, what to compare. */
 #ifndef COORDINATOR_SUITE_H
 #define COORDINATOR_SUITE_H
 
