@@ -485,7 +485,7 @@ test_grandchild_killed(void **state)
 	assert_int_equal(sample.status, PROTO_ST_OK);
 	gc = (pid_t)metric("child_pid");
 	assert_true(gc > 1);
-	if (!gone(gc, 2000)) {
+	if (!gone(gc, 30000)) {
 		reap_stray(gc);
 		fail_msg("grandchild %ld survived the run", (long)gc);
 	}
@@ -514,7 +514,7 @@ daemonizer_run(int hang, uint32_t timeout_ms, uint8_t want)
 	if (gc <= 1)
 		fail_msg("the daemonizer wrote no pid file (err_tail \"%s\")",
 		    sample.err_tail);
-	if (!gone(gc, 2000)) {
+	if (!gone(gc, 30000)) {
 		reap_stray(gc);
 		fail_msg("daemonized grandchild %ld survived the run",
 		    (long)gc);
@@ -534,7 +534,7 @@ static void
 test_daemon_killed_at_timeout(void **state)
 {
 	(void)state;
-	daemonizer_run(1, 1500, PROTO_ST_TIMEOUT);
+	daemonizer_run(1, 5000, PROTO_ST_TIMEOUT);
 }
 
 static void
