@@ -463,7 +463,7 @@ test_timeout_kills_group(void **state)
 	assert_int_equal(sample.status, PROTO_ST_TIMEOUT);
 	bg = (pid_t)metric("bg");
 	assert_true(bg > 1);
-	if (!gone(bg, 2000)) {
+	if (!gone(bg, 30000)) {
 		reap_stray(bg);
 		fail_msg("background sleeper %ld survived", (long)bg);
 	}
@@ -769,7 +769,7 @@ test_lifeline_closes(void **state)
 	assert_true(no_children());
 	assert_true(sh > 1 && bg > 1);
 	assert_true(gone(sh, 0));
-	if (!gone(bg, 2000)) {
+	if (!gone(bg, 30000)) {
 		reap_stray(bg);
 		fail_msg("background sleeper %ld survived", (long)bg);
 	}
