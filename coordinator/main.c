@@ -12,6 +12,7 @@
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
+#include "coordinator/machines.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -171,6 +172,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "resume", required_argument, NULL, 'R' },
+		{ "machine-reference", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts	 opts;
@@ -229,6 +231,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			}
 			opts.fail_on_worse = 1;
 			break;
+		case 'M':
+			if (machines_opt(optarg) != 0)
+				return (2);
+			break;
 		case 'v':
 			opts.verbose = 1;
 			log_init("orch", LOG_DEBUG);
@@ -259,6 +265,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		opts.suite = argv[optind];
 		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	}
+	if (machines_opt_check(opts.hosts, opts.nhosts) != 0) {
+		free(opts.hosts);
+		return (2);
+	}
 	cmdline = join_args(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
@@ -272,6 +282,7 @@ cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, NULL, 'f' },
+		{ "machine-reference", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	size_t	 nworse = 0;
@@ -287,6 +298,10 @@ cmd_report(int argc, char **argv)
 				return (2);
 			}
 			fail_on = 1;
+			break;
+		case 'M':
+			if (machines_opt(optarg) != 0)
+				return (2);
 			break;
 		default:
 			usage();

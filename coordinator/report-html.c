@@ -11,6 +11,7 @@
 
 #include "coordinator/analysis.h"
 #include "coordinator/report-text.h"
+#include "coordinator/machines.h"
 #include "coordinator/report.h"
 #include "proto/xmalloc.h"
 
@@ -1464,6 +1465,8 @@ report_html(const struct analysis *a, FILE *f)
 	fputs("</section>\n", f);
 	for (i = 0; i < a->ngroups; i++)
 		html_group(f, a, i);
+	if (report_machines_html(f, a, &html_fmt) != 0)
+		return (-1);
 	html_run(f, a);
 	fputs("<footer>Recorded by orch ", f);
 	html_esc(f, ds->orch_version);

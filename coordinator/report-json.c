@@ -5,6 +5,7 @@
 #include "coordinator/analysis.h"
 #include "coordinator/json.h"
 #include "coordinator/report.h"
+#include "coordinator/machines.h"
 
 /* How a variant's files relate to the reference's (REP_FILES_*). */
 static const char *const json_files[] = { "different", "same", "identical" };
@@ -258,6 +259,8 @@ report_json(const struct analysis *a, FILE *f)
 		fputs("}", f);
 	}
 	fputs(a->ncmps ? "\n  ],\n" : "],\n", f);
+	if (report_machines_json(f, a) != 0)
+		return (-1);
 	json_across(a, f);
 	fputs("}\n", f);
 	return (ferror(f) ? -1 : 0);

@@ -5,6 +5,7 @@
 
 #include "coordinator/analysis.h"
 #include "coordinator/report-text.h"
+#include "coordinator/machines.h"
 #include "coordinator/report.h"
 
 /* Escapes text for a table cell or a line: pipes, newlines and tags. */
@@ -473,6 +474,8 @@ report_md(const struct analysis *a, FILE *f)
 			report_text_failures(f, &md_fmt, a, a->hosts[j].host);
 		}
 	}
+	if (report_machines_md(f, a, &md_fmt) != 0)
+		return (-1);
 	md_run(f, a);
 	return (ferror(f) ? -1 : 0);
 }

@@ -12,6 +12,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/machines.h"
 #include "coordinator/report.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -180,7 +181,7 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 	size_t		 i;
 	int		 r = -1, threaded = 0;
 
-	if (record_load(dir, &ds, cause) != 0)
+	if (record_load(dir, &ds, cause) != 0 || machines_check(ds, cause) != 0)
 		goto out;
 	/*
 	 * samples.csv needs only the samples: it is written beside the

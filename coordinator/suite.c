@@ -62,9 +62,13 @@ static const char *const suite_variant_keys[] = {
 enum { VK_BIN, VK_ENV, VK_ARGS };
 
 static const char *const suite_bench_keys[] = {
-	"args", "files", "metrics", "better", "checksum", "timeout", NULL
+	"args", "files", "metrics", "better", "checksum", "timeout", "threads",
+	"parallel", NULL
 };
-enum { BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT };
+enum {
+	BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT,
+	BK_THREADS, BK_PARALLEL,
+};
 
 struct suite_parse {
 	struct suite	*s;
@@ -868,6 +872,38 @@ out:
 	free(copy);
 }
 
+/*
+ * Stores threads = N (1..SUITE_THREADS_MAX) or parallel = yes|no: how many
+ * cores a benchmark keeps busy, for the per-core view of the report's
+ * Machines section. The two say the same thing: one of them per bench.
+ */
+static void
+suite_bench_threads(struct suite_parse *p, struct suite_bench *b,
+    int parallel, const char *v)
+{
+	uint64_t	u;
+
+	if (p->seen[parallel ? BK_THREADS : BK_PARALLEL]) {
+		ini_error(&p->src, p->src.line, "%s: give threads or parallel, "
+		    "not both", p->label);
+		return;
+	}
+	if (!parallel) {
+		if (suite_uint(p, "threads", v, 1, SUITE_THREADS_MAX, &u) == 0)
+			b->threads = (uint32_t)u;
+		return;
+	}
+	if (strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0 ||
+	    strcmp(v, "1") == 0)
+		b->threads = SUITE_THREADS_ALL;
+	else if (strcasecmp(v, "no") == 0 || strcasecmp(v, "false") == 0 ||
+	    strcmp(v, "0") == 0)
+		b->threads = 1;
+	else
+		ini_error(&p->src, p->src.line, "%s parallel: '%s' is not yes "
+		    "or no", p->label, v);
+}
+
 /* Handles one key of [bench.NAME]. */
 static void
 suite_key_bench(struct suite_parse *p, int k, const char *v)
@@ -918,6 +954,10 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 		break;
 	case BK_TIMEOUT:
 		suite_timeout(p, v, &b->timeout_ms);
+		break;
+	case BK_THREADS:
+	case BK_PARALLEL:
+		suite_bench_threads(p, b, k == BK_PARALLEL, v);
 		break;
 	}
 }

@@ -38,6 +38,9 @@ struct suite_bench {
 	struct suite_metric *metrics;
 	char		 checksum[PROTO_NAME_MAX];	/* "" when none */
 	uint32_t	 timeout_ms;	/* 0: none */
+	uint32_t	 threads;	/* cores it keeps busy; 0: not said */
+#define SUITE_THREADS_ALL	UINT32_MAX	/* parallel = yes: every core */
+#define SUITE_THREADS_MAX	4096
 	int		 line;
 };
 
