@@ -463,6 +463,7 @@ mr_cores(FILE *f, const struct report_fmt *fmt, const struct machines *m)
 #define MF_TXT	572	/* the numbers */
 #define MF_ROW	22
 #define MF_TOP	28
+#define MF_ONE	8	/* the index of 1 in mf_plot's ticks */
 
 static double
 mf_x(double r, double lo, double hi)
@@ -490,6 +491,7 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	const struct mach_geo	*g;
 	double			 lo = 1, hi = 1, pad, y, x, xl, xh, last;
 	size_t			 i, n = 0, k;
+	long			 t, dir;
 	char			 label[256], num[96];
 
 	for (i = 0; i < m->ncells; i++) {
@@ -524,7 +526,7 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	lo = exp(log(lo) - pad);
 	hi = exp(log(hi) + pad);
 	y = MF_TOP + (double)n * MF_ROW + 8;
-	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" "
+	fprintf(f, "<figure><svg class=\"machines\" width=\"%d\" "
 	    "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
 	    "aria-label=\"", MF_W, y + 44, MF_W, y + 44);
 	mf_esc(f, fmt, ds->hosts[host].name);
@@ -540,18 +542,22 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	    "variant</text><text x=\"%d\" y=\"16\" class=\"dim\">host / "
 	    "reference (log scale)</text><text x=\"%d\" y=\"16\" "
 	    "class=\"dim\">ratio [95%% CI]</text>\n", MF_X0, MF_TXT);
-	last = -1000;
-	for (k = 0; k < sizeof nice / sizeof nice[0]; k++) {
-		if (nice[k] < lo || nice[k] > hi)
-			continue;
-		x = mf_x(nice[k], lo, hi);
-		if (x - last < 44 && nice[k] != 1)
-			continue;
-		last = x;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
-		    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">%g</text>\n",
-		    x, y, x, y + 5, x, y + 18, nice[k]);
+	/* From 1 outwards, each side on its own, so 1 is always labelled. */
+	for (dir = -1; dir <= 1; dir += 2) {
+		last = dir < 0 ? -1000 : mf_x(1, lo, hi);
+		for (t = dir < 0 ? MF_ONE : MF_ONE + 1; t >= 0 &&
+		    t < (long)(sizeof nice / sizeof nice[0]); t += dir) {
+			if (nice[t] < lo || nice[t] > hi)
+				continue;
+			x = mf_x(nice[t], lo, hi);
+			if (fabs(x - last) < 44)
+				continue;
+			last = x;
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
+			    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">"
+			    "%g</text>\n", x, y, x, y + 5, x, y + 18, nice[t]);
+		}
 	}
 	k = 0;
 	for (i = 0; i < m->ncells + m->ngeos; i++) {
