@@ -147,7 +147,7 @@ expect_grep '^nothing ran\.' "$T/miss"
 
 phase "run suites/example.ini on h1 h2 a1 ($ROUNDS rounds)"
 rc=0; orch_t 600 "$T/run" run --inventory="$INV" --hosts=lab --rounds="$ROUNDS" --seed=7 \
-    --max-load=0 --out="$T/r1" suites/example.ini || rc=$?
+    --max-load=0 --machine-reference=h1 --out="$T/r1" suites/example.ini || rc=$?
 cat "$T/run"
 if [ -n "${ARCH_CHECK_OUT:-}" ] && [ -d "$T/r1" ]; then
 	rm -rf "$ARCH_CHECK_OUT" && cp -r "$T/r1" "$ARCH_CHECK_OUT" &&
@@ -216,6 +216,32 @@ if grep -Eq '^## (Across architectures|Cross-architecture)' "$R"; then
 else
 	echo "matrix: report.md has no cross-architecture section in this build: not checked"
 fi
+
+# The Machines section: the hosts side by side against h1, in all three
+# formats, and a1 named as emulated (qemu-user shows it the x86 cpuinfo).
+H="$T/r1/report.html"
+mach=$(awk '/^## Machines/ { on = 1; print; next } /^## / { on = 0 } on' "$R")
+[ -n "$mach" ] || fail "report.md has no Machines section"
+grep -q 'reference host `h1` (named by --machine-reference)' <<<"$mach" ||
+    { echo "$mach"; fail "the Machines section does not compare with h1"; }
+grep -q 'compared unpaired' <<<"$mach" || fail "the Machines section does not say it is unpaired"
+grep -q '`a1` is emulated' <<<"$mach" || { echo "$mach"; fail "the Machines section does not say a1 is emulated"; }
+grep -q '^| arch | x86_64 |' <<<"$mach" || { echo "$mach"; fail "the Machines section does not list arch as differing"; }
+echo "$mach" | grep -E '^\|  \|  \| (h2|a1) ' | sed 's/^/  /'
+expect_grep '<section id="machines">' "$H"
+expect_eq "machine forest plots (h2, a1)" "$(grep -c '<svg class="machines"' "$H")" 2
+expect_eq "summary.json machines.reference" "$(jq -r '.machines.reference' "$S")" h1
+expect_eq "summary.json machines hosts" \
+    "$(jq -r '[.machines.hosts[] | .host + ":" + (.emulated|tostring)] | sort | join(" ")' "$S")" \
+    "a1:true h1:false h2:false"
+expect_eq "summary.json machines.hosts[0]" "$(jq -r '.machines.hosts[0].host' "$S")" h1
+expect_eq "machine ratios without a value" "$(jq '[.machines.ratios[] | select(.ratio == null)] | length' "$S")" 0
+expect_grep '"differ": \[' "$S"
+# orch report without the option takes the reference from the run's command line.
+cp "$R" "$T/report-before.md"
+rc=0; orch_t 120 "$T/rerender" report "$T/r1" || rc=$?
+expect_eq "orch report exit" "$rc" 0
+cmp -s "$R" "$T/report-before.md" || fail "orch report DIR does not render report.md again byte for byte"
 
 phase "no agent left on a1"
 ns=${_ARM64_NS[1]}
