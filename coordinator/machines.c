@@ -166,11 +166,9 @@ machines_values(const struct analysis *a, size_t host, size_t bench,
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
 	size_t			 i, hb = host * ds->nbenches + bench, n = 0;
-	uint32_t		 r;
 	double			 v;
 
-	for (r = 0; r <= ds->rounds; r++)
-		best[r] = NULL;
+	/* best[] is all NULL between calls: only the rounds seen are set. */
 	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
 		s = &ds->samples[a->by_hb[i]];
 		if (s->warmup || s->variant != variant || s->round < 1 ||
@@ -180,9 +178,13 @@ machines_values(const struct analysis *a, size_t host, size_t bench,
 		    s->attempt > best[s->round]->attempt)
 			best[s->round] = s;
 	}
-	for (r = 1; r <= ds->rounds; r++) {
-		s = best[r];
-		if (s == NULL || s->status != 0)
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup || s->variant != variant || s->round < 1 ||
+		    s->round > ds->rounds || best[s->round] != s)
+			continue;
+		best[s->round] = NULL;
+		if (s->status != 0)
 			continue;
 		if (analysis_value(a, host, s, metric, &v) == 0 &&
 		    isfinite(v) && v > 0)

@@ -151,13 +151,21 @@ static double
 stats_hl_kth(const double *x, size_t n, const double *y, size_t m,
     uint64_t k)
 {
-	double	lo, hi, mid;
+	double	lo, hi, mid, v;
 	int	step;
 
 	/* count(lo) < k <= count(hi) throughout. */
 	lo = nextafter(y[0] - x[n - 1], -INFINITY);
 	hi = y[m - 1] - x[0];
 	for (step = 0; step < HL_STEPS; step++) {
+		/*
+		 * The smallest difference above lo is the k-th once (lo, hi]
+		 * holds one distinct value: usually some 60 steps, and few
+		 * when ties (counters) make many differences equal.
+		 */
+		v = stats_hl_above(x, n, y, m, lo);
+		if (stats_hl_count(x, n, y, m, v) >= k)
+			return (v);
 		mid = lo + (hi - lo) / 2;
 		if (!(mid > lo && mid < hi))
 			break;
@@ -166,7 +174,6 @@ stats_hl_kth(const double *x, size_t n, const double *y, size_t m,
 		else
 			lo = mid;
 	}
-	/* The one difference in (lo, hi] once they are adjacent. */
 	return (stats_hl_above(x, n, y, m, lo));
 }
 

@@ -135,8 +135,10 @@ test_hl_rank(void **state)
 static void
 test_hl_brute(void **state)
 {
-	static const size_t	sizes[][2] = {
-		{ 1, 1 }, { 3, 4 }, { 5, 5 }, { 12, 9 }, { 60, 70 }
+	/* n, m, and 1: small integers (ties, many differences exactly 0). */
+	static const size_t	sizes[][3] = {
+		{ 1, 1, 0 }, { 3, 4, 0 }, { 5, 5, 0 }, { 12, 9, 0 },
+		{ 60, 70, 0 }, { 8, 9, 1 }, { 55, 40, 1 }, { 1, 1, 1 }
 	};
 	struct rng	r;
 	double		x[80], y[80], *d, est, lo, hi, want;
@@ -148,10 +150,10 @@ test_hl_brute(void **state)
 		n = sizes[c][0];
 		m = sizes[c][1];
 		for (i = 0; i < n; i++)
-			x[i] = gauss(&r);
+			x[i] = sizes[c][2] ? (double)(rng_next(&r) % 4) :
+			    gauss(&r);
 		for (j = 0; j < m; j++)
-			/* Ties too: rounded values in the last case. */
-			y[j] = c == NELEM(sizes) - 1 ? round(gauss(&r) * 4) / 4 :
+			y[j] = sizes[c][2] ? (double)(rng_next(&r) % 5) :
 			    0.5 + gauss(&r);
 		nm = n * m;
 		d = calloc(nm, sizeof *d);
