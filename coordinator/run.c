@@ -18,6 +18,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
 #include "coordinator/host.h"
 #include "coordinator/plan.h"
@@ -451,6 +452,58 @@ run_open_thread(void *arg)
 	return (NULL);
 }
 
+/* Returns 1 when name is an item of list ("a,b,c", as suite.c keeps it). */
+static int
+run_in_list(const char *list, const char *name)
+{
+	size_t	n = strlen(name);
+	const char *p;
+
+	for (p = list; *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p,
+	    ",")] == ',')) {
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Returns 1, with why, when a good sample of bench lacks a metric the
+ * suite names for it (say elapsed_ns=abc was printed: text, no number);
+ * the built-ins and hardware counters, which the agent measures, aside.
+ */
+static int
+run_metric_missing(const struct suite *s, const char *bench,
+    const struct proto_sample *smp, char *why, size_t len)
+{
+	const struct suite_bench	*b = NULL;
+	const char			*m;
+	size_t				 i, j;
+
+	for (i = 0; i < s->nbenches && b == NULL; i++)
+		if (strcmp(s->benches[i].name, bench) == 0)
+			b = &s->benches[i];
+	if (b == NULL || smp->status != PROTO_ST_OK)
+		return (0);
+	for (i = 0; i < b->nmetrics; i++) {
+		m = b->metrics[i].name;
+		for (j = 0; j < DS_NBUILTIN; j++)
+			if (strcmp(ds_builtin_names[j], m) == 0)
+				break;
+		if (j < DS_NBUILTIN || run_in_list(s->counters, m))
+			continue;
+		for (j = 0; j < smp->nmetrics; j++)
+			if (strcmp(smp->metrics[j].key, m) == 0)
+				break;
+		if (j == smp->nmetrics) {
+			snprintf(why, len, "the program printed no %s=NUMBER "
+			    "line (bench %s's metric %s)", m, bench, m);
+			return (1);
+		}
+	}
+	return (0);
+}
+
 /* Stores one sample as it arrives. */
 static int
 run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
@@ -459,7 +512,9 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	struct run		*run = rh->run;
 	const struct suite	*s = run->suite;
 	const struct proto_cmd	*c;
-	int			 ev = RUN_EV_SAMPLE;
+	struct proto_sample	*bad = NULL;
+	char			 why[256];
+	int			 ev = RUN_EV_SAMPLE, r;
 
 	if (smp->cmd >= rh->plan.ncmds)
 		return (-1);
@@ -473,7 +528,17 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	}
 	if ((int64_t)smp->seq > rh->max_seq)
 		rh->max_seq = smp->seq;
-	if (record_sample(&run->rec, h->name, c->bench, c->variant, smp) != 0) {
+	if (run_metric_missing(s, c->bench, smp, why, sizeof why)) {
+		/* Failed with the reason, not a result short of a metric. */
+		bad = xmalloc(sizeof *bad);
+		memcpy(bad, smp, sizeof *bad);
+		bad->status = PROTO_ST_FAILED;
+		snprintf(bad->err_tail, sizeof bad->err_tail, "%s", why);
+		smp = bad;
+	}
+	r = record_sample(&run->rec, h->name, c->bench, c->variant, smp);
+	free(bad);
+	if (r != 0) {
 		log_warnx("%s", run->rec.err);
 		return (-1);
 	}
