@@ -902,8 +902,8 @@ run_print_summary(const char *dir)
 
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	printf("report: %s\n", path);
-	printf("        %s/report.html, %s/summary.json, %s/samples.csv\n",
-	    dir, dir, dir);
+	printf("        %s/answer.md, %s/report.html, %s/summary.json, "
+	    "%s/samples.csv\n", dir, dir, dir, dir);
 }
 
 /* Stops the run on SIGINT/SIGTERM (run_stop); a lost peer is no signal. */
@@ -1052,7 +1052,8 @@ run_finish(struct run *run, char **cause)
 			    run->rh[i].h->name, run->rh[i].h->error);
 		}
 	}
-	if (report_render(run->dir, &nworse, &nfailed, cause) != 0) {
+	if (report_render_answer(run->dir, run->opts->quiet ? NULL : stdout,
+	    &nworse, &nfailed, cause) != 0) {
 		fprintf(stderr, "orch: %s\n", *cause);
 		return (3);
 	}
