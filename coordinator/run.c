@@ -692,7 +692,16 @@ run_make_dirs(const char *dir, char **cause)
 	char		logs[PATH_MAX + 8];
 
 	snprintf(logs, sizeof logs, "%s/logs", dir);
-	if (run_mkdirs(dir, 0700) == -1 || run_mkdirs(logs, 0700) == -1) {
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		xasprintf(cause, "%s exists and is not a directory", dir);
+		return (-1);
+	}
+	if (run_mkdirs(dir, 0700) == -1) {
+		xasprintf(cause, "cannot create the directory %s: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
+	if (run_mkdirs(logs, 0700) == -1) {
 		xasprintf(cause, "cannot create %s: %s", logs, strerror(errno));
 		return (-1);
 	}
@@ -738,7 +747,17 @@ run_prepare_new(struct run *run, char **cause)
 		    "(or orch run --resume %s)", run->dir, run->dir);
 		return (-1);
 	}
-	return (run_make_dirs(run->dir, cause));
+	if (run_make_dirs(run->dir, cause) != 0) {
+		/* Name the option and the path as given. */
+		if (opts->out != NULL) {
+			char	*c = *cause;
+
+			xasprintf(cause, "--out=%s: %s", opts->out, c);
+			free(c);
+		}
+		return (-1);
+	}
+	return (0);
 }
 
 /*

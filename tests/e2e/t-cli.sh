@@ -69,6 +69,16 @@ usage_err "^orch help: unknown command 'frobnicate'" help frobnicate
 [ ! -e "$T/reports" ] || fail "a usage error made reports/"
 cd - > /dev/null
 
+note "--out that cannot be a run directory: the option and the path given"
+echo text > "$T/file.md"
+rc=0; "$ORCH" run --out="$T/file.md" tests/suites/triple.ini > "$T/o1" 2>&1 || rc=$?
+expect_eq "--out=FILE exit" "$rc" 2
+expect_grep "^orch: --out=$T/file.md: $T/file.md exists and is not a directory$" "$T/o1"
+expect_eq "the file is untouched" "$(cat "$T/file.md")" text
+rc=0; "$ORCH" run --out=/proc/x tests/suites/triple.ini > "$T/o2" 2>&1 || rc=$?
+expect_eq "--out=/proc/x exit" "$rc" 2
+expect_grep "^orch: --out=/proc/x: cannot create the directory /proc/x: " "$T/o2"
+
 note "the manual page is the same table: docs/orch.1 is what orch help --man writes"
 "$ORCH" help --man > "$T/orch.1"
 diff -u docs/orch.1 "$T/orch.1" || fail "docs/orch.1 is stale: run make man"
