@@ -537,9 +537,9 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		smp = bad;
 	}
 	r = record_sample(&run->rec, h->name, c->bench, c->variant, smp);
-	free(bad);
 	if (r != 0) {
 		log_warnx("%s", run->rec.err);
+		free(bad);
 		return (-1);
 	}
 	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries)
@@ -551,6 +551,7 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO && !run->tty)
 		log_info("%s: %s/%s round %u: %s", h->name, c->bench,
 		    c->variant, smp->round, proto_status_name(smp->status));
+	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);
 	return (0);
 }
