@@ -36,8 +36,12 @@ static const struct usage_cmd usage_cmds[] = {
 	  "of a run whose coordinator was lost and finishes it." },
 	{ "check", "[options]",
 	  "say whether each host is ready to measure",
-	  "Connects to each host and prints a table: reachable, host key, "
-	  "agent, load, READY, with a line of warnings per host." },
+	  "Connects to each host (installing nothing) and prints a table: "
+	  "reachable, host key, agent, facts, load, and READY: yes; would "
+	  "wait (its load is above the load gate, so a run would wait for "
+	  "it); run deploys (no agent or an outdated one, which orch run "
+	  "installs by itself); NO (the line below it says why). Then each "
+	  "host's facts and warnings. Exits 3 when a host is NO." },
 	{ "deploy", "[options]",
 	  "install or update the agent on each host",
 	  "Installs orch-agent on each host: a prebuilt agent when one "
