@@ -148,13 +148,20 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 PREBUILT_DIRS := $(patsubst %/orch-agent,%,$(wildcard bin/*-*/orch-agent bin/agents/*-*/orch-agent))
 install: programs
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN)/orch $(BIN)/orch-agent $(BIN)/orch-null $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 docs/orch.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	for d in $(PREBUILT_DIRS); do \
 		to=$(DESTDIR)$(PREFIX)/libexec/orch/$${d##*/}; \
 		install -d $$to && install -m 0755 $$d/orch-agent $$to/ || exit 1; \
 		if test -f $$d/orch-null; then install -m 0755 $$d/orch-null $$to/ || exit 1; fi; \
 	done
+
+# The manual page: written by orch from the table of its options
+# (coordinator/usage.c); tests/e2e/t-cli.sh fails when docs/orch.1 is stale.
+.PHONY: man
+man: $(BIN)/orch
+	$(BIN)/orch help --man > docs/orch.1
 
 # ---- example and test benchmark programs (plain C, no libraries) ----------
 SUITE_OS   := $(if $(filter Darwin,$(UNAME_S)),darwin,linux)

@@ -94,7 +94,19 @@ struct exec_io {
 	size_t		 ringpos;		/* where the next byte goes */
 	size_t		 ringlen;		/* bytes held, <= EXEC_TAIL_LEN */
 	uint64_t	 errtotal;		/* stderr bytes seen in all */
+	char		 merr[PROTO_TAIL_MAX];	/* the first bad metric line */
 };
+
+/* Parses one stdout line; keeps the first bad metric line's reason. */
+static void
+exec_metrics_line(struct exec_io *io, struct proto_sample *out)
+{
+	char	err[PROTO_TAIL_MAX];
+
+	if (metrics_line(out, io->line, io->linelen, io->checksum_key, err,
+	    sizeof err) == -1 && io->merr[0] == '\0')
+		memcpy(io->merr, err, sizeof io->merr);
+}
 
 /* Notes a child state change on the self-pipe. */
 static void
@@ -559,8 +571,7 @@ exec_out_feed(struct exec_io *io, const char *p, size_t n)
 		if (nl == NULL)
 			break;
 		if (!io->skipping)
-			metrics_line(io->out, io->line, io->linelen,
-			    io->checksum_key);
+			exec_metrics_line(io, io->out);
 		io->skipping = 0;
 		io->linelen = 0;
 		p += chunk + 1;
@@ -591,8 +602,7 @@ exec_read(struct exec_io *io, int *fd, int is_out)
 	if (is_out) {
 		/* The last line, if it had no newline. */
 		if (!io->skipping && io->linelen > 0)
-			metrics_line(io->out, io->line, io->linelen,
-			    io->checksum_key);
+			exec_metrics_line(io, io->out);
 		io->linelen = 0;
 	}
 	exec_close(fd);
@@ -867,7 +877,7 @@ exec_result(const struct exec_req *req, struct exec_child *c,
 
 	/* Whatever is still in the line buffer is a last line without \n. */
 	if (io->outfd != -1 && !io->skipping && io->linelen > 0)
-		metrics_line(out, io->line, io->linelen, io->checksum_key);
+		exec_metrics_line(io, out);
 
 	out->wall_ns = (uint64_t)(c->t1 - c->t0);
 	out->user_ns = exec_tv_ns(&c->ru.ru_utime);
@@ -894,6 +904,12 @@ exec_result(const struct exec_req *req, struct exec_child *c,
 			out->status = PROTO_ST_SIGNAL;
 	}
 	exec_ring_get(io, out->err_tail);
+	if (out->status == PROTO_ST_OK && io->merr[0] != '\0') {
+		/* A value lost or doubled would skew the result unseen. */
+		out->status = PROTO_ST_FAILED;
+		exec_reason(out, "%s", io->merr);
+		return;
+	}
 	if (out->err_tail[0] == '\0' && out->status != PROTO_ST_OK)
 		exec_status_reason(req, out);
 }

@@ -484,15 +484,82 @@ static const struct {
 	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
 };
 
+/*
+ * Appends text to buf[len]; what does not fit is cut at a blank, never
+ * inside a word, and "..." says so. Returns -1 once buf is full.
+ */
+static int
+facts_append(char *buf, size_t len, const char *text)
+{
+	size_t	have = strlen(buf), n = strlen(text), cut;
+
+	if (have + n < len) {
+		memcpy(buf + have, text, n + 1);
+		return (0);
+	}
+	if (len < have + 5)
+		return (-1);
+	cut = len - have - 4;		/* room for "..." and the NUL */
+	while (cut > 0 && text[cut] != ' ')
+		cut--;
+	memcpy(buf + have, text, cut);
+	memcpy(buf + have + cut, "...", 4);
+	return (-1);
+}
+
+/*
+ * Says which counters the kernel refused, one clause per reason ("the
+ * kernel refused counters 'cycles', 'instructions' (perf_event_open: No
+ * such file or directory; no such hardware counter here, e.g. in a VM)"),
+ * into err[errlen], whole words only.
+ */
+static void
+facts_ctr_refusals(const char **names, const int *errnos, size_t n, char *err,
+    size_t errlen)
+{
+	char	clause[512];
+	size_t	i, j, k;
+	int	e, seen;
+
+	for (i = 0; i < n; i++) {
+		for (seen = 0, j = 0; j < i; j++)
+			seen |= errnos[j] == errnos[i];
+		if (seen)
+			continue;
+		e = errnos[i];
+		for (k = 0, j = i; j < n; j++)
+			k += errnos[j] == e;
+		snprintf(clause, sizeof clause, "%sthe kernel refused counter%s",
+		    err[0] != '\0' ? "; " : "", k > 1 ? "s" : "");
+		for (k = 0, j = i; j < n; j++) {
+			if (errnos[j] != e)
+				continue;
+			snprintf(clause + strlen(clause), sizeof clause -
+			    strlen(clause), "%s '%s'", k++ ? "," : "", names[j]);
+		}
+		snprintf(clause + strlen(clause), sizeof clause -
+		    strlen(clause), " (perf_event_open: %s%s)", strerror(e),
+		    e == EACCES || e == EPERM ? "; see "
+		    "/proc/sys/kernel/perf_event_paranoid" : e == ENOENT ||
+		    e == EOPNOTSUPP ? "; no such hardware counter here, e.g. "
+		    "in a VM" : "");
+		if (facts_append(err, errlen, clause) != 0)
+			return;
+	}
+}
+
 int
 facts_counters_open(struct facts_counters *c, const char *list, char *err,
     size_t errlen)
 {
 	struct perf_event_attr	 attr;
 	char			 buf[256], *tok, *save = NULL, *end;
-	size_t			 i;
+	const char		*refused[sizeof facts_ctr_names /
+				    sizeof facts_ctr_names[0] + 1];
+	int			 rerrno[sizeof facts_ctr_names /
+				    sizeof facts_ctr_names[0] + 1];
+	size_t			 i, nrefused = 0;
 	long			 fd;
-	int			 e;
 
 	memset(c, 0, sizeof *c);
 	if (errlen > 0)
@@ -530,15 +597,9 @@ facts_counters_open(struct facts_counters *c, const char *list, char *err,
 		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
 		    PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			/* Say why, and measure the counters that work. */
-			e = errno;
-			snprintf(err + strlen(err), errlen - strlen(err),
-			    "%sthe kernel refused counter '%s' (perf_event_open:"
-			    " %s%s)", err[0] ? "; " : "", tok, strerror(e),
-			    e == EACCES || e == EPERM ? "; see "
-			    "/proc/sys/kernel/perf_event_paranoid" : e ==
-			    ENOENT || e == EOPNOTSUPP ? "; no such hardware "
-			    "counter here, e.g. in a VM" : "");
+			/* Say why (below), and measure the counters that work. */
+			refused[nrefused] = tok;
+			rerrno[nrefused++] = errno;
 			continue;
 		}
 		c->fd[c->n] = (int)fd;
@@ -546,6 +607,7 @@ facts_counters_open(struct facts_counters *c, const char *list, char *err,
 		c->n++;
 	}
 	(void)end;
+	facts_ctr_refusals(refused, rerrno, nrefused, err, errlen);
 	return (c->n);
 fail:
 	facts_counters_close(c, NULL);

@@ -1,5 +1,7 @@
 /* The `key=value` convention: a program's numeric stdout lines are metrics. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,16 +90,21 @@ metrics_builtin(const char *name)
 	return (0);
 }
 
-/* Stores value under key, replacing an earlier value; 0 when full. */
+/*
+ * Stores value under key; -1 with the reason in err when the key is already
+ * there (which of two values was meant cannot be known), 0 when full.
+ */
 static int
-metrics_put(struct proto_sample *s, const char *key, double value)
+metrics_put(struct proto_sample *s, const char *key, double value,
+    char *err, size_t errlen)
 {
 	size_t	i;
 
 	for (i = 0; i < s->nmetrics; i++) {
 		if (strcmp(s->metrics[i].key, key) == 0) {
-			s->metrics[i].value = value;
-			return (1);
+			snprintf(err, errlen, "metric %s printed twice (%.17g, "
+			    "then %.17g)", key, s->metrics[i].value, value);
+			return (-1);
 		}
 	}
 	if (s->nmetrics >= PROTO_METRICS_MAX)
@@ -108,9 +115,23 @@ metrics_put(struct proto_sample *s, const char *key, double value)
 	return (1);
 }
 
+/*
+ * Returns 1 when v is what strtod would take as a number whole (hex, inf,
+ * nan, "1.", ".5", a decimal out of range): a number written wrong, not
+ * text such as "1.2.3" or "12 ms".
+ */
+static int
+metrics_number_like(const char *v)
+{
+	char	*end;
+
+	(void)strtod(v, &end);
+	return (end != v && *end == '\0');
+}
+
 int
 metrics_line(struct proto_sample *s, const char *line, size_t len,
-    const char *checksum_key)
+    const char *checksum_key, char *err, size_t errlen)
 {
 	char		 key[PROTO_NAME_MAX], num[128];
 	const char	*v;
@@ -156,13 +177,29 @@ metrics_line(struct proto_sample *s, const char *line, size_t len,
 		return (1);
 	}
 
-	if (metrics_builtin(key) || vlen >= sizeof num ||
-	    !metrics_numeric(v, vlen))
+	if (vlen >= sizeof num || memchr(v, '\0', vlen) != NULL)
 		return (0);
 	memcpy(num, v, vlen);
 	num[vlen] = '\0';
+	if (metrics_builtin(key)) {
+		snprintf(err, errlen, "the program printed %s=%s, which "
+		    "collides with orch's built-in metric %s: rename it", key,
+		    num, key);
+		return (-1);
+	}
+	if (!metrics_numeric(v, vlen)) {
+		if (!metrics_number_like(num))
+			return (0);	/* text, such as version=1.2.3 */
+		snprintf(err, errlen, "metric %s=%s is not a finite decimal "
+		    "number", key, num);
+		return (-1);
+	}
+	errno = 0;
 	d = strtod(num, &end);
-	if (*end != '\0' || !isfinite(d))
-		return (0);
-	return (metrics_put(s, key, d));
+	if (*end != '\0' || !isfinite(d) || errno == ERANGE) {
+		snprintf(err, errlen, "metric %s=%s is out of range (not a "
+		    "finite double)", key, num);
+		return (-1);
+	}
+	return (metrics_put(s, key, d, err, errlen));
 }

@@ -845,7 +845,9 @@ static void
 serve_plan_counters(struct serve *s, const struct proto_plan *plan)
 {
 	struct facts_counters	probe;
-	char			why[256];
+	/* With "counters not measured: ", it must fit a STATUS detail. */
+	char			why[sizeof ((struct proto_state *)0)->detail -
+				    32];
 	int			n, k;
 
 	s->counters = NULL;

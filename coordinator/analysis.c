@@ -840,15 +840,17 @@ rep_geos(struct analysis *a)
 	struct rng		 rng;
 	const double		**rr;
 	double			**inv;
-	size_t			*n, g, v, i, b, k, ninv = 0, r, naa, nhosts;
-	char			*key;
+	size_t			*n, g, v, i, b, k, kh, ninv = 0, r, naa, nhosts;
+	char			*key, *bused;
 	int			 ret = -1;
 
 	a->geos = calloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
+	bused = calloc(ds->nbenches + 1, 1);
 	rr = calloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
 	inv = calloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
 	n = calloc(a->nhosts * ds->nbenches + 1, sizeof *n);
-	if (a->geos == NULL || rr == NULL || inv == NULL || n == NULL)
+	if (a->geos == NULL || rr == NULL || inv == NULL || n == NULL ||
+	    bused == NULL)
 		goto out;
 	for (b = 0; b < ds->nbenches; b++) {
 		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
@@ -865,8 +867,10 @@ rep_geos(struct analysis *a)
 			geo->variant = v;
 			geo->est = geo->lo = geo->hi = NAN;
 			k = ninv = naa = nhosts = 0;
+			memset(bused, 0, ds->nbenches);
 			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
 				nhosts++;
+				kh = k;
 				for (b = 0; b < ds->nbenches; b++) {
 					c = analysis_cmp(a, a->hosts[i].host,
 					    b, 0, v);
@@ -880,6 +884,8 @@ rep_geos(struct analysis *a)
 						continue;
 					}
 					n[k] = ds->rounds;
+					geo->nbenches += !bused[b];
+					bused[b] = 1;
 					if (ds->benches[b].higher[0]) {
 						inv[ninv] = calloc(
 						    (size_t)ds->rounds + 1,
@@ -893,6 +899,7 @@ rep_geos(struct analysis *a)
 					} else
 						rr[k++] = c->rratio;
 				}
+				geo->nhosts += k > kh;
 			}
 			geo->nused = k;
 			geo->aa = nhosts > 0 && naa == nhosts;
@@ -923,6 +930,7 @@ out:
 	free(rr);
 	free(inv);
 	free(n);
+	free(bused);
 	return (ret);
 }
 
@@ -1118,7 +1126,14 @@ rep_answers(struct analysis *a)
 			r |= rep_appendf(&ans->detail, "%s: %s",
 			    a->groups[g].label,
 			    stats_verdict_name(geo->verdict));
-			if (geo->nused > 0)
+			if (geo->nused > 0 && geo->nhosts > 1)
+				/* Counted below per comparison, not per bench. */
+				r |= rep_appendf(&ans->detail, ", geomean "
+				    "%.3f [%.3f, %.3f] over %zu comparisons, "
+				    "%zu benchmark%s on %zu hosts (", geo->est,
+				    geo->lo, geo->hi, geo->nused, geo->nbenches,
+				    geo->nbenches == 1 ? "" : "s", geo->nhosts);
+			else if (geo->nused > 0)
 				r |= rep_appendf(&ans->detail, ", geomean "
 				    "%.3f [%.3f, %.3f] over %zu benchmark%s (",
 				    geo->est, geo->lo, geo->hi, geo->nused,

@@ -59,6 +59,8 @@ struct rep_group {
 struct rep_geo {
 	size_t			 group, variant;
 	size_t			 nused;		/* (host, bench) comparisons in it */
+	size_t			 nbenches;	/* distinct benchmarks among them */
+	size_t			 nhosts;	/* distinct hosts among them */
 	size_t			 ninvalid;	/* left out: invalid */
 	size_t			 count[VERDICT_INVALID + 1]; /* per verdict */
 	double			 est, lo, hi;	/* NAN when nused is 0 */

@@ -41,6 +41,41 @@ check_or(const struct host *h, const char *key)
 	return (*v != '\0' ? v : "unknown");
 }
 
+/* The load gate a run would apply: the inventory's, else the default. */
+static double
+check_gate(const struct host *h)
+{
+	return (h->max_load >= 0 ? h->max_load : DEFAULT_MAX_LOAD);
+}
+
+/* Returns 1 when a run would wait for h's load to drop before measuring. */
+static int
+check_would_wait(const struct host *h)
+{
+	return (h->facts.cores > 0 && check_gate(h) > 0 &&
+	    h->facts.load[0] / h->facts.cores > check_gate(h));
+}
+
+/* Returns cause without a leading "NAME: ": the line names the host. */
+static const char *
+check_unnamed(const struct host *h, const char *cause)
+{
+	size_t	n = strlen(h->name);
+
+	if (strncmp(cause, h->name, n) == 0 && strncmp(cause + n, ": ",
+	    2) == 0)
+		return (cause + n + 2);
+	return (cause);
+}
+
+const char *
+check_ready(const struct host *h, int probed)
+{
+	if (probed)
+		return (check_would_wait(h) ? "would wait" : "yes");
+	return (h->agent_stale ? "run deploys" : "NO");
+}
+
 int
 check_warnings(const struct host *h, char *buf, size_t len)
 {
@@ -78,12 +113,12 @@ check_warnings(const struct host *h, char *buf, size_t len)
 	if (strcmp(v, "on") == 0)
 		W("SMT (hyper-threading) is on: pin benchmarks to one thread "
 		    "per core (pin =)\n");
-	if (h->facts.cores > 0) {
+	if (check_would_wait(h)) {
 		per_core = h->facts.load[0] / h->facts.cores;
-		if (per_core > DEFAULT_MAX_LOAD)
-			W("1-minute load %.2f is above a third of %u cores: a "
-			    "run would wait\n", h->facts.load[0],
-			    h->facts.cores);
+		W("1-minute load %.2f (%.2f per core) is above max_load %.2f "
+		    "per core of %u cores: a run would wait (--max-load=0 "
+		    "measures anyway)\n", h->facts.load[0], per_core,
+		    check_gate(h), h->facts.cores);
 	}
 	if (strcmp(h->facts.os, "darwin") == 0)
 		W("macOS has no CPU affinity: pin = is not applied there\n");
@@ -134,7 +169,7 @@ check_main(struct host *hosts, size_t n)
 {
 	struct check_row	*rows;
 	struct host		*h;
-	size_t			 i;
+	size_t			 i, wname = 4, wkey = 8;
 	int			 all = 1;
 	char			*p, *line, *save;
 
@@ -143,9 +178,16 @@ check_main(struct host *hosts, size_t n)
 		rows[i].h = &hosts[i];
 	host_each(rows, n, sizeof *rows, check_thread);
 
-	printf("%-12s %-9s %-10s %-6s %-8s %-16s %-28s %5s %6s %10s  %s\n",
-	    "HOST", "REACHABLE", "HOST KEY", "AUTH", "AGENT", "OS/ARCH", "CPU",
-	    "CORES", "LOAD", "DISK FREE", "READY");
+	/* Names and host key states are never cut: the columns fit them. */
+	for (i = 0; i < n; i++) {
+		if (strlen(rows[i].h->name) > wname)
+			wname = strlen(rows[i].h->name);
+		if (strlen(rows[i].p.hostkey) > wkey)
+			wkey = strlen(rows[i].p.hostkey);
+	}
+	printf("%-*s %-9s %-*s %-6s %-8s %-16s %-28s %5s %6s %10s  %s\n",
+	    (int)wname, "HOST", "REACHABLE", (int)wkey, "HOST KEY", "AUTH",
+	    "AGENT", "OS/ARCH", "CPU", "CORES", "LOAD", "DISK FREE", "READY");
 	for (i = 0; i < n; i++) {
 		char	osarch[40] = "-", cpu[29] = "-", cores[8] = "-";
 		char	load[16] = "-";
@@ -158,16 +200,24 @@ check_main(struct host *hosts, size_t n)
 			snprintf(cores, sizeof cores, "%u", h->facts.cores);
 			snprintf(load, sizeof load, "%.2f", h->facts.load[0]);
 		}
-		printf("%-12s %-9s %-10.10s %-6.6s %-8s %-16s %-28s %5s %6s "
-		    "%10s  %s\n", h->name, rows[i].p.reach, rows[i].p.hostkey,
-		    rows[i].p.auth, rows[i].p.agent, osarch, cpu, cores, load,
-		    rows[i].p.disk, rows[i].ready ? "yes" : "NO");
+		printf("%-*s %-9s %-*s %-6.6s %-8s %-16s %-28s %5s %6s %10s  "
+		    "%s\n", (int)wname, h->name, rows[i].p.reach, (int)wkey,
+		    rows[i].p.hostkey, rows[i].p.auth, rows[i].p.agent, osarch,
+		    cpu, cores, load, rows[i].p.disk,
+		    check_ready(rows[i].h, rows[i].ready));
 	}
 	for (i = 0; i < n; i++) {
 		h = rows[i].h;
+		if (!rows[i].ready && h->agent_stale) {
+			/* Not a reason to refuse: orch run deploys it. */
+			printf("\n%s: %s\n", h->name,
+			    check_unnamed(h, rows[i].error));
+			continue;
+		}
 		if (!rows[i].ready) {
 			all = 0;
-			printf("\n%s: not ready: %s\n", h->name, rows[i].error);
+			printf("\n%s: not ready: %s\n", h->name,
+			    check_unnamed(h, rows[i].error));
 			continue;
 		}
 		printf("\n%s: facts: governor=%s boost=%s smt=%s aslr=%s "

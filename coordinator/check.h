@@ -20,4 +20,12 @@ int	check_main(struct host *hosts, size_t n);
  */
 int	check_warnings(const struct host *h, char *buf, size_t len);
 
+/*
+ * Returns what the READY column says of h: "yes"; "would wait" when its
+ * 1-minute load per core is above the load gate (a run would wait);
+ * "run deploys" when it has no agent or an outdated one (orch run installs
+ * it); "NO". probed: the agent answered with the host's facts.
+ */
+const char *check_ready(const struct host *h, int probed);
+
 #endif

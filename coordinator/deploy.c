@@ -406,9 +406,12 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 		return (0);
 	}
 	if (force < 0) {
-		snprintf(err, errlen, "%s: %s; run: orch deploy --hosts=%s",
-		    h->name, out[0] != '\0' ? "agent is outdated" :
-		    "no agent installed", h->name);
+		/* Only orch check refuses; orch run would install it. */
+		h->agent_stale = 1;
+		snprintf(err, errlen, "%s: orch run %s it by itself (orch "
+		    "deploy --hosts=%s does it ahead of time)", out[0] != '\0' ?
+		    "agent is outdated" : "no agent installed", out[0] != '\0' ?
+		    "replaces" : "installs", h->name);
 		return (-1);
 	}
 	if (deploy_host_kind(s, h, os, arch, err, errlen) != 0)

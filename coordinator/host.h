@@ -103,6 +103,7 @@ struct host {
 	char		 logpath[1024];	/* the agent's stderr goes here */
 	int		 verbose;	/* run the agent with -v */
 	int		 no_deploy;	/* refuse rather than install the agent */
+	int		 agent_stale;	/* refused: no agent, or an outdated one */
 
 	/* Session. */
 	char		 run_id[64];	/* of the session, once opened */

@@ -16,31 +16,26 @@
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
+#include "coordinator/usage.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
 
-static void
+/* Exits 2 with the command list: no command, or an unknown one. */
+static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr,
-	    "usage: orch run [--hosts=LIST] [--inventory=FILE] [--rounds=N] "
-	    "[--seed=N]\n"
-	    "                [--out=DIR] [--max-load=F] [--fail-on=worse]\n"
-	    "                [--accept-new-host-keys] [-v] SUITE.ini\n"
-	    "       orch run --resume=DIR [--inventory=FILE]\n"
-	    "       orch status DIR | orch stop DIR [--inventory=FILE]\n"
-	    "       orch check [--hosts=LIST] [--inventory=FILE] "
-	    "[--accept-new-host-keys]\n"
-	    "       orch deploy [--hosts=LIST] [--inventory=FILE] [--force] "
-	    "[--from-source]\n"
-	    "                [--accept-new-host-keys]\n"
-	    "       orch report [--fail-on=worse] DIR\n"
-	    "       orch --version\n"
-	    "LIST: host and group names, `all`, comma separated; `local` is "
-	    "this machine.\n");
+	usage_all(stderr);
 	exit(2);
+}
+
+/* orch COMMAND --help: the command's usage on stdout, exit 0. */
+static void __attribute__((noreturn))
+help_exit(const char *command)
+{
+	usage_command(stdout, command);
+	exit(0);
 }
 
 /* Parses an unsigned decimal number; exits 2 naming the option when bad. */
@@ -173,6 +168,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "resume", required_argument, NULL, 'R' },
 		{ "machine-reference", required_argument, NULL, 'M' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts	 opts;
@@ -182,7 +179,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 
 	memset(&opts, 0, sizeof opts);
 	opts.max_load = -1;
-	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":vqh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
 			hosts = optarg;
@@ -193,6 +190,11 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		case 'A':
 			host_ssh_accept_new(1);
 			break;
+		case 'q':
+			opts.quiet = 1;
+			break;
+		case 'h':
+			help_exit("run");
 		case 'r':
 			opts.rounds = (uint32_t)parse_u64("--rounds", optarg,
 			    100000);
@@ -240,7 +242,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			log_init("orch", LOG_DEBUG);
 			break;
 		default:
-			usage();
+			usage_bad_option("run", argv, optind, optopt, ch);
 		}
 	}
 	if (opts.resume != NULL) {
@@ -260,8 +262,12 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		opts.hosts = resolve_hosts(inv, list, &opts.nhosts);
 		free(list);
 	} else {
+		if (optind == argc)
+			usage_error("run", "run takes one suite file, got none");
 		if (optind != argc - 1)
-			usage();
+			usage_error("run", "run takes one suite file, got %d "
+			    "(%s, %s%s)", argc - optind, argv[optind],
+			    argv[optind + 1], argc - optind > 2 ? ", ..." : "");
 		opts.suite = argv[optind];
 		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	}
@@ -283,14 +289,22 @@ cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, NULL, 'f' },
 		{ "machine-reference", required_argument, NULL, 'M' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	size_t	 nworse = 0;
 	char	*cause = NULL;
-	int	 ch, fail_on = 0;
+	int	 ch, fail_on = 0, quiet = 0;
 
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+
+	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			help_exit("report");
 		case 'f':
 			if (strcmp(optarg, "worse") != 0) {
 				fprintf(stderr, "orch: --fail-on: only 'worse' "
@@ -304,18 +318,20 @@ cmd_report(int argc, char **argv)
 				return (2);
 			break;
 		default:
-			usage();
+			usage_bad_option("report", argv, optind, optopt, ch);
 		}
 	}
 	if (optind != argc - 1)
-		usage();
-	if (report_render(argv[optind], &nworse, NULL, &cause) != 0) {
+		usage_error("report", "report takes one run directory, got %d",
+		    argc - optind);
+	if (report_render_answer(argv[optind], quiet ? NULL : stdout,
+	    &nworse, NULL, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		return (2);
 	}
-	printf("report: %s/report.md (and report.html, summary.json, "
-	    "samples.csv)\n", argv[optind]);
+	printf("report: %s/report.md (and answer.md, report.html, "
+	    "summary.json, samples.csv)\n", argv[optind]);
 	if (fail_on && nworse > 0) {
 		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
 		    nworse, nworse == 1 ? "" : "s");
@@ -330,21 +346,26 @@ cmd_control(int argc, char **argv, int stop)
 {
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char	*name = stop ? "stop" : "status";
 	struct host	*hosts;
 	const char	*inv = NULL;
 	char		*list, *cause = NULL;
 	size_t		 n;
 	int		 ch, r;
 
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h')
+			help_exit(name);
 		if (ch != 'i')
-			usage();
+			usage_bad_option(name, argv, optind, optopt, ch);
 		inv = optarg;
 	}
 	if (optind != argc - 1)
-		usage();
+		usage_error(name, "%s takes one run directory, got %d", name,
+		    argc - optind);
 	if ((list = control_hosts(argv[optind], &cause)) == NULL) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
@@ -368,14 +389,16 @@ cmd_hosts(int argc, char **argv, int deploy)
 		{ "force", no_argument, NULL, 'F' },
 		{ "from-source", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char	*name = deploy ? "deploy" : "check";
 	struct host	*hosts;
 	const char	*list = NULL, *inv = NULL;
 	size_t		 n;
 	int		 ch, force = 0, r;
 
-	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
 			list = optarg;
@@ -388,54 +411,91 @@ cmd_hosts(int argc, char **argv, int deploy)
 			break;
 		case 'F':
 			if (!deploy)
-				usage();
+				usage_error(name, "--force is an option of deploy");
 			force = force > 1 ? force : 1;
 			break;
 		case 'S':
 			if (!deploy)
-				usage();
+				usage_error(name, "--from-source is an option of "
+				    "deploy");
 			force = 2;
 			break;
 		case 'v':
 			log_init("orch", LOG_DEBUG);
 			break;
+		case 'h':
+			help_exit(name);
 		default:
-			usage();
+			usage_bad_option(name, argv, optind, optopt, ch);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage_error(name, "%s takes no arguments, got '%s' (hosts go "
+		    "in --hosts=LIST)", name, argv[optind]);
 	hosts = resolve_hosts(inv, list, &n);
 	r = deploy ? deploy_main(hosts, n, force) : check_main(hosts, n);
 	free(hosts);
 	return (r);
 }
 
+/* orch help [COMMAND], orch help --man. */
+static int
+cmd_help(int argc, char **argv)
+{
+	if (argc == 1) {
+		usage_all(stdout);
+		return (0);
+	}
+	if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+		usage_man(stdout);
+		return (0);
+	}
+	if (argc > 2)
+		usage_error("help", "help takes one command, got %d",
+		    argc - 1);
+	if (usage_command(stdout, argv[1]) != 0) {
+		fprintf(stderr, "orch help: unknown command '%s'\n", argv[1]);
+		usage();
+	}
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
+	const char	*cmd;
+
 	log_init("orch", LOG_INFO);
 	if (argc < 2)
 		usage();
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+	cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0)
+		return (cmd_help(argc - 1, argv + 1));
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		if (argc > 2 && strcmp(argv[2], "--help") != 0)
+			usage_error("version", "version takes no arguments");
+		if (argc > 2)
+			help_exit("version");
 		printf("orch %s protocol %d\n", ORCH_VERSION, PROTO_VERSION);
 		return (0);
+	}
+	if (!usage_known(cmd)) {
+		fprintf(stderr, "orch: unknown command '%s'\n", cmd);
+		usage();
 	}
 	find_agent(argv[0]);
 	if (ssh_init() != 0)
 		fatalx("libssh2_init failed");
-	if (strcmp(argv[1], "check") == 0)
+	if (strcmp(cmd, "check") == 0)
 		return (cmd_hosts(argc - 1, argv + 1, 0));
-	if (strcmp(argv[1], "deploy") == 0)
+	if (strcmp(cmd, "deploy") == 0)
 		return (cmd_hosts(argc - 1, argv + 1, 1));
-	if (strcmp(argv[1], "run") == 0)
+	if (strcmp(cmd, "run") == 0)
 		return (cmd_run(argc - 1, argv + 1, argc, argv));
-	if (strcmp(argv[1], "status") == 0)
+	if (strcmp(cmd, "status") == 0)
 		return (cmd_control(argc - 1, argv + 1, 0));
-	if (strcmp(argv[1], "stop") == 0)
+	if (strcmp(cmd, "stop") == 0)
 		return (cmd_control(argc - 1, argv + 1, 1));
-	if (strcmp(argv[1], "report") == 0)
-		return (cmd_report(argc - 1, argv + 1));
-	fprintf(stderr, "orch: unknown command '%s'\n", argv[1]);
-	usage();
+	return (cmd_report(argc - 1, argv + 1));
 }

@@ -352,8 +352,8 @@ html_geomeans(FILE *f, const struct analysis *a)
 	    "benchmarks%s.</p>\n", a->inverted ? "; ratios of "
 	    "higher-is-better metrics are inverted, so below 1 is better" : "");
 	fputs("<div class=\"scroll\"><table>\n<tr><th>architecture</th><th>"
-	    "hosts</th><th>variant</th><th>benchmarks</th><th>geomean [95% CI]"
-	    "</th><th>verdict</th><th>per benchmark</th></tr>\n", f);
+	    "hosts</th><th>variant</th><th>comparisons</th><th>geomean [95% CI]"
+	    "</th><th>verdict</th><th>per comparison</th></tr>\n", f);
 	for (i = 0; i < a->ngeos; i++) {
 		geo = &a->geos[i];
 		g = &a->groups[geo->group];

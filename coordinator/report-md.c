@@ -44,6 +44,12 @@ md_text(FILE *f, const char *s)
 	}
 }
 
+void
+report_md_text(FILE *f, const char *s)
+{
+	md_text(f, s);
+}
+
 /* Returns the longest run of backticks in s. */
 static size_t
 md_ticks(const char *s)
@@ -252,8 +258,9 @@ md_across(FILE *f, const struct analysis *a)
 	    "95%% bootstrap interval that resamples rounds jointly across "
 	    "benchmarks%s:\n\n", a->inverted ? "; ratios of higher-is-better "
 	    "metrics are inverted, so below 1 is better" : "");
-	fputs("| architecture | hosts | variant | benchmarks | geomean [95% CI] "
-	    "| verdict | per benchmark |\n", f);
+	/* A comparison is a (host, benchmark): 3 hosts x 1 bench make 3. */
+	fputs("| architecture | hosts | variant | comparisons | geomean [95% CI] "
+	    "| verdict | per comparison |\n", f);
 	fputs("|---|---|---|---:|---|---|---|\n", f);
 	for (i = 0; i < a->ngeos; i++) {
 		geo = &a->geos[i];

@@ -165,8 +165,21 @@ rep_html_cb(const void *a, FILE *f)
 	return (report_html(a, f));
 }
 
+static int
+rep_answer_cb(const void *a, FILE *f)
+{
+	return (report_answer_md(a, f));
+}
+
 int
 report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
+{
+	return (report_render_answer(dir, NULL, nworse, nfailed, cause));
+}
+
+int
+report_render_answer(const char *dir, FILE *tty, size_t *nworse,
+    size_t *nfailed, char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
@@ -175,6 +188,7 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 		{ dir, "summary.json", rep_json_cb, NULL, NULL, -1, "" },
 		{ dir, "report.md", rep_md_cb, NULL, NULL, -1, "" },
 		{ dir, "report.html", rep_html_cb, NULL, NULL, -1, "" },
+		{ dir, "answer.md", rep_answer_cb, NULL, NULL, -1, "" },
 	};
 	const size_t	 nout = sizeof out / sizeof out[0];
 	pthread_t	 csv;
@@ -216,6 +230,10 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 			out[i].cause = NULL;
 			goto out;
 		}
+	}
+	if (tty != NULL) {
+		report_answer_text(a, tty);
+		fflush(tty);
 	}
 	if (nworse != NULL)
 		*nworse = a->nworse;

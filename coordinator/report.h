@@ -16,16 +16,30 @@ int	report_json(const struct analysis *a, FILE *f);
 int	report_csv(const struct dataset *ds, FILE *f);
 int	report_md(const struct analysis *a, FILE *f);
 int	report_html(const struct analysis *a, FILE *f);
+int	report_answer_md(const struct analysis *a, FILE *f);
+
+/*
+ * Writes the answer for a terminal (report-answer.c): per variant the
+ * headline, per architecture the geomean, one line per primary comparison.
+ */
+void	report_answer_text(const struct analysis *a, FILE *f);
+
+/* Writes text from the record escaped for a line or cell of Markdown. */
+void	report_md_text(FILE *f, const char *s);
 
 /*
  * Loads DIR/samples.msgpack and writes samples.csv, summary.json,
- * report.md and report.html into DIR, each through a temporary file
+ * report.md, report.html and answer.md into DIR, each through a temporary file
  * renamed into place. *nworse and *nfailed, when not NULL, receive the
  * number of worse primary verdicts and of measured runs that failed.
  * Returns 0, or -1 with *cause set.
  */
 int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
 	    char **cause);
+
+/* As report_render, and then prints the answer on tty unless it is NULL. */
+int	report_render_answer(const char *dir, FILE *tty, size_t *nworse,
+	    size_t *nfailed, char **cause);
 
 /*
  * Creates a new file DIR/.NAME.XXXXXXXX.tmp of mode 0600 for writing, with

@@ -18,6 +18,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
 #include "coordinator/host.h"
 #include "coordinator/plan.h"
@@ -451,6 +452,58 @@ run_open_thread(void *arg)
 	return (NULL);
 }
 
+/* Returns 1 when name is an item of list ("a,b,c", as suite.c keeps it). */
+static int
+run_in_list(const char *list, const char *name)
+{
+	size_t	n = strlen(name);
+	const char *p;
+
+	for (p = list; *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p,
+	    ",")] == ',')) {
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Returns 1, with why, when a good sample of bench lacks a metric the
+ * suite names for it (say elapsed_ns=abc was printed: text, no number);
+ * the built-ins and hardware counters, which the agent measures, aside.
+ */
+static int
+run_metric_missing(const struct suite *s, const char *bench,
+    const struct proto_sample *smp, char *why, size_t len)
+{
+	const struct suite_bench	*b = NULL;
+	const char			*m;
+	size_t				 i, j;
+
+	for (i = 0; i < s->nbenches && b == NULL; i++)
+		if (strcmp(s->benches[i].name, bench) == 0)
+			b = &s->benches[i];
+	if (b == NULL || smp->status != PROTO_ST_OK)
+		return (0);
+	for (i = 0; i < b->nmetrics; i++) {
+		m = b->metrics[i].name;
+		for (j = 0; j < DS_NBUILTIN; j++)
+			if (strcmp(ds_builtin_names[j], m) == 0)
+				break;
+		if (j < DS_NBUILTIN || run_in_list(s->counters, m))
+			continue;
+		for (j = 0; j < smp->nmetrics; j++)
+			if (strcmp(smp->metrics[j].key, m) == 0)
+				break;
+		if (j == smp->nmetrics) {
+			snprintf(why, len, "the program printed no %s=NUMBER "
+			    "line (bench %s's metric %s)", m, bench, m);
+			return (1);
+		}
+	}
+	return (0);
+}
+
 /* Stores one sample as it arrives. */
 static int
 run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
@@ -459,7 +512,9 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	struct run		*run = rh->run;
 	const struct suite	*s = run->suite;
 	const struct proto_cmd	*c;
-	int			 ev = RUN_EV_SAMPLE;
+	struct proto_sample	*bad = NULL;
+	char			 why[256];
+	int			 ev = RUN_EV_SAMPLE, r;
 
 	if (smp->cmd >= rh->plan.ncmds)
 		return (-1);
@@ -473,8 +528,18 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	}
 	if ((int64_t)smp->seq > rh->max_seq)
 		rh->max_seq = smp->seq;
-	if (record_sample(&run->rec, h->name, c->bench, c->variant, smp) != 0) {
+	if (run_metric_missing(s, c->bench, smp, why, sizeof why)) {
+		/* Failed with the reason, not a result short of a metric. */
+		bad = xmalloc(sizeof *bad);
+		memcpy(bad, smp, sizeof *bad);
+		bad->status = PROTO_ST_FAILED;
+		snprintf(bad->err_tail, sizeof bad->err_tail, "%s", why);
+		smp = bad;
+	}
+	r = record_sample(&run->rec, h->name, c->bench, c->variant, smp);
+	if (r != 0) {
 		log_warnx("%s", run->rec.err);
+		free(bad);
 		return (-1);
 	}
 	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries)
@@ -486,6 +551,7 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO && !run->tty)
 		log_info("%s: %s/%s round %u: %s", h->name, c->bench,
 		    c->variant, smp->round, proto_status_name(smp->status));
+	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);
 	return (0);
 }
@@ -627,7 +693,16 @@ run_make_dirs(const char *dir, char **cause)
 	char		logs[PATH_MAX + 8];
 
 	snprintf(logs, sizeof logs, "%s/logs", dir);
-	if (run_mkdirs(dir, 0700) == -1 || run_mkdirs(logs, 0700) == -1) {
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		xasprintf(cause, "%s exists and is not a directory", dir);
+		return (-1);
+	}
+	if (run_mkdirs(dir, 0700) == -1) {
+		xasprintf(cause, "cannot create the directory %s: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
+	if (run_mkdirs(logs, 0700) == -1) {
 		xasprintf(cause, "cannot create %s: %s", logs, strerror(errno));
 		return (-1);
 	}
@@ -673,7 +748,17 @@ run_prepare_new(struct run *run, char **cause)
 		    "(or orch run --resume %s)", run->dir, run->dir);
 		return (-1);
 	}
-	return (run_make_dirs(run->dir, cause));
+	if (run_make_dirs(run->dir, cause) != 0) {
+		/* Name the option and the path as given. */
+		if (opts->out != NULL) {
+			char	*c = *cause;
+
+			xasprintf(cause, "--out=%s: %s", opts->out, c);
+			free(c);
+		}
+		return (-1);
+	}
+	return (0);
 }
 
 /*
@@ -837,8 +922,8 @@ run_print_summary(const char *dir)
 
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	printf("report: %s\n", path);
-	printf("        %s/report.html, %s/summary.json, %s/samples.csv\n",
-	    dir, dir, dir);
+	printf("        %s/answer.md, %s/report.html, %s/summary.json, "
+	    "%s/samples.csv\n", dir, dir, dir, dir);
 }
 
 /* Stops the run on SIGINT/SIGTERM (run_stop); a lost peer is no signal. */
@@ -987,7 +1072,8 @@ run_finish(struct run *run, char **cause)
 			    run->rh[i].h->name, run->rh[i].h->error);
 		}
 	}
-	if (report_render(run->dir, &nworse, &nfailed, cause) != 0) {
+	if (report_render_answer(run->dir, run->opts->quiet ? NULL : stdout,
+	    &nworse, &nfailed, cause) != 0) {
 		fprintf(stderr, "orch: %s\n", *cause);
 		return (3);
 	}

@@ -18,6 +18,7 @@ struct run_opts {
 	const char	*out;		/* NULL: reports/<run-id> */
 	int		 fail_on_worse;
 	int		 verbose;
+	int		 quiet;		/* no answer on stdout */
 	const char	*cmdline;	/* as typed, for the record */
 	const char	*resume;	/* DIR of a run to resume, or NULL */
 };

@@ -1153,6 +1153,20 @@ suite_default_name(struct suite *s, const char *path)
 		snprintf(s->name, sizeof s->name, "suite");
 }
 
+/* Returns the file's last line (1 for an empty file), for messages. */
+static int
+suite_last_line(const struct suite_parse *p)
+{
+	size_t	i;
+	int	n = 1;
+
+	for (i = 0; p->src.text != NULL && i < p->src.len; i++) {
+		if (p->src.text[i] == '\n' && i + 1 < p->src.len)
+			n++;
+	}
+	return (n);
+}
+
 /* Checks across sections once the whole file is read. */
 static void
 suite_finish(struct suite_parse *p)
@@ -1176,13 +1190,17 @@ suite_finish(struct suite_parse *p)
 		}
 		s->ref = i;
 	}
-	if (p->suite_line == 0)
-		ini_error(&p->src, 0, "missing [suite] section");
-	else if (s->nvariants < 2)
-		ini_error(&p->src, 0, "need at least 2 variants, found %zu",
-		    s->nvariants);
+	/* [suite] is optional: every one of its keys has a default. */
+	if (s->nvariants == 0)
+		ini_error(&p->src, suite_last_line(p), "no [variant.NAME] "
+		    "section: a suite compares at least 2 variants");
+	else if (s->nvariants == 1)
+		ini_error(&p->src, s->variants[0].line, "[variant.%s] is the "
+		    "only variant: a suite compares at least 2",
+		    s->variants[0].name);
 	else if (s->nbenches == 0)
-		ini_error(&p->src, 0, "no [bench.NAME] section");
+		ini_error(&p->src, suite_last_line(p), "no [bench.NAME] "
+		    "section: a suite runs at least one benchmark");
 }
 
 /* Loads and checks a suite file (see suite.h). */

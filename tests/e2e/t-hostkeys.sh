@@ -15,8 +15,8 @@ fp() { ssh-keygen -lf "$LAB/h1/ssh_host_$1_key.pub" | cut -d' ' -f2; }
 ED_FP=$(fp ed25519); EC_FP=$(fp ecdsa)
 
 # check_h1 OUT KNOWN_HOSTS [ARGS...]: orch check of h1; returns its code
-# (3 when the key is refused, and also when it is accepted: no agent is
-# deployed, so the HOST KEY column says which).
+# (3 when the key is refused; 0 when it is accepted: no agent is
+# deployed, which orch run would do; the HOST KEY column says which).
 check_h1() {
 	local out=$1 kh=$2; shift 2
 	ORCH_KNOWN_HOSTS="$kh" run_orch "$out" check --inventory="$INV" --hosts=h1 "$@"

@@ -287,7 +287,7 @@ test_ok_metrics_checksum(void **state)
 	sample.round = 5;
 	sample.nmetrics = 3;	/* left from an earlier run */
 	assert_int_equal(run_sh("echo elapsed_ns=123; echo ' ratio = 1.5 ';"
-	    " echo checksum=abc123; echo hello world; echo wall_ns=1",
+	    " echo checksum=abc123; echo hello world; echo version=1.2.3",
 	    "checksum"), 0);
 	assert_int_equal(sample.status, PROTO_ST_OK);
 	assert_int_equal(sample.exit_code, 0);
@@ -298,7 +298,6 @@ test_ok_metrics_checksum(void **state)
 	assert_int_equal(sample.has_checksum, 1);
 	assert_string_equal(sample.checksum, "abc123");
 	assert_string_equal(sample.err_tail, "");
-	/* The program's own wall_ns does not override ours. */
 	assert_true(sample.wall_ns > 0 && sample.wall_ns < 10000 * MS);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	assert_true(sample.start_ns > ((int64_t)rt.tv_sec - 30) * 1000000000LL);
@@ -306,6 +305,35 @@ test_ok_metrics_checksum(void **state)
 	/* Fields that are not measurements are left alone. */
 	assert_int_equal(sample.seq, 77);
 	assert_int_equal(sample.round, 5);
+}
+
+/*
+ * A program that prints a built-in metric's name, or a bad number, fails
+ * with the reason (its stderr tail gives way to it); ours is still kept.
+ */
+static void
+test_bad_metric_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(run_sh("echo elapsed_ns=123; echo wall_ns=1; "
+	    "echo oops >&2", NULL), 0);
+	assert_int_equal(sample.status, PROTO_ST_FAILED);
+	assert_int_equal(sample.exit_code, 0);
+	assert_string_equal(sample.err_tail, "the program printed wall_ns=1, "
+	    "which collides with orch's built-in metric wall_ns: rename it");
+	assert_true(sample.wall_ns > 1 && sample.wall_ns < 10000 * MS);
+	assert_int_equal(run_sh("echo elapsed_ns=NaN; echo elapsed_ns=1e999",
+	    NULL), 0);
+	assert_int_equal(sample.status, PROTO_ST_FAILED);
+	/* The first bad line is the reason. */
+	assert_string_equal(sample.err_tail, "metric elapsed_ns=NaN is not a "
+	    "finite decimal number");
+	/* A failure of its own keeps its own status and stderr. */
+	assert_int_equal(run_sh("echo a=1; echo a=2; echo disk >&2; exit 3",
+	    NULL), 0);
+	assert_int_equal(sample.status, PROTO_ST_FAILED);
+	assert_int_equal(sample.exit_code, 3);
+	assert_string_equal(sample.err_tail, "disk\n");
 }
 
 static void
@@ -962,6 +990,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_ok_metrics_checksum, dirty),
+		cmocka_unit_test_setup(test_bad_metric_lines, dirty),
 		cmocka_unit_test_setup(test_noop_clean_sample, dirty),
 		cmocka_unit_test_setup(test_last_line_without_newline, dirty),
 		cmocka_unit_test_setup(test_exit_code_with_stderr, dirty),

@@ -11,12 +11,24 @@
 #include "agent/metrics.h"
 
 static struct proto_sample	sample;
+static char			err[256];
 
 /* Feeds one NUL-terminated line; returns metrics_line()'s answer. */
 static int
 line(const char *text, const char *checksum_key)
 {
-	return (metrics_line(&sample, text, strlen(text), checksum_key));
+	err[0] = '\0';
+	return (metrics_line(&sample, text, strlen(text), checksum_key, err,
+	    sizeof err));
+}
+
+/* Feeds a line that must be an error whose reason holds want. */
+static void
+bad(const char *text, const char *want)
+{
+	assert_int_equal(line(text, NULL), -1);
+	if (strstr(err, want) == NULL)
+		fail_msg("'%s': reason '%s' lacks '%s'", text, err, want);
 }
 
 /* Returns the metric called key, failing the test when absent. */
@@ -65,9 +77,9 @@ test_floats(void **state)
 	assert_true(metric("ratio") == 1.5);
 	assert_true(metric("pi") == 3.14159);
 	assert_true(metric("plus") == 2.25);
-	/* Half a number is not a number. */
-	assert_int_equal(line("a=1.", NULL), 0);
-	assert_int_equal(line("b=.5", NULL), 0);
+	/* Half a number is a number written wrong; 1.2.3 is text. */
+	bad("a=1.", "a=1. is not a finite decimal number");
+	bad("b=.5", "b=.5 is not a finite decimal number");
 	assert_int_equal(line("c=1.2.3", NULL), 0);
 	assert_int_equal(sample.nmetrics, 3);
 }
@@ -96,8 +108,9 @@ test_exponent(void **state)
 	assert_true(metric("pos") == 700.0);
 	assert_int_equal(line("e1=1e", NULL), 0);
 	assert_int_equal(line("e2=1e+", NULL), 0);
-	/* Finite as text, infinite as a double. */
-	assert_int_equal(line("huge=1e999", NULL), 0);
+	/* Finite as text, infinite as a double: an error, not a drop. */
+	bad("huge=1e999", "huge=1e999 is out of range");
+	bad("small=-1e999", "small=-1e999 is out of range");
 	assert_int_equal(sample.nmetrics, 3);
 }
 
@@ -160,13 +173,13 @@ test_checksum_other_key(void **state)
 	(void)state;
 	/* Without a checksum key, "checksum=5" is an ordinary metric. */
 	assert_int_equal(line("checksum=5", NULL), 1);
-	assert_int_equal(line("checksum=6", ""), 1);
+	assert_int_equal(line("check=6", ""), 1);
 	assert_int_equal(sample.has_checksum, 0);
-	assert_true(metric("checksum") == 6.0);
+	assert_true(metric("checksum") == 5.0);
 	/* With another key, "checksum" is just a metric, "sum" the checksum. */
 	assert_int_equal(line("sum=77", "sum"), 1);
 	assert_string_equal(sample.checksum, "77");
-	assert_int_equal(sample.nmetrics, 1);
+	assert_int_equal(sample.nmetrics, 2);
 	/* A checksum too long to keep whole is not kept. */
 	memset(longv, 'a', sizeof longv);
 	memcpy(longv, "sum=", 4);
@@ -176,16 +189,18 @@ test_checksum_other_key(void **state)
 }
 
 static void
-test_last_wins(void **state)
+test_duplicate(void **state)
 {
 	(void)state;
 	assert_int_equal(line("t=1", NULL), 1);
 	assert_int_equal(line("u=5", NULL), 1);
-	assert_int_equal(line("t=2", NULL), 1);
-	assert_int_equal(line("t=3", NULL), 1);
+	/* Which of two values was meant cannot be known. */
+	bad("t=2", "metric t printed twice (1, then 2)");
+	bad(" t = 1 ", "metric t printed twice (1, then 1)");
 	assert_int_equal(sample.nmetrics, 2);
-	assert_true(metric("t") == 3.0);
+	assert_true(metric("t") == 1.0);
 	assert_true(metric("u") == 5.0);
+	/* A checksum's last line wins: it is compared, not averaged. */
 	assert_int_equal(line("c=first", "c"), 1);
 	assert_int_equal(line("c=second", "c"), 1);
 	assert_string_equal(sample.checksum, "second");
@@ -208,12 +223,16 @@ static void
 test_hex_inf_nan(void **state)
 {
 	(void)state;
-	assert_int_equal(line("h=0x10", NULL), 0);
-	assert_int_equal(line("h=0X1p3", NULL), 0);
-	assert_int_equal(line("i=inf", NULL), 0);
-	assert_int_equal(line("i=-Infinity", NULL), 0);
-	assert_int_equal(line("n=nan", NULL), 0);
-	assert_int_equal(line("n=NAN(123)", NULL), 0);
+	bad("h=0x10", "h=0x10 is not a finite decimal number");
+	bad("h=0X1p3", "h=0X1p3 is not");
+	bad("i=inf", "i=inf is not a finite decimal number");
+	bad("i=-Infinity", "i=-Infinity is not");
+	bad("elapsed_ns=NaN", "elapsed_ns=NaN is not a finite decimal number");
+	bad("n=NAN(123)", "n=NAN(123) is not");
+	assert_int_equal(sample.nmetrics, 0);
+	/* Words that only start like one are text. */
+	assert_int_equal(line("mode=infant", NULL), 0);
+	assert_int_equal(line("elapsed_ns=abc", NULL), 0);
 	assert_int_equal(sample.nmetrics, 0);
 }
 
@@ -229,9 +248,11 @@ test_builtin_ignored(void **state)
 	assert_int_equal(metrics_builtin("nivcsw"), 1);
 	assert_int_equal(metrics_builtin("elapsed_ns"), 0);
 	assert_int_equal(metrics_builtin("wall"), 0);
-	assert_int_equal(line("wall_ns=5", NULL), 0);
-	assert_int_equal(line("maxrss_kb=1", NULL), 0);
-	assert_int_equal(line("nivcsw=1", NULL), 0);
+	/* A program's own wall_ns would be shadowed: an error naming both. */
+	bad("wall_ns=1", "printed wall_ns=1, which collides with orch's "
+	    "built-in metric wall_ns");
+	bad("maxrss_kb=1", "built-in metric maxrss_kb");
+	bad("nivcsw=fast", "printed nivcsw=fast");
 	assert_int_equal(line("wall_ns_own=5", NULL), 1);
 	assert_int_equal(sample.nmetrics, 1);
 	assert_string_equal(sample.metrics[0].key, "wall_ns_own");
@@ -272,9 +293,9 @@ test_limit(void **state)
 	assert_int_equal(sample.nmetrics, PROTO_METRICS_MAX);
 	assert_int_equal(line("one_too_many=1", NULL), 0);
 	assert_int_equal(sample.nmetrics, PROTO_METRICS_MAX);
-	/* Existing keys can still be updated; the checksum still counts. */
-	assert_int_equal(line("m0=100", NULL), 1);
-	assert_true(metric("m0") == 100.0);
+	/* A key twice is still an error; the checksum still counts. */
+	bad("m0=100", "metric m0 printed twice");
+	assert_true(metric("m0") == 0.0);
 	assert_int_equal(line("checksum=z", "checksum"), 1);
 	assert_string_equal(sample.checksum, "z");
 	assert_true(metric("m63") == 63.0);
@@ -287,7 +308,8 @@ test_not_nul_terminated(void **state)
 
 	(void)state;
 	/* Only len bytes count: "a=12" out of a longer buffer. */
-	assert_int_equal(metrics_line(&sample, text, 4, NULL), 1);
+	assert_int_equal(metrics_line(&sample, text, 4, NULL, err, sizeof err),
+	    1);
 	assert_true(metric("a") == 12.0);
 	assert_int_equal(sample.nmetrics, 1);
 }
@@ -304,7 +326,7 @@ main(void)
 		cmocka_unit_test_setup(test_key_chars, reset),
 		cmocka_unit_test_setup(test_checksum_string, reset),
 		cmocka_unit_test_setup(test_checksum_other_key, reset),
-		cmocka_unit_test_setup(test_last_wins, reset),
+		cmocka_unit_test_setup(test_duplicate, reset),
 		cmocka_unit_test_setup(test_non_numeric, reset),
 		cmocka_unit_test_setup(test_hex_inf_nan, reset),
 		cmocka_unit_test_setup(test_builtin_ignored, reset),

@@ -39,10 +39,10 @@
 
 /* The files report_render writes, and the ones compared with goldens. */
 static const char *const rendered[] = {
-	"samples.csv", "summary.json", "report.md", "report.html"
+	"samples.csv", "summary.json", "report.md", "report.html", "answer.md"
 };
 static const char *const golden[] = {
-	"report.md", "summary.json", "report.html"
+	"report.md", "summary.json", "report.html", "answer.md"
 };
 
 /* Returns 1 when the golden files are to be rewritten, not compared. */
@@ -719,6 +719,8 @@ check_arch(const char *dir)
 	g = group_of(a, "x86_64 · AMD EPYC 9654 96-Core Processor");
 	assert_non_null(geo = analysis_geo(a, g, 1));
 	assert_int_equal(geo->nused, 5);
+	assert_int_equal(geo->nbenches, 3);
+	assert_int_equal(geo->nhosts, 2);
 	assert_int_equal(geo->ninvalid, 1);
 	expect_close("epyc geomean", geo->est, pow(0.8 * 0.8 * 1.1, 0.2));
 	expect_close("epyc geomean lo", geo->lo, geo->est);
@@ -736,6 +738,11 @@ check_arch(const char *dir)
 	assert_string_equal(a->answers[0].headline,
 	    "better on some architectures (aarch64 · Apple M2, x86_64 · AMD "
 	    "EPYC 9654 96-Core Processor)");
+	/* Comparisons are counted as such, not as benchmarks. */
+	expect_in("B detail", a->answers[0].detail, "x86_64 · AMD EPYC 9654 "
+	    "96-Core Processor: better, geomean 0.932 [0.932, 0.932] over 5 "
+	    "comparisons, 3 benchmarks on 2 hosts (2 better, 1 worse, 2 same, 1 "
+	    "invalid)");
 	expect_in("B detail", a->answers[0].detail, "x86_64 · Intel(R) "
 	    "Core(TM) i3-7100U CPU @ 2.40GHz: invalid, no valid comparison");
 	expect_in("C detail", a->answers[1].detail,

@@ -258,6 +258,27 @@ test_defaults(void **state)
 	suite_free(s);
 }
 
+/* Without [suite] at all: the same defaults, the name from the file. */
+static void
+test_no_suite_section(void **state)
+{
+	struct suite	*s;
+
+	(void)state;
+	s = load_ok(DIR "good-no-suite.ini");
+	assert_string_equal(s->name, "good-no-suite");
+	assert_int_equal(s->rounds, 10);
+	assert_int_equal(s->warmup, 1);
+	assert_int_equal(s->has_seed, 0);
+	assert_true(s->min_effect == 0.01);
+	assert_int_equal(s->ref, 0);
+	assert_true(s->max_load == 1.0 / 3.0);
+	assert_int_equal(s->nvariants, 2);
+	assert_int_equal(s->nbenches, 1);
+	assert_int_equal(s->benches[0].timeout_ms, 0);
+	suite_free(s);
+}
+
 /* The longest line inih accepts (the next length is a bad-* case). */
 static void
 test_long_line(void **state)
@@ -375,14 +396,23 @@ static const struct bad_case bad_cases[] = {
 	    ":7: [bench.a] timeout: 86400.5 is out of range 0..86400" },
 	{ "bad-timeout-dots.ini",
 	    ":7: [bench.a] timeout: '1.2.3' is not a number of seconds" },
-	{ "bad-no-suite.ini",
-	    ": missing [suite] section" },
+	/* [suite] is optional; what is really missing is said, with a line. */
 	{ "bad-empty.ini",
-	    ": missing [suite] section" },
+	    ":1: no [variant.NAME] section: a suite compares at least 2 "
+	    "variants" },
+	{ "bad-no-variant.ini",
+	    ":3: no [variant.NAME] section: a suite compares at least 2 "
+	    "variants" },
 	{ "bad-one-variant.ini",
-	    ": need at least 2 variants, found 1" },
+	    ":2: [variant.A] is the only variant: a suite compares at least 2" },
+	{ "bad-one-variant-no-suite.ini",
+	    ":1: [variant.A] is the only variant: a suite compares at least 2" },
 	{ "bad-no-bench.ini",
-	    ": no [bench.NAME] section" },
+	    ":5: no [bench.NAME] section: a suite runs at least one "
+	    "benchmark" },
+	{ "bad-no-bench-no-suite.ini",
+	    ":4: no [bench.NAME] section: a suite runs at least one "
+	    "benchmark" },
 	{ "bad-no-bin.ini",
 	    ":4: [variant.B] missing bin" },
 	{ "bad-no-bin-empty-section.ini",
@@ -599,6 +629,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_good_absolute),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_no_suite_section),
 		cmocka_unit_test(test_default_name),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
