@@ -149,6 +149,7 @@ hostprog_version(const struct cache_file *f, char *const *envp,
 	struct exec_req		 req;
 	char			 path[PATH_MAX], arg[] = "--version";
 	char			*argv[3];
+	size_t			 n;
 	int			 r;
 
 	out[0] = '\0';
@@ -171,6 +172,10 @@ hostprog_version(const struct cache_file *f, char *const *envp,
 	if (r != 0 || smp->status != PROTO_ST_OK)
 		out[0] = '\0';
 	free(smp);
+	n = strlen(out);
+	while (n > 0 && (out[n - 1] == '\r' || out[n - 1] == ' ' ||
+	    out[n - 1] == '\t'))
+		out[--n] = '\0';
 	hostprog_sanitize(out);
 	return (r);
 }
