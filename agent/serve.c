@@ -1029,7 +1029,7 @@ static int
 serve_cleanup(struct serve *s, const struct proto_plan *plan,
     const struct cache_file *files, int32_t k)
 {
-	char	why[PROTO_TAIL_MAX];
+	char	why[PROTO_TAIL_MAX], what[PROTO_NAME_MAX + 16];
 	int	r;
 
 	if (k < 0 || !s->cleanup_due[k])
@@ -1038,10 +1038,11 @@ serve_cleanup(struct serve *s, const struct proto_plan *plan,
 	if ((r = serve_hook(s, plan, files, k, "cleanup", why,
 	    sizeof why)) != 1)
 		return (r);
-	serve_note(s, plan->cmds[k].bench, why);
+	snprintf(what, sizeof what, "benchmark %s", plan->cmds[k].bench);
+	serve_note(s, what, why);
 	if (s->hook_failed[0] == '\0')
-		snprintf(s->hook_failed, sizeof s->hook_failed,
-		    "benchmark %s: %s", plan->cmds[k].bench, why);
+		snprintf(s->hook_failed, sizeof s->hook_failed, "%s: %s", what,
+		    why);
 	return (0);
 }
 
