@@ -82,5 +82,40 @@ expect_grep 'local failed: benchmark h: cleanup failed: exit 5' "$T/log5"
 expect_eq "host error" "$(jq -r '.hosts[0].error' "$T/o5/summary.json")" "benchmark h: cleanup failed: exit 5"
 expect_eq "samples kept" "$(jq '.hosts[0].samples' "$T/o5/summary.json")" 12
 grep -q "cleanup failed: exit 5" "$T/o5/report.md" || fail "report.md does not say the cleanup failed"
+
+note "resume: an agent killed mid-run is started again; setup runs again, cleanup once"
+rm -f "$T/count"
+cat > "$T/resume.ini" <<INI
+[suite]
+rounds   = 8
+warmup   = 0
+max_load = 0
+[variant.A]
+bin = $P/sleeper
+[variant.B]
+bin = $P/sleeper
+[bench.nap]
+args    = 200
+setup   = host:sh -c "echo setup >> $T/count"
+prepare = host:sh -c "echo prepare >> $T/count"
+cleanup = host:sh -c "echo cleanup >> $T/count"
+INI
+"$ORCH" run --out="$T/o6" "$T/resume.ini" >"$T/log6" 2>&1 &
+orch_pid=$!
+_prepared() { [ "$(grep -c '^prepare$' "$T/count" 2>/dev/null)" -ge 4 ]; }
+wait_until 120 "four prepare runs" _prepared
+pkill -9 -f "orch-agent serve --workdir=$T/workdir" || fail "no agent to kill"
+rc=0; wait "$orch_pid" || rc=$?
+cat "$T/log6"
+expect_eq "resumed run exit" "$rc" 0
+expect_grep 'local: the agent exited .*starting its agent again \(1 of 3\)' "$T/log6"
+expect_eq "complete" "$(jq .complete "$T/o6/summary.json")" true
+expect_eq "each run once" "$(awk -F, '$4=="nap" && $11=="wall_ns" && $10=="ok" {print $5,$6}' "$T/o6/samples.csv" | sort -u | wc -l)" 16
+expect_eq "setup once per agent" "$(grep -c '^setup$' "$T/count")" 2
+expect_eq "cleanup once" "$(grep -c '^cleanup$' "$T/count")" 1
+expect_eq "cleanup last" "$(tail -1 "$T/count")" cleanup
+# Every run had its prepare; the attempt the kill cut short had one too.
+n=$(grep -c '^prepare$' "$T/count")
+[ "$n" -ge 16 ] && [ "$n" -le 18 ] || fail "prepare ran $n times for 16 runs and one cut short"
 no_leftovers
 echo "PASS"
