@@ -48,7 +48,8 @@ struct run_host {
 						   RUN_ONHOST: a host program */
 	size_t			*hook;		/* per bench and hook, likewise;
 						   RUN_ONHOST also for none */
-	int			 progs_recorded;	/* PROGS stored */
+	struct proto_prog	*progs;		/* host programs recorded */
+	size_t			 nprogs;
 	size_t			*data;		/* per bench file, flattened */
 	struct proto_plan	 plan;
 	size_t			 done;		/* samples received */
@@ -656,10 +657,19 @@ run_progs_cb(struct host *h, const struct proto_progs *ps, void *arg)
 	const struct suite_hook	*hk;
 	size_t			 i, v, b, k;
 
-	if (rh->progs_recorded)
-		return;
-	rh->progs_recorded = 1;
 	for (i = 0; i < ps->n; i++) {
+		/* An agent started again says it again: new findings only. */
+		for (k = 0; k < rh->nprogs; k++) {
+			if (strcmp(rh->progs[k].prog, ps->v[i].prog) == 0 &&
+			    strcmp(rh->progs[k].path, ps->v[i].path) == 0 &&
+			    strcmp(rh->progs[k].sha, ps->v[i].sha) == 0)
+				break;
+		}
+		if (k < rh->nprogs)
+			continue;
+		rh->progs = xreallocarray(rh->progs, rh->nprogs + 1,
+		    sizeof *rh->progs);
+		rh->progs[rh->nprogs++] = ps->v[i];
 		for (v = 0; v < s->nvariants; v++) {
 			if (s->variants[v].host != NULL && strcmp(
 			    s->variants[v].host, ps->v[i].prog) == 0)
@@ -1214,6 +1224,7 @@ run_free(struct run *run)
 		free(rh->files);
 		free(rh->bin);
 		free(rh->hook);
+		free(rh->progs);
 		free(rh->data);
 		free(rh->seen);
 		run_free_plan(&rh->plan);

@@ -809,7 +809,7 @@ msg_check_plan(const void *base)
 {
 	const struct proto_plan	*p = base;
 	uint8_t			*hook;
-	size_t			 i, k, nprog = 0;
+	size_t			 i, j, k, nprog = 0;
 	int			 r = 0;
 
 	if ((hook = calloc(p->ncmds + 1, 1)) == NULL)
@@ -820,7 +820,17 @@ msg_check_plan(const void *base)
 			    (size_t)p->cmds[i].hooks[k] < p->ncmds)
 				hook[p->cmds[i].hooks[k]] = 1;
 		}
-		nprog += p->cmds[i].has_host != 0;
+	}
+	/* Distinct host programs; the count stops past the limit. */
+	for (i = 0; i < p->ncmds && nprog <= PROTO_PROGS_MAX; i++) {
+		if (!p->cmds[i].has_host)
+			continue;
+		for (j = 0; j < i; j++) {
+			if (p->cmds[j].has_host &&
+			    strcmp(p->cmds[j].host, p->cmds[i].host) == 0)
+				break;
+		}
+		nprog += j == i;
 	}
 	if (nprog > PROTO_PROGS_MAX)
 		r = PROTO_ERR_FIELD;

@@ -42,6 +42,16 @@ expect_eq "measured runs of plain" "$(awk -F, '$4=="plain" && $11=="wall_ns" && 
 expect_eq "every run ok" "$(awk -F, '$11=="wall_ns" && $10!="ok"' "$C" | wc -l)" 0
 expect_grep "\| local \|  \| prepare \| /(usr/)?bin/sh \(the host's own \`host:sh\`" "$T/o1/report.md"
 
+note "the order of the runs is the seed's, with hooks or without"
+grep -Ev '^(setup|prepare|cleanup) ' "$T/ok.ini" > "$T/nohooks.ini"
+rc=0; run_orch "$T/log1n" run --seed=7 --out="$T/o1s" "$T/ok.ini" || rc=$?
+expect_eq "seeded run with hooks" "$rc" 0
+rc=0; run_orch "$T/log1m" run --seed=7 --out="$T/o1n" "$T/nohooks.ini" || rc=$?
+expect_eq "seeded run without hooks" "$rc" 0
+_order() { awk -F, '$11=="wall_ns" {print $8, $4, $5, $6, $9}' "$1/samples.csv" | sort -n; }
+[ "$(_order "$T/o1s")" = "$(_order "$T/o1n")" ] || fail "hooks changed the order of the runs"
+expect_eq "runs in that order (16 and 3 floors)" "$(_order "$T/o1s" | wc -l)" 19
+
 note "a pushed hook: the suite machine's file, in the cache, recorded"
 sed "s|^setup   = .*|setup   = $P/noop|" "$T/ok.ini" > "$T/pushed.ini"
 rm -f "$T/count"

@@ -249,6 +249,42 @@ test_wire_plan(void **state)
 	proto_msg_free(&m);
 }
 
+/* At most PROTO_PROGS_MAX distinct host programs; repeats are one. */
+static void
+test_wire_progs_max(void **state)
+{
+	struct proto_msg	m, out;
+	struct proto_plan	*p = &m.u.plan;
+	size_t			i, n = PROTO_PROGS_MAX + 40;
+
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PROTO_PLAN;
+	p->ncmds = n;
+	p->cmds = calloc(n, sizeof *p->cmds);
+	for (i = 0; i < n; i++) {
+		strcpy(p->cmds[i].bench, "b");
+		snprintf(p->cmds[i].variant, sizeof p->cmds[i].variant,
+		    "v%zu", i);
+		p->cmds[i].args = calloc(1, sizeof (char *));
+		p->cmds[i].env = calloc(1, sizeof (char *));
+		p->cmds[i].has_host = 1;
+		snprintf(p->cmds[i].host, sizeof p->cmds[i].host, "prog%zu",
+		    i % 2);
+	}
+	p->resume_seq = -1;
+	assert_int_equal(round_trip(&m, &out), 0);
+	proto_msg_free(&out);
+	for (i = 0; i < n; i++)
+		snprintf(p->cmds[i].host, sizeof p->cmds[i].host, "prog%zu",
+		    i % PROTO_PROGS_MAX);
+	assert_int_equal(round_trip(&m, &out), 0);
+	proto_msg_free(&out);
+	snprintf(p->cmds[n - 1].host, sizeof p->cmds[n - 1].host, "one-more");
+	assert_int_equal(round_trip(&m, &out), PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+}
+
 static void
 test_wire_progs(void **state)
 {
@@ -427,6 +463,7 @@ main(void)
 		cmocka_unit_test(test_suite_bad),
 		cmocka_unit_test(test_wire_plan),
 		cmocka_unit_test(test_wire_progs),
+		cmocka_unit_test(test_wire_progs_max),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_stdout_sum),
 	};
