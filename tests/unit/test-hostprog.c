@@ -109,7 +109,8 @@ static const struct bad_key bad_keys[] = {
 	{ "\n[variant.A]\nbin = host:a b\n[variant.B]\nbin = host:x\n",
 	    ":3: [variant.A] bin: host program 'a b' has a blank or control "
 	    "character" },
-	{ "\n[variant.A]\nbin = host:" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	{ "\n[variant.A]\nbin = host:"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
