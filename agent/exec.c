@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "agent/exec.h"
 #include "agent/facts.h"
 #include "agent/metrics.h"
@@ -95,6 +97,12 @@ struct exec_io {
 	size_t		 ringlen;		/* bytes held, <= EXEC_TAIL_LEN */
 	uint64_t	 errtotal;		/* stderr bytes seen in all */
 	char		 merr[PROTO_TAIL_MAX];	/* the first bad metric line */
+	EVP_MD_CTX	*sha;			/* stdout's SHA-256, or NULL */
+	int		 sha_failed;		/* the digest failed: no checksum */
+	char		*first;			/* req->firstline, or NULL */
+	size_t		 firstcap;
+	size_t		 firstlen;
+	int		 firstdone;		/* its newline was seen */
 };
 
 /* Parses one stdout line; keeps the first bad metric line's reason. */
@@ -549,13 +557,44 @@ exec_ring_get(const struct exec_io *io, char *dst)
 	dst[io->ringlen - skip] = '\0';
 }
 
-/* Feeds stdout bytes to the line parser; lines too long are skipped. */
+/*
+ * Keeps what the caller wants of stdout besides metrics: its hash (every
+ * byte, streamed: nothing is kept), and its first line, cut to fit.
+ */
+static void
+exec_out_extra(struct exec_io *io, const char *p, size_t n)
+{
+	const char	*nl;
+	size_t		 take;
+
+	if (io->sha != NULL && !io->sha_failed &&
+	    EVP_DigestUpdate(io->sha, p, n) != 1)
+		io->sha_failed = 1;
+	if (io->first == NULL || io->firstdone)
+		return;
+	nl = memchr(p, '\n', n);
+	take = nl != NULL ? (size_t)(nl - p) : n;
+	if (take > io->firstcap - 1 - io->firstlen)
+		take = io->firstcap - 1 - io->firstlen;
+	memcpy(io->first + io->firstlen, p, take);
+	io->firstlen += take;
+	io->first[io->firstlen] = '\0';
+	if (nl != NULL || io->firstlen == io->firstcap - 1)
+		io->firstdone = 1;
+}
+
+/*
+ * Feeds stdout bytes to the line parser; lines too long are skipped, so
+ * binary output (NULs, no newline for megabytes) costs no more memory than
+ * one line buffer.
+ */
 static void
 exec_out_feed(struct exec_io *io, const char *p, size_t n)
 {
 	const char	*nl;
 	size_t		 chunk;
 
+	exec_out_extra(io, p, n);
 	while (n > 0) {
 		nl = memchr(p, '\n', n);
 		chunk = nl != NULL ? (size_t)(nl - p) : n;
@@ -868,6 +907,36 @@ exec_watch(const struct exec_req *req, struct exec_child *c,
 	}
 }
 
+/*
+ * Makes stdout's hash the checksum, as "sha256:HEX"; only of the whole of
+ * it (read to its end), else there is none and the run cannot match.
+ */
+static void
+exec_out_sum(struct exec_io *io, struct proto_sample *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	unsigned char		 md[EVP_MAX_MD_SIZE];
+	unsigned int		 mdlen = 0, i;
+	char			*o;
+
+	if (io->sha == NULL)
+		return;
+	if (io->outfd != -1 || io->sha_failed ||
+	    EVP_DigestFinal_ex(io->sha, md, &mdlen) != 1 || mdlen != 32) {
+		out->has_checksum = 0;
+		out->checksum[0] = '\0';
+		return;
+	}
+	o = out->checksum + snprintf(out->checksum, sizeof out->checksum,
+	    "sha256:");
+	for (i = 0; i < mdlen; i++) {
+		*o++ = digits[md[i] >> 4];
+		*o++ = digits[md[i] & 15];
+	}
+	*o = '\0';
+	out->has_checksum = 1;
+}
+
 /* Fills out with what the benchmark, exited and drained, measured. */
 static void
 exec_result(const struct exec_req *req, struct exec_child *c,
@@ -878,6 +947,7 @@ exec_result(const struct exec_req *req, struct exec_child *c,
 	/* Whatever is still in the line buffer is a last line without \n. */
 	if (io->outfd != -1 && !io->skipping && io->linelen > 0)
 		exec_metrics_line(io, out);
+	exec_out_sum(io, out);
 
 	out->wall_ns = (uint64_t)(c->t1 - c->t0);
 	out->user_ns = exec_tv_ns(&c->ru.ru_utime);
@@ -922,6 +992,9 @@ static void
 exec_cleanup(struct exec_child *c)
 {
 	facts_counters_close(&c->ctr, NULL);
+	if (c->io.sha != NULL)
+		EVP_MD_CTX_free(c->io.sha);
+	c->io.sha = NULL;
 	if (c->pid != -1 && !c->reaped) {
 		exec_killgroup(c->pid);
 		while (wait4(c->pid, &c->wstatus, 0, &c->ru) == -1 &&
@@ -947,6 +1020,19 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 	memset(&c, 0, sizeof c);
 	c.io.out = out;
 	c.io.checksum_key = req->checksum_key;
+	if (req->checksum_key != NULL &&
+	    strcmp(req->checksum_key, PROTO_CHECKSUM_STDOUT) == 0) {
+		/* No output line's key can be it; the hash is the checksum. */
+		c.io.checksum_key = NULL;
+		if ((c.io.sha = EVP_MD_CTX_new()) == NULL ||
+		    EVP_DigestInit_ex(c.io.sha, EVP_sha256(), NULL) != 1)
+			c.io.sha_failed = 1;
+	}
+	if (req->firstline != NULL && req->firstline_len > 1) {
+		c.io.first = req->firstline;
+		c.io.firstcap = req->firstline_len;
+		c.io.first[0] = '\0';
+	}
 	c.io.outfd = c.io.errfd = -1;
 	c.outp[0] = c.outp[1] = c.errp[0] = c.errp[1] = -1;
 	c.pid = -1;

@@ -25,6 +25,7 @@
 #include "agent/cache.h"
 #include "agent/exec.h"
 #include "agent/facts.h"
+#include "agent/hostprog.h"
 #include "agent/journal.h"
 #include "agent/proc.h"
 #include "agent/serve.h"
@@ -44,6 +45,17 @@ extern char **environ;
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
 #define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
+#define SERVE_VERSION_MS	5000	/* a host program's --version, at most */
+
+/* A host program of the plan, resolved on this host. */
+struct serve_prog {
+	char			 name[PROTO_PROG_MAX];	/* as the plan says */
+	struct cache_file	 f;			/* found, hashed, open */
+	char			 version[PROTO_VERSION_LINE];
+};
+
+/* What became of a hook command in this session. */
+enum serve_hook_state { HOOK_NOT_RUN, HOOK_OK, HOOK_FAILED };
 
 static void	serve_spawned(long, void *);
 
@@ -78,6 +90,13 @@ struct serve {
 	uint32_t		 linger_ms;	/* the plan's */
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
+	struct serve_prog	*progs;		/* the plan's host programs */
+	size_t			 nprogs;
+	uint8_t			*hook_state;	/* per cmd: enum serve_hook_state */
+	char			(*hook_why)[PROTO_TAIL_MAX];	/* per cmd */
+	uint8_t			*cleanup_due;	/* per cmd: a cleanup to run */
+	uint32_t		*cleanup_last;	/* per cmd: its last step */
+	char			 hook_failed[256];	/* a cleanup failed */
 };
 
 /*
@@ -587,42 +606,67 @@ serve_settle(struct serve *s)
 }
 
 /*
- * Runs one attempt of one step into smp. The benchmark outlives a lost
+ * Finds cmd's program: a verified cache file of files, or a host program
+ * resolved for this plan. Fills smp's reason and returns NULL when it
+ * changed since it was hashed.
+ */
+static const struct cache_file *
+serve_cmd_prog(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct proto_cmd *cmd,
+    struct proto_sample *smp)
+{
+	size_t	i;
+
+	if (cmd->has_host) {
+		for (i = 0; i < s->nprogs; i++) {
+			if (strcmp(s->progs[i].name, cmd->host) != 0)
+				continue;
+			if (hostprog_unchanged(&s->progs[i].f))
+				return (&s->progs[i].f);
+			smp->status = PROTO_ST_FAILED;
+			snprintf(smp->err_tail, sizeof smp->err_tail,
+			    "host program %s (%s) changed since it was "
+			    "hashed (SHA-256 %s)", cmd->host,
+			    s->progs[i].f.path, s->progs[i].f.sha);
+			return (NULL);
+		}
+		smp->status = PROTO_ST_FAILED;
+		snprintf(smp->err_tail, sizeof smp->err_tail,
+		    "host program %s was not resolved", cmd->host);
+		return (NULL);
+	}
+	for (i = 0; i < plan->nfiles; i++) {
+		/* The plan check guarantees it and holds it open. */
+		if (strcmp(files[i].sha, cmd->exe) == 0 &&
+		    cache_file_unchanged(&files[i]))
+			return (&files[i]);
+	}
+	smp->status = PROTO_ST_FAILED;
+	snprintf(smp->err_tail, sizeof smp->err_tail,
+	    "program %s changed in the cache since it was verified",
+	    cmd->exe);
+	return (NULL);
+}
+
+/*
+ * Runs cmd once into smp: a measured run, or (hook) a hook's, which is
+ * neither pinned, counted nor journaled. The benchmark outlives a lost
  * coordinator; only a stop (SIGTERM) kills it. Returns 0 or SERVE_STOP.
  */
 static int
-serve_run_one(struct serve *s, const struct proto_plan *plan,
-    const struct cache_file *files, uint32_t stepno, uint32_t attempt,
-    struct proto_sample *smp)
+serve_exec(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct proto_cmd *cmd,
+    struct proto_sample *smp, int hook)
 {
-	const struct proto_step	*step = &plan->steps[stepno];
-	const struct proto_cmd	*cmd = &plan->cmds[step->cmd];
-	const struct cache_file	*exe = NULL;
+	const struct cache_file	*exe;
 	struct exec_req		 req;
 	char			**argv, **envp, exepath[PATH_MAX];
 	char			 fdpath[64];
 	size_t			 i;
 	int			 r = 0;
 
-	memset(smp, 0, sizeof *smp);
-	smp->step = stepno;
-	smp->cmd = step->cmd;
-	smp->round = step->round;
-	smp->warmup = step->warmup;
-	smp->attempt = attempt;
-	smp->load1 = facts_load1();
-	for (i = 0; i < plan->nfiles; i++) {
-		if (strcmp(files[i].sha, cmd->exe) == 0)
-			exe = &files[i];
-	}
-	/* The plan check guarantees exe and holds it open. */
-	if (exe == NULL || !cache_file_unchanged(exe)) {
-		smp->status = PROTO_ST_FAILED;
-		snprintf(smp->err_tail, sizeof smp->err_tail,
-		    "program %s changed in the cache since it was verified",
-		    cmd->exe);
+	if ((exe = serve_cmd_prog(s, plan, files, cmd, smp)) == NULL)
 		return (0);
-	}
 	argv = xcalloc(cmd->nargs + 2, sizeof *argv);
 	snprintf(exepath, sizeof exepath, "%s", exe->path);
 	argv[0] = exepath;
@@ -632,19 +676,24 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 
 	memset(&req, 0, sizeof req);
 	req.argv = argv;
-	req.path = proc_fd_path(exe->fd, fdpath, sizeof fdpath) == 0 ?
-	    fdpath : NULL;
+	/*
+	 * A cache file runs from its descriptor, what was hashed; a host
+	 * program by its path (a script's interpreter must open it), checked
+	 * unchanged just before.
+	 */
+	req.path = !cmd->has_host && proc_fd_path(exe->fd, fdpath,
+	    sizeof fdpath) == 0 ? fdpath : NULL;
 	req.envp = envp;
 	req.cwd = s->rundir;
 	req.timeout_ms = cmd->timeout_ms;
-	req.checksum_key = cmd->checksum_key;
-	req.pin = s->pin;
 	req.lifeline_fd = serve_stop_pipe[0];
-	req.counters = s->counters;
-	req.spawned = s->journal != -1 ? serve_spawned : NULL;
-	req.spawned_arg = s;
-	s->cur_step = stepno;
-	s->cur_attempt = attempt;
+	if (!hook) {
+		req.checksum_key = cmd->checksum_key;
+		req.pin = s->pin;
+		req.counters = s->counters;
+		req.spawned = s->journal != -1 ? serve_spawned : NULL;
+		req.spawned_arg = s;
+	}
 	serve_self_load(s, 1);
 	if (exec_run(&req, smp) != 0)
 		r = SERVE_STOP;
@@ -652,6 +701,29 @@ serve_run_one(struct serve *s, const struct proto_plan *plan,
 	free(argv);
 	free(envp);
 	return (r);
+}
+
+/*
+ * Runs one attempt of one step into smp. Returns 0 or SERVE_STOP.
+ */
+static int
+serve_run_one(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t stepno, uint32_t attempt,
+    struct proto_sample *smp)
+{
+	const struct proto_step	*step = &plan->steps[stepno];
+	const struct proto_cmd	*cmd = &plan->cmds[step->cmd];
+
+	memset(smp, 0, sizeof *smp);
+	smp->step = stepno;
+	smp->cmd = step->cmd;
+	smp->round = step->round;
+	smp->warmup = step->warmup;
+	smp->attempt = attempt;
+	smp->load1 = facts_load1();
+	s->cur_step = stepno;
+	s->cur_attempt = attempt;
+	return (serve_exec(s, plan, files, cmd, smp, 0));
 }
 
 /*
@@ -866,6 +938,148 @@ serve_plan_counters(struct serve *s, const struct proto_plan *plan)
 		serve_note(s, "counters not measured", why);
 }
 
+/* Returns command c's hook k (PROTO_HOOK_*), or -1. */
+static int32_t
+serve_hook_of(const struct proto_cmd *c, int k)
+{
+	return (c->has_hooks ? c->hooks[k] : -1);
+}
+
+/*
+ * Runs hook command h (what: "prepare", "setup", "cleanup") once, not
+ * measured. Returns 0 when it exited 0, 1 when it failed (why: "prepare
+ * failed: exit 3", and the end of its stderr), or SERVE_STOP.
+ */
+static int
+serve_hook(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, int32_t h, const char *what, char *why,
+    size_t len)
+{
+	struct proto_sample	*smp;
+	int			 r;
+
+	smp = xcalloc(1, sizeof *smp);
+	if ((r = serve_exec(s, plan, files, &plan->cmds[h], smp, 1)) == 0 &&
+	    smp->status != PROTO_ST_OK) {
+		r = 1;
+		if (smp->status == PROTO_ST_FAILED && smp->exit_code != 0 &&
+		    strncmp(smp->err_tail, "exit code", 9) != 0)
+			snprintf(why, len, "%s failed: exit %d: %s", what,
+			    (int)smp->exit_code, smp->err_tail);
+		else if (smp->status == PROTO_ST_FAILED && smp->exit_code != 0)
+			snprintf(why, len, "%s failed: exit %d", what,
+			    (int)smp->exit_code);
+		else
+			snprintf(why, len, "%s failed: %s", what,
+			    smp->err_tail);
+		log_info("%s %s: %s", plan->cmds[h].bench, what, why);
+	}
+	free(smp);
+	return (r);
+}
+
+/* Fills smp as attempt of step stepno, failed before it ran, for why. */
+static void
+serve_not_run(const struct proto_plan *plan, uint32_t stepno,
+    uint32_t attempt, struct proto_sample *smp, const char *why)
+{
+	struct timespec	ts;
+
+	memset(smp, 0, sizeof *smp);
+	smp->step = stepno;
+	smp->cmd = plan->steps[stepno].cmd;
+	smp->round = plan->steps[stepno].round;
+	smp->warmup = plan->steps[stepno].warmup;
+	smp->attempt = attempt;
+	smp->load1 = facts_load1();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	smp->start_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	smp->status = PROTO_ST_FAILED;
+	snprintf(smp->err_tail, sizeof smp->err_tail, "%s", why);
+}
+
+/*
+ * Runs cmd's setup hook when this session has not yet: once per host
+ * before the first step of its bench. Returns 0 or SERVE_STOP.
+ */
+static int
+serve_setup(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct proto_cmd *cmd)
+{
+	int32_t	su = serve_hook_of(cmd, PROTO_HOOK_SETUP);
+	int32_t	cl = serve_hook_of(cmd, PROTO_HOOK_CLEANUP);
+	int	r;
+
+	/* A bench that started has its cleanup run, whatever happens. */
+	if (cl >= 0)
+		s->cleanup_due[cl] = 1;
+	if (su < 0 || s->hook_state[su] != HOOK_NOT_RUN)
+		return (0);
+	r = serve_hook(s, plan, files, su, "setup", s->hook_why[su],
+	    sizeof s->hook_why[su]);
+	if (r == SERVE_STOP)
+		return (r);
+	s->hook_state[su] = r == 0 ? HOOK_OK : HOOK_FAILED;
+	return (0);
+}
+
+/*
+ * Runs cleanup hook k when due; a failure is a note now and the plan's
+ * failure at its end. Returns 0 or SERVE_STOP.
+ */
+static int
+serve_cleanup(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, int32_t k)
+{
+	char	why[PROTO_TAIL_MAX], what[PROTO_NAME_MAX + 16];
+	int	r;
+
+	if (k < 0 || !s->cleanup_due[k])
+		return (0);
+	s->cleanup_due[k] = 0;
+	if ((r = serve_hook(s, plan, files, k, "cleanup", why,
+	    sizeof why)) != 1)
+		return (r);
+	snprintf(what, sizeof what, "benchmark %s", plan->cmds[k].bench);
+	serve_note(s, what, why);
+	if (s->hook_failed[0] == '\0')
+		snprintf(s->hook_failed, sizeof s->hook_failed, "%s: %s", what,
+		    why);
+	return (0);
+}
+
+/*
+ * Runs one attempt of step i into smp, with its hooks: not at all when its
+ * bench's setup failed, not when its prepare hook failed (either is the
+ * sample's failure). Returns 0 or SERVE_STOP.
+ */
+static int
+serve_attempt(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t i, uint32_t attempt,
+    struct proto_sample *smp)
+{
+	const struct proto_cmd	*cmd = &plan->cmds[plan->steps[i].cmd];
+	int32_t			 su = serve_hook_of(cmd, PROTO_HOOK_SETUP);
+	int32_t			 pp = serve_hook_of(cmd, PROTO_HOOK_PREPARE);
+	char			 why[PROTO_TAIL_MAX];
+	int			 r;
+
+	if (su >= 0 && s->hook_state[su] == HOOK_FAILED) {
+		serve_not_run(plan, i, attempt, smp, s->hook_why[su]);
+		return (0);
+	}
+	if (pp >= 0) {
+		if ((r = serve_hook(s, plan, files, pp, "prepare", why,
+		    sizeof why)) == SERVE_STOP)
+			return (r);
+		if (r == 1) {
+			serve_not_run(plan, i, attempt, smp, why);
+			return (0);
+		}
+	}
+	return (serve_run_one(s, plan, files, i, attempt, smp));
+}
+
 /*
  * Runs step i from attempt on: again while a signal it did not get from us
  * kills it, up to the plan's retries; journals and sends each sample.
@@ -882,6 +1096,9 @@ serve_step(struct serve *s, const struct proto_plan *plan,
 
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_SAMPLE;
+	if ((r = serve_setup(s, plan, files,
+	    &plan->cmds[plan->steps[i].cmd])) != 0)
+		return (r);
 	for (;; attempt++) {
 		if ((r = serve_settle(s)) != 0)
 			return (r);
@@ -889,7 +1106,7 @@ serve_step(struct serve *s, const struct proto_plan *plan,
 			log_warn("journal");
 			return (-1);
 		}
-		if ((r = serve_run_one(s, plan, files, i, attempt, smp)) != 0)
+		if ((r = serve_attempt(s, plan, files, i, attempt, smp)) != 0)
 			return (r);
 		smp->seq = s->seq++;
 		if (serve_record(s, &msg) != 0)
@@ -914,6 +1131,8 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
     uint32_t *nsent, int *ok, char *reason, size_t len)
 {
 	uint32_t	i, attempt;
+	int32_t		cl;
+	size_t		k;
 	int		r;
 
 	for (i = 0; i < plan->nsteps; i++) {
@@ -924,7 +1143,7 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 		r = serve_wait_quiet(s, plan, reason, len);
 		if (r == 1) {
 			*ok = 0;
-			return (0);
+			break;
 		}
 		if (r != 0)
 			return (r);
@@ -933,8 +1152,124 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 		    pr->ended[i]) + 1;
 		if ((r = serve_step(s, plan, files, i, attempt, nsent)) != 0)
 			return (r);
+		cl = serve_hook_of(&plan->cmds[plan->steps[i].cmd],
+		    PROTO_HOOK_CLEANUP);
+		if (cl >= 0 && s->cleanup_last[cl] == i &&
+		    (r = serve_cleanup(s, plan, files, cl)) != 0)
+			return (r);
+	}
+	/* Benches cut short (a busy host) are cleaned up too. */
+	for (k = 0; k < plan->ncmds; k++) {
+		if ((r = serve_cleanup(s, plan, files, (int32_t)k)) != 0)
+			return (r);
 	}
 	return (0);
+}
+
+/*
+ * Sets up the hooks' bookkeeping for plan: nothing run yet, and the last
+ * step of each cleanup hook's bench.
+ */
+static void
+serve_plan_hooks(struct serve *s, const struct proto_plan *plan)
+{
+	int32_t		cl;
+	uint32_t	i;
+
+	s->hook_state = xcalloc(plan->ncmds + 1, sizeof *s->hook_state);
+	s->hook_why = xcalloc(plan->ncmds + 1, sizeof *s->hook_why);
+	s->cleanup_due = xcalloc(plan->ncmds + 1, sizeof *s->cleanup_due);
+	s->cleanup_last = xcalloc(plan->ncmds + 1, sizeof *s->cleanup_last);
+	s->hook_failed[0] = '\0';
+	for (i = 0; i < plan->nsteps; i++) {
+		cl = serve_hook_of(&plan->cmds[plan->steps[i].cmd],
+		    PROTO_HOOK_CLEANUP);
+		if (cl >= 0)
+			s->cleanup_last[cl] = i;
+	}
+}
+
+/* Lets go of the plan's host programs and hook bookkeeping. */
+static void
+serve_plan_free(struct serve *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->nprogs; i++)
+		cache_files_close(&s->progs[i].f, 1);
+	free(s->progs);
+	s->progs = NULL;
+	s->nprogs = 0;
+	free(s->hook_state);
+	free(s->hook_why);
+	free(s->cleanup_due);
+	free(s->cleanup_last);
+	s->hook_state = s->cleanup_due = NULL;
+	s->hook_why = NULL;
+	s->cleanup_last = NULL;
+}
+
+/*
+ * Resolves the plan's host programs before anything is measured: found,
+ * hashed, held open, asked for their --version; and tells the coordinator
+ * what it found (PROGS). Returns 0, 1 with the error's words in why (a
+ * program not found), SERVE_STOP or -1.
+ */
+static int
+serve_plan_progs(struct serve *s, const struct proto_plan *plan, char *why,
+    size_t len)
+{
+	struct proto_msg	 msg;
+	struct serve_prog	*sp;
+	char			**envp;
+	size_t			 i, k;
+	int			 r;
+
+	s->progs = xcalloc(plan->ncmds + 1, sizeof *s->progs);
+	for (i = 0; i < plan->ncmds; i++) {
+		if (!plan->cmds[i].has_host)
+			continue;
+		for (k = 0; k < s->nprogs; k++) {
+			if (strcmp(s->progs[k].name, plan->cmds[i].host) == 0)
+				break;
+		}
+		if (k < s->nprogs)
+			continue;
+		sp = &s->progs[s->nprogs];
+		snprintf(sp->name, sizeof sp->name, "%s", plan->cmds[i].host);
+		if (hostprog_resolve(sp->name, &sp->f, why, len) != 0)
+			return (1);
+		s->nprogs++;
+		envp = serve_envp(&plan->cmds[i]);
+		r = hostprog_version(&sp->f, envp, s->rundir,
+		    serve_stop_pipe[0], SERVE_VERSION_MS, sp->version,
+		    sizeof sp->version);
+		free(envp);
+		if (r != 0)
+			return (SERVE_STOP);
+		log_info("host program %s: %s (SHA-256 %s) %s", sp->name,
+		    sp->f.path, sp->f.sha, sp->version);
+	}
+	if (s->nprogs == 0)
+		return (0);
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_PROGS;
+	msg.u.progs.n = s->nprogs;
+	msg.u.progs.v = xcalloc(s->nprogs, sizeof *msg.u.progs.v);
+	for (k = 0; k < s->nprogs; k++) {
+		sp = &s->progs[k];
+		snprintf(msg.u.progs.v[k].prog, sizeof msg.u.progs.v[k].prog,
+		    "%s", sp->name);
+		snprintf(msg.u.progs.v[k].path, sizeof msg.u.progs.v[k].path,
+		    "%s", sp->f.path);
+		memcpy(msg.u.progs.v[k].sha, sp->f.sha, PROTO_SHA_HEX);
+		snprintf(msg.u.progs.v[k].version,
+		    sizeof msg.u.progs.v[k].version, "%s", sp->version);
+	}
+	/* Detached (no coordinator), there is no one to tell. */
+	r = s->detached ? 0 : serve_send(s, &msg);
+	free(msg.u.progs.v);
+	return (r);
 }
 
 /*
@@ -964,10 +1299,21 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		goto out;
 	}
 	serve_plan_counters(s, plan);
+	serve_plan_hooks(s, plan);
+	if ((r = serve_plan_progs(s, plan, why, sizeof why)) == 1) {
+		r = serve_error(s, "program", "%s", why);
+		goto out;
+	}
+	if (r != 0)
+		goto out;
 	r = serve_plan_steps(s, plan, files, &pr, &nsent, &ok, reason,
 	    sizeof reason);
 	if (r != 0)
 		goto out;
+	if (ok && s->hook_failed[0] != '\0') {
+		ok = 0;
+		snprintf(reason, sizeof reason, "%s", s->hook_failed);
+	}
 	s->plan_done = 1;
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_DONE;
@@ -976,6 +1322,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	snprintf(msg.u.done.reason, sizeof msg.u.done.reason, "%s", reason);
 	r = serve_send(s, &msg);
 out:
+	serve_plan_free(s);
 	journal_progress_free(&pr);
 	cache_files_close(files, plan->nfiles);
 	free(files);

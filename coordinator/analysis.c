@@ -88,8 +88,12 @@ rep_checksums(const struct analysis *a, size_t host, size_t bench,
 			continue;
 		if (s->checksum == NULL) {
 			snprintf(reason, len, "run seq %u (%s, round %u) "
-			    "printed no %s", s->seq, ds->variants[s->variant],
-			    s->round, key);
+			    "%s", s->seq, ds->variants[s->variant], s->round,
+			    strcmp(key, "stdout") == 0 ? "has no stdout checksum "
+			    "(its stdout was not read to its end)" : "printed no");
+			if (strcmp(key, "stdout") != 0)
+				snprintf(reason + strlen(reason), len -
+				    strlen(reason), " %s", key);
 			return (0);
 		}
 		if (first == NULL) {
@@ -99,8 +103,9 @@ rep_checksums(const struct analysis *a, size_t host, size_t bench,
 		/* Loaded strings are interned: equal ones are one string. */
 		if (first->checksum != s->checksum &&
 		    strcmp(first->checksum, s->checksum) != 0) {
-			snprintf(reason, len, "checksums disagree: %s "
+			snprintf(reason, len, "%schecksums disagree: %s "
 			    "round %u gave %.40s, %s round %u gave %.40s",
+			    strcmp(key, "stdout") == 0 ? "stdout " : "",
 			    ds->variants[first->variant], first->round,
 			    first->checksum, ds->variants[s->variant],
 			    s->round, s->checksum);

@@ -979,7 +979,10 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 			f->fresh = v->via.u64 != 0;
 		if ((f->variant = rec_gstr(c, o, "variant")) == NULL ||
 		    (f->path = rec_gstr(c, o, "path")) == NULL ||
-		    (f->sha = rec_gstr(c, o, "sha256")) == NULL) {
+		    (f->sha = rec_gstr(c, o, "sha256")) == NULL ||
+		    (rec_get(o, "host_prog") != NULL && ((f->host_prog =
+		    rec_gstr(c, o, "host_prog")) == NULL ||
+		    (f->version = rec_gstr(c, o, "version")) == NULL))) {
 			ds->nfiles++;
 			return (-1);
 		}
@@ -1231,6 +1234,8 @@ dataset_free(struct dataset *ds)
 		free(ds->files[i].role);
 		free(ds->files[i].path);
 		free(ds->files[i].sha);
+		free(ds->files[i].host_prog);
+		free(ds->files[i].version);
 	}
 	free(ds->files);
 	free(ds->samples);

@@ -47,6 +47,9 @@ struct ds_file {
 	char		*path;		/* local path */
 	char		*sha;
 	int		 fresh;		/* pushed during this run */
+	char		*host_prog;	/* the host's own (host:NAME): NAME;
+					   NULL for a pushed file */
+	char		*version;	/* its --version line, or NULL */
 };
 
 /* What an agent said between samples: load waits and notes. */

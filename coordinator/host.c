@@ -294,6 +294,11 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 			host_fail(h, "agent: %s", msg.u.error.msg);
 			proto_msg_free(&msg);
 			return (-1);
+		case PROTO_PROGS:
+			if (h->progs_cb != NULL)
+				h->progs_cb(h, &msg.u.progs, arg);
+			proto_msg_free(&msg);
+			break;
 		case PROTO_STATUS:
 			if (scb != NULL)
 				scb(h, &msg.u.state, arg);

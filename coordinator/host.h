@@ -85,6 +85,12 @@ struct host_ops {
 #define HOST_OK		0
 #define HOST_FAILED	1
 
+struct host;
+
+/* Called with the host programs its agent resolved (PROGS). */
+typedef void (*host_progs_cb)(struct host *, const struct proto_progs *,
+    void *arg);
+
 struct host {
 	char		 name[64];
 	const struct host_ops *ops;
@@ -118,6 +124,7 @@ struct host {
 	int		 status;	/* HOST_* */
 	int		 retryable;	/* the agent was lost, not refused */
 	char		 error[HOST_ERR_LEN];
+	host_progs_cb	 progs_cb;	/* NULL, or told of PROGS in host_run */
 };
 
 /* Called for every sample as it arrives; returns 0, or -1 to abort. */

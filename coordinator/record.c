@@ -258,6 +258,28 @@ record_file(struct record *r, const char *host, const char *variant,
 }
 
 int
+record_hostprog(struct record *r, const char *host, const char *variant,
+    const char *role, const struct proto_prog *pg)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 9);
+	rec_kuint(&pk, "fresh", 0);
+	rec_kstr(&pk, "t", "file");
+	rec_kstr(&pk, "host", host);
+	rec_kstr(&pk, "variant", variant);
+	rec_kstr(&pk, "role", role);
+	rec_kstr(&pk, "path", pg->path);
+	rec_kstr(&pk, "sha256", pg->sha);
+	rec_kstr(&pk, "host_prog", pg->prog);
+	rec_kstr(&pk, "version", pg->version);
+	return (rec_flush(r, &sb));
+}
+
+int
 record_sample(struct record *r, const char *host, const char *bench,
     const char *variant, const struct proto_sample *smp)
 {

@@ -57,6 +57,14 @@ int	record_host(struct record *r, const struct host *h);
 int	record_file(struct record *r, const char *host, const char *variant,
 	    const char *role, const char *path, const char *sha, int fresh);
 
+/*
+ * Appends a host's own program it ran (bin = host:NAME, or a hook's):
+ * NAME as the suite gave it, the path the agent found, its SHA-256 and
+ * its --version line ("" none).
+ */
+int	record_hostprog(struct record *r, const char *host, const char *variant,
+	    const char *role, const struct proto_prog *pg);
+
 /* Appends what an agent said between samples. */
 int	record_state(struct record *r, const char *host,
 	    const struct proto_state *st);

@@ -1398,7 +1398,18 @@ html_run(FILE *f, const struct analysis *a)
 			html_esc(f, ds->files[i].role);
 			fputs("</td><td><code>", f);
 			html_esc(f, ds->files[i].path);
-			fputs("</code></td><td><code>", f);
+			fputs("</code>", f);
+			if (ds->files[i].host_prog != NULL) {
+				fputs(" (the host's own <code>host:", f);
+				html_esc(f, ds->files[i].host_prog);
+				fputs("</code>", f);
+				if (ds->files[i].version[0] != '\0') {
+					fputs("; --version: ", f);
+					html_esc(f, ds->files[i].version);
+				}
+				fputs(")", f);
+			}
+			fputs("</td><td><code>", f);
 			html_esc(f, ds->files[i].sha);
 			fputs("</code></td></tr>\n", f);
 		}

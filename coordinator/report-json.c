@@ -132,6 +132,38 @@ json_run(FILE *f, const struct dataset *ds)
 	fputs(ds->ended[0] != '\0' && !ds->truncated ? "true" : "false", f);
 }
 
+/*
+ * The host's own programs it ran (host:NAME): per variant or hook, the
+ * path its agent found, the SHA-256 and the --version line.
+ */
+static void
+json_host_progs(FILE *f, const struct dataset *ds, size_t host)
+{
+	const struct ds_file	*df;
+	size_t			 i, n = 0;
+
+	fputs(", \"host_programs\": [", f);
+	for (i = 0; i < ds->nfiles; i++) {
+		df = &ds->files[i];
+		if (df->host != host || df->host_prog == NULL)
+			continue;
+		fputs(n++ ? ", {\"variant\": " : "{\"variant\": ", f);
+		json_str(f, df->variant);
+		fputs(", \"role\": ", f);
+		json_str(f, df->role);
+		fputs(", \"program\": ", f);
+		json_str(f, df->host_prog);
+		fputs(", \"path\": ", f);
+		json_str(f, df->path);
+		fputs(", \"sha256\": ", f);
+		json_str(f, df->sha);
+		fputs(", \"version\": ", f);
+		json_str(f, df->version);
+		fputs("}", f);
+	}
+	fputs("]", f);
+}
+
 /* One host of the analysis (a->hosts[i]): its facts, outcome and counts. */
 static void
 json_host(FILE *f, const struct analysis *a, size_t i)
@@ -168,6 +200,7 @@ json_host(FILE *f, const struct analysis *a, size_t i)
 	json_num(f, rh->hyg.floor.n > 0 ? rh->hyg.floor.median : NAN);
 	fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
 	    rh->hyg.floor.n, rh->floor_sub > 0 ? "true" : "false");
+	json_host_progs(f, a->ds, rh->host);
 }
 
 /* The fields that name a result's or comparison's cell. */

@@ -409,6 +409,16 @@ md_run(FILE *f, const struct analysis *a)
 			md_text(f, ds->files[i].role);
 			fputs(" | ", f);
 			md_text(f, ds->files[i].path);
+			if (ds->files[i].host_prog != NULL) {
+				fputs(" (the host's own `host:", f);
+				md_text(f, ds->files[i].host_prog);
+				fputs("`", f);
+				if (ds->files[i].version[0] != '\0') {
+					fputs("; --version: ", f);
+					md_text(f, ds->files[i].version);
+				}
+				fputs(")", f);
+			}
 			fputs(" | ", f);
 			md_code(f, ds->files[i].sha);
 			fputs(" |\n", f);

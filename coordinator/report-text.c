@@ -259,8 +259,10 @@ report_text_status(FILE *f, const struct ds_sample *s)
 	fputs(proto_status_name(s->status), f);
 	if (s->status == PROTO_ST_SIGNAL)
 		fprintf(f, " %d", s->signal);
-	else if (s->status == PROTO_ST_FAILED)
+	else if (s->status == PROTO_ST_FAILED && s->exit_code != 0)
 		fprintf(f, " (exit %d)", s->exit_code);
+	else if (s->status == PROTO_ST_FAILED)
+		fputs(" (no exit code)", f);	/* its reason says why */
 }
 
 /* A column of a table: its title, and whether Markdown aligns it right. */

@@ -45,7 +45,12 @@ struct run_host {
 	struct run		*run;
 	size_t			 nfiles;
 	struct run_file		*files;
-	size_t			*bin;		/* per variant: index into files */
+	size_t			*bin;		/* per variant: index into files,
+						   RUN_ONHOST: a host program */
+	size_t			*hook;		/* per bench and hook, likewise;
+						   RUN_ONHOST also for none */
+	struct proto_prog	*progs;		/* host programs recorded */
+	size_t			 nprogs;
 	size_t			*data;		/* per bench file, flattened */
 	struct proto_plan	 plan;
 	size_t			 done;		/* samples received */
@@ -79,6 +84,11 @@ struct run {
 static volatile sig_atomic_t	run_stop;
 
 #define RUN_MAX_RESTARTS	3	/* agents lost per host before giving up */
+#define RUN_ONHOST		SIZE_MAX	/* no file: the host's own */
+
+static const char *const run_hook_names[SUITE_NHOOKS] = {
+	"prepare", "setup", "cleanup"
+};
 
 static void
 run_sigint(int sig)
@@ -232,6 +242,46 @@ run_add_file(struct run_host *rh, const char *path, int executable,
 }
 
 /*
+ * Resolves the hooks' programs that are pushed, for the host's os/arch.
+ * Returns 0 or -1 (cause).
+ */
+static int
+run_resolve_hooks(struct run *run, struct run_host *rh, char **cause)
+{
+	const struct suite	*s = run->suite;
+	const struct proto_facts *f = &rh->h->facts;
+	const struct suite_hook	*hk;
+	struct stat		 st;
+	char			 path[PATH_MAX];
+	size_t			 b, k;
+	long			 idx;
+
+	rh->hook = xcalloc(s->nbenches * SUITE_NHOOKS + 1, sizeof *rh->hook);
+	for (b = 0; b < s->nbenches; b++) {
+		for (k = 0; k < SUITE_NHOOKS; k++) {
+			hk = &s->benches[b].hooks[k];
+			rh->hook[b * SUITE_NHOOKS + k] = RUN_ONHOST;
+			if (hk->nargv == 0 || hk->host != NULL)
+				continue;
+			if (suite_expand(hk->bin, f->os, f->arch, path,
+			    sizeof path) != 0 || stat(path, &st) == -1 ||
+			    !S_ISREG(st.st_mode)) {
+				xasprintf(cause, "%s:%d: [bench.%s] %s: no "
+				    "program for host %s (%s/%s): %s", s->path,
+				    hk->line, s->benches[b].name,
+				    run_hook_names[k], rh->h->name, f->os,
+				    f->arch, hk->bin);
+				return (-1);
+			}
+			if ((idx = run_add_file(rh, path, 1, cause)) < 0)
+				return (-1);
+			rh->hook[b * SUITE_NHOOKS + k] = (size_t)idx;
+		}
+	}
+	return (0);
+}
+
+/*
  * Resolves a host's files for its os/arch: every variant's program and
  * every benchmark's data file must exist. Returns 0 or -1 (cause).
  */
@@ -252,6 +302,10 @@ run_resolve(struct run *run, struct run_host *rh, char **cause)
 	for (v = 0; v < s->nvariants; v++) {
 		const struct suite_variant *sv = &s->variants[v];
 
+		if (sv->host != NULL) {
+			rh->bin[v] = RUN_ONHOST;	/* the agent finds it */
+			continue;
+		}
 		if (suite_expand(sv->bin, f->os, f->arch, path,
 		    sizeof path) != 0) {
 			xasprintf(cause, "%s:%d: [variant.%s] bin path too long",
@@ -269,6 +323,8 @@ run_resolve(struct run *run, struct run_host *rh, char **cause)
 			return (-1);
 		rh->bin[v] = (size_t)idx;
 	}
+	if (run_resolve_hooks(run, rh, cause) != 0)
+		return (-1);
 	nd = 0;
 	for (b = 0; b < s->nbenches; b++) {
 		for (k = 0; k < s->benches[b].nfiles; k++) {
@@ -330,6 +386,61 @@ run_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
 }
 
 /*
+ * Adds each bench's hooks to the host's plan as commands that are never
+ * steps, and points the bench's commands at them.
+ */
+static void
+run_build_hooks(struct run *run, struct run_host *rh)
+{
+	const struct suite	*s = run->suite;
+	struct proto_plan	*p = &rh->plan;
+	const struct suite_hook	*hk;
+	struct proto_cmd	*c;
+	size_t			 b, k, v, i, dbase = 0, fi;
+	int32_t			 idx[SUITE_NHOOKS];
+
+	for (b = 0; b < s->nbenches; b++) {
+		const struct suite_bench *sb = &s->benches[b];
+
+		for (k = 0; k < SUITE_NHOOKS; k++) {
+			idx[k] = -1;
+			hk = &sb->hooks[k];
+			if (hk->nargv == 0)
+				continue;
+			p->cmds = xreallocarray(p->cmds, p->ncmds + 1,
+			    sizeof *p->cmds);
+			c = &p->cmds[p->ncmds];
+			memset(c, 0, sizeof *c);
+			snprintf(c->bench, sizeof c->bench, "%s", sb->name);
+			fi = rh->hook[b * SUITE_NHOOKS + k];
+			if (hk->host != NULL) {
+				c->has_host = 1;
+				snprintf(c->host, sizeof c->host, "%s",
+				    hk->host);
+			} else
+				memcpy(c->exe, rh->files[fi].sha,
+				    PROTO_SHA_HEX);
+			c->nargs = hk->nargv - 1;
+			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
+			for (i = 0; i < c->nargs; i++)
+				c->args[i] = run_subst(rh, sb, dbase,
+				    hk->argv[i + 1]);
+			c->env = xcalloc(1, sizeof *c->env);
+			c->timeout_ms = sb->timeout_ms;
+			idx[k] = (int32_t)p->ncmds++;
+		}
+		for (v = 0; v < s->nvariants; v++) {
+			c = &p->cmds[b * s->nvariants + v];
+			c->has_hooks = idx[0] != -1 || idx[1] != -1 ||
+			    idx[2] != -1;
+			for (k = 0; k < SUITE_NHOOKS; k++)
+				c->hooks[k] = idx[k];
+		}
+		dbase += sb->nfiles;
+	}
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order.
  * Long because the plan's parts (files, commands, the floor, the steps)
  * index each other and are filled in one order.
@@ -361,8 +472,13 @@ run_build_plan(struct run *run, struct run_host *rh)
 			c = &p->cmds[b * s->nvariants + v];
 			snprintf(c->bench, sizeof c->bench, "%s", sb->name);
 			snprintf(c->variant, sizeof c->variant, "%s", sv->name);
-			memcpy(c->exe, rh->files[rh->bin[v]].sha,
-			    PROTO_SHA_HEX);
+			if (sv->host != NULL) {
+				c->has_host = 1;
+				snprintf(c->host, sizeof c->host, "%s",
+				    sv->host);
+			} else
+				memcpy(c->exe, rh->files[rh->bin[v]].sha,
+				    PROTO_SHA_HEX);
 			c->nargs = sv->nargs + sb->nargs;
 			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
 			for (i = 0; i < sv->nargs; i++)
@@ -376,10 +492,12 @@ run_build_plan(struct run *run, struct run_host *rh)
 				c->env[i] = xstrdup(sv->env[i]);
 			c->timeout_ms = sb->timeout_ms;
 			snprintf(c->checksum_key, sizeof c->checksum_key, "%s",
-			    sb->checksum);
+			    strcmp(sb->checksum, "stdout") == 0 ?
+			    PROTO_CHECKSUM_STDOUT : sb->checksum);
 		}
 		dbase += sb->nfiles;
 	}
+	run_build_hooks(run, rh);
 	/* The floor: orch-null from the agent's cache, once per round. */
 	null_sha = NULL;
 	for (i = 0; i < rh->h->facts.nextra; i++) {
@@ -593,16 +711,76 @@ run_same_settings(const struct suite_variant *a, const struct suite_variant *b)
 	return (1);
 }
 
+/*
+ * Records the host programs an agent resolved, once per run: for each
+ * variant and hook that names one.
+ */
+static void
+run_progs_cb(struct host *h, const struct proto_progs *ps, void *arg)
+{
+	struct run_host		*rh = arg;
+	const struct suite	*s = rh->run->suite;
+	const struct suite_hook	*hk;
+	size_t			 i, v, b, k;
+
+	for (i = 0; i < ps->n; i++) {
+		/* An agent started again says it again: new findings only. */
+		for (k = 0; k < rh->nprogs; k++) {
+			if (strcmp(rh->progs[k].prog, ps->v[i].prog) == 0 &&
+			    strcmp(rh->progs[k].path, ps->v[i].path) == 0 &&
+			    strcmp(rh->progs[k].sha, ps->v[i].sha) == 0)
+				break;
+		}
+		if (k < rh->nprogs)
+			continue;
+		rh->progs = xreallocarray(rh->progs, rh->nprogs + 1,
+		    sizeof *rh->progs);
+		rh->progs[rh->nprogs++] = ps->v[i];
+		for (v = 0; v < s->nvariants; v++) {
+			if (s->variants[v].host != NULL && strcmp(
+			    s->variants[v].host, ps->v[i].prog) == 0)
+				record_hostprog(&rh->run->rec, h->name,
+				    s->variants[v].name, "bin", &ps->v[i]);
+		}
+		for (b = 0; b < s->nbenches; b++) {
+			for (k = 0; k < SUITE_NHOOKS; k++) {
+				hk = &s->benches[b].hooks[k];
+				if (hk->host != NULL &&
+				    strcmp(hk->host, ps->v[i].prog) == 0)
+					record_hostprog(&rh->run->rec, h->name,
+					    "", run_hook_names[k], &ps->v[i]);
+			}
+		}
+		log_info("%s: host program %s is %s (SHA-256 %.12s...)%s%s",
+		    h->name, ps->v[i].prog, ps->v[i].path, ps->v[i].sha,
+		    ps->v[i].version[0] ? ": " : "", ps->v[i].version);
+	}
+}
+
 /* Records the files a host runs, saying which were pushed just now. */
 static void
 run_record_files(struct run *run, struct run_host *rh, const int *fresh)
 {
 	size_t	v, i;
 
-	for (v = 0; v < run->suite->nvariants; v++)
+	size_t	b, k, fi;
+
+	for (v = 0; v < run->suite->nvariants; v++) {
+		if (rh->bin[v] == RUN_ONHOST)
+			continue;	/* recorded as its agent found it */
 		record_file(&run->rec, rh->h->name, run->suite->variants[v].name,
 		    "bin", rh->files[rh->bin[v]].path,
 		    rh->files[rh->bin[v]].sha, fresh[rh->bin[v]]);
+	}
+	for (b = 0; b < run->suite->nbenches; b++) {
+		for (k = 0; k < SUITE_NHOOKS; k++) {
+			if ((fi = rh->hook[b * SUITE_NHOOKS + k]) == RUN_ONHOST)
+				continue;
+			record_file(&run->rec, rh->h->name, "",
+			    run_hook_names[k], rh->files[fi].path,
+			    rh->files[fi].sha, fresh[fi]);
+		}
+	}
 	for (i = 0; i < rh->nfiles; i++) {
 		if (!rh->files[i].executable)
 			record_file(&run->rec, rh->h->name, "", "data",
@@ -645,6 +823,7 @@ run_host_thread(void *arg)
 			    (unsigned long long)rh->pushed);
 			if (rh->restarts == 0)
 				run_record_files(run, rh, fresh);
+			rh->h->progs_cb = run_progs_cb;
 			if (host_run(rh->h, &rh->plan, run_sample_cb,
 			    run_state_cb, rh, &run_stop) == 0)
 				break;
@@ -1020,7 +1199,8 @@ run_warn_aa(const struct run *run, const struct run_host *rh)
 	size_t			 v;
 
 	for (v = 0; v < su->nvariants; v++) {
-		if (v == su->ref || rh->bin[v] != rh->bin[su->ref] ||
+		if (v == su->ref || rh->bin[v] == RUN_ONHOST ||
+		    rh->bin[v] != rh->bin[su->ref] ||
 		    !run_same_settings(&su->variants[v],
 		    &su->variants[su->ref]))
 			continue;
@@ -1129,6 +1309,8 @@ run_free(struct run *run)
 			free(rh->files[v].path);
 		free(rh->files);
 		free(rh->bin);
+		free(rh->hook);
+		free(rh->progs);
 		free(rh->data);
 		free(rh->seen);
 		run_free_plan(&rh->plan);

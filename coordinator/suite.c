@@ -63,11 +63,11 @@ enum { VK_BIN, VK_ENV, VK_ARGS };
 
 static const char *const suite_bench_keys[] = {
 	"args", "files", "metrics", "better", "checksum", "timeout", "threads",
-	"parallel", NULL
+	"parallel", "prepare", "setup", "cleanup", NULL
 };
 enum {
 	BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT,
-	BK_THREADS, BK_PARALLEL,
+	BK_THREADS, BK_PARALLEL, BK_PREPARE, BK_SETUP, BK_CLEANUP,
 };
 
 struct suite_parse {
@@ -580,6 +580,48 @@ suite_check_bin(struct suite_parse *p, const char *written,
 		    p->label, written);
 }
 
+/*
+ * Checks the NAME of `host:NAME` (key: "bin", "prepare", ...): a name
+ * without '/' looked up in the host's PATH, or an absolute path. Returns
+ * a copy of NAME, or NULL (error reported).
+ */
+static char *
+suite_hostprog(struct suite_parse *p, const char *key, const char *v)
+{
+	const char	*name = v + 5;
+	size_t		 i, len = strlen(name);
+	char		*r;
+
+	if (len == 0) {
+		ini_error(&p->src, p->src.line, "%s %s: 'host:' names no "
+		    "program", p->label, key);
+		return (NULL);
+	}
+	if (len >= PROTO_PROG_MAX) {
+		ini_error(&p->src, p->src.line, "%s %s: host program name "
+		    "longer than %d bytes", p->label, key, PROTO_PROG_MAX - 1);
+		return (NULL);
+	}
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)name[i] <= ' ' ||
+		    (unsigned char)name[i] == 0x7f) {
+			ini_error(&p->src, p->src.line, "%s %s: host program "
+			    "'%s' has a blank or control character", p->label,
+			    key, name);
+			return (NULL);
+		}
+	}
+	if (name[0] != '/' && strchr(name, '/') != NULL) {
+		ini_error(&p->src, p->src.line, "%s %s: host program '%s' is "
+		    "neither a name (looked up in the host's PATH) nor an "
+		    "absolute path", p->label, key, name);
+		return (NULL);
+	}
+	if ((r = strdup(name)) == NULL)
+		ini_error(&p->src, p->src.line, "out of memory");
+	return (r);
+}
+
 /* Splits an args or env value; reports errors. */
 static int
 suite_words(struct suite_parse *p, const char *key, const char *v,
@@ -609,6 +651,12 @@ suite_key_variant(struct suite_parse *p, int k, const char *v)
 		if (*v == '\0') {
 			ini_error(&p->src, p->src.line, "%s empty bin",
 			    p->label);
+			return;
+		}
+		if (strncmp(v, "host:", 5) == 0) {
+			if ((var->host = suite_hostprog(p, "bin", v)) != NULL &&
+			    (var->bin = strdup(v)) == NULL)
+				ini_error(&p->src, p->src.line, "out of memory");
 			return;
 		}
 		if ((var->bin = suite_resolve(p, v)) == NULL)
@@ -904,6 +952,32 @@ suite_bench_threads(struct suite_parse *p, struct suite_bench *b,
 		    "or no", p->label, v);
 }
 
+/*
+ * Parses a hook (prepare, setup, cleanup): an argv split like args, whose
+ * program is host:NAME or a path resolved and checked like a bin.
+ */
+static void
+suite_hook(struct suite_parse *p, const char *key, const char *v,
+    struct suite_hook *h)
+{
+	h->line = p->src.line;
+	if (suite_words(p, key, v, &h->argv, &h->nargv) != 0)
+		return;
+	if (h->nargv == 0) {
+		ini_error(&p->src, p->src.line, "%s %s: no command", p->label,
+		    key);
+		return;
+	}
+	if (strncmp(h->argv[0], "host:", 5) == 0) {
+		h->host = suite_hostprog(p, key, h->argv[0]);
+		return;
+	}
+	if ((h->bin = suite_resolve(p, h->argv[0])) == NULL)
+		return;
+	if (suite_placeholder(h->argv[0]) == NULL)
+		suite_check_bin(p, h->argv[0], h->bin);
+}
+
 /* Handles one key of [bench.NAME]. */
 static void
 suite_key_bench(struct suite_parse *p, int k, const char *v)
@@ -958,6 +1032,15 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 	case BK_THREADS:
 	case BK_PARALLEL:
 		suite_bench_threads(p, b, k == BK_PARALLEL, v);
+		break;
+	case BK_PREPARE:
+		suite_hook(p, "prepare", v, &b->hooks[SUITE_HOOK_PREPARE]);
+		break;
+	case BK_SETUP:
+		suite_hook(p, "setup", v, &b->hooks[SUITE_HOOK_SETUP]);
+		break;
+	case BK_CLEANUP:
+		suite_hook(p, "cleanup", v, &b->hooks[SUITE_HOOK_CLEANUP]);
 		break;
 	}
 }
@@ -1270,6 +1353,7 @@ suite_free(struct suite *s)
 		return;
 	for (i = 0; i < s->nvariants; i++) {
 		free(s->variants[i].bin);
+		free(s->variants[i].host);
 		suite_free_words(s->variants[i].args, s->variants[i].nargs);
 		suite_free_words(s->variants[i].env, s->variants[i].nenv);
 	}
@@ -1280,6 +1364,12 @@ suite_free(struct suite *s)
 			free(s->benches[i].files[j].path);
 		free(s->benches[i].files);
 		free(s->benches[i].metrics);
+		for (j = 0; j < SUITE_NHOOKS; j++) {
+			suite_free_words(s->benches[i].hooks[j].argv,
+			    s->benches[i].hooks[j].nargv);
+			free(s->benches[i].hooks[j].bin);
+			free(s->benches[i].hooks[j].host);
+		}
 	}
 	free(s->benches);
 	free(s->path);

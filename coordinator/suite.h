@@ -21,12 +21,28 @@ struct suite_file {
 struct suite_variant {
 	char		 name[PROTO_NAME_MAX];
 	char		*bin;		/* may hold {os} and {arch}; resolved like files */
+	char		*host;		/* bin = host:NAME: NAME, the host's own
+					   program (nothing pushed); or NULL */
 	size_t		 nargs;		/* argv placed before the benchmark's */
 	char		**args;
 	size_t		 nenv;		/* "NAME=value" */
 	char		**env;
 	int		 line;		/* of the [variant.NAME] header */
 };
+
+/* A hook of a bench (prepare, setup, cleanup): an argv, no shell. */
+struct suite_hook {
+	size_t		 nargv;		/* 0: none */
+	char		**argv;		/* argv[0] as written */
+	char		*bin;		/* argv[0] resolved like a variant's bin */
+	char		*host;		/* or host:NAME's NAME; else NULL */
+	int		 line;
+};
+
+#define SUITE_HOOK_PREPARE	0	/* as PROTO_HOOK_* */
+#define SUITE_HOOK_SETUP	1
+#define SUITE_HOOK_CLEANUP	2
+#define SUITE_NHOOKS		3
 
 struct suite_bench {
 	char		 name[PROTO_NAME_MAX];
@@ -41,6 +57,7 @@ struct suite_bench {
 	uint32_t	 threads;	/* cores it keeps busy; 0: not said */
 #define SUITE_THREADS_ALL	UINT32_MAX	/* parallel = yes: every core */
 #define SUITE_THREADS_MAX	4096
+	struct suite_hook hooks[SUITE_NHOOKS];
 	int		 line;
 };
 

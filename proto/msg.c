@@ -42,6 +42,8 @@ enum msg_kind {
 	MSG_IDENT0,	/* a MSG_IDENT or "" */
 	MSG_BENCH,	/* a MSG_IDENT or PROTO_FLOOR_BENCH */
 	MSG_HASH,	/* char[PROTO_SHA_HEX], 64 lowercase hex digits */
+	MSG_HASH0,	/* a MSG_HASH or "" */
+	MSG_CKEY,	/* a MSG_IDENT0 or PROTO_CHECKSUM_STDOUT */
 	MSG_SUB		/* anything else: dec and enc */
 };
 
@@ -94,6 +96,10 @@ static int	msg_enc_steps(msgpack_packer *, const void *);
 static int	msg_dec_metrics(const msgpack_object *, void *);
 static int	msg_enc_metrics(msgpack_packer *, const void *);
 static int	msg_check_plan(const void *);
+static int	msg_dec_hooks(const msgpack_object *, void *);
+static int	msg_enc_hooks(msgpack_packer *, const void *);
+static int	msg_dec_progs(const msgpack_object *, void *);
+static int	msg_enc_progs(msgpack_packer *, const void *);
 
 static const struct msg_field msg_facts_tab[] = {
 	MSG_F(struct proto_facts, os, MSG_STR),
@@ -128,11 +134,28 @@ static const struct msg_field msg_hashes_tab[] = {
 static const struct msg_field msg_cmd_tab[] = {
 	MSG_F(struct proto_cmd, bench, MSG_BENCH),
 	MSG_F(struct proto_cmd, variant, MSG_IDENT0),
-	MSG_F(struct proto_cmd, exe, MSG_HASH),
+	MSG_F(struct proto_cmd, exe, MSG_HASH0),
 	MSG_FSUB("args", msg_dec_args, msg_enc_args),
 	MSG_FSUB("env", msg_dec_env, msg_enc_env),
 	MSG_F(struct proto_cmd, timeout_ms, MSG_U32),
-	MSG_F(struct proto_cmd, checksum_key, MSG_IDENT0),
+	MSG_F(struct proto_cmd, checksum_key, MSG_CKEY),
+	MSG_FOPT(struct proto_cmd, host, MSG_STR, has_host),
+	{ "hooks", MSG_SUB, 0, 0, 0, offsetof(struct proto_cmd, has_hooks),
+	    msg_dec_hooks, msg_enc_hooks },
+};
+
+/* The fields every command has (the optional ones come last). */
+#define MSG_CMD_REQUIRED	7
+
+static const struct msg_field msg_prog_tab[] = {
+	MSG_F(struct proto_prog, prog, MSG_STR),
+	MSG_F(struct proto_prog, path, MSG_STR),
+	MSG_F(struct proto_prog, sha, MSG_HASH),
+	MSG_F(struct proto_prog, version, MSG_STR),
+};
+
+static const struct msg_field msg_progs_tab[] = {
+	MSG_FSUB("progs", msg_dec_progs, msg_enc_progs),
 };
 
 static const struct msg_field msg_plan_tab[] = {
@@ -212,6 +235,8 @@ static const struct msg_type {
 	{ PROTO_DONE, "done", msg_done_tab, MSG_NITEMS(msg_done_tab), NULL },
 	{ PROTO_BYE, "bye", NULL, 0, NULL },
 	{ PROTO_STATUS, "status", msg_status_tab, MSG_NITEMS(msg_status_tab),
+	    NULL },
+	{ PROTO_PROGS, "progs", msg_progs_tab, MSG_NITEMS(msg_progs_tab),
 	    NULL },
 };
 
@@ -497,6 +522,16 @@ msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
 		return (msg_get_ident(o, (char *)p, f->size, 0));
 	case MSG_HASH:
 		return (msg_get_hash(o, (char *)p));
+	case MSG_HASH0:
+		if (msg_get_str(o, (char *)p, f->size) == 0 &&
+		    *(char *)p == '\0')
+			return (0);
+		return (msg_get_hash(o, (char *)p));
+	case MSG_CKEY:
+		if (msg_get_str(o, (char *)p, f->size) == 0 &&
+		    strcmp((char *)p, PROTO_CHECKSUM_STDOUT) == 0)
+			return (0);
+		return (msg_get_ident(o, (char *)p, f->size, 1));
 	case MSG_SUB:
 		return (f->dec(o, base));
 	}
@@ -658,11 +693,11 @@ msg_dec_cmds(const msgpack_object *o, void *base)
 	if (o->type != MSGPACK_OBJECT_ARRAY)
 		return (PROTO_ERR_FIELD);
 	n = o->via.array.size;
-	/* Every field is required: smaller maps cannot be commands. */
+	/* Smaller maps than the required fields cannot be commands. */
 	for (i = 0; i < n; i++) {
 		e = &o->via.array.ptr[i];
 		if (e->type != MSGPACK_OBJECT_MAP ||
-		    e->via.map.size < MSG_NITEMS(msg_cmd_tab))
+		    e->via.map.size < MSG_CMD_REQUIRED)
 			return (PROTO_ERR_FIELD);
 	}
 	if (n == 0)
@@ -713,16 +748,132 @@ msg_dec_steps(const msgpack_object *o, void *base)
 	return (0);
 }
 
-/* Checks what spans a plan's fields: every step names a command. */
+/* Decodes a command's "hooks", [prepare, setup, cleanup], -1 for none. */
+static int
+msg_dec_hooks(const msgpack_object *o, void *base)
+{
+	struct proto_cmd	*c = base;
+	int64_t			 v;
+	size_t			 k;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY ||
+	    o->via.array.size != PROTO_NHOOKS)
+		return (PROTO_ERR_FIELD);
+	for (k = 0; k < PROTO_NHOOKS; k++) {
+		if (msg_get_int(&o->via.array.ptr[k], -1, INT32_MAX, &v) != 0)
+			return (PROTO_ERR_FIELD);
+		c->hooks[k] = (int32_t)v;
+	}
+	return (0);
+}
+
+/*
+ * Returns 1 when command c is a well-formed part of plan p: a program (a
+ * hash, or a host program: an absolute path or a name without '/'), and
+ * hooks that name commands which are hooks themselves, not steps (hook[]
+ * marks those), without hooks of their own.
+ */
+static int
+msg_cmd_ok(const struct proto_plan *p, const struct proto_cmd *c,
+    const uint8_t *hook)
+{
+	const struct proto_cmd	*h;
+	size_t			 k;
+
+	if ((c->exe[0] == '\0') != (c->has_host != 0))
+		return (0);
+	if (c->has_host && (c->host[0] == '\0' || (c->host[0] != '/' &&
+	    strchr(c->host, '/') != NULL)))
+		return (0);
+	if (!c->has_hooks)
+		return (1);
+	for (k = 0; k < PROTO_NHOOKS; k++) {
+		if (c->hooks[k] == -1)
+			continue;
+		if ((size_t)c->hooks[k] >= p->ncmds || !hook[c->hooks[k]])
+			return (0);
+		h = &p->cmds[c->hooks[k]];
+		if (h->has_hooks && (h->hooks[0] != -1 || h->hooks[1] != -1 ||
+		    h->hooks[2] != -1))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Checks what spans a plan's fields: every step names a command, every
+ * command's program and hooks are sound, and no hook is a step.
+ */
 static int
 msg_check_plan(const void *base)
 {
 	const struct proto_plan	*p = base;
-	size_t			 i;
+	uint8_t			*hook;
+	size_t			 i, j, k, nprog = 0;
+	int			 r = 0;
 
-	for (i = 0; i < p->nsteps; i++) {
-		if (p->steps[i].cmd >= p->ncmds)
+	if ((hook = calloc(p->ncmds + 1, 1)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	for (i = 0; i < p->ncmds; i++) {
+		for (k = 0; p->cmds[i].has_hooks && k < PROTO_NHOOKS; k++) {
+			if (p->cmds[i].hooks[k] >= 0 &&
+			    (size_t)p->cmds[i].hooks[k] < p->ncmds)
+				hook[p->cmds[i].hooks[k]] = 1;
+		}
+	}
+	/* Distinct host programs; the count stops past the limit. */
+	for (i = 0; i < p->ncmds && nprog <= PROTO_PROGS_MAX; i++) {
+		if (!p->cmds[i].has_host)
+			continue;
+		for (j = 0; j < i; j++) {
+			if (p->cmds[j].has_host &&
+			    strcmp(p->cmds[j].host, p->cmds[i].host) == 0)
+				break;
+		}
+		nprog += j == i;
+	}
+	if (nprog > PROTO_PROGS_MAX)
+		r = PROTO_ERR_FIELD;
+	for (i = 0; r == 0 && i < p->nsteps; i++) {
+		if (p->steps[i].cmd >= p->ncmds || hook[p->steps[i].cmd])
+			r = PROTO_ERR_FIELD;
+	}
+	for (i = 0; r == 0 && i < p->ncmds; i++) {
+		if (!msg_cmd_ok(p, &p->cmds[i], hook))
+			r = PROTO_ERR_FIELD;
+	}
+	free(hook);
+	return (r);
+}
+
+/* Decodes PROGS' "progs", an array of maps, at most PROTO_PROGS_MAX. */
+static int
+msg_dec_progs(const msgpack_object *o, void *base)
+{
+	struct proto_progs	*ps = base;
+	const msgpack_object	*e;
+	size_t			 i, n;
+	int			 r;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY ||
+	    o->via.array.size > PROTO_PROGS_MAX)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (e->type != MSGPACK_OBJECT_MAP ||
+		    e->via.map.size < MSG_NITEMS(msg_prog_tab))
 			return (PROTO_ERR_FIELD);
+	}
+	if (n == 0)
+		return (0);
+	if ((ps->v = calloc(n, sizeof *ps->v)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	ps->n = n;
+	for (i = 0; i < n; i++) {
+		if ((r = msg_dec_map(&o->via.array.ptr[i], msg_prog_tab,
+		    MSG_NITEMS(msg_prog_tab), &ps->v[i])) != 0)
+			return (r);
 	}
 	return (0);
 }
@@ -988,6 +1139,17 @@ msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
 			return (PROTO_ERR_FIELD);
 		msg_put_str(pk, (const char *)p, PROTO_SHA_HEX - 1);
 		return (0);
+	case MSG_HASH0:
+		if (*(const char *)p == '\0') {
+			msg_put_str(pk, "", 0);
+			return (0);
+		}
+		if (!hash_valid((const char *)p))
+			return (PROTO_ERR_FIELD);
+		msg_put_str(pk, (const char *)p, PROTO_SHA_HEX - 1);
+		return (0);
+	case MSG_CKEY:
+		return (msg_put_fixed(pk, (const char *)p, f->size));
 	case MSG_SUB:
 		return (f->enc(pk, base));
 	}
@@ -1119,6 +1281,41 @@ msg_enc_cmds(msgpack_packer *pk, const void *base)
 	for (i = 0; i < p->ncmds; i++) {
 		if ((r = msg_enc_map(pk, msg_cmd_tab, MSG_NITEMS(msg_cmd_tab),
 		    &p->cmds[i], 0)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs a command's "hooks". */
+static int
+msg_enc_hooks(msgpack_packer *pk, const void *base)
+{
+	const struct proto_cmd	*c = base;
+	size_t			 k;
+
+	msgpack_pack_array(pk, PROTO_NHOOKS);
+	for (k = 0; k < PROTO_NHOOKS; k++) {
+		if (c->hooks[k] < -1)
+			return (PROTO_ERR_FIELD);
+		msgpack_pack_int32(pk, c->hooks[k]);
+	}
+	return (0);
+}
+
+/* Packs PROGS' "progs". */
+static int
+msg_enc_progs(msgpack_packer *pk, const void *base)
+{
+	const struct proto_progs	*ps = base;
+	size_t				 i;
+	int				 r;
+
+	if (ps->n > PROTO_PROGS_MAX || (ps->n > 0 && ps->v == NULL))
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_array(pk, ps->n);
+	for (i = 0; i < ps->n; i++) {
+		if ((r = msg_enc_map(pk, msg_prog_tab, MSG_NITEMS(msg_prog_tab),
+		    &ps->v[i], 0)) != 0)
 			return (r);
 	}
 	return (0);
@@ -1280,6 +1477,11 @@ proto_msg_free(struct proto_msg *msg)
 		free(p->steps);
 		p->steps = NULL;
 		p->nsteps = 0;
+		break;
+	case PROTO_PROGS:
+		free(msg->u.progs.v);
+		msg->u.progs.v = NULL;
+		msg->u.progs.n = 0;
 		break;
 	default:
 		break;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	4	/* bump on any change */
+#define PROTO_VERSION	5	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -25,12 +25,29 @@
 #define PROTO_CHECKSUM_MAX 128		/* checksum value kept per sample */
 #define PROTO_FACTS_EXTRA_MAX 32	/* extra machine facts per agent */
 #define PROTO_ARGS_MAX	256		/* argv / env entries per command */
+#define PROTO_PROG_MAX	256		/* a host program's name or path */
+#define PROTO_PATH_MAX	1024		/* a resolved host program's path */
+#define PROTO_VERSION_LINE 128		/* its --version line, sanitized */
+#define PROTO_PROGS_MAX	256		/* host programs per plan */
 
 /*
  * The bench of the harness floor's command (variant ""): the one bench
  * name that is not an identifier, so that no suite's bench can be it.
  */
 #define PROTO_FLOOR_BENCH "(floor)"
+
+/*
+ * The checksum key meaning "the SHA-256 of the program's standard output"
+ * (a suite's `checksum = stdout`): not an identifier, so no output line's
+ * key can be it.
+ */
+#define PROTO_CHECKSUM_STDOUT "(stdout)"
+
+/* The hooks of a command, indices into proto_cmd.hooks. */
+#define PROTO_HOOK_PREPARE	0	/* before each run of it, untimed */
+#define PROTO_HOOK_SETUP	1	/* once before its bench's first step */
+#define PROTO_HOOK_CLEANUP	2	/* once after its bench's last step */
+#define PROTO_NHOOKS		3
 
 /* Message types; the value is the "t" field. */
 enum proto_type {
@@ -44,6 +61,7 @@ enum proto_type {
 	PROTO_DONE = 8,		/* agent: the plan is finished */
 	PROTO_BYE = 9,		/* coordinator: exit now */
 	PROTO_STATUS = 10,	/* agent: what it is doing between samples */
+	PROTO_PROGS = 11,	/* agent: the host programs it resolved */
 };
 
 /* Sample status; the value is the "status" field. */
@@ -116,13 +134,37 @@ struct proto_hashes {
 struct proto_cmd {
 	char		 bench[PROTO_NAME_MAX];
 	char		 variant[PROTO_NAME_MAX];
-	char		 exe[PROTO_SHA_HEX];	/* program: a file of the cache */
+	char		 exe[PROTO_SHA_HEX];	/* program: a file of the cache,
+						   or "" with host set */
+	int		 has_host;
+	char		 host[PROTO_PROG_MAX];	/* or the host's own program:
+						   a name looked up in the
+						   agent's PATH, or absolute */
 	size_t		 nargs;			/* argv after the program */
 	char		**args;
 	size_t		 nenv;			/* "NAME=value", added to the agent's */
 	char		**env;
 	uint32_t	 timeout_ms;		/* 0: none */
-	char		 checksum_key[PROTO_NAME_MAX];	/* "" when none */
+	char		 checksum_key[PROTO_NAME_MAX];	/* "" when none; or
+						   PROTO_CHECKSUM_STDOUT */
+	int		 has_hooks;
+	int32_t		 hooks[PROTO_NHOOKS];	/* indices into cmds, -1
+						   none; those are hooks,
+						   never steps */
+};
+
+/* One host program an agent resolved (PROGS). */
+struct proto_prog {
+	char		 prog[PROTO_PROG_MAX];	/* as the plan named it */
+	char		 path[PROTO_PATH_MAX];	/* what it found */
+	char		 sha[PROTO_SHA_HEX];	/* of that file */
+	char		 version[PROTO_VERSION_LINE];	/* its --version
+						   line, printable; "" */
+};
+
+struct proto_progs {
+	size_t		  n;
+	struct proto_prog *v;
 };
 
 /* One entry of a plan's order. */
@@ -210,6 +252,7 @@ struct proto_msg {
 		struct proto_ack	ack;
 		struct proto_done	done;
 		struct proto_state	state;
+		struct proto_progs	progs;
 	} u;
 };
 

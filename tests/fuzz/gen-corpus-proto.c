@@ -165,6 +165,44 @@ main(int argc, char **argv)
 	p->retries = 1;
 	strcpy(p->pin, "2,3");
 	gen_msg("plan", &m);
+	/*
+	 * Version 5: B is the host's own gzip, stdout is the checksum, and a
+	 * third command (never a step) is A's and B's prepare hook.
+	 */
+	p->cmds = realloc(p->cmds, 3 * sizeof *p->cmds);
+	if (p->cmds == NULL)
+		return (1);
+	memset(&p->cmds[2], 0, sizeof p->cmds[2]);
+	strcpy(p->cmds[2].bench, "hash");
+	p->cmds[2].has_host = 1;
+	strcpy(p->cmds[2].host, "/usr/bin/sync");
+	if ((p->cmds[2].args = calloc(1, sizeof (char *))) == NULL ||
+	    (p->cmds[2].env = calloc(1, sizeof (char *))) == NULL)
+		return (1);
+	p->ncmds = 3;
+	p->cmds[1].exe[0] = '\0';
+	p->cmds[1].has_host = 1;
+	strcpy(p->cmds[1].host, "gzip");
+	strcpy(p->cmds[0].checksum_key, PROTO_CHECKSUM_STDOUT);
+	for (i = 0; i < 2; i++) {
+		p->cmds[i].has_hooks = 1;
+		p->cmds[i].hooks[PROTO_HOOK_PREPARE] = 2;
+		p->cmds[i].hooks[PROTO_HOOK_SETUP] = -1;
+		p->cmds[i].hooks[PROTO_HOOK_CLEANUP] = -1;
+	}
+	gen_msg("plan-hostprog", &m);
+	proto_msg_free(&m);
+
+	memset(&m, 0, sizeof m);
+	m.type = PROTO_PROGS;
+	m.u.progs.n = 1;
+	if ((m.u.progs.v = calloc(1, sizeof *m.u.progs.v)) == NULL)
+		return (1);
+	strcpy(m.u.progs.v[0].prog, "gzip");
+	strcpy(m.u.progs.v[0].path, "/usr/bin/gzip");
+	hash_buf("gzip", 4, m.u.progs.v[0].sha);
+	strcpy(m.u.progs.v[0].version, "gzip 1.12");
+	gen_msg("progs", &m);
 	proto_msg_free(&m);
 
 	memset(&m, 0, sizeof m);

@@ -1612,7 +1612,7 @@ test_decode_type(void **state)
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	u = 0;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
-	u = 11;
+	u = 12;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	i = -7;
 	test_edit_decode(&m, "t", put_int, &i, PROTO_ERR_TYPE);
@@ -1829,7 +1829,8 @@ test_names(void **state)
 	assert_string_equal(proto_type_name(0), "unknown");
 	assert_string_equal(proto_type_name(-1), "unknown");
 	assert_string_equal(proto_type_name(PROTO_STATUS), "status");
-	assert_string_equal(proto_type_name(11), "unknown");
+	assert_string_equal(proto_type_name(PROTO_PROGS), "progs");
+	assert_string_equal(proto_type_name(12), "unknown");
 	assert_string_equal(proto_status_name(PROTO_ST_OK), "ok");
 	assert_string_equal(proto_status_name(PROTO_ST_FAILED), "failed");
 	assert_string_equal(proto_status_name(PROTO_ST_TIMEOUT), "timeout");
