@@ -12,6 +12,8 @@
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
+#include "coordinator/oneline.h"
+#include "coordinator/report-export.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -28,6 +30,9 @@ usage(void)
 	    "[--seed=N]\n"
 	    "                [--out=DIR] [--max-load=F] [--fail-on=worse]\n"
 	    "                [--accept-new-host-keys] [-v] SUITE.ini\n"
+	    "       orch run [OPTIONS] [-n NAME]... -- 'CMD A' 'CMD B' ...\n"
+	    "       (run, report: [--export-json=PATH] [--export-markdown=PATH] "
+	    "[--export-csv=PATH])\n"
 	    "       orch run --resume=DIR [--inventory=FILE]\n"
 	    "       orch status DIR | orch stop DIR [--inventory=FILE]\n"
 	    "       orch check [--hosts=LIST] [--inventory=FILE] "
@@ -154,6 +159,28 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 }
 
 /*
+ * Checks the --export-* paths (report-export.c) and points *out at e when
+ * one was given. Returns 0, or -1 with the error printed.
+ */
+static int
+run_exports(const struct report_exports *e,
+    const struct report_exports **out)
+{
+	char	*cause = NULL;
+
+	*out = NULL;
+	if (e->json == NULL && e->md == NULL && e->csv == NULL)
+		return (0);
+	if (report_export_check(e, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	*out = e;
+	return (0);
+}
+
+/*
  * orch run: its options, then run_main. Long because it is getopt's
  * switch, one case per option of run.
  */
@@ -171,17 +198,46 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "resume", required_argument, NULL, 'R' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "command-name", required_argument, NULL, 'n' },
+		{ "export-json", required_argument, NULL, 'J' },
+		{ "export-markdown", required_argument, NULL, 'M' },
+		{ "export-csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct run_opts	 opts;
-	const char	*hosts = NULL, *inv = NULL;
-	char		*end, *cmdline;
-	int		 ch, r;
+	struct run_opts		 opts;
+	struct report_exports	 exp = { NULL, NULL, NULL };
+	const char		*hosts = NULL, *inv = NULL;
+	char			*end, *cmdline, *text = NULL, **names = NULL;
+	size_t			 nnames = 0;
+	int			 ch, r, dd;
 
 	memset(&opts, 0, sizeof opts);
 	opts.max_load = -1;
-	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	/* After "--", commands: a one-line run (oneline.c). */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	while ((ch = getopt_long(dd, argv, "vn:", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'W':
+			opts.warmup = (uint32_t)parse_u64("--warmup", optarg,
+			    1000);
+			opts.has_warmup = 1;
+			break;
+		case 'n':
+			names = xreallocarray(names, nnames + 1,
+			    sizeof *names);
+			names[nnames++] = optarg;
+			break;
+		case 'J':
+			exp.json = optarg;
+			break;
+		case 'M':
+			exp.md = optarg;
+			break;
+		case 'C':
+			exp.csv = optarg;
+			break;
 		case 'H':
 			hosts = optarg;
 			break;
@@ -241,7 +297,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		char	*cause = NULL, *list;
 
 		if (optind != argc || opts.out != NULL || opts.rounds > 0 ||
-		    opts.has_seed) {
+		    opts.has_seed || opts.has_warmup || nnames > 0) {
 			fprintf(stderr, "orch: --resume DIR takes the suite, "
 			    "rounds, seed and hosts from DIR\n");
 			return (2);
@@ -253,17 +309,38 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		}
 		opts.hosts = resolve_hosts(inv, list, &opts.nhosts);
 		free(list);
+	} else if (dd < argc) {
+		char	*cause = NULL;
+
+		if (optind != dd)
+			usage();
+		if (oneline_suite(argv + dd + 1, (size_t)(argc - dd - 1),
+		    names, nnames, &text, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			free(cause);
+			free(names);
+			return (2);
+		}
+		opts.suite = ONELINE_LABEL;
+		opts.suite_text = text;
 	} else {
-		if (optind != argc - 1)
+		if (optind != argc - 1 || nnames > 0)
 			usage();
 		opts.suite = argv[optind];
-		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	}
+	free(names);
+	if (run_exports(&exp, &opts.exports) != 0) {
+		free(text);
+		return (2);
+	}
+	if (opts.resume == NULL)
+		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	cmdline = join_args(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
 	free(opts.hosts);
 	free(cmdline);
+	free(text);
 	return (r);
 }
 
@@ -272,11 +349,16 @@ cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, NULL, 'f' },
+		{ "export-json", required_argument, NULL, 'J' },
+		{ "export-markdown", required_argument, NULL, 'M' },
+		{ "export-csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
-	size_t	 nworse = 0;
-	char	*cause = NULL;
-	int	 ch, fail_on = 0;
+	struct report_exports		 exp = { NULL, NULL, NULL };
+	const struct report_exports	*ep;
+	size_t				 nworse = 0;
+	char				*cause = NULL;
+	int				 ch, fail_on = 0;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -288,13 +370,25 @@ cmd_report(int argc, char **argv)
 			}
 			fail_on = 1;
 			break;
+		case 'J':
+			exp.json = optarg;
+			break;
+		case 'M':
+			exp.md = optarg;
+			break;
+		case 'C':
+			exp.csv = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc - 1)
 		usage();
-	if (report_render(argv[optind], &nworse, NULL, &cause) != 0) {
+	if (run_exports(&exp, &ep) != 0)
+		return (2);
+	if (report_render(argv[optind], &nworse, NULL, &cause) != 0 ||
+	    (ep != NULL && report_export(argv[optind], ep, &cause) != 0)) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		return (2);

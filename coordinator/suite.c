@@ -1145,9 +1145,39 @@ suite_finish(struct suite_parse *p)
 		ini_error(&p->src, 0, "no [bench.NAME] section");
 }
 
+/*
+ * Takes text as the suite's instead of reading path: a copy, checked as
+ * ini_read checks a file. Returns 0, or -1 with the error reported.
+ */
+static int
+suite_use_text(struct ini_src *src, const char *text)
+{
+	size_t	len = strlen(text);
+
+	if (len > SUITE_FILE_MAX) {
+		ini_error(src, 0, "file too large (over %d bytes)",
+		    SUITE_FILE_MAX);
+		return (-1);
+	}
+	if ((src->text = strdup(text)) == NULL) {
+		ini_error(src, 0, "out of memory");
+		return (-1);
+	}
+	src->len = len;
+	return (0);
+}
+
 /* Loads and checks a suite file (see suite.h). */
 int
 suite_load(const char *path, struct suite **out, char **cause)
+{
+	return (suite_load_text(path, NULL, out, cause));
+}
+
+/* Loads and checks a suite from its file or its text (see suite.h). */
+int
+suite_load_text(const char *path, const char *text, struct suite **out,
+    char **cause)
 {
 	struct suite_parse	 p;
 	struct suite		*s = NULL;
@@ -1179,7 +1209,8 @@ suite_load(const char *path, struct suite **out, char **cause)
 		ini_error(&p.src, 0, "out of memory");
 		goto out;
 	}
-	rc = ini_read(&p.src, SUITE_FILE_MAX, 0);
+	rc = text != NULL ? suite_use_text(&p.src, text) :
+	    ini_read(&p.src, SUITE_FILE_MAX, 0);
 	s->text = p.src.text;	/* kept, as run; suite_free() frees it */
 	if (rc != 0)
 		goto out;

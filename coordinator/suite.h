@@ -73,6 +73,14 @@ struct suite {
  */
 int	suite_load(const char *path, struct suite **out, char **cause);
 
+/*
+ * As suite_load, parsing text (when not NULL) as the file's content: a
+ * one-line run's generated suite (oneline.c). Relative paths in it are
+ * resolved as in a file at path.
+ */
+int	suite_load_text(const char *path, const char *text,
+	    struct suite **out, char **cause);
+
 /* Frees a suite; NULL is ok. */
 void	suite_free(struct suite *s);
 
