@@ -39,6 +39,9 @@ struct suite_bench {
 	char		 checksum[PROTO_NAME_MAX];	/* "" when none */
 	uint32_t	 timeout_ms;	/* 0: none */
 	int		 line;
+	char		 sweep[PROTO_NAME_MAX];	/* of a params = sweep: its
+						   [bench.NAME]; "" none */
+	char		*point;		/* "size=1e3 threads=4"; NULL none */
 };
 
 struct suite {
@@ -79,6 +82,14 @@ int	suite_load(const char *path, struct suite **out, char **cause);
  * resolved as in a file at path.
  */
 int	suite_load_text(const char *path, const char *text,
+	    struct suite **out, char **cause);
+
+/*
+ * Parses a recorded suite's text for what its benchmarks are (names,
+ * sweeps and their points) without looking for its programs and files,
+ * which may live on another machine: for the report. As suite_load.
+ */
+int	suite_load_names(const char *path, const char *text,
 	    struct suite **out, char **cause);
 
 /* Frees a suite; NULL is ok. */
