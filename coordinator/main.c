@@ -208,7 +208,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	struct run_opts		 opts;
 	struct report_exports	 exp = { NULL, NULL, NULL };
 	const char		*hosts = NULL, *inv = NULL;
-	char			*end, *cmdline, *text = NULL, **names = NULL;
+	char			*end, *cmdline, *text = NULL;
+	const char		**names = NULL;
 	size_t			 nnames = 0;
 	int			 ch, r, dd;
 
@@ -314,7 +315,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 
 		if (optind != dd)
 			usage();
-		if (oneline_suite(argv + dd + 1, (size_t)(argc - dd - 1),
+		if (oneline_suite((const char *const *)(argv + dd + 1),
+		    (size_t)(argc - dd - 1),
 		    names, nnames, &text, &cause) != 0) {
 			fprintf(stderr, "orch: %s\n", cause);
 			free(cause);

@@ -403,8 +403,8 @@ oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 
 /* Builds the suite text (see oneline.h). */
 int
-oneline_suite(char *const *cmds, size_t ncmds, char *const *names,
-    size_t nnames, char **text, char **cause)
+oneline_suite(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, char **text, char **cause)
 {
 	char		(*vn)[PROTO_NAME_MAX] = NULL;
 	char		**w = NULL, *prog = NULL, *why = NULL, *s = NULL;

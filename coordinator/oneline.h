@@ -38,7 +38,8 @@ void	oneline_free_words(char **words, size_t nwords);
  * pushed to every host like a suite's `bin =`. Returns 0 with *text set
  * (caller frees), or -1 with *cause set naming the command.
  */
-int	oneline_suite(char *const *cmds, size_t ncmds, char *const *names,
+int	oneline_suite(const char *const *cmds, size_t ncmds,
+	    const char *const *names,
 	    size_t nnames, char **text, char **cause);
 
 /*
