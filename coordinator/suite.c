@@ -1378,6 +1378,10 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 		if (sect == SECT_BENCH && strlen(s->benches[i].name) == len &&
 		    memcmp(s->benches[i].name, name, len) == 0)
 			first = s->benches[i].line;
+		/* A sweep's [bench.NAME] is taken, though NAME is not a bench. */
+		if (sect == SECT_BENCH && strlen(s->benches[i].sweep) == len &&
+		    memcmp(s->benches[i].sweep, name, len) == 0)
+			first = s->benches[i].line;
 	}
 	if (first != 0) {
 		ini_error(&p->src, p->src.line, "duplicate section [%s.%.*s] "
