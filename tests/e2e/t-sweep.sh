@@ -49,6 +49,15 @@ mkdir "$T/copy" && cp "$OUT/samples.msgpack" "$T/copy/"
 (cd "$T" && "$ORCH" report copy >/dev/null) || fail "orch report of a copy"
 cmp "$T/copy/report.md" "$OUT/report.md" || fail "a copy rendered elsewhere differs"
 
+note "a program gone since the run: the sweeps still come from the record"
+cp "suites/example/bin/linux-$(uname -m)/hashloop" "$T/prog"
+printf '[suite]\n[variant.A]\nbin = %s\n[variant.B]\nbin = %s\n[bench.s]\nparams = n=10,20\nargs = --sort {param:n} 1\n' "$T/prog" "$T/prog" > "$T/gone.ini"
+rc=0; run_orch "$T/gone.log" run --out="$T/gone" --rounds=3 --max-load=0 "$T/gone.ini" || rc=$?
+expect_eq "exit code" "$rc" 0
+rm "$T/prog"
+"$ORCH" report "$T/gone" >/dev/null || fail "orch report without the program"
+expect_grep '^\| n=20 \|' "$T/gone/report.md"
+
 note "bad sweeps: FILE:LINE, exit 2, nothing written"
 bad() {	# bad PARAMS-LINE ARGS-LINE PATTERN
 	printf '[suite]\n[variant.A]\nbin = /bin/true\n[variant.B]\nbin = /bin/true\n[bench.b]\n%s\n%s\n' "$1" "$2" > "$T/bad.ini"
