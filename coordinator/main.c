@@ -209,7 +209,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	struct report_exports	 exp = { NULL, NULL, NULL };
 	const char		*hosts = NULL, *inv = NULL;
 	char			*end, *cmdline, *text = NULL;
-	const char		**names = NULL;
+	const char		*names[64];	/* -n: one per command */
 	size_t			 nnames = 0;
 	int			 ch, r, dd;
 
@@ -226,8 +226,11 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			opts.has_warmup = 1;
 			break;
 		case 'n':
-			names = xreallocarray(names, nnames + 1,
-			    sizeof *names);
+			if (nnames == sizeof names / sizeof names[0]) {
+				fprintf(stderr, "orch: -n: at most %zu names\n",
+				    nnames);
+				return (2);
+			}
 			names[nnames++] = optarg;
 			break;
 		case 'J':
@@ -320,7 +323,6 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		    names, nnames, &text, &cause) != 0) {
 			fprintf(stderr, "orch: %s\n", cause);
 			free(cause);
-			free(names);
 			return (2);
 		}
 		opts.suite = ONELINE_LABEL;
@@ -330,7 +332,6 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			usage();
 		opts.suite = argv[optind];
 	}
-	free(names);
 	if (run_exports(&exp, &opts.exports) != 0) {
 		free(text);
 		return (2);
