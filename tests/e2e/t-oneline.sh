@@ -58,12 +58,31 @@ orch_pid=$!
 wait_samples "$OUT" 3000
 kill -9 "$orch_pid"
 wait "$orch_pid" 2>/dev/null || true
+# As t-lifecycle.sh: the agent carries on, orch status sees it, then resume.
+wait_until 30 "the agent to carry on" pgrep -f "orch-agent serve --workdir=$T/workdir"
+run_orch "$T/log4s" status "$OUT" || fail "orch status: $(cat "$T/log4s")"
 rc=0; run_orch "$T/log5" run --max-load=0 --resume="$OUT" || rc=$?
 cat "$T/log5"
 expect_eq "resume exit" "$rc" 0
 expect_eq "complete" "$(jq .complete "$OUT/summary.json")" true
 expect_eq "resumed names" "$(jq -r '.reference + " " + .comparisons[0].variant' "$OUT/summary.json")" "sleep_0.05 sleep_0.06"
 no_leftovers
+
+note "an export that cannot be written after the run: exit 3, nothing half-written, the reports in DIR"
+# The first command waits for $T/go, so the export's path can be made a
+# directory while the run is under way, after its paths were checked.
+OUT="$T/o4"
+"$ORCH" run --out="$OUT" --rounds=2 --max-load=0 --export-json="$T/late.json" \
+	-- "sh -c 'while [ ! -e $T/go ]; do sleep 0.05; done'" true >"$T/log6" 2>&1 &
+orch_pid=$!
+wait_until 60 "the run's record" test -s "$OUT/samples.msgpack"
+mkdir "$T/late.json" && touch "$T/late.json/x" "$T/go"
+rc=0; wait "$orch_pid" || rc=$?
+cat "$T/log6"
+expect_eq "late export exit" "$rc" 3
+expect_grep "orch: --export-json=$T/late.json: Is a directory \\(the run's reports are in $OUT\\)" "$T/log6"
+[ -s "$OUT/summary.json" ] || fail "no summary.json in DIR"
+[ -z "$(find "$T" -maxdepth 1 -name '.late.json.*')" ] || fail "a temporary export was left"
 
 note "refusals: exit 2, nothing written"
 refuse() {	# refuse WHAT PATTERN ARGS...
