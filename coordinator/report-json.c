@@ -4,6 +4,7 @@
 
 #include "coordinator/analysis.h"
 #include "coordinator/json.h"
+#include "coordinator/report-sweep.h"
 #include "coordinator/report.h"
 
 /* How a variant's files relate to the reference's (REP_FILES_*). */
@@ -258,6 +259,7 @@ report_json(const struct analysis *a, FILE *f)
 		fputs("}", f);
 	}
 	fputs(a->ncmps ? "\n  ],\n" : "],\n", f);
+	report_sweep_json(f, a);
 	json_across(a, f);
 	fputs("}\n", f);
 	return (ferror(f) ? -1 : 0);

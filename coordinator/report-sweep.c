@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/json.h"
 #include "coordinator/report-sweep.h"
 #include "coordinator/suite.h"
 #include "proto/xmalloc.h"
@@ -379,6 +380,61 @@ report_sweep_html(FILE *f, const struct analysis *a)
 		}
 	}
 	fputs("</section>\n", f);
+out:
+	sw_free(&set);
+}
+
+/* Writes point "n=1000 threads=4" as {"n": "1000", "threads": "4"}. */
+static void
+sw_json_params(FILE *f, const char *point)
+{
+	char	*copy, *item, *save = NULL, *eq;
+	int	 first = 1;
+
+	copy = xstrdup(point);
+	fputc('{', f);
+	/* Names and values have no blank and no '=' (suite.c checks). */
+	for (item = strtok_r(copy, " ", &save); item != NULL;
+	    item = strtok_r(NULL, " ", &save)) {
+		if ((eq = strchr(item, '=')) == NULL)
+			continue;
+		*eq = '\0';
+		fputs(first ? "" : ", ", f);
+		json_str(f, item);
+		fputs(": ", f);
+		json_str(f, eq + 1);
+		first = 0;
+	}
+	fputc('}', f);
+	free(copy);
+}
+
+void
+report_sweep_json(FILE *f, const struct analysis *a)
+{
+	const struct sw_sweep	*w;
+	struct sw_set		 set;
+	size_t			 i, k;
+
+	sw_find(a->ds, &set);
+	if (set.n == 0)
+		goto out;
+	fputs("  \"sweeps\": [", f);
+	for (i = 0; i < set.n; i++) {
+		w = &set.sw[i];
+		fputs(i ? ",\n    {\"bench\": " : "\n    {\"bench\": ", f);
+		json_str(f, w->base);
+		fputs(", \"points\": [", f);
+		for (k = 0; k < w->n; k++) {
+			fputs(k ? ", {\"bench\": " : "{\"bench\": ", f);
+			json_str(f, a->ds->benches[w->bench[k]].name);
+			fputs(", \"params\": ", f);
+			sw_json_params(f, w->point[k]);
+			fputc('}', f);
+		}
+		fputs("]}", f);
+	}
+	fputs("\n  ],\n", f);
 out:
 	sw_free(&set);
 }

@@ -17,4 +17,11 @@ void	report_sweep_md(FILE *f, const struct analysis *a);
 /* Writes the "Sweeps" section of report.html; nothing when none. */
 void	report_sweep_html(FILE *f, const struct analysis *a);
 
+/*
+ * Writes summary.json's "sweeps" member and its comma: each sweep's
+ * [bench.NAME] and its points, each a benchmark and its parameters;
+ * nothing when the suite has no sweep.
+ */
+void	report_sweep_json(FILE *f, const struct analysis *a);
+
 #endif

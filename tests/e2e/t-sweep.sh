@@ -14,6 +14,7 @@ expect_eq "benchmarks" "$(jq -r '[.comparisons[].bench] | unique | join(" ")' "$
 # {param:n} reached the program: its keys_per_s and elapsed_ns differ by n,
 # and each point's runs all printed the same checksum (no "invalid" by it).
 expect_eq "results per point" "$(jq '[.results[] | select(.bench == "sort.n-10000" and .n == 10)] | length' "$S")" 4
+expect_eq "summary.json sweeps" "$(jq -c '.sweeps' "$S")" '[{"bench":"sort","points":[{"bench":"sort.n-1000","params":{"n":"1000"}},{"bench":"sort.n-10000","params":{"n":"10000"}},{"bench":"sort.n-100000","params":{"n":"100000"}}]}]'
 C="$OUT/samples.csv"
 for b in sort.n-1000 sort.n-10000 sort.n-100000; do
 	grep -q ",local,[^,]*,$b,A,1,1,[0-9]*,0,ok,elapsed_ns," "$C" || fail "no elapsed_ns rows for $b"
