@@ -681,8 +681,14 @@ run_prepare_new(struct run *run, char **cause)
 	if (run_make_dirs(run->dir, cause) != 0)
 		return (-1);
 	/* A one-line run's suite: a file in DIR, for the record and resume. */
-	return (opts->suite_text != NULL ? oneline_save(run->dir, run->suite,
-	    cause) : 0);
+	if (opts->suite_text != NULL && oneline_save(run->dir, run->suite,
+	    cause) != 0) {
+		snprintf(probe, sizeof probe, "%s/logs", run->dir);
+		rmdir(probe);	/* nothing ran: leave nothing behind */
+		rmdir(run->dir);
+		return (-1);
+	}
+	return (0);
 }
 
 /*
