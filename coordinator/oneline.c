@@ -128,6 +128,11 @@ oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
 						    "' quote");
 						goto out;
 					}
+					if (*p == '\n' || *p == '\r') {
+						oneline_refuse(cause,
+						    oneline_special(*p, 0), *p);
+						goto out;
+					}
 					buf[len++] = *p;
 				}
 				p++;
@@ -137,6 +142,11 @@ oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
 					if (*p == '\0') {
 						xasprintf(cause, "unterminated "
 						    "\" quote");
+						goto out;
+					}
+					if (*p == '\n' || *p == '\r') {
+						oneline_refuse(cause,
+						    oneline_special(*p, 0), *p);
 						goto out;
 					}
 					if (*p == '$' || *p == '`') {
@@ -149,12 +159,6 @@ oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
 					if (*p == '\\' && p[1] != '\0' &&
 					    strchr("\"\\$`", p[1]) != NULL)
 						p++;
-					else if (*p == '\\' && p[1] == '\n') {
-						oneline_refuse(cause,
-						    oneline_special('\n', 0),
-						    '\n');
-						goto out;
-					}
 					buf[len++] = *p;
 				}
 				p++;
@@ -216,9 +220,10 @@ out:
 
 /*
  * Appends word to the growing string *s (length *len) so that the suite
- * reader (inih, then suite_split) gives it back unchanged: blanks in
- * single quotes, every other byte that inih or the splitter would read
- * (';', '#', quotes, backslash, ...) after a backslash.
+ * reader (inih, then suite_split) gives it back unchanged: blanks (which
+ * inih trims at the ends of a line) in single quotes, every other byte
+ * that inih or the splitter would read (';', '#', quotes, backslash, ...)
+ * after a backslash. Line breaks never get here (oneline_split).
  */
 static void
 oneline_quote(char **s, size_t *len, const char *word)
@@ -235,7 +240,7 @@ oneline_quote(char **s, size_t *len, const char *word)
 	for (; *word != '\0'; word++) {
 		unsigned char	c = (unsigned char)*word;
 
-		if (c == ' ' || c == '\t') {
+		if (isspace(c)) {
 			*o++ = '\'';
 			*o++ = (char)c;
 			*o++ = '\'';
@@ -249,6 +254,28 @@ oneline_quote(char **s, size_t *len, const char *word)
 	}
 	*o = '\0';
 	*len = (size_t)(o - *s);
+}
+
+/*
+ * Returns 0 if path can be a suite's bin = value as it is: inih would
+ * trim blanks at its ends and cut it at a blank and ';', and the run
+ * expands {os} and {arch} in it.
+ */
+static int
+oneline_bin_ok(const char *path)
+{
+	size_t	i, n = strlen(path);
+
+	if (n == 0 || isspace((unsigned char)path[0]) ||
+	    isspace((unsigned char)path[n - 1]))
+		return (-1);
+	for (i = 0; i < n; i++) {
+		if (path[i] == '{' || iscntrl((unsigned char)path[i]) ||
+		    (path[i] == ';' && i > 0 &&
+		    isspace((unsigned char)path[i - 1])))
+			return (-1);
+	}
+	return (0);
 }
 
 /*
@@ -283,6 +310,13 @@ oneline_program(const char *word, char **cause)
 			    "file", word);
 			goto bad;
 		}
+		if (oneline_bin_ok(p) != 0) {
+			xasprintf(cause, "program '%s' is %s, which a suite's "
+			    "bin = cannot hold (a blank at an end, a blank then "
+			    "';', '{' or a control character): move or link it",
+			    word, p);
+			goto bad;
+		}
 		return (p);
 	}
 	if ((path = getenv("PATH")) == NULL)
@@ -297,8 +331,15 @@ oneline_program(const char *word, char **cause)
 		} else
 			xasprintf(&p, "%.*s/%s", (int)dlen, dir, word);
 		if (p != NULL && p[0] == '/' && stat(p, &st) == 0 &&
-		    S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-			return (p);
+		    S_ISREG(st.st_mode) && access(p, X_OK) == 0) {
+			if (oneline_bin_ok(p) == 0)
+				return (p);
+			xasprintf(cause, "program '%s' is %s, which a suite's "
+			    "bin = cannot hold (a blank at an end, a blank then "
+			    "';', '{' or a control character): move or link it",
+			    word, p);
+			goto bad;
+		}
 		free(p);
 		p = NULL;
 		if (end == NULL)
@@ -377,7 +418,11 @@ oneline_unique(char (*names)[PROTO_NAME_MAX], size_t i)
 	}
 }
 
-/* Appends "KEY = " and the quoted words to *s; -1 when the line is too long. */
+/*
+ * Appends "KEY = " and the words to *s: quoted for args, as they are for
+ * bin (which the suite reader does not split). Returns -1 when the line
+ * is too long.
+ */
 static int
 oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 {
@@ -385,6 +430,11 @@ oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 
 	*s = xreallocarray(*s, 1, *len + strlen(key) + 8);
 	*len += (size_t)sprintf(*s + *len, "%s = ", key);
+	if (strcmp(key, "bin") == 0) {
+		*s = xreallocarray(*s, 1, *len + strlen(w[0]) + 1);
+		*len += (size_t)sprintf(*s + *len, "%s", w[0]);
+		n = 0;
+	}
 	for (i = 0; i < n; i++) {
 		if (i > 0) {
 			*s = xreallocarray(*s, 1, *len + 2);

@@ -81,6 +81,8 @@ static const struct split_case split_cases[] = {
 	{ "a\rb", NULL, "'\\r' (a line break) would end the command" },
 	{ "a \\\nb", NULL, "'\\n' (a line break)" },
 	{ "a \"x\\\ny\"", NULL, "'\\n' (a line break)" },
+	{ "a 'x\ny'", NULL, "'\\n' (a line break)" },
+	{ "a \"x\ry\"", NULL, "'\\r' (a line break)" },
 	{ "a 'b", NULL, "unterminated ' quote" },
 	{ "a \"b", NULL, "unterminated \" quote" },
 	{ "a \"b\\\"", NULL, "unterminated \" quote" },
@@ -168,7 +170,8 @@ test_roundtrip(void **state)
 	static const char *const cmds[] = {
 		"true 'a ;b' 'x #y' ';' '#' \"q'uote\" 'dq\"' 'back\\slash'",
 		"true '' ' ' '\t' ' lead' 'trail ' '{file:x}' '{os}' "
-		    "'=x' 'a=b' '\\' '\\\\' '\xc3\xa9' 'x\x01y' '$HOME' '`'",
+		    "'=x' 'a=b' '\\' '\\\\' '\xc3\xa9' 'x\x01y' '$HOME' '`' "
+		    "'end\v' '\fstart' 'x;' ';x' ' ;'",
 	};
 	struct suite	*s;
 	char		*text, *cause, **w, got[1024], want[1024];
@@ -263,7 +266,7 @@ test_program(void **state)
 {
 	char		 dir[] = "/tmp/orch-oneline.XXXXXX", cwd[4096], *text;
 	char		 want[4200], *cause;
-	const char	*cmds[] = { "./prog x", "prog y" };
+	const char	*cmds[] = { "./prog x", "prog y" };	/* changed below */
 	struct suite	*s;
 	FILE		*f;
 
@@ -286,6 +289,38 @@ test_program(void **state)
 	assert_string_equal(s->variants[0].name, "prog_x");
 	suite_free(s);
 	free(text);
+
+	/* A path with a blank is written as it is: bin = is not split. */
+	assert_int_equal(mkdir("a b", 0755), 0);
+	assert_int_equal(rename("prog", "a b/prog"), 0);
+	cmds[0] = "'./a b/prog' x";
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), -1);
+	assert_string_equal(cause, "command 2 'prog y': program 'prog' is not "
+	    "in PATH (orch pushes a program from this machine; give its path "
+	    "to push another)");
+	free(cause);
+	cmds[1] = "'./a b/prog' y";
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), 0);
+	s = load_text(text);
+	snprintf(want, sizeof want, "%s/./a b/prog", dir);
+	assert_string_equal(s->variants[0].bin, want);
+	assert_string_equal(s->variants[1].name, "prog_y");
+	suite_free(s);
+	free(text);
+	/* One that bin = cannot hold is refused. */
+	assert_int_equal(rename("a b", "a ;b"), 0);
+	cmds[0] = "'./a ;b/prog' x";
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), -1);
+	snprintf(want, sizeof want, "command 1 ''./a ;b/prog' x': program "
+	    "'./a ;b/prog' is %s/./a ;b/prog, which a suite's bin = cannot "
+	    "hold (a blank at an end, a blank then ';', '{' or a control "
+	    "character): move or link it", dir);
+	assert_string_equal(cause, want);
+	free(cause);
+	assert_int_equal(rename("a ;b/prog", "prog"), 0);
+	assert_int_equal(rmdir("a ;b"), 0);
+	cmds[0] = "./prog x";
+	cmds[1] = "prog y";
 
 	/* Not executable: refused, naming the command. */
 	assert_int_equal(chmod("prog", 0644), 0);
