@@ -281,7 +281,9 @@ oneline_bin_ok(const char *path)
 /*
  * Finds the program of a command: a word with a '/' as a path made
  * absolute, a bare name in PATH as execvp(3) would. Returns the path
- * (caller frees), or NULL with *cause set.
+ * (caller frees), or NULL with *cause set. A bare name is this machine's
+ * program, pushed like any bin =; a program already on each host (a
+ * suite's bin = host:NAME) would be a different choice, for a flag.
  */
 static char *
 oneline_program(const char *word, char **cause)
