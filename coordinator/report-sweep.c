@@ -155,7 +155,7 @@ report_sweep_md(FILE *f, const struct analysis *a)
 	size_t			 i, v, k, h;
 
 	sw_find(ds, &set);
-	if (set.n == 0)
+	if (set.n == 0 || a->nhosts == 0)
 		goto out;
 	fputs("## Sweeps\n\nEach benchmark with `params =`: the primary "
 	    "metric's ratio = variant / reference (median of per-round "
@@ -243,12 +243,47 @@ sw_x(size_t k, size_t n)
 	    (SW_W - SW_R - SW_L - 40));
 }
 
+/*
+ * Writes the y axis's labels: 1, then nice ratios outwards from it, each
+ * at least 16 px from the last one drawn on its side.
+ */
+static void
+sw_ticks(FILE *f, double lo, double hi)
+{
+	static const double	nice[] = {
+		0.1, 0.2, 0.25, 0.5, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 1,
+		1.01, 1.02, 1.05, 1.1, 1.2, 1.25, 1.5, 2, 4, 5, 10
+	};
+	const long		one = 10, n = sizeof nice / sizeof nice[0];
+	double			y, last;
+	long			i, dir;
+
+	for (dir = -1; dir <= 1; dir += 2) {
+		last = dir < 0 ? -1000 : 1000;
+		for (i = one; i >= 0 && i < n; i += dir) {
+			if (nice[i] < lo || nice[i] > hi)
+				continue;
+			y = sw_y(nice[i], lo, hi);
+			if (i != one && fabs(y - last) < 16)
+				continue;
+			last = y;
+			if (i == one && dir > 0)
+				continue;	/* 1 is written once */
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%d\" "
+			    "y=\"%.1f\" text-anchor=\"end\" class=\"dim\">%g"
+			    "</text>\n", SW_L - 4, y, SW_L, y, SW_L - 6, y + 4,
+			    nice[i]);
+		}
+	}
+}
+
 /* The frame of a plot: the band of "same", 1, the axes and their labels. */
 static void
 sw_frame(FILE *f, const struct analysis *a, const struct sw_sweep *w,
     double lo, double hi)
 {
-	double	me = a->ds->min_effect, y0, y1, t;
+	double	me = a->ds->min_effect, y0, y1;
 	size_t	k;
 
 	y0 = sw_y(1 + me, lo, hi);
@@ -263,13 +298,7 @@ sw_frame(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 	    "stroke=\"#8c959f\"/>\n", SW_L, SW_H - SW_B, SW_W - SW_R,
 	    SW_H - SW_B);
-	for (t = 0; t < 3; t++) {
-		double r = t == 0 ? lo : t == 1 ? 1 : hi;
-
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-		    "class=\"dim\">%.3g</text>\n", SW_L - 6,
-		    sw_y(r, lo, hi) + 4, r);
-	}
+	sw_ticks(f, lo, hi);
 	for (k = 0; k < w->n; k++) {
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
 		    "class=\"mono\">", sw_x(k, w->n), SW_H - SW_B + 18);
