@@ -108,25 +108,6 @@ find_agent(const char *argv0)
 	}
 }
 
-/* Joins argv into one line for the record. */
-static char *
-join_args(int argc, char **argv)
-{
-	size_t	len = 1;
-	char	*s;
-	int	 i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = xcalloc(1, len);
-	for (i = 0; i < argc; i++) {
-		if (i > 0)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return (s);
-}
-
 /*
  * Resolves --hosts against the inventory (--inventory, $ORCH_INVENTORY or
  * inventory/hosts.ini); exits 2 with the file and line on bad input.
@@ -338,7 +319,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	}
 	if (opts.resume == NULL)
 		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
-	cmdline = join_args(all_argc, all_argv);
+	/* Quoted: a one-line run's commands are words with blanks. */
+	cmdline = oneline_cmdline(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
 	free(opts.hosts);

@@ -578,3 +578,42 @@ out:
 		unlink(tmp);
 	return (r);
 }
+
+/* Joins argv as a shell would need it typed (see oneline.h). */
+char *
+oneline_cmdline(int argc, char **argv)
+{
+	char	*s = NULL;
+	size_t	 len = 0, i;
+	int	 k;
+
+	s = xcalloc(1, 1);
+	for (k = 0; k < argc; k++) {
+		const char	*w = argv[k];
+		int		 plain = *w != '\0';
+
+		for (i = 0; w[i] != '\0'; i++) {
+			if (!isalnum((unsigned char)w[i]) &&
+			    strchr("_./,:+=@%^-", w[i]) == NULL)
+				plain = 0;
+		}
+		s = xreallocarray(s, 1, len + strlen(w) * 4 + 4);
+		if (k > 0)
+			s[len++] = ' ';
+		if (plain) {
+			len += (size_t)sprintf(s + len, "%s", w);
+			continue;
+		}
+		s[len++] = '\'';
+		for (i = 0; w[i] != '\0'; i++) {
+			if (w[i] == '\'') {
+				memcpy(s + len, "'\\''", 4);
+				len += 4;
+			} else
+				s[len++] = w[i];
+		}
+		s[len++] = '\'';
+		s[len] = '\0';
+	}
+	return (s);
+}

@@ -49,4 +49,12 @@ int	oneline_suite(const char *const *cmds, size_t ncmds,
  */
 int	oneline_save(const char *dir, struct suite *s, char **cause);
 
+/*
+ * Returns argv joined as it would be typed to a POSIX shell: a word of
+ * only A-Z a-z 0-9 and _ . / , : + = @ % ^ - as it is, any other in single
+ * quotes ('\'' for a quote), for the record's command line. The caller
+ * frees it.
+ */
+char	*oneline_cmdline(int argc, char **argv);
+
 #endif

@@ -28,6 +28,8 @@ expect_grep '^bin = /usr/bin/printf$' "$OUT/suite.ini"
 grep -Fxq "args = n=%s\\\\n 1' '\\;\\#2" "$OUT/suite.ini" || fail "printf's args in suite.ini"
 expect_grep "^bin = $PWD/$HL\$" "$OUT/suite.ini"
 expect_grep "\\(${OUT//\//\\/}/suite.ini\\)" "$OUT/report.md"
+# The recorded command line keeps each command one word, as typed.
+grep -Fq -- "-- '$HL --sort 2000 7' 'printf '\\''n=%s" "$OUT/report.md" || fail "the command line in report.md: $(grep -F -- '- command:' "$OUT/report.md")"
 for p in json:summary.json md:report.md csv:samples.csv; do
 	cmp "$T/x.${p%%:*}" "$OUT/${p#*:}" || fail "--export-${p%%:*} differs from ${p#*:}"
 done

@@ -410,6 +410,21 @@ test_too_long(void **state)
 	free(cause);
 }
 
+/* The recorded command line: each word as a shell would need it. */
+static void
+test_cmdline(void **state)
+{
+	char	*argv[] = { "orch", "run", "--out=a/b", "--", "gzip -1 x",
+		    "it's", "", "$x" };
+	char	*s;
+
+	(void)state;
+	s = oneline_cmdline(8, argv);
+	assert_string_equal(s, "orch run --out=a/b -- 'gzip -1 x' 'it'\\''s' "
+	    "'' '$x'");
+	free(s);
+}
+
 int
 main(void)
 {
@@ -422,6 +437,7 @@ main(void)
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_cmdline),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
