@@ -453,7 +453,10 @@ oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 	return (0);
 }
 
-/* Builds the suite text (see oneline.h). */
+/*
+ * Builds the suite text (see oneline.h). Long because it checks the
+ * names, then writes each command's section in one pass.
+ */
 int
 oneline_suite(const char *const *cmds, size_t ncmds,
     const char *const *names, size_t nnames, char **text, char **cause)
