@@ -13,6 +13,8 @@
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
 #include "coordinator/machines.h"
+#include "coordinator/oneline.h"
+#include "coordinator/report-export.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -99,25 +101,6 @@ find_agent(const char *argv0)
 	}
 }
 
-/* Joins argv into one line for the record. */
-static char *
-join_args(int argc, char **argv)
-{
-	size_t	len = 1;
-	char	*s;
-	int	 i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = xcalloc(1, len);
-	for (i = 0; i < argc; i++) {
-		if (i > 0)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return (s);
-}
-
 /*
  * Resolves --hosts against the inventory (--inventory, $ORCH_INVENTORY or
  * inventory/hosts.ini); exits 2 with the file and line on bad input.
@@ -150,6 +133,28 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 }
 
 /*
+ * Checks the --export-* paths (report-export.c) and points *out at e when
+ * one was given. Returns 0, or -1 with the error printed.
+ */
+static int
+run_exports(const struct report_exports *e,
+    const struct report_exports **out)
+{
+	char	*cause = NULL;
+
+	*out = NULL;
+	if (e->json == NULL && e->md == NULL && e->csv == NULL)
+		return (0);
+	if (report_export_check(e, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	*out = e;
+	return (0);
+}
+
+/*
  * orch run: its options, then run_main. Long because it is getopt's
  * switch, one case per option of run.
  */
@@ -167,20 +172,53 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "resume", required_argument, NULL, 'R' },
-		{ "machine-reference", required_argument, NULL, 'M' },
+		{ "machine-reference", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "command-name", required_argument, NULL, 'n' },
+		{ "export-json", required_argument, NULL, 'J' },
+		{ "export-markdown", required_argument, NULL, 'M' },
+		{ "export-csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct run_opts	 opts;
-	const char	*hosts = NULL, *inv = NULL;
-	char		*end, *cmdline;
-	int		 ch, r;
+	struct run_opts		 opts;
+	struct report_exports	 exp = { NULL, NULL, NULL };
+	const char		*hosts = NULL, *inv = NULL;
+	char			*end, *cmdline, *text = NULL;
+	const char		*names[64];	/* -n: one per command */
+	size_t			 nnames = 0;
+	int			 ch, r, dd;
 
 	memset(&opts, 0, sizeof opts);
 	opts.max_load = -1;
-	while ((ch = getopt_long(argc, argv, ":vqh", longopts, NULL)) != -1) {
+	/* After "--", commands: a one-line run (oneline.c). */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	while ((ch = getopt_long(dd, argv, ":vqhn:", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'W':
+			opts.warmup = (uint32_t)parse_u64("--warmup", optarg,
+			    1000);
+			opts.has_warmup = 1;
+			break;
+		case 'n':
+			if (nnames == sizeof names / sizeof names[0]) {
+				fprintf(stderr, "orch: -n: at most %zu names\n",
+				    nnames);
+				return (2);
+			}
+			names[nnames++] = optarg;
+			break;
+		case 'J':
+			exp.json = optarg;
+			break;
+		case 'M':
+			exp.md = optarg;
+			break;
+		case 'C':
+			exp.csv = optarg;
+			break;
 		case 'H':
 			hosts = optarg;
 			break;
@@ -233,7 +271,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			}
 			opts.fail_on_worse = 1;
 			break;
-		case 'M':
+		case 'm':
 			if (machines_opt(optarg) != 0)
 				return (2);
 			break;
@@ -249,7 +287,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		char	*cause = NULL, *list;
 
 		if (optind != argc || opts.out != NULL || opts.rounds > 0 ||
-		    opts.has_seed) {
+		    opts.has_seed || opts.has_warmup || nnames > 0) {
 			fprintf(stderr, "orch: --resume DIR takes the suite, "
 			    "rounds, seed and hosts from DIR\n");
 			return (2);
@@ -261,7 +299,25 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		}
 		opts.hosts = resolve_hosts(inv, list, &opts.nhosts);
 		free(list);
+	} else if (dd < argc) {
+		char	*cause = NULL;
+
+		if (optind != dd)
+			usage_error("run", "a one-line run takes no suite file "
+			    "('%s'): the commands go after --", argv[optind]);
+		if (oneline_suite((const char *const *)(argv + dd + 1),
+		    (size_t)(argc - dd - 1),
+		    names, nnames, &text, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			free(cause);
+			return (2);
+		}
+		opts.suite = ONELINE_LABEL;
+		opts.suite_text = text;
 	} else {
+		if (nnames > 0)
+			usage_error("run", "-n names the commands of a one-line run: "
+			    "give them after --");
 		if (optind == argc)
 			usage_error("run", "run takes one suite file, got none");
 		if (optind != argc - 1)
@@ -269,17 +325,25 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			    "(%s, %s%s)", argc - optind, argv[optind],
 			    argv[optind + 1], argc - optind > 2 ? ", ..." : "");
 		opts.suite = argv[optind];
-		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
 	}
-	if (machines_opt_check(opts.hosts, opts.nhosts) != 0) {
-		free(opts.hosts);
+	if (run_exports(&exp, &opts.exports) != 0) {
+		free(text);
 		return (2);
 	}
-	cmdline = join_args(all_argc, all_argv);
+	if (opts.resume == NULL)
+		opts.hosts = resolve_hosts(inv, hosts, &opts.nhosts);
+	if (machines_opt_check(opts.hosts, opts.nhosts) != 0) {
+		free(opts.hosts);
+		free(text);
+		return (2);
+	}
+	/* Quoted: a one-line run's commands are words with blanks. */
+	cmdline = oneline_cmdline(all_argc, all_argv);
 	opts.cmdline = cmdline;
 	r = run_main(&opts);
 	free(opts.hosts);
 	free(cmdline);
+	free(text);
 	return (r);
 }
 
@@ -288,15 +352,19 @@ cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, NULL, 'f' },
-		{ "machine-reference", required_argument, NULL, 'M' },
+		{ "machine-reference", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "export-json", required_argument, NULL, 'J' },
+		{ "export-markdown", required_argument, NULL, 'M' },
+		{ "export-csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
-	size_t	 nworse = 0;
-	char	*cause = NULL;
-	int	 ch, fail_on = 0, quiet = 0;
-
+	struct report_exports		 exp = { NULL, NULL, NULL };
+	const struct report_exports	*ep;
+	size_t				 nworse = 0;
+	char				*cause = NULL;
+	int				 ch, fail_on = 0, quiet = 0;
 
 	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -313,9 +381,18 @@ cmd_report(int argc, char **argv)
 			}
 			fail_on = 1;
 			break;
-		case 'M':
+		case 'm':
 			if (machines_opt(optarg) != 0)
 				return (2);
+			break;
+		case 'J':
+			exp.json = optarg;
+			break;
+		case 'M':
+			exp.md = optarg;
+			break;
+		case 'C':
+			exp.csv = optarg;
 			break;
 		default:
 			usage_bad_option("report", argv, optind, optopt, ch);
@@ -324,8 +401,11 @@ cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		usage_error("report", "report takes one run directory, got %d",
 		    argc - optind);
+	if (run_exports(&exp, &ep) != 0)
+		return (2);
 	if (report_render_answer(argv[optind], quiet ? NULL : stdout,
-	    &nworse, NULL, &cause) != 0) {
+	    &nworse, NULL, &cause) != 0 || (ep != NULL &&
+	    report_export(argv[optind], ep, &cause) != 0)) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		return (2);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coordinator/analysis.h"
+#include "coordinator/report-sweep.h"
 #include "coordinator/report-text.h"
 #include "coordinator/machines.h"
 #include "coordinator/report.h"
@@ -1474,6 +1475,7 @@ report_html(const struct analysis *a, FILE *f)
 		}
 	}
 	fputs("</section>\n", f);
+	report_sweep_html(f, a);
 	for (i = 0; i < a->ngroups; i++)
 		html_group(f, a, i);
 	if (report_machines_html(f, a, &html_fmt) != 0)

@@ -4,6 +4,7 @@
 
 #include "coordinator/analysis.h"
 #include "coordinator/json.h"
+#include "coordinator/report-sweep.h"
 #include "coordinator/report.h"
 #include "coordinator/machines.h"
 
@@ -294,6 +295,7 @@ report_json(const struct analysis *a, FILE *f)
 	fputs(a->ncmps ? "\n  ],\n" : "],\n", f);
 	if (report_machines_json(f, a) != 0)
 		return (-1);
+	report_sweep_json(f, a);
 	json_across(a, f);
 	fputs("}\n", f);
 	return (ferror(f) ? -1 : 0);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coordinator/analysis.h"
+#include "coordinator/report-sweep.h"
 #include "coordinator/report-text.h"
 #include "coordinator/machines.h"
 #include "coordinator/report.h"
@@ -461,6 +462,7 @@ report_md(const struct analysis *a, FILE *f)
 	report_text_banners(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
+	report_sweep_md(f, a);
 
 	for (i = 0; i < a->ngroups; i++) {
 		g = &a->groups[i];

@@ -21,8 +21,10 @@
 #include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
 #include "coordinator/host.h"
+#include "coordinator/oneline.h"
 #include "coordinator/plan.h"
 #include "coordinator/record.h"
+#include "coordinator/report-export.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/suite.h"
@@ -900,8 +902,11 @@ run_prepare_new(struct run *run, char **cause)
 	const struct run_opts	*opts = run->opts;
 	char			 probe[PATH_MAX + 32];
 
-	if (suite_load(opts->suite, &run->suite, cause) != 0)
+	if (suite_load_text(opts->suite, opts->suite_text, &run->suite,
+	    cause) != 0)
 		return (-1);
+	if (opts->has_warmup)
+		run->suite->warmup = opts->warmup;
 	if (opts->rounds > 0)
 		run->suite->rounds = opts->rounds;
 	if (opts->has_seed)
@@ -935,6 +940,14 @@ run_prepare_new(struct run *run, char **cause)
 			xasprintf(cause, "--out=%s: %s", opts->out, c);
 			free(c);
 		}
+		return (-1);
+	}
+	/* A one-line run's suite: a file in DIR, for the record and resume. */
+	if (opts->suite_text != NULL && oneline_save(run->dir, run->suite,
+	    cause) != 0) {
+		snprintf(probe, sizeof probe, "%s/logs", run->dir);
+		rmdir(probe);	/* nothing ran: leave nothing behind */
+		rmdir(run->dir);
 		return (-1);
 	}
 	return (0);
@@ -1259,6 +1272,12 @@ run_finish(struct run *run, char **cause)
 	}
 	run_latest(run->dir);
 	run_print_summary(run->dir);
+	if (run->opts->exports != NULL &&
+	    report_export(run->dir, run->opts->exports, cause) != 0) {
+		fprintf(stderr, "orch: %s (the run's reports are in %s)\n",
+		    *cause, run->dir);
+		return (3);
+	}
 	if (nfailed > 0)
 		fprintf(stderr, "orch: %zu measured run%s failed (see the "
 		    "report)\n", nfailed, nfailed == 1 ? "" : "s");

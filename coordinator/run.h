@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct host;
+struct report_exports;
 
 struct run_opts {
 	const char	*suite;		/* SUITE.ini */
@@ -21,6 +22,11 @@ struct run_opts {
 	int		 quiet;		/* no answer on stdout */
 	const char	*cmdline;	/* as typed, for the record */
 	const char	*resume;	/* DIR of a run to resume, or NULL */
+	const char	*suite_text;	/* a one-line run's suite (oneline.c),
+					   used instead of the file suite */
+	uint32_t	 warmup;	/* with has_warmup: the suite's warmup */
+	int		 has_warmup;
+	const struct report_exports *exports;	/* also written there */
 };
 
 /*

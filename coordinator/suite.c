@@ -26,6 +26,9 @@
 #define SUITE_TIMEOUT_MAX	86400		/* seconds */
 #define SUITE_TIMEOUT_UNSET	UINT32_MAX	/* bench without its own */
 #define SUITE_FRAC_MAX		22		/* digits after a point */
+#define SUITE_PARAMS_MAX	8		/* params of one sweep */
+#define SUITE_PARAM_NAME_MAX	32		/* a param's name, with NUL */
+#define SUITE_SWEEP_MAX		1000		/* benchmarks of one sweep */
 #define SUITE_NAME_RULE \
 	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 
@@ -55,6 +58,7 @@ static const char *const suite_counter_names[] = {
 
 struct suite_parse;
 static void	suite_counters(struct suite_parse *, const char *);
+static void	suite_params(struct suite_parse *, const char *);
 
 static const char *const suite_variant_keys[] = {
 	"bin", "env", "args", NULL
@@ -63,11 +67,18 @@ enum { VK_BIN, VK_ENV, VK_ARGS };
 
 static const char *const suite_bench_keys[] = {
 	"args", "files", "metrics", "better", "checksum", "timeout", "threads",
-	"parallel", "prepare", "setup", "cleanup", NULL
+	"parallel", "prepare", "setup", "cleanup", "params", NULL
 };
 enum {
 	BK_ARGS, BK_FILES, BK_METRICS, BK_BETTER, BK_CHECKSUM, BK_TIMEOUT,
-	BK_THREADS, BK_PARALLEL, BK_PREPARE, BK_SETUP, BK_CLEANUP,
+	BK_THREADS, BK_PARALLEL, BK_PREPARE, BK_SETUP, BK_CLEANUP, BK_PARAMS
+};
+
+/* One parameter of a sweep: params = NAME=v1,v2,... */
+struct suite_param {
+	char		  name[SUITE_PARAM_NAME_MAX];
+	size_t		  nvals;
+	char		**vals;
 };
 
 struct suite_parse {
@@ -90,6 +101,12 @@ struct suite_parse {
 	char		*better;	/* not yet checked against metrics */
 	int		 better_line;
 	int		 args_line;	/* args not yet checked against files */
+	int		 names_only;	/* suite_load_names: no file checks */
+
+	/* [bench.NAME] params: the sweep, expanded when the section ends. */
+	size_t		 nparams;
+	struct suite_param params[SUITE_PARAMS_MAX];
+	int		 params_line;
 };
 
 /* Returns 1 if s[0..len) is a valid environment variable name. */
@@ -661,7 +678,7 @@ suite_key_variant(struct suite_parse *p, int k, const char *v)
 		}
 		if ((var->bin = suite_resolve(p, v)) == NULL)
 			return;
-		if (suite_placeholder(v) == NULL)
+		if (suite_placeholder(v) == NULL && !p->names_only)
 			suite_check_bin(p, v, var->bin);
 		break;
 	case VK_ENV:
@@ -860,6 +877,8 @@ suite_files(struct suite_parse *p, const char *v)
 		f->line = p->src.line;
 		if ((f->path = suite_resolve(p, path)) == NULL)
 			goto out;
+		if (p->names_only)
+			continue;
 		if (stat(f->path, &st) != 0) {
 			ini_error(&p->src, p->src.line, "%s files: '%s' %s",
 			    p->label, path, errno == ENOENT || errno == ENOTDIR
@@ -978,6 +997,369 @@ suite_hook(struct suite_parse *p, const char *key, const char *v,
 		suite_check_bin(p, h->argv[0], h->bin);
 }
 
+/* ---- sweeps: params = NAME=v1,v2,... (docs/suites.md, "Sweeps") -------- */
+
+/* Returns 1 if s[0..len) is a parameter name: a letter or _, then alnum/_. */
+static int
+suite_param_name_ok(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || len >= SUITE_PARAM_NAME_MAX ||
+	    isdigit((unsigned char)s[0]))
+		return (0);
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	}
+	return (1);
+}
+
+/* Returns 1 if v is a parameter value: 1 to 63 of A-Z a-z 0-9 _ . -. */
+static int
+suite_param_value_ok(const char *v)
+{
+	size_t	i, len = strlen(v);
+
+	if (len == 0 || len >= PROTO_NAME_MAX)
+		return (0);
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)v[i]) && strchr("_.-", v[i]) ==
+		    NULL)
+			return (0);
+	}
+	return (1);
+}
+
+/* Frees the current section's parameters. */
+static void
+suite_params_clear(struct suite_parse *p)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nparams; i++)
+		suite_free_words(p->params[i].vals, p->params[i].nvals);
+	memset(p->params, 0, sizeof p->params);
+	p->nparams = 0;
+	p->params_line = 0;
+}
+
+/* Parses one NAME=v1,v2,... item into a new parameter; reports errors. */
+static int
+suite_param_item(struct suite_parse *p, char *item, size_t *total)
+{
+	struct suite_param	*pp;
+	char			*eq, *val, *next;
+	size_t			 i, n = 1;
+
+	if ((eq = strchr(item, '=')) == NULL) {
+		ini_error(&p->src, p->src.line, "%s params: bad item '%s' "
+		    "(want NAME=v1,v2,...)", p->label, item);
+		return (-1);
+	}
+	*eq = '\0';
+	if (!suite_param_name_ok(item, strlen(item))) {
+		ini_error(&p->src, p->src.line, "%s params: bad parameter name "
+		    "'%s' (want a letter or _, then letters, digits or _, at "
+		    "most %d)", p->label, item, SUITE_PARAM_NAME_MAX - 1);
+		return (-1);
+	}
+	for (i = 0; i < p->nparams; i++) {
+		if (strcmp(p->params[i].name, item) == 0) {
+			ini_error(&p->src, p->src.line, "%s params: parameter "
+			    "'%s' given twice", p->label, item);
+			return (-1);
+		}
+	}
+	if (p->nparams == SUITE_PARAMS_MAX) {
+		ini_error(&p->src, p->src.line, "%s params: too many "
+		    "parameters (at most %d)", p->label, SUITE_PARAMS_MAX);
+		return (-1);
+	}
+	for (val = eq + 1; (val = strchr(val, ',')) != NULL; val++)
+		n++;
+	pp = &p->params[p->nparams++];
+	snprintf(pp->name, sizeof pp->name, "%s", item);
+	if ((pp->vals = calloc(n + 1, sizeof *pp->vals)) == NULL) {
+		ini_error(&p->src, p->src.line, "out of memory");
+		return (-1);
+	}
+	for (val = eq + 1; val != NULL; val = next) {
+		if ((next = strchr(val, ',')) != NULL)
+			*next++ = '\0';
+		if (!suite_param_value_ok(val)) {
+			ini_error(&p->src, p->src.line, "%s params: bad value "
+			    "'%s' for '%s' (want 1 to 63 of A-Z a-z 0-9 _ . -)",
+			    p->label, val, pp->name);
+			return (-1);
+		}
+		for (i = 0; i < pp->nvals; i++) {
+			if (strcmp(pp->vals[i], val) == 0) {
+				ini_error(&p->src, p->src.line, "%s params: "
+				    "duplicate value '%s' for '%s'", p->label,
+				    val, pp->name);
+				return (-1);
+			}
+		}
+		if ((pp->vals[pp->nvals] = strdup(val)) == NULL) {
+			ini_error(&p->src, p->src.line, "out of memory");
+			return (-1);
+		}
+		pp->nvals++;
+	}
+	*total *= pp->nvals;
+	if (*total > SUITE_SWEEP_MAX) {
+		ini_error(&p->src, p->src.line, "%s params: over %d "
+		    "benchmarks (the values' product)", p->label,
+		    SUITE_SWEEP_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Parses a params value: NAME=v1,v2,... items separated by blanks. */
+static void
+suite_params(struct suite_parse *p, const char *v)
+{
+	char	*copy, *item, *save = NULL;
+	size_t	 total = 1;
+
+	if ((copy = strdup(v)) == NULL) {
+		ini_error(&p->src, p->src.line, "out of memory");
+		return;
+	}
+	for (item = strtok_r(copy, " \t", &save); item != NULL;
+	    item = strtok_r(NULL, " \t", &save)) {
+		if (suite_param_item(p, item, &total) != 0)
+			break;
+	}
+	if (!p->src.failed && p->nparams == 0)
+		ini_error(&p->src, p->src.line, "%s params: empty (want "
+		    "NAME=v1,v2,...)", p->label);
+	p->params_line = p->src.line;
+	free(copy);
+}
+
+/*
+ * Returns arg with each {param:NAME} replaced by NAME's value at point
+ * idx (idx NULL: only checks), or NULL with an unknown or unterminated
+ * reference reported at line.
+ */
+static char *
+suite_param_subst(struct suite_parse *p, const char *arg, const size_t *idx,
+    int line)
+{
+	const char	*a, *end;
+	char		*out, *o;
+	size_t		 i, len, need = strlen(arg) + 1;
+
+	/* Each reference is at least 8 bytes, each value at most 63. */
+	for (a = arg; (a = strstr(a, "{param:")) != NULL; a++)
+		need += PROTO_NAME_MAX;
+	if ((out = malloc(need)) == NULL) {
+		ini_error(&p->src, line, "out of memory");
+		return (NULL);
+	}
+	for (a = arg, o = out; *a != '\0'; ) {
+		if (strncmp(a, "{param:", 7) != 0) {
+			*o++ = *a++;
+			continue;
+		}
+		a += 7;
+		if ((end = strchr(a, '}')) == NULL) {
+			ini_error(&p->src, line, "%s args: unterminated "
+			    "'{param:' in '%s'", p->label, arg);
+			goto bad;
+		}
+		len = (size_t)(end - a);
+		for (i = 0; i < p->nparams; i++) {
+			if (strlen(p->params[i].name) == len &&
+			    strncmp(p->params[i].name, a, len) == 0)
+				break;
+		}
+		if (i == p->nparams) {
+			ini_error(&p->src, line, "%s args: unknown parameter "
+			    "'%.*s' in {param:%.*s}%s", p->label, (int)len, a,
+			    (int)len, a, p->nparams == 0 ? " (no params = in "
+			    "this benchmark)" : "");
+			goto bad;
+		}
+		if (idx != NULL)
+			o = stpcpy(o, p->params[i].vals[idx[i]]);
+		a = end + 1;
+	}
+	*o = '\0';
+	return (out);
+bad:
+	free(out);
+	return (NULL);
+}
+
+/*
+ * Copies hook t into nb for the sweep's point idx: its words with each
+ * {param:NAME} replaced, its program as resolved.
+ */
+static int
+suite_sweep_hook(struct suite_parse *p, const struct suite_hook *t,
+    const size_t *idx, struct suite_hook *nb)
+{
+	size_t	i;
+
+	nb->line = t->line;
+	if (t->nargv == 0)
+		return (0);
+	if ((nb->argv = calloc(t->nargv + 1, sizeof *nb->argv)) == NULL ||
+	    (t->bin != NULL && (nb->bin = strdup(t->bin)) == NULL) ||
+	    (t->host != NULL && (nb->host = strdup(t->host)) == NULL)) {
+		ini_error(&p->src, t->line, "out of memory");
+		return (-1);
+	}
+	for (i = 0; i < t->nargv; i++) {
+		if ((nb->argv[i] = suite_param_subst(p, t->argv[i], idx,
+		    t->line)) == NULL)
+			return (-1);
+		nb->nargv = i + 1;
+	}
+	return (0);
+}
+
+/* Fills nb, a new benchmark at point idx of the sweep of template t. */
+static int
+suite_sweep_one(struct suite_parse *p, const struct suite_bench *t,
+    const size_t *idx, struct suite_bench *nb)
+{
+	char	name[PROTO_NAME_MAX * 2], point[SUITE_PARAMS_MAX *
+		    (SUITE_PARAM_NAME_MAX + PROTO_NAME_MAX + 2)];
+	size_t	i, k, o = 0, q = 0;
+
+	memset(nb, 0, sizeof *nb);	/* freed with the suite, even half-made */
+	point[0] = '\0';
+	o = (size_t)snprintf(name, sizeof name, "%s", t->name);
+	for (i = 0; i < p->nparams && o < sizeof name; i++) {
+		o += (size_t)snprintf(name + o, sizeof name - o, ".%s-%s",
+		    p->params[i].name, p->params[i].vals[idx[i]]);
+		q += (size_t)snprintf(point + q, sizeof point - q, "%s%s=%s",
+		    i > 0 ? " " : "", p->params[i].name,
+		    p->params[i].vals[idx[i]]);
+	}
+	if (o >= PROTO_NAME_MAX) {
+		ini_error(&p->src, p->params_line, "%s params: benchmark name "
+		    "'%.*s' too long (at most %d characters: shorten the "
+		    "benchmark's, the parameters' or the values' names)",
+		    p->label, (int)(o < sizeof name ? o : sizeof name - 1),
+		    name, PROTO_NAME_MAX - 1);
+		return (-1);
+	}
+	for (i = 0; i < p->s->nbenches; i++) {
+		if (strcmp(p->s->benches[i].name, name) == 0) {
+			ini_error(&p->src, p->params_line, "%s params: "
+			    "benchmark '%s' is also [bench.%s] (line %d)",
+			    p->label, name, name, p->s->benches[i].line);
+			return (-1);
+		}
+	}
+	snprintf(nb->name, sizeof nb->name, "%s", name);
+	snprintf(nb->sweep, sizeof nb->sweep, "%s", t->name);
+	snprintf(nb->checksum, sizeof nb->checksum, "%s", t->checksum);
+	nb->timeout_ms = t->timeout_ms;
+	nb->line = t->line;
+	if ((nb->point = strdup(point)) == NULL ||
+	    (nb->args = calloc(t->nargs + 1, sizeof *nb->args)) == NULL ||
+	    (nb->metrics = calloc(t->nmetrics, sizeof *nb->metrics)) ==
+	    NULL || (t->nfiles > 0 && (nb->files = calloc(t->nfiles,
+	    sizeof *nb->files)) == NULL)) {
+		ini_error(&p->src, p->params_line, "out of memory");
+		return (-1);
+	}
+	memcpy(nb->metrics, t->metrics, t->nmetrics * sizeof *nb->metrics);
+	nb->nmetrics = t->nmetrics;
+	for (nb->nargs = 0; nb->nargs < t->nargs; nb->nargs++) {
+		nb->args[nb->nargs] = suite_param_subst(p, t->args[nb->nargs],
+		    idx, p->seen[BK_ARGS]);
+		if (nb->args[nb->nargs] == NULL)
+			return (-1);
+	}
+	nb->threads = t->threads;
+	for (k = 0; k < SUITE_NHOOKS; k++) {
+		if (suite_sweep_hook(p, &t->hooks[k], idx, &nb->hooks[k]) != 0)
+			return (-1);
+	}
+	for (nb->nfiles = 0; nb->nfiles < t->nfiles; nb->nfiles++) {
+		nb->files[nb->nfiles] = t->files[nb->nfiles];
+		if ((nb->files[nb->nfiles].path = strdup(
+		    t->files[nb->nfiles].path)) == NULL) {
+			ini_error(&p->src, p->params_line, "out of memory");
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Ends the current benchmark's section: checks its {param:NAME}
+ * references and, with params =, replaces it by one benchmark per point
+ * of the sweep, NAME.P1-V1.P2-V2 (the name rule of proto/ident.h has no
+ * '[' or '='), the last parameter changing fastest.
+ */
+static void
+suite_sweep(struct suite_parse *p)
+{
+	struct suite		*s = p->s;
+	struct suite_bench	 t;
+	size_t			 idx[SUITE_PARAMS_MAX], total = 1, k, i, r;
+	char			*chk;
+	void			*na;
+
+	for (i = 0; i < suite_cur_bench(p)->nargs; i++) {
+		chk = suite_param_subst(p, suite_cur_bench(p)->args[i], NULL,
+		    p->seen[BK_ARGS]);
+		if (chk == NULL)
+			return;
+		free(chk);
+	}
+	if (p->nparams == 0)
+		return;
+	for (i = 0; i < p->nparams; i++)
+		total *= p->params[i].nvals;
+	if (s->nbenches - 1 + total > SUITE_BENCHES_MAX) {
+		ini_error(&p->src, p->params_line, "%s params: too many "
+		    "benchmarks in the suite (at most %d)", p->label,
+		    SUITE_BENCHES_MAX);
+		return;
+	}
+	if ((na = realloc(s->benches, (s->nbenches - 1 + total) *
+	    sizeof *s->benches)) == NULL) {
+		ini_error(&p->src, p->params_line, "out of memory");
+		return;
+	}
+	s->benches = na;
+	/* The template is the last benchmark; its points take its place. */
+	t = s->benches[--s->nbenches];
+	for (k = 0; k < total; k++) {
+		for (r = k, i = p->nparams; i-- > 0; ) {
+			idx[i] = r % p->params[i].nvals;
+			r /= p->params[i].nvals;
+		}
+		if (suite_sweep_one(p, &t, idx, &s->benches[s->nbenches]) !=
+		    0) {
+			s->nbenches++;	/* freed with the suite */
+			break;
+		}
+		s->nbenches++;
+	}
+	suite_free_words(t.args, t.nargs);
+	for (i = 0; i < t.nfiles; i++)
+		free(t.files[i].path);
+	free(t.files);
+	free(t.metrics);
+	free(t.point);
+	for (i = 0; i < SUITE_NHOOKS; i++) {
+		suite_free_words(t.hooks[i].argv, t.hooks[i].nargv);
+		free(t.hooks[i].bin);
+		free(t.hooks[i].host);
+	}
+}
+
 /* Handles one key of [bench.NAME]. */
 static void
 suite_key_bench(struct suite_parse *p, int k, const char *v)
@@ -1041,6 +1423,9 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 		break;
 	case BK_CLEANUP:
 		suite_hook(p, "cleanup", v, &b->hooks[SUITE_HOOK_CLEANUP]);
+		break;
+	case BK_PARAMS:
+		suite_params(p, v);
 		break;
 	}
 }
@@ -1109,8 +1494,11 @@ suite_section_end(void *arg)
 			suite_check_refs(p, p->args_line);
 		if (p->better != NULL)
 			suite_better(p, p->better, p->better_line, 0);
+		if (!p->src.failed)
+			suite_sweep(p);
 	}
 out:
+	suite_params_clear(p);
 	free(p->better);
 	p->better = NULL;
 	p->better_line = p->args_line = 0;
@@ -1146,6 +1534,10 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 			first = s->variants[i].line;
 		if (sect == SECT_BENCH && strlen(s->benches[i].name) == len &&
 		    memcmp(s->benches[i].name, name, len) == 0)
+			first = s->benches[i].line;
+		/* A sweep's [bench.NAME] is taken, though NAME is not a bench. */
+		if (sect == SECT_BENCH && strlen(s->benches[i].sweep) == len &&
+		    memcmp(s->benches[i].sweep, name, len) == 0)
 			first = s->benches[i].line;
 	}
 	if (first != 0) {
@@ -1286,9 +1678,58 @@ suite_finish(struct suite_parse *p)
 		    "section: a suite runs at least one benchmark");
 }
 
+/*
+ * Takes text as the suite's instead of reading path: a copy, checked as
+ * ini_read checks a file. Returns 0, or -1 with the error reported.
+ */
+static int
+suite_use_text(struct ini_src *src, const char *text)
+{
+	size_t	len = strlen(text);
+
+	if (len > SUITE_FILE_MAX) {
+		ini_error(src, 0, "file too large (over %d bytes)",
+		    SUITE_FILE_MAX);
+		return (-1);
+	}
+	if ((src->text = strdup(text)) == NULL) {
+		ini_error(src, 0, "out of memory");
+		return (-1);
+	}
+	src->len = len;
+	return (0);
+}
+
+static int	suite_parse(const char *, const char *, int, struct suite **,
+		    char **);
+
 /* Loads and checks a suite file (see suite.h). */
 int
 suite_load(const char *path, struct suite **out, char **cause)
+{
+	return (suite_parse(path, NULL, 0, out, cause));
+}
+
+/* Loads and checks a suite given as text (see suite.h). */
+int
+suite_load_text(const char *path, const char *text, struct suite **out,
+    char **cause)
+{
+	return (suite_parse(path, text, 0, out, cause));
+}
+
+/* Loads a recorded suite's names and sweeps (see suite.h). */
+int
+suite_load_names(const char *path, const char *text, struct suite **out,
+    char **cause)
+{
+	return (suite_parse(path, text, 1, out, cause));
+}
+
+/* Loads a suite from its file or its text, checking files unless names_only. */
+static int
+suite_parse(const char *path, const char *text, int names_only,
+    struct suite **out, char **cause)
 {
 	struct suite_parse	 p;
 	struct suite		*s = NULL;
@@ -1305,6 +1746,7 @@ suite_load(const char *path, struct suite **out, char **cause)
 		goto out;
 	}
 	p.s = s;
+	p.names_only = names_only;
 	s->rounds = 10;
 	s->warmup = 1;
 	s->min_effect = 0.01;
@@ -1320,7 +1762,8 @@ suite_load(const char *path, struct suite **out, char **cause)
 		ini_error(&p.src, 0, "out of memory");
 		goto out;
 	}
-	rc = ini_read(&p.src, SUITE_FILE_MAX, 0);
+	rc = text != NULL ? suite_use_text(&p.src, text) :
+	    ini_read(&p.src, SUITE_FILE_MAX, 0);
 	s->text = p.src.text;	/* kept, as run; suite_free() frees it */
 	if (rc != 0)
 		goto out;
@@ -1339,6 +1782,7 @@ out:
 	free(p.src.cause);
 	free(p.better);
 	free(p.dir);
+	suite_params_clear(&p);
 	suite_free(s);
 	return (r);
 }
@@ -1370,6 +1814,7 @@ suite_free(struct suite *s)
 			free(s->benches[i].hooks[j].bin);
 			free(s->benches[i].hooks[j].host);
 		}
+		free(s->benches[i].point);
 	}
 	free(s->benches);
 	free(s->path);

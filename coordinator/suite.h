@@ -59,6 +59,9 @@ struct suite_bench {
 #define SUITE_THREADS_MAX	4096
 	struct suite_hook hooks[SUITE_NHOOKS];
 	int		 line;
+	char		 sweep[PROTO_NAME_MAX];	/* of a params = sweep: its
+						   [bench.NAME]; "" none */
+	char		*point;		/* "size=1e3 threads=4"; NULL none */
 };
 
 struct suite {
@@ -92,6 +95,22 @@ struct suite {
  * "suites/x.ini:12: [bench.hash] unknown key 'arg'". Returns 0 on success.
  */
 int	suite_load(const char *path, struct suite **out, char **cause);
+
+/*
+ * As suite_load, parsing text (when not NULL) as the file's content: a
+ * one-line run's generated suite (oneline.c). Relative paths in it are
+ * resolved as in a file at path.
+ */
+int	suite_load_text(const char *path, const char *text,
+	    struct suite **out, char **cause);
+
+/*
+ * Parses a recorded suite's text for what its benchmarks are (names,
+ * sweeps and their points) without looking for its programs and files,
+ * which may live on another machine: for the report. As suite_load.
+ */
+int	suite_load_names(const char *path, const char *text,
+	    struct suite **out, char **cause);
 
 /* Frees a suite; NULL is ok. */
 void	suite_free(struct suite *s);

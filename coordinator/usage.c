@@ -26,13 +26,17 @@ struct usage_opt {
 };
 
 static const struct usage_cmd usage_cmds[] = {
-	{ "run", "[options] SUITE.ini\n--resume=DIR [--inventory=FILE]",
+	{ "run", "[options] SUITE.ini\n[options] [-n NAME]... -- 'CMD A' 'CMD B' ..."
+	  "\n--resume=DIR [--inventory=FILE]",
 	  "measure a suite's variants on every host at once",
 	  "Runs SUITE.ini's variants interleaved on every host at once, "
 	  "records every sample in DIR/samples.msgpack, writes the reports "
 	  "and prints the answer: per architecture a headline, and per host "
 	  "and benchmark the ratio of each variant to the reference, its 95% "
-	  "interval and verdict. With --resume=DIR, reconnects to the agents "
+	  "interval and verdict. After --, each argument is a command to "
+	  "compare instead (a one-line run, no suite file): split into words "
+	  "as the shell would, run without a shell, the first one the "
+	  "reference. With --resume=DIR, reconnects to the agents "
 	  "of a run whose coordinator was lost and finishes it." },
 	{ "check", "[options]",
 	  "say whether each host is ready to measure",
@@ -84,6 +88,17 @@ static const struct usage_opt usage_opts[] = {
 	  "suite's)" },
 	{ "run", "--seed=N", "the seed of the order and the bootstrap "
 	  "(default: the suite's, else random and recorded)" },
+	{ "run", "--warmup=N", "unmeasured runs of each variant first "
+	  "(default: the suite's)" },
+	{ "run", "-n, --command-name=NAME", "the name of a one-line run's "
+	  "next command (one per command, in order; default: made from the "
+	  "command)" },
+	{ "run report", "--export-json=PATH", "also write summary.json to "
+	  "PATH" },
+	{ "run report", "--export-markdown=PATH", "also write report.md to "
+	  "PATH" },
+	{ "run report", "--export-csv=PATH", "also write samples.csv to "
+	  "PATH" },
 	{ "run", "--out=DIR", "write the run into DIR (default "
 	  "reports/RUN-ID, and reports/latest points at it)" },
 	{ "run", "--max-load=F", "wait while the 1-minute load per core is "

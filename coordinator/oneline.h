@@ -1,0 +1,60 @@
+/*
+ * One-line runs: `orch run -- 'CMD A' 'CMD B'` (hyperfine's habit). Each
+ * command is split into words as a POSIX shell would split it, with no
+ * expansion and no shell at run time, and the commands become a suite's
+ * text (one variant a command, one benchmark `cmd`), which is parsed,
+ * run and recorded like any suite file's (docs/suites.md, "One-line
+ * runs").
+ */
+#ifndef COORDINATOR_ONELINE_H
+#define COORDINATOR_ONELINE_H
+
+#include <stddef.h>
+
+struct suite;
+
+#define ONELINE_LABEL	"(command line)"	/* the suite's path in errors */
+#define ONELINE_FILE	"suite.ini"		/* the suite, in the run's DIR */
+
+/*
+ * Splits cmd into words like sh: blanks separate, '…' and "…" quote,
+ * backslash escapes. What the shell would expand or interpret instead of
+ * passing on ($, `, |, &, ;, <, >, (, ), unquoted * ? [, a leading ~ or
+ * #, a VAR=value prefix, a newline) is refused with *cause saying to
+ * quote it, or to write a wrapper script or a suite. Returns 0, or -1
+ * with *cause set (caller frees).
+ */
+int	oneline_split(const char *cmd, char ***words, size_t *nwords,
+	    char **cause);
+
+/* Frees the words of oneline_split; NULL is ok. */
+void	oneline_free_words(char **words, size_t nwords);
+
+/*
+ * Builds the suite text of a one-line run from ncmds commands and nnames
+ * names (0, or one per command; else derived from the commands). The
+ * program of each command is its first word: a path (with a '/') is made
+ * absolute, a bare name is looked up in this machine's PATH; either is
+ * pushed to every host like a suite's `bin =`. Returns 0 with *text set
+ * (caller frees), or -1 with *cause set naming the command.
+ */
+int	oneline_suite(const char *const *cmds, size_t ncmds,
+	    const char *const *names,
+	    size_t nnames, char **text, char **cause);
+
+/*
+ * Writes the suite's text to DIR/suite.ini (temporary file, renamed) and
+ * makes that its path, so the record names a file that --resume can
+ * reload. Returns 0, or -1 with *cause set.
+ */
+int	oneline_save(const char *dir, struct suite *s, char **cause);
+
+/*
+ * Returns argv joined as it would be typed to a POSIX shell: a word of
+ * only A-Z a-z 0-9 and _ . / , : + = @ % ^ - as it is, any other in single
+ * quotes ('\'' for a quote), for the record's command line. The caller
+ * frees it.
+ */
+char	*oneline_cmdline(int argc, char **argv);
+
+#endif

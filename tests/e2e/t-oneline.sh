@@ -1,0 +1,117 @@
+# One-line runs (orch run -- 'CMD A' 'CMD B') on `local`: names derived or
+# given, the first command the reference, a program from PATH and one by
+# its path, the suite recorded as DIR/suite.ini so orch report and
+# --resume work, --warmup, the --export-* copies; and every refusal (a
+# shell operator, an expansion, a missing program, one command, bad
+# export paths) exits 2 with nothing written.
+. tests/e2e/lib.sh
+
+HL="suites/example/bin/linux-$(uname -m)/hashloop"
+[ -x "$HL" ] || fail "build first: $HL missing"
+
+note "derived names; a program from PATH and one by path; exports"
+OUT="$T/o1"
+rc=0; run_orch "$T/log1" run --out="$OUT" --rounds=6 --seed=5 --max-load=0 \
+	--export-json="$T/x.json" --export-markdown="$T/x.md" --export-csv="$T/x.csv" \
+	-- "$HL --sort 2000 7" "printf 'n=%s\n' '1 ;#2'" || rc=$?
+cat "$T/log1"
+expect_eq "exit code" "$rc" 0
+S="$OUT/summary.json"
+expect_eq "suite name" "$(jq -r .suite "$S")" oneline
+expect_eq "reference (the first command)" "$(jq -r .reference "$S")" "hashloop_--sort_2000_7"
+expect_eq "compared" "$(jq -r '[.comparisons[].variant] | unique | join(" ")' "$S")" "printf_n_s_n_1_2"
+expect_eq "bench" "$(jq -r '[.comparisons[].bench] | unique | join(" ")' "$S")" cmd
+expect_eq "results" "$(jq '[.results[] | select(.n == 6)] | length' "$S")" 2
+# The recorded suite is a file in DIR, and parses back to the same runs.
+[ -s "$OUT/suite.ini" ] || fail "no $OUT/suite.ini"
+expect_grep '^bin = /usr/bin/printf$' "$OUT/suite.ini"
+grep -Fxq "args = n=%s\\\\n 1' '\\;\\#2" "$OUT/suite.ini" || fail "printf's args in suite.ini"
+expect_grep "^bin = $PWD/$HL\$" "$OUT/suite.ini"
+expect_grep "\\(${OUT//\//\\/}/suite.ini\\)" "$OUT/report.md"
+# The recorded command line keeps each command one word, as typed.
+grep -Fq -- "-- '$HL --sort 2000 7' 'printf '\\''n=%s" "$OUT/report.md" || fail "the command line in report.md: $(grep -F -- '- command:' "$OUT/report.md")"
+for p in json:summary.json md:report.md csv:samples.csv; do
+	cmp "$T/x.${p%%:*}" "$OUT/${p#*:}" || fail "--export-${p%%:*} differs from ${p#*:}"
+done
+[ -z "$(find "$T" -maxdepth 1 -name '.*tmp')" ] || fail "temporary files left beside the exports"
+
+note "orch report re-renders byte for byte, and exports too"
+mkdir "$T/before"; cp "$OUT"/summary.json "$OUT"/report.md "$T/before/"
+rc=0; run_orch "$T/log2" report --export-json="$T/y.json" "$OUT" || rc=$?
+expect_eq "report exit" "$rc" 0
+cmp "$OUT/summary.json" "$T/before/summary.json" || fail "summary.json differs after orch report"
+cmp "$OUT/report.md" "$T/before/report.md" || fail "report.md differs after orch report"
+cmp "$T/y.json" "$OUT/summary.json" || fail "orch report --export-json differs"
+
+note "-n names, --warmup"
+OUT="$T/o2"
+rc=0; run_orch "$T/log3" run --out="$OUT" --rounds=4 --warmup=2 --max-load=0 \
+	-n fast -n slow -- "$HL --sort 1000 7" "$HL --sort 3000 7" || rc=$?
+cat "$T/log3"
+expect_eq "exit code" "$rc" 0
+expect_eq "reference" "$(jq -r .reference "$OUT/summary.json")" fast
+expect_eq "warmups (2 per variant)" "$(awk -F, '$9==1 && $11=="wall_ns"' "$OUT/samples.csv" | wc -l)" 4
+expect_eq "variants in the csv" "$(awk -F, 'NR>1 && $5 != "" {print $5}' "$OUT/samples.csv" | sort -u | tr '\n' ' ')" "fast slow "
+
+note "a killed coordinator; orch run --resume reloads DIR/suite.ini"
+OUT="$T/o3"
+"$ORCH" run --out="$OUT" --rounds=30 --max-load=0 -- "sleep 0.05" "sleep 0.06" >"$T/log4" 2>&1 &
+orch_pid=$!
+wait_samples "$OUT" 3000
+kill -9 "$orch_pid"
+wait "$orch_pid" 2>/dev/null || true
+# As t-lifecycle.sh: the agent carries on, orch status sees it, then resume.
+wait_until 30 "the agent to carry on" pgrep -f "orch-agent serve --workdir=$T/workdir"
+run_orch "$T/log4s" status "$OUT" || fail "orch status: $(cat "$T/log4s")"
+rc=0; run_orch "$T/log5" run --max-load=0 --resume="$OUT" || rc=$?
+cat "$T/log5"
+expect_eq "resume exit" "$rc" 0
+expect_eq "complete" "$(jq .complete "$OUT/summary.json")" true
+expect_eq "resumed names" "$(jq -r '.reference + " " + .comparisons[0].variant' "$OUT/summary.json")" "sleep_0.05 sleep_0.06"
+no_leftovers
+
+note "an export that cannot be written after the run: exit 3, nothing half-written, the reports in DIR"
+# The first command waits for $T/go, so the export's path can be made a
+# directory while the run is under way, after its paths were checked.
+OUT="$T/o4"
+"$ORCH" run --out="$OUT" --rounds=2 --max-load=0 --export-json="$T/late.json" \
+	-- "sh -c 'while [ ! -e $T/go ]; do sleep 0.05; done'" true >"$T/log6" 2>&1 &
+orch_pid=$!
+wait_until 60 "the run's record" test -s "$OUT/samples.msgpack"
+mkdir "$T/late.json" && touch "$T/late.json/x" "$T/go"
+rc=0; wait "$orch_pid" || rc=$?
+cat "$T/log6"
+expect_eq "late export exit" "$rc" 3
+expect_grep "orch: --export-json=$T/late.json: Is a directory \\(the run's reports are in $OUT\\)" "$T/log6"
+[ -s "$OUT/summary.json" ] || fail "no summary.json in DIR"
+[ -z "$(find "$T" -maxdepth 1 -name '.late.json.*')" ] || fail "a temporary export was left"
+
+note "refusals: exit 2, nothing written"
+refuse() {	# refuse WHAT PATTERN ARGS...
+	local what=$1 pat=$2 rc=0
+	shift 2
+	run_orch "$T/ref.log" run --out="$T/none" --max-load=0 "$@" || rc=$?
+	expect_eq "$what: exit" "$rc" 2
+	expect_grep "$pat" "$T/ref.log"
+	[ ! -e "$T/none" ] || fail "$what: $T/none was written"
+}
+refuse "pipe" "command 2 'true \\| wc': unquoted '\\|' is a shell operator; orch runs each command without a shell: quote it .* or write a wrapper script or a suite" -- true 'true | wc'
+refuse "redirection" "unquoted '>' is a shell operator" -- 'true > x' true
+refuse "and-list" "unquoted '&' is a shell operator" -- 'true && true' true
+refuse "expansion" "command 1 'ls \\\$HOME': unquoted '\\\$' would be expanded by the shell" -- 'ls $HOME' true
+refuse "substitution" "'\`' inside \"…\" would be expanded" -- 'echo "`id`"' true
+refuse "glob" "unquoted '\\*' would be a glob" -- 'ls *.c' true
+refuse "assignment" "'X=1' would set an environment variable" -- 'X=1 true' true
+refuse "unterminated" "command 1 'echo \"a': unterminated \" quote" -- 'echo "a' true
+refuse "missing program" "program 'nonesuch-orch-x' is not in PATH" -- nonesuch-orch-x true
+refuse "one command" "give at least two commands to compare" -- true
+refuse "names" "-n: 1 name for 2 commands" -n a -- true true
+refuse "bad name" "-n '\\.a': bad name" -n .a -n b -- true true
+refuse "export dir" "--export-json=$T/nodir/x.json: $T/nodir: No such file or directory" --export-json="$T/nodir/x.json" -- true true
+refuse "export to a directory" "--export-csv=$T: is a directory" --export-csv="$T" -- true true
+refuse "export twice" "--export-markdown=$T/z: the same path as --export-json" --export-json="$T/z" --export-markdown="$T/z" -- true true
+rc=0; run_orch "$T/ref.log" run --resume="$T/o3" -n a || rc=$?
+expect_eq "resume with -n: exit" "$rc" 2
+rc=0; run_orch "$T/ref.log" report --export-json="$T/nodir/x.json" "$T/o1" || rc=$?
+expect_eq "report export to a missing dir: exit" "$rc" 2
+expect_grep "--export-json=$T/nodir/x.json: $T/nodir: No such file or directory" "$T/ref.log"
