@@ -293,6 +293,15 @@ oneline_program(const char *word, char **cause)
 	char		 cwd[PATH_MAX], *p = NULL;
 	size_t		 dlen;
 
+	/* host:NAME: the host's own program (docs/suites.md), as written. */
+	if (strncmp(word, "host:", 5) == 0) {
+		if (word[5] == '\0') {
+			xasprintf(cause, "program '%s': no name after host:",
+			    word);
+			return (NULL);
+		}
+		return (xstrdup(word));
+	}
 	if (strchr(word, '/') != NULL) {
 		if (word[0] == '/')
 			p = xstrdup(word);

@@ -53,6 +53,16 @@ expect_eq "reference" "$(jq -r .reference "$OUT/summary.json")" fast
 expect_eq "warmups (2 per variant)" "$(awk -F, '$9==1 && $11=="wall_ns"' "$OUT/samples.csv" | wc -l)" 4
 expect_eq "variants in the csv" "$(awk -F, 'NR>1 && $5 != "" {print $5}' "$OUT/samples.csv" | sort -u | tr '\n' ' ')" "fast slow "
 
+note "host:NAME: the host's own program, nothing pushed"
+OUT="$T/oh"
+rc=0; run_orch "$T/logh" run --out="$OUT" --rounds=3 --max-load=0 \
+	-n plain -n stable -- "host:sort /etc/services" "host:sort -s /etc/services" || rc=$?
+cat "$T/logh"
+expect_eq "exit code" "$rc" 0
+expect_grep '^bin = host:sort$' "$OUT/suite.ini"
+expect_eq "the program the agent found" "$(jq -r '.hosts[0].host_programs[0].path' "$OUT/summary.json")" "$(command -v sort)"
+expect_eq "pushed files" "$(jq -r '.hosts[0].pushed_files' "$OUT/summary.json")" 0
+
 note "a killed coordinator; orch run --resume reloads DIR/suite.ini"
 OUT="$T/o3"
 "$ORCH" run --out="$OUT" --rounds=30 --max-load=0 -- "sleep 0.05" "sleep 0.06" >"$T/log4" 2>&1 &
@@ -104,6 +114,7 @@ refuse "glob" "unquoted '\\*' would be a glob" -- 'ls *.c' true
 refuse "assignment" "'X=1' would set an environment variable" -- 'X=1 true' true
 refuse "unterminated" "command 1 'echo \"a': unterminated \" quote" -- 'echo "a' true
 refuse "missing program" "program 'nonesuch-orch-x' is not in PATH" -- nonesuch-orch-x true
+refuse "host: without a name" "program 'host:': no name after host:" -- 'host: x' true
 refuse "one command" "give at least two commands to compare" -- true
 refuse "names" "-n: 1 name for 2 commands" -n a -- true true
 refuse "bad name" "-n '\\.a': bad name" -n .a -n b -- true true
