@@ -10,6 +10,7 @@
 #include "coordinator/check.h"
 #include "coordinator/control.h"
 #include "coordinator/deploy.h"
+#include "coordinator/gate.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
 #include "coordinator/report.h"
@@ -153,6 +154,20 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 	return (hosts);
 }
 
+/* Parses a --fail-on list into *mask. Returns 0, or -1 having said why. */
+static int
+main_fail_on(const char *list, int *mask)
+{
+	char	*cause = NULL;
+
+	if (gate_parse(list, mask, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
 /*
  * orch run: its options, then run_main. Long because it is getopt's
  * switch, one case per option of run.
@@ -222,12 +237,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			}
 			break;
 		case 'f':
-			if (strcmp(optarg, "worse") != 0) {
-				fprintf(stderr, "orch: --fail-on: only 'worse' "
-				    "is supported\n");
+			if (main_fail_on(optarg, &opts.fail_on) != 0)
 				return (2);
-			}
-			opts.fail_on_worse = 1;
 			break;
 		case 'v':
 			opts.verbose = 1;
@@ -274,19 +285,14 @@ cmd_report(int argc, char **argv)
 		{ "fail-on", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
-	size_t	 nworse = 0;
-	char	*cause = NULL;
+	char	*cause = NULL, *tripped = NULL;
 	int	 ch, fail_on = 0;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
-			if (strcmp(optarg, "worse") != 0) {
-				fprintf(stderr, "orch: --fail-on: only 'worse' "
-				    "is supported\n");
+			if (main_fail_on(optarg, &fail_on) != 0)
 				return (2);
-			}
-			fail_on = 1;
 			break;
 		default:
 			usage();
@@ -294,16 +300,16 @@ cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		usage();
-	if (report_render(argv[optind], &nworse, NULL, &cause) != 0) {
+	if (report_render(argv[optind], fail_on, &tripped, NULL, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		return (2);
 	}
 	printf("report: %s/report.md (and report.html, summary.json, "
 	    "samples.csv)\n", argv[optind]);
-	if (fail_on && nworse > 0) {
-		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
-		    nworse, nworse == 1 ? "" : "s");
+	if (tripped != NULL) {
+		fputs(tripped, stderr);
+		free(tripped);
 		return (1);
 	}
 	return (0);

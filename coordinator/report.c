@@ -12,6 +12,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/gate.h"
 #include "coordinator/report.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -165,7 +166,8 @@ rep_html_cb(const void *a, FILE *f)
 }
 
 int
-report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
+report_render(const char *dir, int fail_on, char **tripped, size_t *nfailed,
+    char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
@@ -216,8 +218,14 @@ report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
 			goto out;
 		}
 	}
-	if (nworse != NULL)
-		*nworse = a->nworse;
+	if (tripped != NULL) {
+		size_t	ntrip;
+
+		if (gate_check(a, fail_on, &ntrip, tripped) != 0) {
+			xasprintf(cause, "--fail-on: out of memory");
+			goto out;
+		}
+	}
 	if (nfailed != NULL)
 		*nfailed = a->nfailed_samples;
 	r = 0;
