@@ -100,6 +100,11 @@ gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 		    stats_verdict_name(c->verdict));
 		if (r == 0 && c->verdict == VERDICT_INVALID)
 			r = gate_appendf(lines, ": %s\n", c->reason);
+		else if (r == 0 && (!(c->lo > 0) || !isfinite(c->hi)))
+			r = gate_appendf(lines, ": ratio %.3f, interval "
+			    "unbounded: %zu rounds cannot reach p <= %.2g "
+			    "(family of %zu)\n", c->ratio, c->npairs, c->alpha,
+			    a->family_size);
 		else if (r == 0)
 			r = gate_appendf(lines, ": ratio %.3f [%.3f, %.3f] "
 			    "at %.2f%%, p %.2g (family of %zu: p <= %.2g "
