@@ -291,7 +291,7 @@ deps-check:
 
 # check-commands: every command a test, bench or CI script runs comes from
 # a package of these sets (and dpkg agrees where it is installed).
-SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh bench/*.sh) .ci/run \
+SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh tests/stats/*.sh bench/*.sh) .ci/run \
 	Makefile suites/cross.mk darwin.mk
 check-commands:
 	@perl tests/scan-commands.pl --map=tests/commands.txt --base='$(BASE_DEBS)' \
