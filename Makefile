@@ -226,7 +226,7 @@ $(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c 
 FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analysis.c \
 	coordinator/report.c coordinator/report-text.c coordinator/report-csv.c \
 	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
-	coordinator/stats.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
+	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
 	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
