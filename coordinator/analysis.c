@@ -1347,7 +1347,13 @@ rep_answers(struct analysis *a)
 			r |= rep_appendf(&ans->detail, "%s: %s",
 			    a->groups[g].label,
 			    stats_verdict_name(geo->verdict));
-			if (geo->nused > 0)
+			if (geo->nused > 0 && (!(geo->lo > 0) ||
+			    !isfinite(geo->hi)))
+				r |= rep_appendf(&ans->detail, ", geomean "
+				    "%.3f [unbounded: too few rounds] over %zu "
+				    "benchmark%s (", geo->est, geo->nused,
+				    geo->nused == 1 ? "" : "s");
+			else if (geo->nused > 0)
 				r |= rep_appendf(&ans->detail, ", geomean "
 				    "%.3f [%.3f, %.3f] over %zu benchmark%s (",
 				    geo->est, geo->lo, geo->hi, geo->nused,

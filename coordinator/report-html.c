@@ -438,7 +438,9 @@ html_geomeans(FILE *f, const struct analysis *a)
 		html_esc(f, ds->variants[geo->variant]);
 		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">",
 		    geo->nused);
-		if (geo->nused > 0)
+		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
+			fprintf(f, "%.3f [unbounded: too few rounds]", geo->est);
+		else if (geo->nused > 0)
 			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
 			    geo->hi);
 		else

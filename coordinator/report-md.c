@@ -334,7 +334,9 @@ md_across(FILE *f, const struct analysis *a)
 			    ds->hosts[a->hosts[j].host].name);
 		fprintf(f, " | %s | %zu | ", ds->variants[geo->variant],
 		    geo->nused);
-		if (geo->nused > 0)
+		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
+			fprintf(f, "%.3f [unbounded: too few rounds]", geo->est);
+		else if (geo->nused > 0)
 			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
 			    geo->hi);
 		else
