@@ -1084,12 +1084,11 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	zb = stats_qnorm(0.8);
 	me = min_effect > 0 ? log(1 + min_effect) : 0;
 	se = mad * sqrt(M_PI / 3 / (double)n) * sqrt(out->widen);
+	/* The noise's resolution; a verdict needs min_effect besides. */
 	if (stats_null_p(&z, N) > alpha)
 		out->mde = INFINITY;
-	else {
-		/* Proven and past min_effect: both at 80%, the larger. */
-		out->mde = fmax((za + zb) * se, me + zb * se);
-	}
+	else
+		out->mde = (za + zb) * se;
 	if (me > 0 && mad > 0) {
 		k = ceil(pow((za + zb) * mad * sqrt(M_PI / 3) *
 		    sqrt(out->widen) / me, 2));
