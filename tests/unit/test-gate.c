@@ -9,6 +9,8 @@
  *   - a value not above 0 once the harness floor is subtracted: invalid,
  *     saying to lengthen the benchmark or set subtract_floor = no;
  *   - a clear slowdown trips --fail-on=worse with a line that says why;
+ *   - serially correlated rounds widen the intervals, and every report
+ *     says so next to the comparison;
  *   - the list of --fail-on and its errors.
  */
 #include <math.h>
@@ -293,6 +295,171 @@ test_gate_lines(void **state)
 	tmpdir_free(dir);
 }
 
+/* A standard normal deviate (Box-Muller), from r. */
+static double
+gauss(struct rng *r)
+{
+	double	u1, u2;
+
+	do {
+		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	} while (u1 <= 0);
+	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+}
+
+/*
+ * Writes a record whose rounds are serially correlated: 3 benchmarks, 40
+ * rounds, each variant's noise an AR(1) of phi 0.6 across rounds.
+ */
+static void
+gen_serial(const char *dir)
+{
+	struct record		 rec;
+	struct suite		 s;
+	struct suite_variant	 vars[2];
+	struct suite_bench	 bs[3];
+	struct suite_metric	 m[3];
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL, name[3][8];
+	double			 ar[3][2];
+	uint32_t		 round, seq = 0;
+	size_t			 b, v;
+
+	memset(&s, 0, sizeof s);
+	memset(vars, 0, sizeof vars);
+	memset(bs, 0, sizeof bs);
+	memset(m, 0, sizeof m);
+	s.path = (char *)(uintptr_t)"serial.ini";
+	s.text = (char *)(uintptr_t)"[suite]\nname = serial\n";
+	snprintf(s.name, sizeof s.name, "serial");
+	s.rounds = 40;
+	s.seed = 1;
+	s.has_seed = 1;
+	s.min_effect = 0.01;
+	s.nvariants = 2;
+	s.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	s.nbenches = 3;
+	s.benches = bs;
+	for (b = 0; b < 3; b++) {
+		snprintf(name[b], sizeof name[b], "k%zu", b);
+		snprintf(bs[b].name, sizeof bs[b].name, "%s", name[b]);
+		snprintf(m[b].name, PROTO_NAME_MAX, "elapsed_ns");
+		bs[b].nmetrics = 1;
+		bs[b].metrics = &m[b];
+	}
+	memset(&h, 0, sizeof h);
+	snprintf(h.name, sizeof h.name, "h");
+	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
+	snprintf(h.facts.os, sizeof h.facts.os, "linux");
+	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
+	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
+	h.facts.cores = 2;
+	h.status = HOST_OK;
+	rng_seed(&r, 11);
+	memset(ar, 0, sizeof ar);
+	if (record_open(&rec, dir, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_run(&rec, "20260101-000000-serial", &s, 1,
+	    "orch run serial.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= 40; round++) {
+		for (b = 0; b < 3; b++) {
+			for (v = 0; v < 2; v++) {
+				ar[b][v] = 0.6 * ar[b][v] + 0.02 * gauss(&r);
+				memset(&smp, 0, sizeof smp);
+				smp.seq = seq++;
+				smp.round = round;
+				smp.attempt = 1;
+				smp.wall_ns = 2000000;
+				smp.nmetrics = 1;
+				snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
+				    "elapsed_ns");
+				smp.metrics[0].value = 1e6 * exp(ar[b][v]);
+				assert_int_equal(record_sample(&rec, "h",
+				    name[b], vars[v].name, &smp), 0);
+			}
+		}
+	}
+	assert_int_equal(record_hostend(&rec, &h), 0);
+	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+}
+
+/* Reads dir/name whole (caller frees). */
+static char *
+slurp(const char *dir, const char *name)
+{
+	char	 path[4096], *buf;
+	FILE	*f;
+	long	 len;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	assert_non_null(buf = calloc(1, (size_t)len + 1));
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return (buf);
+}
+
+/*
+ * Serially correlated rounds: the host's pooled estimate widens every
+ * primary interval, and each report says so next to the comparison.
+ */
+static void
+test_serial_report(void **state)
+{
+	struct dataset		*ds;
+	struct analysis		*a;
+	char			*dir = tmpdir_new(), *cause = NULL, *md, *json;
+	char			*html, *p;
+	size_t			 b;
+
+	(void)state;
+	gen_serial(dir);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("%s", cause);
+	if (analysis_build(ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_true(a->hosts[0].r1 > 0.4);
+	assert_true(a->hosts[0].widen > 2);
+	for (b = 0; b < 3; b++)
+		assert_true(cmp(a, b, 1)->widen > 2);
+	analysis_free(a);
+	dataset_free(ds);
+
+	assert_int_equal(report_render(dir, 0, NULL, NULL, &cause), 0);
+	md = slurp(dir, "report.md");
+	json = slurp(dir, "summary.json");
+	html = slurp(dir, "report.html");
+	expect_in("report.md", md, "<br>*rounds serially correlated (lag-1 r ");
+	expect_in("report.md", md, "> Rounds on `h` are serially correlated");
+	expect_in("report.html", html, "rounds serially correlated (lag-1 r ");
+	expect_in("report.html", html, "are serially correlated (mean lag-1 r");
+	/* The host's fields, then the first comparison's. */
+	p = json;
+	for (b = 0; b < 2; b++) {
+		expect_in("summary.json", p, "\"serial_r\": 0.");
+		p = strstr(p, "\"widened\": ");
+		assert_non_null(p);
+		p += strlen("\"widened\": ");
+		if (!(strtod(p, NULL) > 2))
+			fail_msg("widened %.10s", p);
+	}
+	/* And the resolution per host. */
+	expect_in("report.md", md, "Resolution (effect found with 80% power");
+	free(md);
+	free(json);
+	free(html);
+	tmpdir_free(dir);
+}
+
 /* The list: words, commas, any, and what it refuses. */
 static void
 test_gate_parse(void **state)
@@ -352,6 +519,7 @@ main(void)
 		cmocka_unit_test(test_invalids),
 		cmocka_unit_test(test_gate_lines),
 		cmocka_unit_test(test_gate_parse),
+		cmocka_unit_test(test_serial_report),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
