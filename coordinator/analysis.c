@@ -589,6 +589,15 @@ rep_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
 		    rep_get(rs, key, rh->floor_sub, &rv) != 0 ||
 		    !(rv > 0) || !(v > 0))
 			continue;
+		if (!isfinite(log(v / rv))) {
+			/* Only a hostile or broken record gets here. */
+			if (w->bad[0] == '\0')
+				snprintf(w->bad, sizeof w->bad, "round %zu: "
+				    "%s's %s over %s's (%g / %g) has no finite "
+				    "logarithm", r, ds->variants[vr], mn,
+				    ds->variants[ds->ref], v, rv);
+			continue;
+		}
 		w->ratios[n] = v / rv;
 		w->logs[n] = log(v / rv);
 		w->rr[r - 1] = v / rv;

@@ -33,12 +33,12 @@
 #include "coordinator/suite.h"
 
 #define ROUNDS	12
-#define NB	5
+#define NB	6
 
 /* Benchmarks of the record: what each does. */
-enum { B_OK, B_NOMETRIC, B_NOSUM, B_CMISMATCH, B_SHORT };
+enum { B_OK, B_NOMETRIC, B_NOSUM, B_CMISMATCH, B_SHORT, B_HUGE };
 static const char *const bnames[NB] = {
-	"slow", "nometric", "nosum", "cmismatch", "short"
+	"slow", "nometric", "nosum", "cmismatch", "short", "huge"
 };
 
 static char *
@@ -70,7 +70,8 @@ tmpdir_free(char *d)
  * Writes the record: variants A, B, C; wall_ns is every benchmark's
  * primary metric except nometric's (elapsed_ns, never printed); B is 2x
  * slower on "slow"; "short" runs 40 us on a 1 ms floor; C prints another
- * checksum on "cmismatch"; nobody prints nosum's checksum.
+ * checksum on "cmismatch"; nobody prints nosum's checksum; "huge" prints
+ * an elapsed_ns whose ratio overflows in one round of B.
  */
 static void
 gen(const char *dir)
@@ -109,8 +110,8 @@ gen(const char *dir)
 	s.benches = bs;
 	for (b = 0; b < NB; b++) {
 		snprintf(bs[b].name, sizeof bs[b].name, "%s", bnames[b]);
-		snprintf(m[b].name, PROTO_NAME_MAX, "%s", b == B_NOMETRIC ?
-		    "elapsed_ns" : "wall_ns");
+		snprintf(m[b].name, PROTO_NAME_MAX, "%s", b == B_NOMETRIC ||
+		    b == B_HUGE ? "elapsed_ns" : "wall_ns");
 		bs[b].nmetrics = 1;
 		bs[b].metrics = &m[b];
 		if (b == B_NOSUM || b == B_CMISMATCH)
@@ -157,6 +158,13 @@ gen(const char *dir)
 				    1000) / 1000 - 0.5)));
 				if (b == B_SHORT && round == 4 && v == 2)
 					smp.wall_ns = 990000;
+				if (b == B_HUGE) {
+					smp.nmetrics = 1;
+					snprintf(smp.metrics[0].key,
+					    PROTO_NAME_MAX, "elapsed_ns");
+					smp.metrics[0].value = round == 2 ?
+					    (v == 1 ? 1e300 : 1e-300) : 1e6;
+				}
 				if (b == B_CMISMATCH || b == B_NOMETRIC) {
 					smp.has_checksum = 1;
 					snprintf(smp.checksum,
@@ -229,6 +237,13 @@ test_invalids(void **state)
 	expect_in("short", c->reason, "lengthen the benchmark, or set "
 	    "subtract_floor = no");
 	assert_int_not_equal(cmp(a, B_SHORT, 1)->verdict, VERDICT_INVALID);
+	/* A ratio with no finite logarithm: B invalid, saying so; C's
+	 * ratio in that round is 1. */
+	c = cmp(a, B_HUGE, 1);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("huge", c->reason, "round 2: B's elapsed_ns over A's");
+	expect_in("huge", c->reason, "no finite logarithm");
+	assert_int_not_equal(cmp(a, B_HUGE, 2)->verdict, VERDICT_INVALID);
 	/* The slowdown is proven at the family's level. */
 	c = cmp(a, B_OK, 1);
 	assert_int_equal(c->verdict, VERDICT_WORSE);
@@ -264,9 +279,10 @@ test_gate_lines(void **state)
 	expect_in("worse", lines, "family of");
 	free(lines);
 
-	/* B and C invalid on nometric and nosum, C on cmismatch, short. */
+	/* B and C invalid on nometric and nosum, C on cmismatch and short,
+	 * B on huge. */
 	assert_int_equal(gate_check(a, GATE_INVALID, &n, &lines), 0);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	expect_in("invalid", lines, "h nometric elapsed_ns: B vs A invalid: "
 	    "run seq");
 	expect_in("invalid", lines, "printed no elapsed_ns");
@@ -275,7 +291,7 @@ test_gate_lines(void **state)
 
 	assert_int_equal(gate_parse("worse,invalid", &mask, &cause), 0);
 	assert_int_equal(gate_check(a, mask, &n, &lines), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 8);
 	free(lines);
 
 	/* Nothing trips when the mask is empty. */
