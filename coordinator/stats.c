@@ -764,33 +764,15 @@ stats_walsh_count(const double *d, size_t n, double t, int strict)
 	return (c);
 }
 
-/*
- * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d:
- * a bisection on the value to adjacent doubles, then the largest sum not
- * above the bracket, found exactly.
- */
+/* Returns the largest Walsh sum of sorted d not above t; -inf when none. */
 static double
-stats_walsh_kth(const double *d, size_t n, double k)
+stats_walsh_below(const double *d, size_t n, double t)
 {
-	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, best;
-	size_t	i, j, it;
+	double	best = -INFINITY;
+	size_t	i, j;
 
-	if (stats_walsh_count(d, n, lo, 0) >= k)
-		return (lo);
-	/* count(lo) < k <= count(hi) throughout. */
-	for (it = 0; it < 2100; it++) {
-		mid = lo + (hi - lo) / 2;
-		if (!(mid > lo && mid < hi))
-			break;
-		if (stats_walsh_count(d, n, mid, 0) >= k)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	/* The k-th sum is the largest sum <= hi (every one in (lo, hi]). */
-	best = -INFINITY;
 	for (i = 0, j = n; i < n; i++) {
-		while (j > i && !(d[i] + d[j - 1] <= hi))
+		while (j > i && !(d[i] + d[j - 1] <= t))
 			j--;
 		if (j <= i)
 			break;
@@ -798,6 +780,37 @@ stats_walsh_kth(const double *d, size_t n, double k)
 			best = d[i] + d[j - 1];
 	}
 	return (best);
+}
+
+/*
+ * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d:
+ * a bisection on the value whose upper end is always snapped to a sum,
+ * done when fewer than k sums lie below it. Snapping makes a k-th sum of
+ * exactly 0 (tied data: equal values of both variants) end at once
+ * instead of chasing the bracket through a thousand subnormal halvings.
+ */
+static double
+stats_walsh_kth(const double *d, size_t n, double k)
+{
+	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, s;
+	size_t	it;
+
+	if (stats_walsh_count(d, n, lo, 0) >= k)
+		return (lo);
+	/* count(lo) < k <= count(hi), and hi is a sum, throughout. */
+	for (it = 0; it < 2100; it++) {
+		if (stats_walsh_count(d, n, hi, 1) < k)
+			return (hi);
+		mid = lo + (hi - lo) / 2;
+		if (!(mid > lo && mid < hi))
+			break;
+		s = stats_walsh_below(d, n, mid);
+		if (s > lo && stats_walsh_count(d, n, s, 0) >= k)
+			hi = s;
+		else
+			lo = mid;
+	}
+	return (hi);
 }
 
 /* The exact null distribution of the signed-rank statistic for n ranks. */
