@@ -757,6 +757,10 @@ check_arch(const char *dir)
 	expect_in("report.md", md, "- **B vs A: better on some architectures "
 	    "(aarch64 · Apple M2, x86_64 · AMD EPYC 9654 96-Core Processor)**");
 	expect_in("report.md", md, "⚠ **differs:** better on aarch64 · Apple M2");
+	expect_in("report.md", md, "are one family of 21 tests held to a 5% "
+	    "family-wise error rate: each is tested at p ≤ 0.0024");
+	expect_in("report.md", md, "`m2` resolves 0.6%");
+	expect_in("report.md", md, "*(per comparison, 95%)*");
 	expect_in("report.md", md, "<br>*A/A comparison (identical files)*");
 	expect_in("report.md", md, "> **A/A comparison (identical files):** "
 	    "on `m2`, C runs");
