@@ -963,11 +963,6 @@ stats_qnorm(double p)
 	return (x);
 }
 
-/*
- * Long: the estimate, the test, the widening, the inverted interval and
- * the detectable effect share the sorted differences and the null
- * distribution; splitting them would pass both around five times.
- */
 int
 stats_compare(const double *logs, size_t n, double alpha, double min_effect,
     struct stats_cmp *out)
@@ -975,6 +970,11 @@ stats_compare(const double *logs, size_t n, double alpha, double min_effect,
 	return (stats_compare_serial(logs, n, alpha, min_effect, NAN, 0, out));
 }
 
+/*
+ * Long: the estimate, the test, the widening, the inverted interval and
+ * the detectable effect share the sorted differences and the null
+ * distribution; splitting them would pass both around five times.
+ */
 int
 stats_compare_serial(const double *logs, size_t n, double alpha,
     double min_effect, double pooled_r1, size_t pooled_n,

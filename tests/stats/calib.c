@@ -98,6 +98,7 @@ die(const char *what, const char *cause)
  * Writes one simulated run into dir: nhosts hosts of different
  * architectures, nbenches benchmarks, variants A and B interleaved in a
  * balanced order, one primary metric per benchmark.
+ * Long: a suite, hosts and samples filled field by field, as run.c would.
  */
 static void
 simulate(const char *dir, const struct scenario *sc, uint64_t seed)
@@ -443,6 +444,7 @@ doc_table(const char *path)
 	return (buf);
 }
 
+/* Long: options, the scenarios, the table, then each target in turn. */
 int
 main(int argc, char **argv)
 {
