@@ -696,8 +696,6 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
  * STATS_ALPHA over their number (Bonferroni: the chance of any false
  * verdict among them stays under STATS_ALPHA), and each host's median
  * detectable effect is taken. Returns 0 or -1.
- */
-/*
  * Long: four passes over the comparisons that share their buffers (count
  * the family, pool each host's serial correlation, test again, take each
  * host's resolution), in the order each needs the last.
