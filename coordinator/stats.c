@@ -1,8 +1,10 @@
 /*
  * Statistics for paired A/B samples: type-7 quantiles, summaries, seeded
  * percentile bootstraps of the median and of a geometric mean of medians,
- * the Wilcoxon signed-rank test as R computes it, and the verdict rule of
- * docs/report.md ("summary.json and the verdict rule").
+ * the Wilcoxon signed-rank test as R computes it, the comparison procedure
+ * of docs/statistics.md (Hodges-Lehmann estimate, signed-rank p and its
+ * inverted interval, serial-correlation widening, detectable effect) and
+ * the verdict rules.
  */
 #include <math.h>
 #include <stdint.h>

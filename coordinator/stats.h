@@ -1,8 +1,10 @@
 /*
- * Statistics for paired A/B samples: summaries, the median of per-round
- * ratios with a seeded bootstrap interval, the Wilcoxon signed-rank test,
- * and the verdict rule of docs/report.md. Pure functions; nothing here allocates
- * without reporting failure.
+ * Statistics for paired A/B samples: summaries; one comparison's
+ * Hodges-Lehmann estimate, Wilcoxon signed-rank p and the interval that
+ * inverts it, with serial-correlation widening and the detectable effect;
+ * seeded bootstraps (the median, the geometric mean of medians); and the
+ * verdict rules of docs/statistics.md. Pure functions; nothing here
+ * allocates without reporting failure.
  */
 #ifndef COORDINATOR_STATS_H
 #define COORDINATOR_STATS_H
