@@ -267,6 +267,11 @@ html_family(FILE *f, const struct analysis *a)
 	const struct rep_host	*rh;
 	size_t			 i, k;
 
+	if (a->family_size == 0) {
+		fputs("<p>No primary comparison could be tested: each is "
+		    "invalid (the matrix says why).</p>\n", f);
+		return;
+	}
 	fprintf(f, "<p>Primary verdicts (this matrix, the geometric means, "
 	    "the answer and <code>--fail-on</code>) are one family of %zu "
 	    "test%s held to a %.0f%% family-wise error rate: each is tested "

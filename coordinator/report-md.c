@@ -192,6 +192,11 @@ md_family(FILE *f, const struct analysis *a)
 	const struct rep_host	*rh;
 	size_t			 i, k;
 
+	if (a->family_size == 0) {
+		fputs("No primary comparison could be tested: each is invalid "
+		    "(the matrix says why).\n\n", f);
+		return;
+	}
 	fprintf(f, "Primary verdicts (this matrix, the geometric means, the "
 	    "answer and `--fail-on`) are one family of %zu test%s held to a "
 	    "%.0f%% family-wise error rate: each is tested at p ≤ %.2g "
