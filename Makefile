@@ -132,7 +132,7 @@ $(O)/tests/%: tests/unit/%.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)
 
 # check-stats: the calibration of docs/statistics.md, simulated through the
 # real record and analysis (fixed seeds; about a minute on 2 cores). It
-# checks issue 15's targets and that the doc's table is its output;
+# checks the targets of docs/statistics.md and that its table is this output;
 # docs-stats rewrites that table.
 CALIB := $(O)/tests/calib
 $(CALIB): tests/stats/calib.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)

@@ -2,7 +2,7 @@
  * The calibration of docs/statistics.md (make check-stats): simulated runs
  * written with the real record writer, loaded with record_load and analysed
  * with analysis_build, exactly as `orch report` does, under the scenarios
- * of issue 15: A/A at 2% and 5% noise, with a 2% drift, with 5% outliers
+ * of docs/statistics.md: A/A at 2% and 5% noise, with a 2% drift, with 5% outliers
  * of x1.3, with rounds serially correlated (AR(1) phi 0.5), and true
  * effects of 1% and 3%. Every seed is fixed: the table is a function of
  * the code alone, never of the machine.
@@ -490,7 +490,7 @@ main(int argc, char **argv)
 		free(table);
 		return (0);
 	}
-	/* The targets of issue 15 (σ 5%, 2 hosts × 10 benchmarks). */
+	/* The targets of docs/statistics.md (σ 5%, 2 hosts × 10 benchmarks). */
 	bad |= target("A/A σ 5%: runs where --fail-on=worse trips",
 	    t[1].runs_gate, t[1].sims, 0.05, 0);
 	bad |= target("A/A σ 5%: runs with any false better/worse (FWER)",
