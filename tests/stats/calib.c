@@ -1,10 +1,10 @@
 /*
  * The calibration of docs/statistics.md (make check-stats): simulated runs
  * written with the real record writer, loaded with record_load and analysed
- * with analysis_build, exactly as `orch report` does, under the scenarios
- * of docs/statistics.md: A/A at 2% and 5% noise, with a 2% drift, with 5% outliers
- * of x1.3, with rounds serially correlated (AR(1) phi 0.5), and true
- * effects of 1% and 3%. Every seed is fixed: the table is a function of
+ * with analysis_build, exactly as `orch report` does, under its
+ * scenarios: A/A at 2% and 5% noise, with a 2% drift, with 5% outliers of
+ * x1.3, with rounds serially correlated (AR(1) phi 0.5), and true effects
+ * of 1% and 3%. Every seed is fixed: the table is a function of
  * the code alone, never of the machine.
  *
  * calib            prints the table (Markdown) and checks the targets;
