@@ -91,6 +91,7 @@ $(shell mkdir -p $(O); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(FLAGS_NOW)' ] 
 agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
+.PHONY: check-stats docs-stats
 .PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
 	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke
 
@@ -128,6 +129,20 @@ $(O)/tests/%: tests/unit/%.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(LDFLAGS_ALL) $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(CMOCKA_LIBS) $(LIBS)
+
+# check-stats: the calibration of docs/statistics.md, simulated through the
+# real record and analysis (fixed seeds; about a minute on 2 cores). It
+# checks the targets of docs/statistics.md and that its table is this output;
+# docs-stats rewrites that table.
+CALIB := $(O)/tests/calib
+$(CALIB): tests/stats/calib.c $(LIBCOORD) $(LIBAGENT) $(LIBPROTO) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBCOORD) $(LIBAGENT) \
+		$(LIBPROTO) $(LIBS)
+check-stats: $(CALIB)
+	@$(CALIB) --doc docs/statistics.md
+docs-stats: $(CALIB)
+	@./tests/stats/render-doc.sh $(CALIB) docs/statistics.md
 
 # Test tools: programs the end-to-end tests drive (e.g. a hostile peer).
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -218,8 +233,9 @@ $(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c 
 FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analysis.c \
 	coordinator/report.c coordinator/report-text.c coordinator/report-csv.c \
 	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
-	coordinator/report-sweep.c coordinator/suite.c coordinator/ini.c \
-	coordinator/stats.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
+	coordinator/report-sweep.c coordinator/report-answer.c coordinator/report-machines.c \
+	coordinator/machines.c coordinator/stats-hl.c coordinator/suite.c coordinator/ini.c \
+	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
 	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
@@ -284,7 +300,7 @@ deps-check:
 
 # check-commands: every command a test, bench or CI script runs comes from
 # a package of these sets (and dpkg agrees where it is installed).
-SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh bench/*.sh) .ci/run \
+SCANNED := $(wildcard tests/*.sh tests/e2e/*.sh tests/lab/*.sh tests/stats/*.sh bench/*.sh) .ci/run \
 	Makefile suites/cross.mk darwin.mk
 check-commands:
 	@perl tests/scan-commands.pl --map=tests/commands.txt --base='$(BASE_DEBS)' \
@@ -300,6 +316,7 @@ check: deps-test
 	@$(MAKE) --no-print-directory check-commands
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-stats
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-unit
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-e2e

@@ -133,7 +133,8 @@ main(int argc, char **argv)
 			goto fail;
 	}
 
-	for (r = 0; r < nr; r++) {
+	/* Rounds are numbered from 1, as a real run numbers them. */
+	for (r = 1; r <= nr; r++) {
 		for (h = 0; h < nh; h++) {
 			for (b = 0; b < nb; b++) {
 				snprintf(bench, sizeof bench, "b%lu", b);

@@ -51,66 +51,96 @@ rep_host_cmp(const void *a, const void *b)
 	return (strcmp(x->name, y->name));
 }
 
-/* Derives a bootstrap seed from the run seed and what is compared. */
-static uint64_t
-rep_seed(const struct dataset *ds, size_t host, size_t bench, size_t metric,
-    size_t variant)
-{
-	struct rng	r;
-	char		key[512];
-
-	snprintf(key, sizeof key, "%s/%s/%s/%s", ds->hosts[host].name,
-	    ds->benches[bench].name, ds->benches[bench].metrics[metric],
-	    ds->variants[variant]);
-	rng_seed_str(&r, ds->seed, key);
-	return (rng_next(&r));
-}
+/* Per variant of (host, bench): whether its runs agree on the checksum. */
+struct rep_ck {
+	int			 ok;	/* every good run printed one checksum */
+	const struct ds_sample	*first;	/* the first that printed it */
+	char			 why[256];	/* when not ok */
+};
 
 /*
- * Checks that every successful run of a benchmark on a host printed the
- * same checksum. Returns 1 when they agree, else 0 with the reason.
+ * Checks, variant by variant, that every successful run of a benchmark on
+ * a host printed the checksum, the same one: ck[v] for each variant.
  */
-static int
+static void
 rep_checksums(const struct analysis *a, size_t host, size_t bench,
-    char *reason, size_t len)
+    struct rep_ck *ck)
 {
 	const struct dataset	*ds = a->ds;
 	size_t			 hb = host * ds->nbenches + bench;
-	const struct ds_sample	*s, *first = NULL;
+	const struct ds_sample	*s;
 	const char		*key = ds->benches[bench].checksum;
-	size_t			 i;
+	struct rep_ck		*c;
+	size_t			 i, v;
 
+	for (v = 0; v < ds->nvariants; v++) {
+		ck[v].ok = 1;
+		ck[v].first = NULL;
+		ck[v].why[0] = '\0';
+	}
 	if (key[0] == '\0')
-		return (1);
+		return;
 	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
 		s = &ds->samples[a->by_hb[i]];
-		if (s->status != 0)
+		if (s->status != 0 || s->variant >= ds->nvariants)
+			continue;
+		c = &ck[s->variant];
+		if (!c->ok)
 			continue;
 		if (s->checksum == NULL) {
-			snprintf(reason, len, "run seq %u (%s, round %u) "
-			    "%s", s->seq, ds->variants[s->variant], s->round,
-			    strcmp(key, "stdout") == 0 ? "has no stdout checksum "
-			    "(its stdout was not read to its end)" : "printed no");
+			snprintf(c->why, sizeof c->why, "run seq %u (%s, "
+			    "round %u) %s", s->seq, ds->variants[s->variant],
+			    s->round, strcmp(key, "stdout") == 0 ? "has no "
+			    "stdout checksum (its stdout was not read to its "
+			    "end)" : "printed no ");
 			if (strcmp(key, "stdout") != 0)
-				snprintf(reason + strlen(reason), len -
-				    strlen(reason), " %s", key);
-			return (0);
+				snprintf(c->why + strlen(c->why), sizeof c->why -
+				    strlen(c->why), "%s (the checksum key)", key);
+			c->ok = 0;
+			continue;
 		}
-		if (first == NULL) {
-			first = s;
+		if (c->first == NULL) {
+			c->first = s;
 			continue;
 		}
 		/* Loaded strings are interned: equal ones are one string. */
-		if (first->checksum != s->checksum &&
-		    strcmp(first->checksum, s->checksum) != 0) {
-			snprintf(reason, len, "%schecksums disagree: %s "
-			    "round %u gave %.40s, %s round %u gave %.40s",
+		if (c->first->checksum != s->checksum &&
+		    strcmp(c->first->checksum, s->checksum) != 0) {
+			snprintf(c->why, sizeof c->why, "%schecksums disagree: "
+			    "%s round %u gave %.40s, %s round %u gave %.40s",
 			    strcmp(key, "stdout") == 0 ? "stdout " : "",
-			    ds->variants[first->variant], first->round,
-			    first->checksum, ds->variants[s->variant],
+			    ds->variants[c->first->variant], c->first->round,
+			    c->first->checksum, ds->variants[s->variant],
 			    s->round, s->checksum);
-			return (0);
+			c->ok = 0;
 		}
+	}
+}
+
+/*
+ * Whether the checksums allow comparing variant vr with ref: each agrees
+ * with itself and with the other. Returns 1, or 0 with the reason; a
+ * mismatch in a third variant touches neither.
+ */
+static int
+rep_ck_pair(const struct dataset *ds, const struct rep_ck *ck, size_t vr,
+    int out, char *reason, size_t len)
+{
+	const struct rep_ck	*r = &ck[ds->ref], *v = &ck[vr];
+
+	if (!r->ok || !v->ok) {
+		snprintf(reason, len, "%s", !r->ok ? r->why : v->why);
+		return (0);
+	}
+	if (r->first != NULL && v->first != NULL &&
+	    r->first->checksum != v->first->checksum &&
+	    strcmp(r->first->checksum, v->first->checksum) != 0) {
+		snprintf(reason, len, "%schecksums disagree: %s round %u gave "
+		    "%.40s, %s round %u gave %.40s", out ? "stdout " : "",
+		    ds->variants[ds->ref],
+		    r->first->round, r->first->checksum, ds->variants[vr],
+		    v->first->round, v->first->checksum);
+		return (0);
 	}
 	return (1);
 }
@@ -307,6 +337,7 @@ rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
 }
 
 static int	rep_groups(struct analysis *);
+static int	rep_family(struct analysis *);
 static int	rep_geos(struct analysis *);
 static int	rep_rows(struct analysis *);
 static int	rep_answers(struct analysis *);
@@ -327,8 +358,8 @@ struct rep_work {
 	double		*rr;		/* [rounds1]: ratio by round, NAN none */
 	double		*loads;		/* [nsamples]: one host's load1 */
 	uint32_t	 top;		/* highest round of (host, bench) */
-	int		 ck;		/* the checksums of (host, bench) agree */
-	char		 reason[256];	/* why they do not */
+	struct rep_ck	*ck;		/* per variant (rep_checksums) */
+	char		 bad[256];	/* rep_pairs: why no comparison */
 };
 
 /* Frees the scratch of analysis_build. */
@@ -349,6 +380,7 @@ rep_work_free(struct rep_work *w)
 	free(w->logs);
 	free(w->rr);
 	free(w->loads);
+	free(w->ck);
 }
 
 /* Allocates the scratch of analysis_build for ds. Returns 0 or -1. */
@@ -369,7 +401,8 @@ rep_work_new(struct rep_work *w, const struct dataset *ds)
 	w->logs = calloc(w->rounds1, sizeof *w->logs);
 	w->rr = calloc(w->rounds1, sizeof *w->rr);
 	w->loads = calloc(ds->nsamples + 1, sizeof *w->loads);
-	if (w->files == NULL || w->cells == NULL || w->vals == NULL ||
+	w->ck = calloc(ds->nvariants + 1, sizeof *w->ck);
+	if (w->ck == NULL || w->files == NULL || w->cells == NULL || w->vals == NULL ||
 	    w->ratios == NULL || w->logs == NULL || w->rr == NULL ||
 	    w->loads == NULL)
 		return (-1);
@@ -413,8 +446,11 @@ rep_alloc(struct analysis *a, size_t nm)
 	a->nhosts = ds->nhosts;
 	if ((a->hosts = calloc(ds->nhosts + 1, sizeof *a->hosts)) == NULL)
 		return (-1);
-	for (h = 0; h < ds->nhosts; h++)
+	for (h = 0; h < ds->nhosts; h++) {
 		a->hosts[h].host = h;
+		a->hosts[h].widen = 1;
+		a->hosts[h].mde = a->hosts[h].r1 = NAN;
+	}
 	rep_sort_ds = ds;
 	qsort(a->hosts, a->nhosts, sizeof *a->hosts, rep_host_cmp);
 	if (rep_index(a) != 0)
@@ -508,19 +544,51 @@ rep_result(struct analysis *a, const struct rep_host *rh, size_t b,
 
 /*
  * Fills w->ratios, w->logs and w->rr with the paired ratios of variant vr
- * to the reference, round by round, for metric key. Returns their number.
+ * to the reference, round by round, for metric key. Returns their number;
+ * sets w->bad when a good run lacks the metric or its value has no
+ * logarithm (a pair dropped in silence would bias the estimate).
  */
 static size_t
-rep_pairs(const struct analysis *a, const struct rep_host *rh, long key,
-    size_t vr, struct rep_work *w)
+rep_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t m, long key, size_t vr, struct rep_work *w)
 {
-	const struct ds_sample	*s, *rs;
-	double			 v, rv;
-	size_t			 r, n = 0;
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s, *rs, *one[2];
+	const char		*mn = ds->benches[b].metrics[m];
+	double			 v, rv, x;
+	size_t			 r, n = 0, i;
 
+	w->bad[0] = '\0';
 	for (r = 1; r <= w->top; r++) {
 		s = w->cells[vr * w->rounds1 + r].s;
-		rs = w->cells[a->ds->ref * w->rounds1 + r].s;
+		rs = w->cells[ds->ref * w->rounds1 + r].s;
+		one[0] = rs;
+		one[1] = s;
+		for (i = 0; i < 2 && w->bad[0] == '\0'; i++) {
+			if (one[i] == NULL || one[i]->status != 0)
+				continue;
+			if (rep_get(one[i], key, rh->floor_sub, &x) != 0)
+				snprintf(w->bad, sizeof w->bad, "run seq %u "
+				    "(%s, round %u) printed no %s (the %s "
+				    "metric)", one[i]->seq,
+				    ds->variants[one[i]->variant],
+				    one[i]->round, mn, m == 0 ? "primary" :
+				    "secondary");
+			else if (!(x > 0) && key == DS_WALL_NS &&
+			    rh->floor_sub > 0)
+				snprintf(w->bad, sizeof w->bad, "round %u: %s "
+				    "took %.0f ns after the harness floor "
+				    "(%.0f ns) is subtracted, not above 0: "
+				    "lengthen the benchmark, or set "
+				    "subtract_floor = no", one[i]->round,
+				    ds->variants[one[i]->variant], x,
+				    rh->floor_sub);
+			else if (!(x > 0))
+				snprintf(w->bad, sizeof w->bad, "round %u: %s "
+				    "gave %s = %g; a ratio needs values above "
+				    "0", one[i]->round,
+				    ds->variants[one[i]->variant], mn, x);
+		}
 		if (s == NULL || rs == NULL || s->status != 0 ||
 		    rs->status != 0)
 			continue;
@@ -528,6 +596,15 @@ rep_pairs(const struct analysis *a, const struct rep_host *rh, long key,
 		    rep_get(rs, key, rh->floor_sub, &rv) != 0 ||
 		    !(rv > 0) || !(v > 0))
 			continue;
+		if (!isfinite(log(v / rv))) {
+			/* Only a hostile or broken record gets here. */
+			if (w->bad[0] == '\0')
+				snprintf(w->bad, sizeof w->bad, "round %zu: "
+				    "%s's %s over %s's (%g / %g) has no finite "
+				    "logarithm", r, ds->variants[vr], mn,
+				    ds->variants[ds->ref], v, rv);
+			continue;
+		}
 		w->ratios[n] = v / rv;
 		w->logs[n] = log(v / rv);
 		w->rr[r - 1] = v / rv;
@@ -537,10 +614,74 @@ rep_pairs(const struct analysis *a, const struct rep_host *rh, long key,
 }
 
 /*
- * Appends the comparison of variant vr to the reference for (host rh,
- * bench b, metric m): paired ratios, their bootstrap interval, Wilcoxon's
- * p and the verdict. Returns 0 or -1 (out of memory).
+ * Sets cmp's estimate, interval, p and verdict from the n log ratios
+ * logs, tested at alpha (docs/statistics.md). Returns 0 or -1.
  */
+static int
+rep_test(const struct dataset *ds, struct rep_cmp *cmp, const double *logs,
+    size_t n, double alpha, double pooled_r1, size_t pooled_n)
+{
+	struct stats_cmp	sc;
+
+	if (stats_compare_serial(logs, n, alpha, ds->min_effect, pooled_r1,
+	    pooled_n, &sc) != 0)
+		return (-1);
+	cmp->alpha = alpha;
+	cmp->level = sc.level;
+	cmp->ratio = exp(sc.est);
+	cmp->lo = exp(sc.lo);
+	cmp->hi = exp(sc.hi);
+	cmp->p = sc.p;
+	cmp->p_adj = fmin(1.0, sc.p * (STATS_ALPHA / alpha));
+	cmp->r1 = sc.r1;
+	cmp->widen = sc.widen;
+	cmp->mde = isfinite(sc.mde) ? exp(sc.mde) - 1 : sc.mde;
+	cmp->decide_rounds = sc.decide_rounds;
+	cmp->verdict = stats_verdict_test(&sc, alpha, ds->min_effect,
+	    ds->benches[cmp->bench].higher[cmp->metric]);
+	return (0);
+}
+
+/*
+ * Appends the comparison of variant vr to the reference for (host rh,
+ * bench b, metric m): paired ratios, the Hodges-Lehmann estimate with the
+ * interval and p of one Wilcoxon signed-rank test (at 5%; rep_family
+ * tests the primary ones again at the family's level), and the verdict.
+ * Returns 0 or -1 (out of memory).
+ */
+/*
+ * Says why a comparison has too few pairs: the count and, when runs of
+ * its two variants failed, the first failure's own reason (a metric the
+ * program never printed names the key there).
+ */
+static void
+rep_few_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
+    size_t vr, size_t n, char *reason, size_t len)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	size_t			 hb = rh->host * ds->nbenches + b, i;
+
+	snprintf(reason, len, "%zu good pairs; at least %d are needed", n,
+	    STATS_MIN_PAIRS);
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->warmup || s->status == 0 || s->err == NULL ||
+		    s->err[0] == '\0' || (s->variant != ds->ref &&
+		    s->variant != vr))
+			continue;
+		snprintf(reason + strlen(reason), len - strlen(reason),
+		    " (runs failed: %s round %u: %.160s)",
+		    ds->variants[s->variant], s->round, s->err);
+		break;
+	}
+	/* A stderr tail may hold line breaks: one line, for every format. */
+	for (i = 0; reason[i] != '\0'; i++) {
+		if ((unsigned char)reason[i] < 0x20 || reason[i] == 0x7f)
+			reason[i] = ' ';
+	}
+}
+
 static int
 rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
     size_t m, long key, size_t vr, struct rep_work *w)
@@ -556,29 +697,29 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	cmp->metric = m;
 	cmp->variant = vr;
 	cmp->ratio = cmp->lo = cmp->hi = NAN;
-	cmp->p = NAN;
+	cmp->p = cmp->p_adj = cmp->r1 = cmp->mde = NAN;
+	cmp->widen = 1;
+	cmp->alpha = STATS_ALPHA;
+	cmp->level = 1 - STATS_ALPHA;
+	cmp->family = m == 0;
 	cmp->files = w->files[vr];
-	cmp->npairs = n = rep_pairs(a, rh, key, vr, w);
-	if (!w->ck) {
-		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->reason);
-	} else if (n < STATS_MIN_PAIRS) {
-		snprintf(cmp->reason, sizeof cmp->reason, "%zu good pairs; "
-		    "at least %d are needed", n, STATS_MIN_PAIRS);
-	} else {
-		cmp->ratio = stats_median(w->ratios, n);
-		if (stats_boot_median(w->ratios, n,
-		    rep_seed(ds, rh->host, b, m, vr), 0.95, &cmp->lo,
-		    &cmp->hi) != 0)
-			rc = -1;
-		cmp->p = stats_wilcoxon_p(w->logs, n);
-	}
-	cmp->verdict = stats_verdict(cmp->ratio, cmp->lo, cmp->hi,
-	    ds->min_effect, ds->benches[b].higher[m], n, w->ck);
+	cmp->npairs = n = rep_pairs(a, rh, b, m, key, vr, w);
+	cmp->verdict = VERDICT_INVALID;
+	if (!rep_ck_pair(ds, w->ck, vr, strcmp(ds->benches[b].checksum,
+	    "stdout") == 0, cmp->reason, sizeof cmp->reason))
+		;
+	else if (w->bad[0] != '\0')
+		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->bad);
+	else if (n < STATS_MIN_PAIRS)
+		rep_few_pairs(a, rh, b, vr, n, cmp->reason,
+		    sizeof cmp->reason);
+	else if (rep_test(ds, cmp, w->logs, n, STATS_ALPHA, NAN, 0) != 0)
+		rc = -1;
 	if (cmp->verdict == VERDICT_INVALID) {
 		cmp->ratio = cmp->lo = cmp->hi = NAN;
-		cmp->p = NAN;
+		cmp->p = cmp->p_adj = NAN;
 	} else {
-		/* Only valid ones are used (rep_geos). */
+		/* Kept for rep_family and rep_geos. */
 		if ((cmp->rratio = calloc(w->rounds1,
 		    sizeof *cmp->rratio)) == NULL)
 			rc = -1;
@@ -587,8 +728,107 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	}
 	for (r = 0; r < w->top; r++)
 		w->rr[r] = NAN;
-	if (m == 0 && cmp->verdict == VERDICT_WORSE)
-		a->nworse++;
+	return (rc);
+}
+
+/*
+ * The family of docs/statistics.md: every valid primary comparison and
+ * every geometric mean of two or more. Each is tested again at
+ * STATS_ALPHA over their number (Bonferroni: the chance of any false
+ * verdict among them stays under STATS_ALPHA), and each host's median
+ * detectable effect is taken. Returns 0 or -1.
+ * Long: four passes over the comparisons that share their buffers (count
+ * the family, pool each host's serial correlation, test again, take each
+ * host's resolution), in the order each needs the last.
+ */
+static int
+rep_family(struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	struct rep_cmp		*c;
+	double			*logs, *mdes;
+	size_t			 i, j, r, n, m = 0, g, v, b, k;
+	size_t			 any;
+	int			 rc = -1;
+
+	logs = calloc((size_t)ds->rounds + 1, sizeof *logs);
+	mdes = calloc(ds->nbenches * ds->nvariants + 1, sizeof *mdes);
+	if (logs == NULL || mdes == NULL)
+		goto out;
+	for (i = 0; i < a->ncmps; i++) {
+		if (a->cmps[i].family && a->cmps[i].verdict != VERDICT_INVALID)
+			m++;
+	}
+	for (g = 0; g < a->ngroups; g++) {
+		for (v = 0; a->groups[g].known && v < ds->nvariants; v++) {
+			for (any = 0, j = a->groups[g].from;
+			    v != ds->ref && j < a->groups[g].to; j++) {
+				for (b = 0; b < ds->nbenches; b++) {
+					c = (struct rep_cmp *)(uintptr_t)
+					    analysis_cmp(a, a->hosts[j].host,
+					    b, 0, v);
+					if (c != NULL &&
+					    c->verdict != VERDICT_INVALID)
+						any++;
+				}
+			}
+			/* A mean of one comparison is that comparison. */
+			m += any > 1;
+		}
+	}
+	a->family_size = m;
+	a->family_alpha = m > 0 ? STATS_ALPHA / (double)m : STATS_ALPHA;
+	/*
+	 * The serial correlation of a host's rounds is its machine's: it is
+	 * judged from all its primary comparisons together (their mean
+	 * lag-1 autocorrelation over all their rounds), far more precisely
+	 * than from one comparison's few dozen rounds.
+	 */
+	for (j = 0; j < a->nhosts; j++) {
+		a->hosts[j].r1 = 0;
+		a->hosts[j].r1_n = 0;
+		for (i = 0; i < a->ncmps; i++) {
+			c = &a->cmps[i];
+			if (c->host == a->hosts[j].host && c->family &&
+			    c->verdict != VERDICT_INVALID && isfinite(c->r1)) {
+				a->hosts[j].r1 += c->r1 * (double)c->npairs;
+				a->hosts[j].r1_n += c->npairs;
+			}
+		}
+		a->hosts[j].r1 = a->hosts[j].r1_n > 0 ? a->hosts[j].r1 /
+		    (double)a->hosts[j].r1_n : NAN;
+	}
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (!c->family || c->verdict == VERDICT_INVALID)
+			continue;
+		for (n = 0, r = 0; r < ds->rounds; r++) {
+			if (!isnan(c->rratio[r]))
+				logs[n++] = log(c->rratio[r]);
+		}
+		for (j = 0; a->hosts[j].host != c->host; j++)
+			;
+		if (rep_test(ds, c, logs, n, a->family_alpha,
+		    a->hosts[j].r1, a->hosts[j].r1_n) != 0)
+			goto out;
+		if (c->widen > a->hosts[j].widen)
+			a->hosts[j].widen = c->widen;
+		if (c->verdict == VERDICT_WORSE)
+			a->nworse++;
+	}
+	for (j = 0; j < a->nhosts; j++) {
+		for (k = 0, i = 0; i < a->ncmps; i++) {
+			c = &a->cmps[i];
+			if (c->host == a->hosts[j].host && c->family &&
+			    c->verdict != VERDICT_INVALID && !isnan(c->mde))
+				mdes[k++] = c->mde;
+		}
+		a->hosts[j].mde = k > 0 ? stats_median(mdes, k) : NAN;
+	}
+	rc = 0;
+out:
+	free(logs);
+	free(mdes);
 	return (rc);
 }
 
@@ -610,7 +850,7 @@ rep_bench(struct analysis *a, struct rep_host *rh, size_t b,
 	a->res_start[hb] = a->nresults;
 	a->cmp_start[hb] = a->ncmps;
 	rep_failures(a, rh, w);
-	w->ck = rep_checksums(a, rh->host, b, w->reason, sizeof w->reason);
+	rep_checksums(a, rh->host, b, w->ck);
 	for (m = 0; m < ds->benches[b].nmetrics && rc == 0; m++) {
 		key = dataset_metric(ds, ds->benches[b].metrics[m]);
 		for (vr = 0; vr < ds->nvariants && rc == 0; vr++)
@@ -671,7 +911,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (rep_host(a, &a->hosts[hi], &w) != 0)
 			goto oom;
 	}
-	if (rep_groups(a) != 0 || rep_geos(a) != 0 || rep_rows(a) != 0 ||
+	if (rep_groups(a) != 0 || rep_family(a) != 0 || rep_geos(a) != 0 ||
+	    rep_rows(a) != 0 ||
 	    rep_answers(a) != 0)
 		goto oom;
 	*out = a;
@@ -829,6 +1070,23 @@ rep_groups(struct analysis *a)
 }
 
 /*
+ * Widens a geometric mean's interval (log scale, about its estimate) by
+ * the mean of its comparisons' standard-error factors for serially
+ * correlated rounds: the joint bootstrap draws rounds independently, as
+ * if they were. Returns 0.
+ */
+static int
+rep_geo_widen(struct rep_geo *geo, double f)
+{
+	if (f > 1) {
+		geo->lo = geo->est * pow(geo->lo / geo->est, f);
+		geo->hi = geo->est * pow(geo->hi / geo->est, f);
+		geo->widen = f * f;
+	}
+	return (0);
+}
+
+/*
  * The geometric mean of each variant's primary ratios per known group,
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
@@ -840,12 +1098,13 @@ static int
 rep_geos(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c;
+	const struct rep_cmp	*c, *one = NULL;
 	struct rep_geo		*geo;
 	struct rng		 rng;
 	const double		**rr;
 	double			**inv;
 	size_t			*n, g, v, i, b, k, kh, ninv = 0, r, naa, nhosts;
+	double			 wsum;
 	char			*key, *bused;
 	int			 ret = -1;
 
@@ -871,8 +1130,10 @@ rep_geos(struct analysis *a)
 			geo->group = g;
 			geo->variant = v;
 			geo->est = geo->lo = geo->hi = NAN;
+			geo->widen = 1;
 			k = ninv = naa = nhosts = 0;
 			memset(bused, 0, ds->nbenches);
+			wsum = 0;
 			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
 				nhosts++;
 				kh = k;
@@ -888,6 +1149,8 @@ rep_geos(struct analysis *a)
 						geo->ninvalid++;
 						continue;
 					}
+					one = c;
+					wsum += sqrt(c->widen);
 					n[k] = ds->rounds;
 					geo->nbenches += !bused[b];
 					bused[b] = 1;
@@ -907,9 +1170,22 @@ rep_geos(struct analysis *a)
 				geo->nhosts += k > kh;
 			}
 			geo->nused = k;
+			geo->level = 1 - a->family_alpha;
 			geo->aa = nhosts > 0 && naa == nhosts;
 			geo->verdict = VERDICT_INVALID;
-			if (k > 0) {
+			if (k == 1) {
+				/* A mean of one comparison is that one. */
+				geo->est = rr[0] == one->rratio ? one->ratio :
+				    1 / one->ratio;
+				geo->lo = rr[0] == one->rratio ? one->lo :
+				    1 / one->hi;
+				geo->hi = rr[0] == one->rratio ? one->hi :
+				    1 / one->lo;
+				geo->level = one->level;
+				geo->widen = one->widen;
+				/* Better or worse reads the same inverted. */
+				geo->verdict = one->verdict;
+			} else if (k > 0) {
 				key = NULL;
 				if (rep_appendf(&key, "geomean/%s/%s",
 				    a->groups[g].label, ds->variants[v]) != 0)
@@ -917,8 +1193,9 @@ rep_geos(struct analysis *a)
 				rng_seed_str(&rng, ds->seed, key);
 				free(key);
 				if (stats_boot_geomean(rr, n, k,
-				    rng_next(&rng), 0.95, &geo->est, &geo->lo,
-				    &geo->hi) == 0)
+				    rng_next(&rng), geo->level, &geo->est,
+				    &geo->lo, &geo->hi) == 0 &&
+				    rep_geo_widen(geo, wsum / (double)k) == 0)
 					geo->verdict = stats_verdict(geo->est,
 					    geo->lo, geo->hi, ds->min_effect,
 					    0, STATS_MIN_PAIRS, 1);
@@ -1131,19 +1408,31 @@ rep_answers(struct analysis *a)
 			r |= rep_appendf(&ans->detail, "%s: %s",
 			    a->groups[g].label,
 			    stats_verdict_name(geo->verdict));
-			if (geo->nused > 0 && geo->nhosts > 1)
-				/* Counted below per comparison, not per bench. */
-				r |= rep_appendf(&ans->detail, ", geomean "
-				    "%.3f [%.3f, %.3f] over %zu comparisons, "
-				    "%zu benchmark%s on %zu hosts (", geo->est,
-				    geo->lo, geo->hi, geo->nused, geo->nbenches,
-				    geo->nbenches == 1 ? "" : "s", geo->nhosts);
-			else if (geo->nused > 0)
-				r |= rep_appendf(&ans->detail, ", geomean "
-				    "%.3f [%.3f, %.3f] over %zu benchmark%s (",
-				    geo->est, geo->lo, geo->hi, geo->nused,
-				    geo->nused == 1 ? "" : "s");
-			else
+			if (geo->nused > 0) {
+				char	ci[64];
+
+				if (!(geo->lo > 0) || !isfinite(geo->hi))
+					snprintf(ci, sizeof ci, "[unbounded: "
+					    "too few rounds]");
+				else
+					snprintf(ci, sizeof ci, "[%.3f, %.3f]",
+					    geo->lo, geo->hi);
+				/* Several hosts: counted per comparison. */
+				if (geo->nhosts > 1)
+					r |= rep_appendf(&ans->detail,
+					    ", geomean %.3f %s over %zu "
+					    "comparisons, %zu benchmark%s on "
+					    "%zu hosts (", geo->est, ci,
+					    geo->nused, geo->nbenches,
+					    geo->nbenches == 1 ? "" : "s",
+					    geo->nhosts);
+				else
+					r |= rep_appendf(&ans->detail,
+					    ", geomean %.3f %s over %zu "
+					    "benchmark%s (", geo->est, ci,
+					    geo->nused,
+					    geo->nused == 1 ? "" : "s");
+			} else
 				r |= rep_appendf(&ans->detail, ", no valid "
 				    "comparison (");
 			for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {

@@ -32,6 +32,18 @@ struct rep_cmp {
 	enum stats_verdict	 verdict;
 	char			 reason[256];	/* why invalid */
 	int			 files;		/* REP_FILES_* */
+	int			 family;	/* primary: in the family */
+	double			 alpha;		/* the test's level: 0.05, or
+						   0.05 / family size */
+	double			 level;		/* of [lo, hi]: 1 - alpha */
+	double			 p_adj;		/* p times the family size */
+	double			 r1;		/* lag-1 autocorrelation of the
+						   log ratios; NAN unknown */
+	double			 widen;		/* variance factor; 1 none */
+	double			 mde;		/* ratio - 1 found at 80%
+						   power; inf: none; NAN */
+	size_t			 decide_rounds;	/* rounds finding min_effect
+						   at 80% power; 0 unknown */
 	double			*rratio;	/* [rounds]: round r+1's paired
 						   ratio, NAN when no good pair;
 						   NULL when invalid */
@@ -46,6 +58,12 @@ struct rep_host {
 	size_t		 group;		/* index into analysis.groups */
 	struct hyg_host	 hyg;		/* floor, first runs, load waits */
 	double		 floor_sub;	/* subtracted from wall_ns; 0 none */
+	double		 mde;		/* median over its primary
+					   comparisons of rep_cmp.mde; NAN */
+	double		 r1;		/* mean lag-1 autocorrelation of its
+					   primary comparisons; NAN */
+	size_t		 r1_n;		/* over this many rounds */
+	double		 widen;		/* largest variance factor it gave */
 };
 
 /* Hosts of one architecture and CPU model: a section of the report. */
@@ -66,6 +84,9 @@ struct rep_geo {
 	double			 est, lo, hi;	/* NAN when nused is 0 */
 	enum stats_verdict	 verdict;
 	int			 aa;		/* every host ran identical files */
+	double			 level;		/* of [lo, hi] */
+	double			 widen;		/* variance factor for serial
+						   correlation; 1 none */
 };
 
 /* One row of the matrix: a benchmark's primary metric under one variant. */
@@ -100,6 +121,9 @@ struct analysis {
 	struct rep_answer	*answers;
 	int			 inverted;	/* a primary metric is higher-better */
 	size_t			 nworse;	/* primary-metric worse verdicts */
+	size_t			 family_size;	/* primary tests: comparisons
+						   and geometric means */
+	double			 family_alpha;	/* STATS_ALPHA / family_size */
 	size_t			 nfailed_hosts;
 	size_t			 nfailed_samples;
 	/* The samples of (host h, bench b), in record order: indices

@@ -10,6 +10,7 @@
 #include "coordinator/check.h"
 #include "coordinator/control.h"
 #include "coordinator/deploy.h"
+#include "coordinator/gate.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
 #include "coordinator/machines.h"
@@ -130,6 +131,20 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 		hosts[i].chan.sock = -1;
 	}
 	return (hosts);
+}
+
+/* Parses a --fail-on list into *mask. Returns 0, or -1 having said why. */
+static int
+main_fail_on(const char *list, int *mask)
+{
+	char	*cause = NULL;
+
+	if (gate_parse(list, mask, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
 }
 
 /*
@@ -264,12 +279,8 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			}
 			break;
 		case 'f':
-			if (strcmp(optarg, "worse") != 0) {
-				fprintf(stderr, "orch: --fail-on: only 'worse' "
-				    "is supported\n");
+			if (main_fail_on(optarg, &opts.fail_on) != 0)
 				return (2);
-			}
-			opts.fail_on_worse = 1;
 			break;
 		case 'm':
 			if (machines_opt(optarg) != 0)
@@ -362,8 +373,7 @@ cmd_report(int argc, char **argv)
 	};
 	struct report_exports		 exp = { NULL, NULL, NULL };
 	const struct report_exports	*ep;
-	size_t				 nworse = 0;
-	char				*cause = NULL;
+	char				*cause = NULL, *tripped = NULL;
 	int				 ch, fail_on = 0, quiet = 0;
 
 	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
@@ -374,12 +384,8 @@ cmd_report(int argc, char **argv)
 		case 'h':
 			help_exit("report");
 		case 'f':
-			if (strcmp(optarg, "worse") != 0) {
-				fprintf(stderr, "orch: --fail-on: only 'worse' "
-				    "is supported\n");
+			if (main_fail_on(optarg, &fail_on) != 0)
 				return (2);
-			}
-			fail_on = 1;
 			break;
 		case 'm':
 			if (machines_opt(optarg) != 0)
@@ -404,7 +410,7 @@ cmd_report(int argc, char **argv)
 	if (run_exports(&exp, &ep) != 0)
 		return (2);
 	if (report_render_answer(argv[optind], quiet ? NULL : stdout,
-	    &nworse, NULL, &cause) != 0 || (ep != NULL &&
+	    fail_on, &tripped, NULL, &cause) != 0 || (ep != NULL &&
 	    report_export(argv[optind], ep, &cause) != 0)) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
@@ -412,9 +418,9 @@ cmd_report(int argc, char **argv)
 	}
 	printf("report: %s/report.md (and answer.md, report.html, "
 	    "summary.json, samples.csv)\n", argv[optind]);
-	if (fail_on && nworse > 0) {
-		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
-		    nworse, nworse == 1 ? "" : "s");
+	if (tripped != NULL) {
+		fputs(tripped, stderr);
+		free(tripped);
 		return (1);
 	}
 	return (0);

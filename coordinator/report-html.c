@@ -233,8 +233,82 @@ html_ratio(FILE *f, const struct rep_cmp *c)
 {
 	if (c->verdict == VERDICT_INVALID || !isfinite(c->ratio))
 		fputs("—", f);
+	else if (!(c->lo > 0) || !isfinite(c->hi))
+		fprintf(f, "%.3f [unbounded: too few rounds]", c->ratio);
 	else
 		fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
+}
+
+/*
+ * Writes what qualifies a comparison's interval: serially correlated
+ * rounds that widened it, and for an inconclusive one the rounds that
+ * would decide it at min_effect (docs/statistics.md).
+ */
+static void
+html_cmp_notes(FILE *f, const struct rep_cmp *c)
+{
+	if (c->verdict == VERDICT_INVALID)
+		return;
+	if (c->widen > 1)
+		fprintf(f, "<br><span class=\"why\">rounds serially correlated "
+		    "(lag-1 r %.2f): interval widened, variance ×%.1f</span>",
+		    c->r1, c->widen);
+	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0)
+		fprintf(f, "<br><span class=\"why\">about %zu rounds would "
+		    "decide it at min_effect</span>", c->decide_rounds);
+}
+
+/*
+ * Writes the guarantee of the primary verdicts and what each host can
+ * resolve (the median effect its primary comparisons find with 80%
+ * power), and which hosts' rounds were serially correlated.
+ */
+static void
+html_family(FILE *f, const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	size_t			 i, k;
+
+	if (a->family_size == 0) {
+		fputs("<p>No primary comparison could be tested: each is "
+		    "invalid (the matrix says why).</p>\n", f);
+		return;
+	}
+	fprintf(f, "<p>Primary verdicts (this matrix, the geometric means, "
+	    "the answer and <code>--fail-on</code>) are one family of %zu "
+	    "test%s held to a %.0f%% family-wise error rate: each is tested "
+	    "at p ≤ %.2g (Bonferroni), its interval at %.2f%%. Secondary "
+	    "metrics are judged one comparison at a time (95%%). See "
+	    "docs/statistics.md.</p>\n", a->family_size,
+	    a->family_size == 1 ? "" : "s", STATS_ALPHA * 100,
+	    a->family_alpha, (1 - a->family_alpha) * 100);
+	for (k = 0, i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (isnan(rh->mde))
+			continue;
+		fputs(k++ ? ", " : "<p>Resolution (effect found with 80% "
+		    "power, median over the host's primary comparisons): ", f);
+		fputs("<code>", f);
+		html_esc(f, a->ds->hosts[rh->host].name);
+		if (isfinite(rh->mde))
+			fprintf(f, "</code> resolves %.1f%%", rh->mde * 100);
+		else
+			fprintf(f, "</code> cannot prove an effect at %u rounds",
+			    a->ds->rounds);
+	}
+	if (k > 0)
+		fputs(".</p>\n", f);
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (!(rh->widen > 1))
+			continue;
+		fputs("<div class=\"banner\">Rounds on <code>", f);
+		html_esc(f, a->ds->hosts[rh->host].name);
+		fprintf(f, "</code> are serially correlated (mean lag-1 r %.2f "
+		    "over %zu rounds): its primary intervals are widened "
+		    "(variance up to ×%.1f).</div>\n", rh->r1, rh->r1_n,
+		    rh->widen);
+	}
 }
 
 /* Returns the colour of variant v. */
@@ -275,6 +349,7 @@ html_matrix_cell(FILE *f, const struct rep_cmp *c)
 	if (c->files == REP_FILES_AA)
 		fputs("<br><span class=\"aa\">A/A comparison (identical "
 		    "files)</span>", f);
+	html_cmp_notes(f, c);
 	fputs("</td>", f);
 }
 
@@ -349,11 +424,11 @@ html_geomeans(FILE *f, const struct analysis *a)
 
 	fprintf(f, "<p>Geometric mean of each variant's primary-metric ratios "
 	    "per architecture, over every valid comparison of its hosts, with "
-	    "a 95%% bootstrap interval that resamples rounds jointly across "
-	    "benchmarks%s.</p>\n", a->inverted ? "; ratios of "
+	    "a bootstrap interval at the family's level that resamples rounds "
+	    "jointly across benchmarks%s.</p>\n", a->inverted ? "; ratios of "
 	    "higher-is-better metrics are inverted, so below 1 is better" : "");
 	fputs("<div class=\"scroll\"><table>\n<tr><th>architecture</th><th>"
-	    "hosts</th><th>variant</th><th>comparisons</th><th>geomean [95% CI]"
+	    "hosts</th><th>variant</th><th>comparisons</th><th>geomean [CI]"
 	    "</th><th>verdict</th><th>per comparison</th></tr>\n", f);
 	for (i = 0; i < a->ngeos; i++) {
 		geo = &a->geos[i];
@@ -370,7 +445,9 @@ html_geomeans(FILE *f, const struct analysis *a)
 		html_esc(f, ds->variants[geo->variant]);
 		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">",
 		    geo->nused);
-		if (geo->nused > 0)
+		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
+			fprintf(f, "%.3f [unbounded: too few rounds]", geo->est);
+		else if (geo->nused > 0)
 			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
 			    geo->hi);
 		else
@@ -499,7 +576,7 @@ fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
 			continue;
 		if (rl > 0 && rl < *lo)
 			*lo = rl;
-		if (rh > *hi)
+		if (rh > *hi && isfinite(rh))
 			*hi = rh;
 	}
 	if (!(*lo > 0) || !(*lo < 1))
@@ -522,7 +599,7 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	double	x, xl, xh;
 
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
-	    "role=\"img\" aria-label=\"ratios and 95%% intervals on ",
+	    "role=\"img\" aria-label=\"ratios and intervals on ",
 	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
 	html_esc(f, g->label);
 	fputs("\">\n", f);
@@ -539,7 +616,7 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	    "variant%s</text>", g->to - g->from > 1 ? " · host" : "");
 	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio (log scale), "
 	    "shaded: 1 ± min_effect %g</text>", FP_X0, me);
-	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio [95%% CI] "
+	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio [CI] "
 	    "verdict</text>\n", FP_TEXT);
 	fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"dim\" "
 	    "text-anchor=\"end\">ratio = variant / reference</text>\n", FP_X1,
@@ -599,8 +676,9 @@ fp_draw_row(FILE *f, const struct analysis *a, const struct rep_group *g,
 		fprintf(f, "</text><text x=\"%d\" y=\"%.1f\" "
 		    "class=\"mono\">—</text>", FP_TEXT, y + 4);
 	} else {
-		xl = fp_x(rl, lo, hi);
-		xh = fp_x(rh, lo, hi);
+		/* An unbounded interval runs to the edge of the axis. */
+		xl = fp_x(rl > lo ? rl : lo, lo, hi);
+		xh = fp_x(rh < hi ? rh : hi, lo, hi);
 		x = fp_x(r, lo, hi);
 		if (geo != NULL)
 			fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f "
@@ -614,8 +692,13 @@ fp_draw_row(FILE *f, const struct analysis *a, const struct rep_group *g,
 			    "fill=\"%s\" stroke=\"#fff\" "
 			    "stroke-width=\"1.5\"/>", xl, y, xh, y,
 			    html_vcolour[vd], x, y, html_vcolour[vd]);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
-		    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl, rh);
+		if (!(rl > 0) || !isfinite(rh))
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
+			    "%.3f [unbounded]</text>", FP_TEXT, y + 4, r);
+		else
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">"
+			    "%.3f [%.3f, %.3f]</text>", FP_TEXT, y + 4, r, rl,
+			    rh);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" "
 	    "font-weight=\"600\">%s</text>\n", FP_TEXT + 200, y + 4,
@@ -653,9 +736,9 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 			    FP_ROW);
 		fp_draw_row(f, a, g, &rows[k], lo, hi, y);
 	}
-	fputs("</svg><figcaption>Each row: the median of the per-round paired "
-	    "ratios (dot) and its 95% bootstrap interval (line), coloured by "
-	    "verdict; diamonds: the geometric means. ↑ marks a "
+	fputs("</svg><figcaption>Each row: the Hodges–Lehmann estimate of the "
+	    "per-round paired ratios (dot) and its interval at the family's "
+	    "level (line), coloured by verdict; diamonds: the geometric means. ↑ marks a "
 	    "higher-is-better metric.</figcaption></figure>\n", f);
 	free(rows);
 }
@@ -1245,7 +1328,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 	html_esc(f, ds->hosts[host].name);
 	fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr><th>metric"
 	    "</th><th>variant</th><th>n</th><th>median</th><th>min … max</th>"
-	    "<th>IQR %</th><th>CV %</th><th>ratio [95% CI]</th><th>p</th>"
+	    "<th>IQR %</th><th>CV %</th><th>ratio [CI]</th><th>p</th>"
 	    "<th>verdict</th></tr>\n", f);
 	for (i = 0; i < a->nresults; i++) {
 		res = &a->results[i];
@@ -1289,6 +1372,10 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 			fprintf(f, "%.2g", c->p);
 		fputs("</td><td class=\"c\">", f);
 		html_badge(f, c->verdict, c->ratio);
+		if (!c->family && c->verdict != VERDICT_INVALID)
+			fputs(" <span class=\"why\">(per comparison, "
+			    "95%)</span>", f);
+		html_cmp_notes(f, c);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
@@ -1460,9 +1547,11 @@ report_html(const struct analysis *a, FILE *f)
 		fputs("<p>No host gave results.</p>\n", f);
 	else {
 		fputs("<p>Primary metric of each benchmark; ratio = variant / "
-		    "reference (median of per-round paired ratios) with its 95% "
-		    "bootstrap interval. One column per host, under its "
+		    "reference (Hodges–Lehmann estimate from the per-round "
+		    "paired ratios) with the interval of its Wilcoxon "
+		    "signed-rank test. One column per host, under its "
 		    "architecture and CPU model.</p>\n", f);
+		html_family(f, a);
 		html_matrix(f, a, ncols);
 		html_geomeans(f, a);
 		for (i = 0; i < a->ngroups; i++) {

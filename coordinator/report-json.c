@@ -71,8 +71,13 @@ json_across(const struct analysis *a, FILE *f)
 		fputs(", \"ci_high\": ", f);
 		json_num(f, geo->hi);
 		fprintf(f, ", \"verdict\": \"%s\", \"inverted\": %s, "
-		    "\"aa\": %s}", stats_verdict_name(geo->verdict),
+		    "\"aa\": %s", stats_verdict_name(geo->verdict),
 		    a->inverted ? "true" : "false", geo->aa ? "true" : "false");
+		fputs(", \"level\": ", f);
+		json_num(f, geo->level);
+		fputs(", \"widened\": ", f);
+		json_num(f, geo->widen);
+		fputs("}", f);
 	}
 	fputs(a->ngeos ? "\n  ],\n" : "],\n", f);
 
@@ -202,6 +207,12 @@ json_host(FILE *f, const struct analysis *a, size_t i)
 	fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
 	    rh->hyg.floor.n, rh->floor_sub > 0 ? "true" : "false");
 	json_host_progs(f, a->ds, rh->host);
+	fputs(", \"mde_pct\": ", f);
+	json_num(f, rh->mde * 100);
+	fputs(", \"serial_r\": ", f);
+	json_num(f, rh->r1);
+	fputs(", \"widened\": ", f);
+	json_num(f, rh->widen);
 }
 
 /* The fields that name a result's or comparison's cell. */
@@ -241,6 +252,49 @@ json_result(FILE *f, const struct dataset *ds, const struct rep_result *res)
 	fprintf(f, ", \"retried\": %zu", res->retried);
 }
 
+/*
+ * A comparison's test (docs/statistics.md): its level, family, serial
+ * correlation and the effect it could detect.
+ */
+static void
+json_cmp_method(FILE *f, const struct rep_cmp *c)
+{
+	fprintf(f, ", \"family\": %s", c->family ? "true" : "false");
+	fputs(", \"level\": ", f);
+	json_num(f, c->level);
+	fputs(", \"alpha\": ", f);
+	json_num(f, c->alpha);
+	fputs(", \"p_adjusted\": ", f);
+	json_num(f, c->p_adj);
+	fputs(", \"serial_r\": ", f);
+	json_num(f, c->r1);
+	fputs(", \"widened\": ", f);
+	json_num(f, c->widen);
+	fputs(", \"mde_pct\": ", f);
+	json_num(f, c->mde * 100);
+	fputs(", \"rounds_to_decide\": ", f);
+	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0)
+		fprintf(f, "%zu", c->decide_rounds);
+	else
+		fputs("null", f);
+}
+
+/* The error control of the primary verdicts (docs/statistics.md). */
+static void
+json_family(FILE *f, const struct analysis *a)
+{
+	fprintf(f, ",\n  \"method\": \"Hodges-Lehmann estimate, Wilcoxon "
+	    "signed-rank test and its inverted interval\",\n  \"family\": "
+	    "{\"control\": \"FWER\", \"adjustment\": \"Bonferroni\", "
+	    "\"alpha\": ");
+	json_num(f, STATS_ALPHA);
+	fprintf(f, ", \"size\": %zu, \"test_alpha\": ", a->family_size);
+	json_num(f, a->family_alpha);
+	fputs(", \"level\": ", f);
+	json_num(f, 1 - a->family_alpha);
+	fputs("}", f);
+}
+
 /* One comparison: its cell, ratio, interval, verdict and why. */
 static void
 json_cmp(FILE *f, const struct dataset *ds, const struct rep_cmp *c)
@@ -263,6 +317,7 @@ json_cmp(FILE *f, const struct dataset *ds, const struct rep_cmp *c)
 	fputs(", \"reason\": ", f);
 	json_str(f, c->reason);
 	fprintf(f, ", \"files\": \"%s\"", json_files[c->files]);
+	json_cmp_method(f, c);
 }
 
 int
@@ -272,6 +327,7 @@ report_json(const struct analysis *a, FILE *f)
 	size_t			 i;
 
 	json_run(f, ds);
+	json_family(f, a);
 	fputs(",\n  \"hosts\": [", f);
 	for (i = 0; i < a->nhosts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);

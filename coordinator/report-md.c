@@ -143,7 +143,10 @@ md_ratio(FILE *f, const struct rep_cmp *c)
 		fputs("—", f);
 		return;
 	}
-	fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
+	if (!(c->lo > 0) || !isfinite(c->hi))
+		fprintf(f, "%.3f [unbounded: too few rounds]", c->ratio);
+	else
+		fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
 }
 
 /* Writes a verdict in words, with the size of the effect when proven. */
@@ -168,6 +171,74 @@ md_verdict(FILE *f, const struct rep_cmp *c)
 	md_verdict_of(f, c->verdict, c->ratio);
 }
 
+/*
+ * Writes what qualifies a comparison's interval: serially correlated
+ * rounds that widened it, and for an inconclusive one the rounds that
+ * would decide it at min_effect (docs/statistics.md).
+ */
+static void
+md_cmp_notes(FILE *f, const struct rep_cmp *c)
+{
+	if (c->verdict == VERDICT_INVALID)
+		return;
+	if (c->widen > 1)
+		fprintf(f, "<br>*rounds serially correlated (lag-1 r %.2f): "
+		    "interval widened, variance ×%.1f*", c->r1, c->widen);
+	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0)
+		fprintf(f, "<br>*about %zu rounds would decide it at "
+		    "min_effect*", c->decide_rounds);
+}
+
+/*
+ * Writes the guarantee of the primary verdicts and what each host can
+ * resolve: the median over its primary comparisons of the effect found
+ * with 80% power at its rounds and noise.
+ */
+static void
+md_family(FILE *f, const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	size_t			 i, k;
+
+	if (a->family_size == 0) {
+		fputs("No primary comparison could be tested: each is invalid "
+		    "(the matrix says why).\n\n", f);
+		return;
+	}
+	fprintf(f, "Primary verdicts (this matrix, the geometric means, the "
+	    "answer and `--fail-on`) are one family of %zu test%s held to a "
+	    "%.0f%% family-wise error rate: each is tested at p ≤ %.2g "
+	    "(Bonferroni), its interval at %.2f%%. Secondary metrics are "
+	    "judged one comparison at a time (95%%). See "
+	    "docs/statistics.md.\n\n", a->family_size,
+	    a->family_size == 1 ? "" : "s", STATS_ALPHA * 100,
+	    a->family_alpha, (1 - a->family_alpha) * 100);
+	for (k = 0, i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (isnan(rh->mde))
+			continue;
+		fputs(k++ ? ", " : "Resolution (effect found with 80% power, "
+		    "median over the host's primary comparisons): ", f);
+		if (isfinite(rh->mde))
+			fprintf(f, "`%s` resolves %.1f%%",
+			    a->ds->hosts[rh->host].name, rh->mde * 100);
+		else
+			fprintf(f, "`%s` cannot prove an effect at %u rounds",
+			    a->ds->hosts[rh->host].name, a->ds->rounds);
+	}
+	if (k > 0)
+		fputs(".\n\n", f);
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (rh->widen > 1)
+			fprintf(f, "> Rounds on `%s` are serially correlated "
+			    "(mean lag-1 r %.2f over %zu rounds): its primary "
+			    "intervals are widened (variance up to ×%.1f).\n\n",
+			    a->ds->hosts[rh->host].name, rh->r1, rh->r1_n,
+			    rh->widen);
+	}
+}
+
 /* Writes one matrix cell: verdict, ratio and interval, or the refusal. */
 static void
 md_matrix_cell(FILE *f, const struct rep_cmp *c)
@@ -189,6 +260,7 @@ md_matrix_cell(FILE *f, const struct rep_cmp *c)
 	}
 	if (c->files == REP_FILES_AA)
 		fputs("<br>*A/A comparison (identical files)*", f);
+	md_cmp_notes(f, c);
 }
 
 /*
@@ -212,9 +284,10 @@ md_across(FILE *f, const struct analysis *a)
 		return;
 	}
 	fputs("Primary metric of each benchmark; ratio = variant / reference "
-	    "(median of per-round paired ratios) with its 95% bootstrap "
-	    "interval. One column per host, under its architecture and CPU "
-	    "model.\n\n", f);
+	    "(Hodges–Lehmann estimate from the per-round paired ratios) with "
+	    "the interval of its Wilcoxon signed-rank test. One column per "
+	    "host, under its architecture and CPU model.\n\n", f);
+	md_family(f, a);
 	fputs("| bench | metric | variant |", f);
 	for (i = 0; i < a->nhosts; i++) {
 		g = &a->groups[a->hosts[i].group];
@@ -256,11 +329,12 @@ md_across(FILE *f, const struct analysis *a)
 
 	fprintf(f, "Geometric mean of each variant's primary-metric ratios per "
 	    "architecture, over every valid comparison of its hosts, with a "
-	    "95%% bootstrap interval that resamples rounds jointly across "
-	    "benchmarks%s:\n\n", a->inverted ? "; ratios of higher-is-better "
-	    "metrics are inverted, so below 1 is better" : "");
+	    "bootstrap interval at the family's level that resamples rounds "
+	    "jointly across benchmarks%s:\n\n", a->inverted ? "; ratios of "
+	    "higher-is-better metrics are inverted, so below 1 is better" :
+	    "");
 	/* A comparison is a (host, benchmark): 3 hosts x 1 bench make 3. */
-	fputs("| architecture | hosts | variant | comparisons | geomean [95% CI] "
+	fputs("| architecture | hosts | variant | comparisons | geomean [CI] "
 	    "| verdict | per comparison |\n", f);
 	fputs("|---|---|---|---:|---|---|---|\n", f);
 	for (i = 0; i < a->ngeos; i++) {
@@ -274,7 +348,9 @@ md_across(FILE *f, const struct analysis *a)
 			    ds->hosts[a->hosts[j].host].name);
 		fprintf(f, " | %s | %zu | ", ds->variants[geo->variant],
 		    geo->nused);
-		if (geo->nused > 0)
+		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
+			fprintf(f, "%.3f [unbounded: too few rounds]", geo->est);
+		else if (geo->nused > 0)
 			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
 			    geo->hi);
 		else
@@ -309,7 +385,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 		fprintf(f, "#### `%s` on %s\n\n", ds->benches[b].name,
 		    ds->hosts[hostidx].name);
 		fputs("| metric | variant | n | median | min … max | IQR % | "
-		    "CV % | ratio [95% CI] | p | verdict |\n", f);
+		    "CV % | ratio [CI] | p | verdict |\n", f);
 		fputs("|---|---|---:|---:|---|---:|---:|---|---:|---|\n", f);
 		for (i = 0; i < a->nresults; i++) {
 			res = &a->results[i];
@@ -349,6 +425,9 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 				fprintf(f, "%.2g", c->p);
 			fputs(" | ", f);
 			md_verdict(f, c);
+			if (!c->family && c->verdict != VERDICT_INVALID)
+				fputs(" *(per comparison, 95%)*", f);
+			md_cmp_notes(f, c);
 			fputs(" |\n", f);
 		}
 		fputc('\n', f);
@@ -387,8 +466,9 @@ md_run(FILE *f, const struct analysis *a)
 	if (ds->resumed > 0)
 		fprintf(f, "- resumed %d time%s after an interruption (`orch "
 		    "run --resume`)\n", ds->resumed, ds->resumed == 1 ? "" : "s");
-	fprintf(f, "- seed: %llu (the plan's order and every bootstrap "
-	    "interval follow from it)\n", (unsigned long long)ds->seed);
+	fprintf(f, "- seed: %llu (the plan's order and the geometric means' "
+	    "bootstrap intervals follow from it)\n",
+	    (unsigned long long)ds->seed);
 	fputs("- benchmarks: ", f);
 	for (b = 0; b < ds->nbenches; b++) {
 		fprintf(f, "%s`%s` (", b ? ", " : "", ds->benches[b].name);

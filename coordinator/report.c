@@ -13,6 +13,7 @@
 #include <openssl/rand.h>
 
 #include "coordinator/machines.h"
+#include "coordinator/gate.h"
 #include "coordinator/report.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -172,14 +173,16 @@ rep_answer_cb(const void *a, FILE *f)
 }
 
 int
-report_render(const char *dir, size_t *nworse, size_t *nfailed, char **cause)
+report_render(const char *dir, int fail_on, char **tripped, size_t *nfailed,
+    char **cause)
 {
-	return (report_render_answer(dir, NULL, nworse, nfailed, cause));
+	return (report_render_answer(dir, NULL, fail_on, tripped, nfailed,
+	    cause));
 }
 
 int
-report_render_answer(const char *dir, FILE *tty, size_t *nworse,
-    size_t *nfailed, char **cause)
+report_render_answer(const char *dir, FILE *tty, int fail_on,
+    char **tripped, size_t *nfailed, char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
@@ -235,8 +238,14 @@ report_render_answer(const char *dir, FILE *tty, size_t *nworse,
 		report_answer_text(a, tty);
 		fflush(tty);
 	}
-	if (nworse != NULL)
-		*nworse = a->nworse;
+	if (tripped != NULL) {
+		size_t	ntrip;
+
+		if (gate_check(a, fail_on, &ntrip, tripped) != 0) {
+			xasprintf(cause, "--fail-on: out of memory");
+			goto out;
+		}
+	}
 	if (nfailed != NULL)
 		*nfailed = a->nfailed_samples;
 	r = 0;

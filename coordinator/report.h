@@ -30,16 +30,18 @@ void	report_md_text(FILE *f, const char *s);
 /*
  * Loads DIR/samples.msgpack and writes samples.csv, summary.json,
  * report.md, report.html and answer.md into DIR, each through a temporary file
- * renamed into place. *nworse and *nfailed, when not NULL, receive the
- * number of worse primary verdicts and of measured runs that failed.
- * Returns 0, or -1 with *cause set.
+ * renamed into place. fail_on is a GATE_* mask (coordinator/gate.h):
+ * *tripped, when not NULL, receives one line per primary comparison it
+ * trips (NULL when none; caller frees). *nfailed, when not NULL, receives
+ * the number of measured runs that failed. Returns 0, or -1 with *cause
+ * set.
  */
-int	report_render(const char *dir, size_t *nworse, size_t *nfailed,
-	    char **cause);
+int	report_render(const char *dir, int fail_on, char **tripped,
+	    size_t *nfailed, char **cause);
 
 /* As report_render, and then prints the answer on tty unless it is NULL. */
-int	report_render_answer(const char *dir, FILE *tty, size_t *nworse,
-	    size_t *nfailed, char **cause);
+int	report_render_answer(const char *dir, FILE *tty, int fail_on,
+	    char **tripped, size_t *nfailed, char **cause);
 
 /*
  * Creates a new file DIR/.NAME.XXXXXXXX.tmp of mode 0600 for writing, with

@@ -1251,12 +1251,13 @@ run_record_hosts(struct run *run)
 
 /*
  * After every host has run: says which failed, writes the reports and
- * the summary. Returns the exit code (0, 1 for --fail-on=worse, 3).
+ * the summary. Returns the exit code (0, 1 when --fail-on trips, 3).
  */
 static int
 run_finish(struct run *run, char **cause)
 {
-	size_t	i, nworse = 0, nfailed = 0, failed_hosts = 0;
+	size_t	i, nfailed = 0, failed_hosts = 0;
+	char	*tripped = NULL;
 
 	for (i = 0; i < run->nrh; i++) {
 		if (run->rh[i].h->status != HOST_OK) {
@@ -1266,7 +1267,7 @@ run_finish(struct run *run, char **cause)
 		}
 	}
 	if (report_render_answer(run->dir, run->opts->quiet ? NULL : stdout,
-	    &nworse, &nfailed, cause) != 0) {
+	    run->opts->fail_on, &tripped, &nfailed, cause) != 0) {
 		fprintf(stderr, "orch: %s\n", *cause);
 		return (3);
 	}
@@ -1281,14 +1282,14 @@ run_finish(struct run *run, char **cause)
 	if (nfailed > 0)
 		fprintf(stderr, "orch: %zu measured run%s failed (see the "
 		    "report)\n", nfailed, nfailed == 1 ? "" : "s");
+	/* The gate's lines even when a failure makes the exit code 3. */
+	if (tripped != NULL) {
+		fputs(tripped, stderr);
+		free(tripped);
+	}
 	if (failed_hosts > 0 || nfailed > 0)
 		return (3);
-	if (run->opts->fail_on_worse && nworse > 0) {
-		fprintf(stderr, "orch: --fail-on=worse: %zu worse verdict%s\n",
-		    nworse, nworse == 1 ? "" : "s");
-		return (1);
-	}
-	return (0);
+	return (tripped != NULL ? 1 : 0);
 }
 
 /*

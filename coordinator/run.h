@@ -17,7 +17,7 @@ struct run_opts {
 	int		 has_seed;
 	double		 max_load;	/* < 0: the suite's */
 	const char	*out;		/* NULL: reports/<run-id> */
-	int		 fail_on_worse;
+	int		 fail_on;	/* GATE_* (coordinator/gate.h) */
 	int		 verbose;
 	int		 quiet;		/* no answer on stdout */
 	const char	*cmdline;	/* as typed, for the record */

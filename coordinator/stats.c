@@ -1,8 +1,10 @@
 /*
  * Statistics for paired A/B samples: type-7 quantiles, summaries, seeded
  * percentile bootstraps of the median and of a geometric mean of medians,
- * the Wilcoxon signed-rank test as R computes it, and the verdict rule of
- * docs/report.md ("summary.json and the verdict rule").
+ * the Wilcoxon signed-rank test as R computes it, the comparison procedure
+ * of docs/statistics.md (Hodges-Lehmann estimate, signed-rank p and its
+ * inverted interval, serial-correlation widening, detectable effect) and
+ * the verdict rules.
  */
 #include <math.h>
 #include <stdint.h>
@@ -452,7 +454,7 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 	double		*logmed = NULL, *buf = NULL, *gm = NULL, s, v;
 	size_t		*order = NULL, *start = NULL, *nan = NULL;
 	size_t		*nanstart = NULL, nr = 0, used = 0, all = 0, nnan = 0;
-	size_t		 b, i, m, it, nboot, total;
+	size_t		 b, i, m, it, nboot, total, tries;
 	uint32_t	*w = NULL;
 	int		 r = -1;
 
@@ -527,8 +529,16 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 	*est = exp(s / (double)used);
 
 	rng_seed(&rng, seed);
-	for (it = 0; it < nboot; it++) {
-		/* One draw of rounds, shared by every benchmark. */
+	for (it = 0, tries = 0; it < nboot; ) {
+		/*
+		 * One draw of rounds, shared by every benchmark. A draw that
+		 * leaves a benchmark without a valid round is drawn again
+		 * (standing in its point estimate would narrow the interval);
+		 * when that happens ten times a resample, the rounds are too
+		 * sparse for an interval at all.
+		 */
+		if (++tries > 10 * nboot)
+			goto out;
 		memset(w, 0, nr * sizeof *w);
 		for (i = 0; i < nr; i++)
 			w[(size_t)rng_below(&rng, nr)]++;
@@ -541,10 +551,14 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 				total -= w[i];
 			for (i = nanstart[b]; i < nanstart[b + 1]; i++)
 				total -= w[nan[i]];
-			s += total > 0 ? log(stats_wmedian(ratios[b],
-			    order + start[b], w, total)) : logmed[b];
+			if (total == 0)
+				break;
+			s += log(stats_wmedian(ratios[b], order + start[b], w,
+			    total));
 		}
-		gm[it] = exp(s / (double)used);
+		if (b < k)
+			continue;
+		gm[it++] = exp(s / (double)used);
 	}
 	stats_boot_interval(gm, nboot, level, lo, hi);
 	r = 0;
@@ -722,4 +736,425 @@ stats_verdict_name(enum stats_verdict v)
 		return ("invalid");
 	}
 	return ("invalid");
+}
+
+/*
+ * The comparison procedure of docs/statistics.md: the Hodges-Lehmann
+ * estimate of the log ratios (the median of their Walsh averages), the
+ * Wilcoxon signed-rank test and the interval that inverts that very test.
+ * Everything is counted on the Walsh sums d[i] + d[j] (i <= j) of the
+ * sorted log ratios, never stored: n may be the hundred thousand rounds of
+ * a long run, and n(n+1)/2 sums of that would not fit.
+ */
+
+/* Returns #{i <= j : d[i] + d[j] < t} (strict) or <= t, d sorted. */
+static double
+stats_walsh_count(const double *d, size_t n, double t, int strict)
+{
+	size_t	i, j = n;
+	double	c = 0;
+
+	/* For each i the j >= i that qualify are d[i..j); j only falls. */
+	for (i = 0; i < n; i++) {
+		while (j > i && (strict ? !(d[i] + d[j - 1] < t) :
+		    !(d[i] + d[j - 1] <= t)))
+			j--;
+		if (j <= i)
+			break;
+		c += (double)(j - i);
+	}
+	return (c);
+}
+
+/* Returns the largest Walsh sum of sorted d not above t; -inf when none. */
+static double
+stats_walsh_below(const double *d, size_t n, double t)
+{
+	double	best = -INFINITY;
+	size_t	i, j;
+
+	for (i = 0, j = n; i < n; i++) {
+		while (j > i && !(d[i] + d[j - 1] <= t))
+			j--;
+		if (j <= i)
+			break;
+		if (d[i] + d[j - 1] > best)
+			best = d[i] + d[j - 1];
+	}
+	return (best);
+}
+
+/*
+ * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d:
+ * a bisection on the value whose upper end is always snapped to a sum,
+ * done when fewer than k sums lie below it. Snapping makes a k-th sum of
+ * exactly 0 (tied data: equal values of both variants) end at once
+ * instead of chasing the bracket through a thousand subnormal halvings.
+ */
+static double
+stats_walsh_kth(const double *d, size_t n, double k)
+{
+	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, s;
+	size_t	it;
+
+	if (stats_walsh_count(d, n, lo, 0) >= k)
+		return (lo);
+	/* count(lo) < k <= count(hi), and hi is a sum, throughout. */
+	for (it = 0; it < 2100; it++) {
+		if (stats_walsh_count(d, n, hi, 1) < k)
+			return (hi);
+		mid = lo + (hi - lo) / 2;
+		if (!(mid > lo && mid < hi))
+			break;
+		s = stats_walsh_below(d, n, mid);
+		if (s > lo && stats_walsh_count(d, n, s, 0) >= k)
+			hi = s;
+		else
+			lo = mid;
+	}
+	return (hi);
+}
+
+/* The exact null distribution of the signed-rank statistic for n ranks. */
+struct stats_null {
+	size_t	 n;
+	double	 total;		/* N = n(n+1)/2 */
+	double	 var;		/* n(n+1)(2n+1)/24, times the widening */
+	double	*upper;		/* upper[v] = P(V >= v), exact; NULL: normal */
+};
+
+/*
+ * Sets up the null distribution: exact below STATS_WILCOXON_EXACT_MAX
+ * ranks when nothing widens it, else the normal approximation with the
+ * variance multiplied by widen. Returns 0 or -1.
+ */
+static int
+stats_null_new(struct stats_null *z, size_t n, double widen)
+{
+	uint64_t	*cnt;
+	size_t		 total = n * (n + 1) / 2, j, s;
+	double		 tail;
+
+	memset(z, 0, sizeof *z);
+	z->n = n;
+	z->total = (double)total;
+	z->var = (double)n * ((double)n + 1) * (2 * (double)n + 1) / 24 *
+	    widen;
+	if (n >= STATS_WILCOXON_EXACT_MAX || widen > 1)
+		return (0);
+	if ((cnt = calloc(total + 1, sizeof *cnt)) == NULL)
+		return (-1);
+	if ((z->upper = calloc(total + 2, sizeof *z->upper)) == NULL) {
+		free(cnt);
+		return (-1);
+	}
+	cnt[0] = 1;
+	for (j = 1; j <= n; j++) {
+		for (s = j * (j + 1) / 2; s >= j; s--)
+			cnt[s] += cnt[s - j];
+	}
+	for (tail = 0, s = total + 1; s-- > 0; ) {
+		tail += ldexp((double)cnt[s], -(int)n);
+		z->upper[s] = tail;
+	}
+	free(cnt);
+	return (0);
+}
+
+/*
+ * Returns the two-sided p-value of a statistic v (a multiple of 1/2: a
+ * Walsh sum equal to the hypothesis counts half) under z.
+ */
+static double
+stats_null_p(const struct stats_null *z, double v)
+{
+	double	t = fabs(v - z->total / 2), c, p;
+
+	if (t == 0)
+		return (1.0);
+	if (z->upper != NULL) {
+		/* P(|V - N/2| >= t) = 2 P(V >= N/2 + t), V whole. */
+		c = ceil(z->total / 2 + t - 1e-9);
+		if (c > z->total)
+			return (0.0);
+		p = 2 * z->upper[(size_t)c];
+	} else {
+		/* R's continuity correction toward the centre. */
+		t = t > 0.5 ? t - 0.5 : 0;
+		p = erfc(t / sqrt(z->var) / M_SQRT2);
+	}
+	return (p > 1 ? 1.0 : p);
+}
+
+/* Returns the statistic V at shift t2 (twice the log shift). */
+static double
+stats_walsh_v(const double *d, size_t n, double total, double t2)
+{
+	double	le = stats_walsh_count(d, n, t2, 0);
+	double	lt = stats_walsh_count(d, n, t2, 1);
+
+	return (total - le + (le - lt) / 2);
+}
+
+/* Returns the lag-1 autocorrelation of x[0..n) in order; NAN when n < 3. */
+double
+stats_lag1(const double *x, size_t n)
+{
+	double	mean = 0, num = 0, den = 0;
+	size_t	i;
+
+	if (n < 3)
+		return (NAN);
+	for (i = 0; i < n; i++)
+		mean += x[i];
+	mean /= (double)n;
+	for (i = 0; i < n; i++) {
+		den += (x[i] - mean) * (x[i] - mean);
+		if (i + 1 < n)
+			num += (x[i] - mean) * (x[i + 1] - mean);
+	}
+	/* Values equal but for rounding (a constant ratio's logarithms)
+	 * have no correlation to speak of, only their last bits'. */
+	if (!(sqrt(den / (double)n) > 1e-9 * fabs(mean)) || !(den > 0))
+		return (NAN);
+	return (num / den);
+}
+
+/* The standard normal quantile (Acklam's rational approximation, refined
+ * by one Newton step on erfc: good to 1e-12 for 1e-300 < p < 1). */
+double
+stats_qnorm(double p)
+{
+	static const double a[] = { -3.969683028665376e+01,
+	    2.209460984245205e+02, -2.759285104469687e+02,
+	    1.383577518672690e+02, -3.066479806614716e+01,
+	    2.506628277459239e+00 };
+	static const double b[] = { -5.447609879822406e+01,
+	    1.615858368580409e+02, -1.556989798598866e+02,
+	    6.680131188771972e+01, -1.328068155288572e+01 };
+	static const double c[] = { -7.784894002430293e-03,
+	    -3.223964580411365e-01, -2.400758277161838e+00,
+	    -2.549732539343734e+00, 4.374664141464968e+00,
+	    2.938163982698783e+00 };
+	static const double d[] = { 7.784695709041462e-03,
+	    3.224671290700398e-01, 2.445134137142996e+00,
+	    3.754408661907416e+00 };
+	double	q, r, x, e;
+
+	if (!(p > 0 && p < 1))
+		return (p <= 0 ? -INFINITY : INFINITY);
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
+		    q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) *
+		    q + 1);
+	} else if (p > 1 - 0.02425) {
+		q = sqrt(-2 * log(1 - p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
+		    q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) *
+		    q + 1);
+	} else {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) *
+		    r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r +
+		    b[3]) * r + b[4]) * r + 1);
+	}
+	e = 0.5 * erfc(-x / M_SQRT2) - p;
+	x -= e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return (x);
+}
+
+int
+stats_compare(const double *logs, size_t n, double alpha, double min_effect,
+    struct stats_cmp *out)
+{
+	return (stats_compare_serial(logs, n, alpha, min_effect, NAN, 0, out));
+}
+
+/*
+ * Long: the estimate, the test, the widening, the inverted interval and
+ * the detectable effect share the sorted differences and the null
+ * distribution; splitting them would pass both around five times.
+ */
+int
+stats_compare_serial(const double *logs, size_t n, double alpha,
+    double min_effect, double pooled_r1, size_t pooled_n,
+    struct stats_cmp *out)
+{
+	double	 rr, nn;
+	struct stats_null	 z;
+	double			*d = NULL, *dev = NULL, N, u, lo2, hi2, k, r;
+	double			 se, za, zb, me, mad;
+	size_t			 i, step, a, b, mid;
+	int			 ret = -1;
+
+	memset(out, 0, sizeof *out);
+	memset(&z, 0, sizeof z);
+	out->n = n;
+	out->est = out->lo = out->hi = out->p = out->mde = NAN;
+	out->r1 = NAN;
+	out->widen = 1;
+	out->level = 1 - alpha;
+	out->decide_rounds = 0;
+	if (n == 0 || !(alpha > 0 && alpha < 1) ||
+	    n > SIZE_MAX / 2 / (n + 1))
+		goto out;
+	if ((d = stats_alloc(n)) == NULL || (dev = stats_alloc(n)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(logs[i]))
+			goto out;
+	}
+	/*
+	 * Serial correlation of the rounds, bias-corrected (Marriott and
+	 * Pope: E[r] ~ rho - (1 + 3 rho) / n). When it is positive, the
+	 * variance of the statistic grows by about (1 + rho) / (1 - rho):
+	 * the effective number of rounds shrinks by as much.
+	 */
+	out->r1 = stats_lag1(logs, n);
+	rr = out->r1;
+	nn = (double)n;
+	if (pooled_n > 0 && isfinite(pooled_r1)) {
+		rr = pooled_r1;
+		nn = (double)pooled_n;
+	}
+	if (isfinite(rr) && n >= STATS_SERIAL_MIN_SERIES &&
+	    nn >= STATS_SERIAL_MIN && rr > STATS_SERIAL_Z / sqrt(nn)) {
+		/*
+		 * Significant (one-sided, 10%): widen by the bias-corrected
+		 * estimate plus one standard error, as the estimate from a
+		 * few dozen rounds is as often too low as too high, and too
+		 * low lets false verdicts through (docs/statistics.md).
+		 */
+		r = ((double)n * rr + 1) / ((double)n - 3);
+		r += STATS_SERIAL_SE * sqrt(fmax(0, 1 - r * r) / nn);
+		if (r > 0.9)
+			r = 0.9;
+		out->widen = (1 + r) / (1 - r);
+	}
+	memcpy(d, logs, n * sizeof *d);
+	stats_sort(d, n);
+	N = (double)n * ((double)n + 1) / 2;
+	if (stats_null_new(&z, n, out->widen) != 0)
+		goto out;
+
+	/* Hodges-Lehmann: the median of the Walsh averages. */
+	if (fmod(N, 2) == 1)
+		out->est = stats_walsh_kth(d, n, (N + 1) / 2) / 2;
+	else
+		out->est = (stats_walsh_kth(d, n, N / 2) +
+		    stats_walsh_kth(d, n, N / 2 + 1)) / 4;
+	out->p = stats_null_p(&z, stats_walsh_v(d, n, N, 0));
+
+	/*
+	 * The interval: every shift the test at alpha accepts. p depends on
+	 * the shift only through V, so acceptance is |V - N/2| <= u - N/2
+	 * for the largest half-step u whose p exceeds alpha (p falls as u
+	 * rises); V falls as the shift rises, stepping at Walsh sums.
+	 */
+	for (a = 0, b = (size_t)N; a < b; ) {
+		/* Half-steps above N/2: u = N/2 + step/2. */
+		mid = a + (b - a + 1) / 2;
+		if (stats_null_p(&z, N / 2 + (double)mid / 2) > alpha)
+			a = mid;
+		else
+			b = mid - 1;
+	}
+	step = a;
+	u = N / 2 + (double)step / 2;
+	if (u >= N) {
+		lo2 = -INFINITY;
+		hi2 = INFINITY;
+	} else {
+		/* The lowest accepted shift: #{sums > t} <= u first holds at
+		 * the k-th smallest sum, k = ceil(N - u); the highest, by
+		 * symmetry, at the k-th largest. */
+		k = ceil(N - u);
+		lo2 = stats_walsh_kth(d, n, k);
+		hi2 = stats_walsh_kth(d, n, N + 1 - k);
+	}
+	out->lo = lo2 / 2;
+	out->hi = hi2 / 2;
+
+	/*
+	 * The effect this run could detect with 80% power: the Hodges-
+	 * Lehmann estimate's standard error (sigma sqrt(pi/3n) for normal
+	 * noise, sigma from the median absolute deviation so outliers do
+	 * not inflate it), widened as the test is. A run too short for the
+	 * test to reach alpha at all detects nothing (infinite).
+	 */
+	mid = n / 2;
+	r = n % 2 == 1 ? d[mid] : (d[mid - 1] + d[mid]) / 2;
+	for (i = 0; i < n; i++)
+		dev[i] = fabs(logs[i] - r);
+	mad = stats_median(dev, n) * 1.482602218505602;
+	if (!(mad > 0)) {
+		for (mad = 0, i = 0; i < n; i++)
+			mad += (d[i] - d[mid]) * (d[i] - d[mid]);
+		mad = n > 1 ? sqrt(mad / (double)(n - 1)) : 0;
+	}
+	out->sd = mad;
+	za = stats_qnorm(1 - alpha / 2);
+	zb = stats_qnorm(0.8);
+	me = min_effect > 0 ? log(1 + min_effect) : 0;
+	se = mad * sqrt(M_PI / 3 / (double)n) * sqrt(out->widen);
+	/* The noise's resolution; a verdict needs min_effect besides. */
+	if (stats_null_p(&z, N) > alpha)
+		out->mde = INFINITY;
+	else
+		out->mde = (za + zb) * se;
+	if (me > 0 && mad > 0) {
+		k = ceil(pow((za + zb) * mad * sqrt(M_PI / 3) *
+		    sqrt(out->widen) / me, 2));
+		out->decide_rounds = k > 1e9 ? 1000000000 : (size_t)k;
+	}
+	ret = 0;
+out:
+	free(d);
+	free(dev);
+	free(z.upper);
+	return (ret);
+}
+
+/*
+ * Returns the smallest p-value n rounds can give (all log ratios of one
+ * sign) under the exact distribution; for n at or past the exact limit,
+ * the normal approximation's.
+ */
+double
+stats_min_p(size_t n)
+{
+	struct stats_null	z;
+	double			p;
+
+	if (n == 0 || stats_null_new(&z, n, 1) != 0)
+		return (1.0);
+	p = stats_null_p(&z, z.total);
+	free(z.upper);
+	return (p);
+}
+
+enum stats_verdict
+stats_verdict_test(const struct stats_cmp *c, double alpha,
+    double min_effect, int higher_better)
+{
+	double	me = min_effect, ratio, lo, hi;
+
+	if (isnan(c->est) || isnan(c->p) || isnan(me))
+		return (VERDICT_INCONCLUSIVE);
+	if (me < 0)
+		me = 0;
+	ratio = exp(c->est);
+	lo = exp(c->lo);
+	hi = exp(c->hi);
+	if (lo >= 1 - me && hi <= 1 + me)
+		return (VERDICT_SAME);
+	/* Proven by the test (p <= alpha, the interval excludes 1) and
+	 * past min_effect. */
+	if (c->p <= alpha && ratio < 1 - me)
+		return (higher_better ? VERDICT_WORSE : VERDICT_BETTER);
+	if (c->p <= alpha && ratio > 1 + me)
+		return (higher_better ? VERDICT_BETTER : VERDICT_WORSE);
+	return (VERDICT_INCONCLUSIVE);
 }

@@ -1,8 +1,10 @@
 /*
- * Statistics for paired A/B samples: summaries, the median of per-round
- * ratios with a seeded bootstrap interval, the Wilcoxon signed-rank test,
- * and the verdict rule of docs/report.md. Pure functions; nothing here allocates
- * without reporting failure.
+ * Statistics for paired A/B samples: summaries; one comparison's
+ * Hodges-Lehmann estimate, Wilcoxon signed-rank p and the interval that
+ * inverts it, with serial-correlation widening and the detectable effect;
+ * seeded bootstraps (the median, the geometric mean of medians); and the
+ * verdict rules of docs/statistics.md. Pure functions; nothing here
+ * allocates without reporting failure.
  */
 #ifndef COORDINATOR_STATS_H
 #define COORDINATOR_STATS_H
@@ -14,8 +16,14 @@
 #define STATS_BOOT_EXACT_MIN 2000	/* larger samples: the median's interval
 					   in closed form, without resampling */
 #define STATS_BOOT_WORK	20000000	/* values drawn by one geomean bootstrap */
-#define STATS_BOOT_MIN	200		/* fewest geomean resamples */
+#define STATS_BOOT_MIN	2000		/* fewest geomean resamples */
 #define STATS_MIN_PAIRS	5	/* fewer good pairs: invalid */
+#define STATS_ALPHA	0.05	/* family-wise error of the primary verdicts */
+#define STATS_SERIAL_MIN 20	/* fewer rounds (pooled): no serial
+				   correlation estimate, no widening */
+#define STATS_SERIAL_MIN_SERIES 8	/* nor from a shorter series */
+#define STATS_SERIAL_Z	1.28	/* widen when lag-1 r > this / sqrt(n) */
+#define STATS_SERIAL_SE	1.0	/* standard errors added to the estimate */
 
 enum stats_verdict {
 	VERDICT_BETTER,
@@ -92,6 +100,51 @@ double	stats_wilcoxon_p(const double *d, size_t n);
 enum stats_verdict stats_verdict(double ratio, double lo, double hi,
 	    double min_effect, int higher_better, size_t npairs,
 	    int checksum_ok);
+
+/*
+ * One comparison by the procedure of docs/statistics.md, on the log ratios
+ * of its pairs in round order: the Hodges-Lehmann estimate, the Wilcoxon
+ * signed-rank p-value and the interval of every shift that test accepts at
+ * alpha, all on the log scale, so the interval excludes 0 exactly when
+ * p <= alpha (up to an endpoint the test itself rejects).
+ */
+struct stats_cmp {
+	size_t	n;
+	double	est, lo, hi;	/* log ratio; lo/hi may be -inf/inf */
+	double	p;		/* two-sided */
+	double	level;		/* 1 - alpha */
+	double	r1;		/* lag-1 autocorrelation; NAN below 3 rounds */
+	double	widen;		/* variance factor for it; 1: none */
+	double	sd;		/* robust spread of the log ratios */
+	double	mde;		/* log effect found with 80% power; inf: none */
+	size_t	decide_rounds;	/* rounds that find min_effect at 80%; 0 */
+};
+
+/* Fills out for the n log ratios logs at alpha. Returns 0 or -1. */
+int	stats_compare(const double *logs, size_t n, double alpha,
+	    double min_effect, struct stats_cmp *out);
+
+/*
+ * As stats_compare, with the serial correlation judged from pooled_r1,
+ * the mean lag-1 autocorrelation of pooled_n rounds of series like this
+ * one (pooled_n 0: from logs alone).
+ */
+int	stats_compare_serial(const double *logs, size_t n, double alpha,
+	    double min_effect, double pooled_r1, size_t pooled_n,
+	    struct stats_cmp *out);
+
+/* The verdict of docs/statistics.md for a comparison tested at alpha. */
+enum stats_verdict stats_verdict_test(const struct stats_cmp *c,
+	    double alpha, double min_effect, int higher_better);
+
+/* Returns the smallest two-sided p-value n rounds can reach. */
+double	stats_min_p(size_t n);
+
+/* Returns the lag-1 autocorrelation of x in order; NAN when n < 3. */
+double	stats_lag1(const double *x, size_t n);
+
+/* Returns the standard normal quantile of p. */
+double	stats_qnorm(double p);
 
 /* Returns "better", "worse", "same", "inconclusive" or "invalid". */
 const char	*stats_verdict_name(enum stats_verdict v);

@@ -103,8 +103,9 @@ static const struct usage_opt usage_opts[] = {
 	  "reports/RUN-ID, and reports/latest points at it)" },
 	{ "run", "--max-load=F", "wait while the 1-minute load per core is "
 	  "above F; 0 measures anyway (default: the suite's)" },
-	{ "run report", "--fail-on=worse", "exit 1 when a primary "
-	  "comparison is worse" },
+	{ "run report", "--fail-on=LIST", "exit 1 when a primary comparison "
+	  "trips the gate, one line each saying why; LIST is comma separated: "
+	  "worse, invalid, inconclusive, or any" },
 	{ "run", "--resume=DIR", "reconnect to the unfinished run in DIR "
 	  "and finish it (its suite, hosts, rounds and seed come from DIR)" },
 	{ "run report", "--machine-reference=HOST", "the host the Machines "

@@ -21,11 +21,15 @@
  * Under valgrind (VALGRIND=1, tests/run-unit.sh) each scenario runs 10
  * times: the same code paths for the memory checker, without the rates.
  *
- * Measured today (20 rounds, 5% noise): 19 false verdicts in 200 A/A runs
- * (9.5%) and coverage 181 of 200 (90.5%): the percentile bootstrap of a
- * median of 20 paired ratios is narrower than it claims. The bounds below
- * hold today's code to that and no worse; the suite-level error control
- * of docs/statistics.md tightens them to the nominal 5%.
+ * Measured (20 rounds, 5% noise, a family of one comparison): 12 false
+ * verdicts in 200 A/A runs (6%; the bootstrap of medians this replaced
+ * gave 19) and coverage 188 of 200 (94%). A run whose rounds look serially
+ * correlated has its interval widened (docs/statistics.md); on
+ * independent rounds that happens by chance in about one run in ten, and
+ * only then may a clear effect stay unproven: the tests below check that
+ * every such miss is a widened one. The calibration of the whole method
+ * (families of 20, drift, outliers, correlated rounds) is make
+ * check-stats (tests/stats/calib.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -61,6 +65,7 @@ struct scenario {
 struct tally {
 	size_t	verdicts[VERDICT_INVALID + 1];
 	size_t	covered;	/* the interval holds the true ratio */
+	size_t	missed_plain;	/* neither worse nor widened (effects) */
 };
 
 /* A standard normal deviate (Box-Muller), from r. */
@@ -199,6 +204,8 @@ run_scenario(const struct scenario *sc, uint64_t seed0, struct tally *t)
 		t->verdicts[c->verdict]++;
 		if (c->lo <= sc->ratio && sc->ratio <= c->hi)
 			t->covered++;
+		if (c->verdict != VERDICT_WORSE && c->widen == 1)
+			t->missed_plain++;
 		analysis_free(a);
 		dataset_free(ds);
 		tmpdir_free(dir);
@@ -224,12 +231,12 @@ test_aa_false_alarms(void **state)
 	assert_int_equal(t.verdicts[VERDICT_INVALID], 0);
 	if (!rates)
 		return;
-	/* Nominal 5% of 200 is 10; today 19; at most 12% (24) allowed. */
-	if (false_alarms > (size_t)nruns * 12 / 100)
+	/* Nominal 5% of 200 is 10 (sd 3); at most 8% (16) allowed. */
+	if (false_alarms > (size_t)nruns * 8 / 100)
 		fail_msg("A/A: %zu false verdicts in %d runs", false_alarms,
 		    nruns);
-	/* Coverage of the truth: at least 88% (nominal 95%, today 90.5%). */
-	if (t.covered < (size_t)nruns * 88 / 100)
+	/* Coverage of the truth: at least 91% (nominal 95%). */
+	if (t.covered < (size_t)nruns * 91 / 100)
 		fail_msg("A/A: the interval covers 1.0 in only %zu of %d",
 		    t.covered, nruns);
 }
@@ -246,7 +253,7 @@ test_aa_same(void **state)
 	run_scenario(&sc, 2000, &t);
 	assert_int_equal(t.verdicts[VERDICT_BETTER], 0);
 	assert_int_equal(t.verdicts[VERDICT_WORSE], 0);
-	if (rates && t.verdicts[VERDICT_SAME] < (size_t)nruns * 95 / 100)
+	if (rates && t.verdicts[VERDICT_SAME] < (size_t)nruns * 90 / 100)
 		fail_msg("A/A: only %zu 'same' of %d", t.verdicts[VERDICT_SAME],
 		    nruns);
 }
@@ -264,15 +271,17 @@ test_power_ten_percent(void **state)
 	assert_int_equal(t.verdicts[VERDICT_BETTER], 0);
 	if (!rates)
 		return;
-	if (t.verdicts[VERDICT_WORSE] < (size_t)nruns * 98 / 100)
+	/* Missed only where the rounds looked correlated. */
+	assert_int_equal(t.missed_plain, 0);
+	if (t.verdicts[VERDICT_WORSE] < (size_t)nruns * 90 / 100)
 		fail_msg("10%% slower: found in only %zu of %d",
 		    t.verdicts[VERDICT_WORSE], nruns);
-	if (t.covered < (size_t)nruns * 88 / 100)
+	if (t.covered < (size_t)nruns * 91 / 100)
 		fail_msg("10%% slower: the interval covers 1.10 in only %zu "
 		    "of %d", t.covered, nruns);
 }
 
-/* 2x slower under 5% noise: worse every time. */
+/* 2x slower under 5% noise: worse every time its rounds look independent. */
 static void
 test_power_twice(void **state)
 {
@@ -282,7 +291,12 @@ test_power_twice(void **state)
 
 	(void)state;
 	run_scenario(&sc, 4000, &t);
-	assert_int_equal(t.verdicts[VERDICT_WORSE], (size_t)nruns);
+	assert_int_equal(t.verdicts[VERDICT_BETTER], 0);
+	assert_int_equal(t.verdicts[VERDICT_SAME], 0);
+	assert_int_equal(t.missed_plain, 0);
+	if (rates && t.verdicts[VERDICT_WORSE] < (size_t)nruns * 90 / 100)
+		fail_msg("2x slower: found in only %zu of %d",
+		    t.verdicts[VERDICT_WORSE], nruns);
 }
 
 int

@@ -505,7 +505,7 @@ test_one_host(void **state)
 	assert_null(m);
 	analysis_free(a);
 	dataset_free(ds);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	s = slurp(path);
@@ -533,7 +533,7 @@ test_golden(void **state)
 
 	(void)state;
 	gen_machines(dir, 3, "orch run machines.ini");
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	for (i = 0; i < NELEM(files); i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, files[i]);

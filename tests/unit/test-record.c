@@ -330,7 +330,7 @@ expect_render(const struct spec *sp, const char *want)
 
 	write_record(dir, sp);
 	put_file(dir, "report.md", OLD_REPORT);
-	if (report_render(dir, NULL, NULL, &cause) == 0) {
+	if (report_render(dir, 0, NULL, NULL, &cause) == 0) {
 		if (want != NULL)
 			fail_msg("rendered; want a refusal with \"%s\"", want);
 	} else {
@@ -515,7 +515,7 @@ test_huge_count(void **state)
 	assert_int_equal(ds->truncated, 1);
 	assert_int_equal(ds->nsamples, 2 * sp.nsamples);
 	dataset_free(ds);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("report_render: %s", cause);
 	rm_dir(dir);
 }
@@ -537,7 +537,7 @@ test_markdown(void **state)
 	sp.orch_version = "[click](https://evil.example/)";
 	sp.suite_text = "[suite]\n```\n# Injected heading\n";
 	write_record(dir, &sp);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("report_render: %s", cause);
 	md = get_file(dir, "report.md");
 	if (strstr(md, "- orch \\[click\\](https://evil.example/);") == NULL)
@@ -602,7 +602,7 @@ test_symlinks(void **state)
 		snprintf(link, sizeof link, "%s/%s", dir, rendered[i]);
 		assert_int_equal(symlink(victim, link), 0);
 	}
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("report_render: %s", cause);
 	for (i = 0; i < NELEM(rendered); i++) {
 		snprintf(tmpname, sizeof tmpname, "tmp-%s", rendered[i]);
@@ -658,7 +658,7 @@ test_record_fifo(void **state)
 	(void)state;
 	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_not_equal(report_render(dir, NULL, NULL, &cause), 0);
+	assert_int_not_equal(report_render(dir, 0, NULL, NULL, &cause), 0);
 	if (strstr(cause, "not a regular file") == NULL)
 		fail_msg("got \"%s\"", cause);
 	free(cause);

@@ -169,7 +169,7 @@ static const char arch_text[] =
     "metrics  = elapsed_ns\n"
     "checksum = checksum\n";
 
-#define ARCH_ROUNDS	8
+#define ARCH_ROUNDS	16	/* enough for a family of 20 (2^-15 < 0.05 / 20) */
 #define ARCH_SEED	11
 
 struct gen_host {
@@ -532,7 +532,7 @@ render_fixture(const char *name)
 	snprintf(from, sizeof from, "%s/%s.msgpack", FX_DIR, name);
 	snprintf(to, sizeof to, "%s/%s", dir, RECORD_FILE);
 	copy_file(from, to);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("report_render %s: %s", from, cause);
 	return (dir);
 }
@@ -564,7 +564,7 @@ test_rerender(void **state)
 		snprintf(path, sizeof path, "%s/%s", dir, rendered[i]);
 		assert_non_null(first[i] = slurp(path, &len[i]));
 	}
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	for (i = 0; i < NELEM(rendered); i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, rendered[i]);
@@ -672,6 +672,15 @@ check_arch(const char *dir)
 	assert_true(isnan(c->ratio));
 	expect_in("epyc1 crc reason", c->reason, "checksums disagree");
 	expect_in("epyc1 crc reason", c->reason, "deadbeef");
+	/* B's mismatch touches only comparisons with B: C vs A stands. */
+	assert_int_equal(cmp_of(a, "epyc1", 2, 2)->verdict, VERDICT_SAME);
+	/* The family: every valid primary comparison and mean of several. */
+	assert_true(a->family_size > 10);
+	expect_close("family alpha", a->family_alpha,
+	    0.05 / (double)a->family_size);
+	c = cmp_of(a, "m2", 0, 1);
+	assert_true(c->family);
+	expect_close("m2 hash level", c->level, 1 - a->family_alpha);
 	/* twocore ran 3 rounds: too few pairs. */
 	c = cmp_of(a, "twocore", 0, 1);
 	assert_int_equal(c->verdict, VERDICT_INVALID);
@@ -755,6 +764,10 @@ check_arch(const char *dir)
 	expect_in("report.md", md, "- **B vs A: better on some architectures "
 	    "(aarch64 · Apple M2, x86_64 · AMD EPYC 9654 96-Core Processor)**");
 	expect_in("report.md", md, "⚠ **differs:** better on aarch64 · Apple M2");
+	expect_in("report.md", md, "are one family of 21 tests held to a 5% "
+	    "family-wise error rate: each is tested at p ≤ 0.0024");
+	expect_in("report.md", md, "`m2` resolves 0.6%");
+	expect_in("report.md", md, "*(per comparison, 95%)*");
 	expect_in("report.md", md, "<br>*A/A comparison (identical files)*");
 	expect_in("report.md", md, "> **A/A comparison (identical files):** "
 	    "on `m2`, C runs");
@@ -941,7 +954,7 @@ test_long_csv(void **state)
 	(void)state;
 	dir = tmpdir_new();
 	gen_long(dir);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	snprintf(path, sizeof path, "%s/samples.csv", dir);
 	assert_non_null(csv = slurp(path, &len));
@@ -1020,7 +1033,7 @@ test_long_html(void **state)
 	(void)state;
 	dir = tmpdir_new();
 	gen_long(dir);
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	snprintf(path, sizeof path, "%s/report.html", dir);
 	assert_non_null(html = slurp(path, &len));
@@ -1054,7 +1067,7 @@ test_arch_generated(void **state)
 		snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
 		copy_file(path, FX_DIR "/arch.msgpack");
 	}
-	if (report_render(dir, NULL, NULL, &cause) != 0)
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
 	check_arch(dir);
 	tmpdir_free(dir);

@@ -352,8 +352,8 @@ test_geomean_nan_skipped(void **state)
 	/* Missing rounds (NAN) and a benchmark with fewer rounds. */
 	const double	 a[] = { 1.1, NAN, 1.1, NAN, 1.1, 1.1, NAN, 1.1 };
 	const double	 b[] = { 1.2, 1.2, 1.2, 1.2, NAN };
-	/* One valid round of ten: most resamples miss it and fall back to
-	 * its point estimate. */
+	/* One valid round of ten: a resample that misses it is drawn
+	 * again (never stood in for by its point estimate). */
 	const double	 c[] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
 	    1.3 };
 	/* No valid round at all: left out of the mean. */
@@ -374,6 +374,38 @@ test_geomean_nan_skipped(void **state)
 	assert_int_equal(stats_boot_geomean(ratios, n, 4, 3, 0.95, &est, &lo,
 	    &hi), 0);
 	check_close("est abcd", est, cbrt(1.1 * 1.2 * 1.3), 1e-14);
+	assert_true(lo == est && hi == est);
+}
+
+/*
+ * Rounds too sparse to resample: 30 benchmarks over 30 rounds, each valid
+ * in one round of its own. Almost no resample holds all 30 rounds, so no
+ * interval can be drawn honestly: the call fails (the analysis then calls
+ * the mean invalid) instead of filling the gaps with point estimates.
+ */
+static void
+test_geomean_too_sparse(void **state)
+{
+	double		 rows[30][30];
+	const double	*ratios[30];
+	size_t		 n[30], b, r;
+	double		 est, lo, hi;
+
+	(void)state;
+	for (b = 0; b < 30; b++) {
+		for (r = 0; r < 30; r++)
+			rows[b][r] = r == b ? 1.0 + 0.01 * (double)b : NAN;
+		ratios[b] = rows[b];
+		n[b] = 30;
+	}
+	assert_int_equal(stats_boot_geomean(ratios, n, 30, 1, 0.95, &est, &lo,
+	    &hi), -1);
+	assert_true(isnan(est) && isnan(lo) && isnan(hi));
+	/* Two benchmarks so laid out are fine: about 3 draws in 4 hold both
+	 * rounds, and each mean is then exact. */
+	assert_int_equal(stats_boot_geomean(ratios, n, 2, 1, 0.95, &est, &lo,
+	    &hi), 0);
+	check_close("sparse est", est, sqrt(1.01), 1e-14);
 	assert_true(lo == est && hi == est);
 }
 
@@ -624,6 +656,335 @@ test_verdict_names(void **state)
 	assert_string_equal(stats_verdict_name(VERDICT_INVALID), "invalid");
 }
 
+/* ---- one procedure: estimate, interval and p (stats_compare) ------------ */
+
+/*
+ * The untied fixtures: stats_compare's p is R's wilcox.test p (exact below
+ * 50 differences, normal with continuity correction from 50 on).
+ */
+static void
+test_compare_fixture(void **state)
+{
+	const struct fx_wilcoxon	*fx = *state;
+	struct stats_cmp		 c;
+
+
+	/* Independent rounds: the p of the test as R has it. */
+	assert_int_equal(stats_compare_serial(fx->d, fx->n, 0.05, 0.01, 0,
+	    100000, &c), 0);
+	check_close(fx->name, c.p, fx->p, 1e-9);
+}
+
+/*
+ * Whether a fixture has zeros or tied |d|: those count half here (a Walsh
+ * average equal to the shift), where R drops zeros and corrects the
+ * variance, so its p is not this test's (test_compare_ties has theirs).
+ */
+static int
+fx_tied(const struct fx_wilcoxon *fx)
+{
+	size_t	i, j;
+
+	for (i = 0; i < fx->n; i++) {
+		if (fx->d[i] == 0)
+			return (1);
+		for (j = 0; j < i; j++)
+			if (fabs(fx->d[i]) == fabs(fx->d[j]))
+				return (1);
+	}
+	return (0);
+}
+
+/* Tied data: constant ratios, exactly. */
+static void
+test_compare_ties(void **state)
+{
+	struct stats_cmp	c;
+	double			d[8];
+	size_t			i;
+
+	(void)state;
+	/* No change at all: p 1, the interval the point 0. */
+	for (i = 0; i < 8; i++)
+		d[i] = 0;
+	assert_int_equal(stats_compare(d, 8, 0.05, 0.01, &c), 0);
+	check_close("zeros p", c.p, 1, 0);
+	assert_true(c.est == 0 && c.lo == 0 && c.hi == 0);
+	assert_int_equal(stats_verdict_test(&c, 0.05, 0.01, 0), VERDICT_SAME);
+	/* A constant 10%: the smallest p of 6 rounds, the point interval. */
+	for (i = 0; i < 6; i++)
+		d[i] = 0.1;
+	assert_int_equal(stats_compare(d, 6, 0.05, 0.01, &c), 0);
+	check_close("const p", c.p, 2.0 / 64, 1e-12);
+	check_close("const lo", c.lo, 0.1, 1e-12);
+	check_close("const hi", c.hi, 0.1, 1e-12);
+	assert_int_equal(stats_verdict_test(&c, 0.05, 0.01, 0),
+	    VERDICT_WORSE);
+	/* Half zeros, half 0.1: the zeros' Walsh averages count half. */
+	for (i = 0; i < 8; i++)
+		d[i] = i % 2 ? 0.1 : 0;
+	assert_int_equal(stats_compare(d, 8, 0.05, 0.01, &c), 0);
+	check_close("half est", c.est, 0.05, 1e-12);
+	assert_true(c.p > 0.05 && c.lo <= 0 && c.hi >= 0.1);
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return ((x > y) - (x < y));
+}
+
+/*
+ * R's wilcox.test(d, conf.int = TRUE) for n < 50 untied differences, by
+ * brute force: every Walsh average sorted, the signed-rank distribution by
+ * enumeration, qu = qsignrank(alpha / 2, n) (1 when 0), the interval
+ * [W(qu), W(N - qu + 1)] and the estimate their median. Written apart
+ * from stats.c on purpose.
+ */
+static void
+brute_r(const double *d, size_t n, double alpha, double *est, double *lo,
+    double *hi, double *p)
+{
+	size_t	 N = n * (n + 1) / 2, i, j, k = 0, qu, v = 0;
+	double	*w = calloc(N, sizeof *w), *cnt = calloc(N + 1, sizeof *cnt);
+	double	 cum, tail;
+
+	assert_non_null(w);
+	assert_non_null(cnt);
+	for (i = 0; i < n; i++)
+		for (j = i; j < n; j++)
+			w[k++] = (d[i] + d[j]) / 2;
+	qsort(w, N, sizeof *w, dbl_cmp);
+	*est = N % 2 ? w[N / 2] : (w[N / 2 - 1] + w[N / 2]) / 2;
+	cnt[0] = 1;
+	for (j = 1; j <= n; j++)
+		for (k = N; k >= j; k--)
+			cnt[k] += cnt[k - j];
+	for (k = 0; k <= N; k++)
+		cnt[k] /= ldexp(1, (int)n);
+	/* qsignrank: the smallest q with P(V <= q) >= alpha / 2. */
+	for (cum = 0, qu = 0; qu <= N; qu++) {
+		cum += cnt[qu];
+		if (cum >= alpha / 2 - 1e-12)
+			break;
+	}
+	if (qu == 0)
+		qu = 1;
+	*lo = w[qu - 1];
+	*hi = w[N - qu];
+	for (k = 0; k < N; k++)
+		v += w[k] > 0;
+	/* Two-sided p: both tails beyond |V - N/2|. */
+	for (tail = 0, k = 0; k <= N; k++) {
+		if (fabs((double)k - (double)N / 2) >=
+		    fabs((double)v - (double)N / 2) - 1e-9)
+			tail += cnt[k];
+	}
+	*p = fmin(1, tail);
+	free(w);
+	free(cnt);
+}
+
+/* Random untied data against the brute force, at 5% and a family's level. */
+static void
+test_compare_brute(void **state)
+{
+	static const double	alphas[] = { 0.05, 0.01, 0.05 / 20 };
+	struct rng		r;
+	struct stats_cmp	c;
+	double			d[49], est, lo, hi, p, me = 0.01;
+	size_t			n, i, a, t;
+
+	(void)state;
+	rng_seed(&r, 77);
+	for (t = 0; t < 120; t++) {
+		n = 9 + t % 40;
+		for (i = 0; i < n; i++)
+			d[i] = 0.05 * (uniform(&r) - 0.5 + 0.02 * (double)(t % 5));
+		for (a = 0; a < NELEM(alphas); a++) {
+			/* Rounds known independent: R's test, unwidened. */
+			assert_int_equal(stats_compare_serial(d, n, alphas[a],
+			    me, 0, 100000, &c), 0);
+			brute_r(d, n, alphas[a], &est, &lo, &hi, &p);
+			check_close("estimate", c.est, est, 1e-12);
+			check_close("p", c.p, p, 1e-9);
+			if (stats_min_p(n) > alphas[a]) {
+				/* R warns and returns [W(1), W(N)]; no shift
+				 * can be rejected: unbounded. */
+				assert_true(isinf(c.lo) && isinf(c.hi));
+				continue;
+			}
+			check_close("lo", c.lo, lo, 1e-12);
+			check_close("hi", c.hi, hi, 1e-12);
+		}
+	}
+}
+
+/*
+ * Interval and p are one procedure: 0 outside [lo, hi] exactly when
+ * p <= alpha, for exact and normal sizes, with and without widening.
+ */
+static void
+test_compare_consistent(void **state)
+{
+	static const double	alphas[] = { 0.05, 0.01, 0.0025, 0.0005 };
+	struct rng		r;
+	struct stats_cmp	c;
+	double			d[120], x = 0;
+	size_t			n, i, a, t, nsig = 0, nwide = 0;
+
+	(void)state;
+	rng_seed(&r, 78);
+	for (t = 0; t < 400; t++) {
+		n = 8 + t % 112;
+		for (i = 0; i < n; i++) {
+			/* Some series serially correlated, some shifted. */
+			x = (t % 3 == 0 ? 0.8 * x : 0) + (uniform(&r) - 0.5);
+			d[i] = 0.03 * x + 0.004 * (double)(t % 4);
+		}
+		for (a = 0; a < NELEM(alphas); a++) {
+			assert_int_equal(stats_compare(d, n, alphas[a], 0.01,
+			    &c), 0);
+			if ((c.p <= alphas[a]) != (c.lo > 0 || c.hi < 0))
+				fail_msg("n %zu alpha %g: p %.6g, interval "
+				    "[%.6g, %.6g]", n, alphas[a], c.p, c.lo,
+				    c.hi);
+			if (!(c.lo <= c.est && c.est <= c.hi))
+				fail_msg("estimate outside its interval");
+			nsig += c.p <= alphas[a];
+			nwide += c.widen > 1;
+		}
+	}
+	/* Both outcomes and the widening were exercised. */
+	assert_true(nsig > 100 && nsig < 1500);
+	assert_true(nwide > 50);
+}
+
+/* Lag-1 autocorrelation and when it widens. */
+static void
+test_compare_serial(void **state)
+{
+	static const double	ramp[] = { 1, 2, 3, 4, 5 };
+	struct rng		r;
+	struct stats_cmp	c;
+	double			d[40], x = 0;
+	size_t			i;
+
+	(void)state;
+	/* mean 3: (2 + 0 + 0 + 2) / 10 */
+	check_close("lag1 ramp", stats_lag1(ramp, 5), 0.4, 1e-12);
+	assert_true(isnan(stats_lag1(ramp, 2)));
+	/* Constant but for rounding: no correlation to speak of. */
+	for (i = 0; i < 40; i++)
+		d[i] = log(1.1) * (1 + 1e-15 * (double)(i % 2));
+	assert_true(isnan(stats_lag1(d, 40)));
+	/* A strongly correlated series widens, and says so. */
+	rng_seed(&r, 5);
+	for (i = 0; i < 40; i++) {
+		x = 0.9 * x + (uniform(&r) - 0.5);
+		d[i] = 0.02 * x;
+	}
+	assert_int_equal(stats_compare(d, 40, 0.05, 0.01, &c), 0);
+	assert_true(c.r1 > 0.5);
+	assert_true(c.widen > 2);
+	/* Too short a series never does. */
+	assert_int_equal(stats_compare(d, 12, 0.05, 0.01, &c), 0);
+	assert_true(c.widen == 1);
+	/* A pooled estimate overrides the series' own. */
+	assert_int_equal(stats_compare_serial(d, 40, 0.05, 0.01, 0.0, 400,
+	    &c), 0);
+	assert_true(c.widen == 1);
+	assert_int_equal(stats_compare_serial(d, 12, 0.05, 0.01, 0.5, 400,
+	    &c), 0);
+	assert_true(c.widen > 2);
+}
+
+/* The smallest p, the unbounded interval and the detectable effect. */
+static void
+test_compare_power(void **state)
+{
+	struct stats_cmp	c;
+	struct rng		r;
+	double			d[30];
+	size_t			i;
+
+	(void)state;
+	check_close("min p 10", stats_min_p(10), 2.0 / 1024, 1e-12);
+	check_close("min p 5", stats_min_p(5), 2.0 / 32, 1e-12);
+	/* Five rounds all one way: still not at 5%; nothing is bounded. */
+	for (i = 0; i < 5; i++)
+		d[i] = 0.1 + 0.01 * (double)i;
+	assert_int_equal(stats_compare(d, 5, 0.05, 0.01, &c), 0);
+	check_close("p 5", c.p, 0.0625, 1e-12);
+	assert_true(isinf(c.lo) && c.lo < 0 && isinf(c.hi));
+	assert_true(isinf(c.mde));
+	/* Thirty rounds of 5% noise: an MDE of a few percent, and rounds
+	 * to decide 1% in the hundreds. */
+	rng_seed(&r, 9);
+	for (i = 0; i < 30; i++)
+		d[i] = 0.0707 * (uniform(&r) + uniform(&r) + uniform(&r) -
+		    1.5) * 2;
+	assert_int_equal(stats_compare(d, 30, 0.05, 0.01, &c), 0);
+	assert_true(c.mde > 0.02 && c.mde < 0.08);
+	assert_true(c.decide_rounds > 100 && c.decide_rounds < 5000);
+	/* A smaller alpha needs a larger effect. */
+	{
+		struct stats_cmp	c2;
+
+		assert_int_equal(stats_compare(d, 30, 0.0025, 0.01, &c2), 0);
+		assert_true(c2.mde > c.mde);
+		assert_true(c2.hi - c2.lo > c.hi - c.lo);
+	}
+}
+
+/* The verdict rule on a tested comparison. */
+static void
+test_verdict_test(void **state)
+{
+	struct stats_cmp	c;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	/* Proven and past min_effect: worse (lower is better). */
+	c.est = log(1.05);
+	c.lo = log(1.02);
+	c.hi = log(1.08);
+	c.p = 0.001;
+	assert_int_equal(stats_verdict_test(&c, 0.01, 0.01, 0),
+	    VERDICT_WORSE);
+	assert_int_equal(stats_verdict_test(&c, 0.01, 0.01, 1),
+	    VERDICT_BETTER);
+	/* The same, not proven at a family's level. */
+	assert_int_equal(stats_verdict_test(&c, 0.0005, 0.01, 0),
+	    VERDICT_INCONCLUSIVE);
+	/* Proven but inside min_effect: not a verdict. */
+	assert_int_equal(stats_verdict_test(&c, 0.01, 0.06, 0),
+	    VERDICT_INCONCLUSIVE);
+	/* Inside ±min_effect: same. */
+	c.est = log(1.001);
+	c.lo = log(0.995);
+	c.hi = log(1.006);
+	c.p = 0.5;
+	assert_int_equal(stats_verdict_test(&c, 0.05, 0.01, 0),
+	    VERDICT_SAME);
+	c.est = NAN;
+	assert_int_equal(stats_verdict_test(&c, 0.05, 0.01, 0),
+	    VERDICT_INCONCLUSIVE);
+}
+
+/* Normal quantiles. */
+static void
+test_qnorm(void **state)
+{
+	(void)state;
+	check_close("q 0.975", stats_qnorm(0.975), 1.959963984540054, 1e-12);
+	check_close("q 0.8", stats_qnorm(0.8), 0.8416212335729143, 1e-12);
+	check_close("q 1e-6", stats_qnorm(1e-6), -4.753424308822899, 1e-10);
+	assert_true(isinf(stats_qnorm(0)));
+}
+
 /* ---- groups --------------------------------------------------------------- */
 
 /* One named test per row of a data table. */
@@ -665,18 +1026,41 @@ main(void)
 	const struct CMUnitTest	geomean[] = {
 		cmocka_unit_test(test_geomean_constant),
 		cmocka_unit_test(test_geomean_nan_skipped),
+		cmocka_unit_test(test_geomean_too_sparse),
 		cmocka_unit_test(test_geomean_spread),
 		cmocka_unit_test(test_geomean_errors),
 		cmocka_unit_test(test_geomean_reference),
 	};
 	const struct CMUnitTest	verdict[] = {
 		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_verdict_test),
 	};
+	const struct CMUnitTest	compare[] = {
+		cmocka_unit_test(test_compare_brute),
+		cmocka_unit_test(test_compare_ties),
+		cmocka_unit_test(test_compare_consistent),
+		cmocka_unit_test(test_compare_serial),
+		cmocka_unit_test(test_compare_power),
+		cmocka_unit_test(test_qnorm),
+	};
+	struct CMUnitTest	compares[NELEM(fx_wilcoxons)];
+	size_t			ncompares = 0, k;
 	int			fails = 0;
 
 	TABLE_TESTS(summaries, fx_summaries, test_summary_fixture);
 	TABLE_TESTS(wilcoxons, fx_wilcoxons, test_wilcoxon_fixture);
 	TABLE_TESTS(verdicts, verdict_cases, test_verdict_case);
+	/* The untied fixtures only (fx_tied). */
+	for (k = 0; k < NELEM(fx_wilcoxons); k++) {
+		if (fx_tied(&fx_wilcoxons[k]))
+			continue;
+		compares[ncompares].name = fx_wilcoxons[k].name;
+		compares[ncompares].test_func = test_compare_fixture;
+		compares[ncompares].setup_func = NULL;
+		compares[ncompares].teardown_func = NULL;
+		compares[ncompares++].initial_state =
+		    (void *)(uintptr_t)&fx_wilcoxons[k];
+	}
 
 	fails += _cmocka_run_group_tests("stats_summary_vs_r", summaries,
 	    NELEM(summaries), NULL, NULL);
@@ -693,6 +1077,10 @@ main(void)
 	fails += _cmocka_run_group_tests("stats_verdict_cases", verdicts,
 	    NELEM(verdicts), NULL, NULL);
 	fails += cmocka_run_group_tests_name("stats_verdict", verdict, NULL,
+	    NULL);
+	fails += _cmocka_run_group_tests("stats_compare_vs_r", compares,
+	    ncompares, NULL, NULL);
+	fails += cmocka_run_group_tests_name("stats_compare", compare, NULL,
 	    NULL);
 	return (fails == 0 ? 0 : 1);
 }

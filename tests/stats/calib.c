@@ -1,0 +1,536 @@
+/*
+ * The calibration of docs/statistics.md (make check-stats): simulated runs
+ * written with the real record writer, loaded with record_load and analysed
+ * with analysis_build, exactly as `orch report` does, under its
+ * scenarios: A/A at 2% and 5% noise, with a 2% drift, with 5% outliers of
+ * x1.3, with rounds serially correlated (AR(1) phi 0.5), and true effects
+ * of 1% and 3%. Every seed is fixed: the table is a function of
+ * the code alone, never of the machine.
+ *
+ * calib            prints the table (Markdown) and checks the targets;
+ * calib --quick    a few runs per scenario: the code paths, not the rates
+ *                  (for valgrind);
+ * calib --doc FILE also checks that FILE holds this very table between
+ *                  its markers (make docs-stats rewrites them).
+ *
+ * Exit 0 when every target holds, 1 when one does not (each is named).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/analysis.h"
+#include "coordinator/gate.h"
+#include "coordinator/host.h"
+#include "coordinator/record.h"
+#include "coordinator/rng.h"
+#include "coordinator/suite.h"
+
+#define CAL_MAXB	10
+#define CAL_MARK_BEGIN	"<!-- check-stats table: begin -->"
+#define CAL_MARK_END	"<!-- check-stats table: end -->"
+
+struct scenario {
+	const char	*name;
+	size_t		 nhosts, nbenches;
+	uint32_t	 rounds;
+	double		 sigma;		/* lognormal noise per run */
+	double		 effect;	/* B / A - 1, every benchmark */
+	double		 drift;		/* total drift over the run */
+	double		 outliers;	/* share of runs times 1.3 */
+	double		 phi;		/* AR(1) of each variant's noise */
+	int		 nsim;
+};
+
+struct tally {
+	size_t	sims;
+	size_t	cmps;		/* valid primary comparisons */
+	size_t	fam_false;	/* false better/worse, family level */
+	size_t	one_false;	/* the same tested alone at 5% */
+	size_t	runs_false;	/* runs: any false headline/matrix verdict */
+	size_t	runs_gate;	/* runs: --fail-on=worse trips */
+	size_t	fam_cover;	/* family interval holds the truth */
+	size_t	one_cover;	/* 95% interval holds the truth */
+	size_t	fam_found;	/* the right better/worse verdict */
+	size_t	one_found;
+	size_t	disagree;	/* p and interval disagree */
+	size_t	widened;
+	size_t	invalid;
+	double	mde_sum;	/* host MDEs, for a mean */
+	size_t	mde_n;
+};
+
+static const char	*tmp_root;
+
+/* A standard normal deviate (Box-Muller), from r. */
+static double
+gauss(struct rng *r)
+{
+	double	u1, u2;
+
+	do {
+		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	} while (u1 <= 0);
+	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+}
+
+static double
+unif(struct rng *r)
+{
+	return ((double)(rng_next(r) >> 11) * 0x1p-53);
+}
+
+static void
+die(const char *what, const char *cause)
+{
+	fprintf(stderr, "calib: %s: %s\n", what, cause);
+	exit(2);
+}
+
+/*
+ * Writes one simulated run into dir: nhosts hosts of different
+ * architectures, nbenches benchmarks, variants A and B interleaved in a
+ * balanced order, one primary metric per benchmark.
+ * Long: a suite, hosts and samples filled field by field, as run.c would.
+ */
+static void
+simulate(const char *dir, const struct scenario *sc, uint64_t seed)
+{
+	static const char *const arch[] = { "x86_64", "aarch64" };
+	static const char *const cpu[] = { "AMD EPYC 9654", "Apple M2" };
+	struct record		 rec;
+	struct suite		 s;
+	struct suite_variant	 vars[2];
+	struct suite_bench	 bs[CAL_MAXB];
+	struct suite_metric	 m[CAL_MAXB];
+	struct proto_sample	 smp;
+	struct host		 h[2];
+	struct rng		 r;
+	char			*cause = NULL, bname[CAL_MAXB][16];
+	double			 ar[2], x, t;
+	uint32_t		 round, seq[2] = { 0, 0 };
+	size_t			 k, v, b, hi;
+
+	memset(&s, 0, sizeof s);
+	memset(vars, 0, sizeof vars);
+	memset(bs, 0, sizeof bs);
+	memset(m, 0, sizeof m);
+	s.path = (char *)(uintptr_t)"calib.ini";
+	s.text = (char *)(uintptr_t)"[suite]\nname = calib\n";
+	snprintf(s.name, sizeof s.name, "calib");
+	s.rounds = sc->rounds;
+	s.seed = seed;
+	s.has_seed = 1;
+	s.min_effect = 0.01;
+	s.nvariants = 2;
+	s.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	s.nbenches = sc->nbenches;
+	s.benches = bs;
+	for (b = 0; b < sc->nbenches; b++) {
+		snprintf(m[b].name, PROTO_NAME_MAX, "elapsed_ns");
+		snprintf(bname[b], sizeof bname[b], "k%zu", b);
+		snprintf(bs[b].name, sizeof bs[b].name, "%s", bname[b]);
+		bs[b].nmetrics = 1;
+		bs[b].metrics = &m[b];
+	}
+	memset(h, 0, sizeof h);
+	for (hi = 0; hi < sc->nhosts; hi++) {
+		snprintf(h[hi].name, sizeof h[hi].name, "h%zu", hi + 1);
+		snprintf(h[hi].agent_version, sizeof h[hi].agent_version,
+		    "0.1.0");
+		snprintf(h[hi].facts.os, sizeof h[hi].facts.os, "linux");
+		snprintf(h[hi].facts.arch, sizeof h[hi].facts.arch, "%s",
+		    arch[hi]);
+		snprintf(h[hi].facts.cpu_model, sizeof h[hi].facts.cpu_model,
+		    "%s", cpu[hi]);
+		h[hi].facts.cores = 2;
+		h[hi].status = HOST_OK;
+	}
+	rng_seed(&r, seed);
+	if (record_open(&rec, dir, &cause) != 0)
+		die(dir, cause);
+	if (record_run(&rec, "20260101-000000-calib", &s, seed,
+	    "orch run calib.ini", "2026-01-01T00:00:00Z", h, sc->nhosts) != 0)
+		die(dir, rec.err);
+	for (hi = 0; hi < sc->nhosts; hi++) {
+		if (record_host(&rec, &h[hi]) != 0)
+			die(dir, rec.err);
+	}
+	for (hi = 0; hi < sc->nhosts; hi++) {
+		for (b = 0; b < sc->nbenches; b++) {
+			/* Each variant's noise: AR(1) across rounds. */
+			ar[0] = gauss(&r) * sc->sigma;
+			ar[1] = gauss(&r) * sc->sigma;
+			for (round = 1; round <= sc->rounds; round++) {
+				for (k = 0; k < 2; k++) {
+					v = (round % 2 == 1) ? k : 1 - k;
+					if (round > 1)
+						ar[v] = sc->phi * ar[v] +
+						    sqrt(1 - sc->phi * sc->phi) *
+						    sc->sigma * gauss(&r);
+					/* Drift: time through the run. */
+					t = ((double)(round - 1) * 2 +
+					    (double)k) / (2.0 * sc->rounds);
+					x = 1e6 * (1 + 0.1 * (double)b) *
+					    (v == 1 ? 1 + sc->effect : 1) *
+					    exp(ar[v]) * (1 + sc->drift * t);
+					if (sc->outliers > 0 &&
+					    unif(&r) < sc->outliers)
+						x *= 1.3;
+					memset(&smp, 0, sizeof smp);
+					smp.seq = seq[hi]++;
+					smp.round = round;
+					smp.attempt = 1;
+					smp.wall_ns = (uint64_t)x + 100000;
+					smp.nmetrics = 1;
+					snprintf(smp.metrics[0].key,
+					    PROTO_NAME_MAX, "elapsed_ns");
+					smp.metrics[0].value = x;
+					if (record_sample(&rec, h[hi].name,
+					    bname[b], vars[v].name, &smp) != 0)
+						die(dir, rec.err);
+				}
+			}
+		}
+	}
+	for (hi = 0; hi < sc->nhosts; hi++) {
+		if (record_hostend(&rec, &h[hi]) != 0)
+			die(dir, rec.err);
+	}
+	if (record_close(&rec, "2026-01-01T00:01:00Z") != 0)
+		die(dir, rec.err);
+}
+
+/* Whether a verdict is a wrong better/worse given the truth. */
+static int
+false_call(enum stats_verdict v, double effect)
+{
+	if (effect == 0)
+		return (v == VERDICT_BETTER || v == VERDICT_WORSE);
+	return (v == VERDICT_BETTER);	/* B is slower: better is wrong */
+}
+
+/* Counts what one analysed run says. */
+static void
+tally_run(const struct analysis *a, const struct scenario *sc,
+    struct tally *t)
+{
+	const struct rep_cmp	*c;
+	struct stats_cmp	 one;
+	double			 truth = log(1 + sc->effect), logs[4096];
+	size_t			 i, r, n, ntrip;
+	char			*lines;
+	int			 anyfalse = 0, sig, excl;
+	enum stats_verdict	 v1;
+
+	t->sims++;
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (!c->family)
+			continue;
+		if (c->verdict == VERDICT_INVALID) {
+			t->invalid++;
+			continue;
+		}
+		t->cmps++;
+		if (c->widen > 1)
+			t->widened++;
+		if (false_call(c->verdict, sc->effect)) {
+			t->fam_false++;
+			anyfalse = 1;
+		}
+		if (sc->effect != 0 && c->verdict == VERDICT_WORSE)
+			t->fam_found++;
+		if (c->lo <= 1 + sc->effect && 1 + sc->effect <= c->hi)
+			t->fam_cover++;
+		/* The interval and the p-value, as the reader sees them. */
+		sig = c->p <= c->alpha;
+		excl = c->lo > 1 || c->hi < 1;
+		if (sig != excl)
+			t->disagree++;
+		/* The same comparison tested alone at 5%. */
+		for (n = 0, r = 0; r < a->ds->rounds && n < 4096; r++) {
+			if (!isnan(c->rratio[r]))
+				logs[n++] = log(c->rratio[r]);
+		}
+		if (stats_compare(logs, n, STATS_ALPHA, a->ds->min_effect,
+		    &one) != 0)
+			die("stats_compare", "failed");
+		v1 = stats_verdict_test(&one, STATS_ALPHA, a->ds->min_effect,
+		    0);
+		if (false_call(v1, sc->effect))
+			t->one_false++;
+		if (sc->effect != 0 && v1 == VERDICT_WORSE)
+			t->one_found++;
+		if (one.lo <= truth && truth <= one.hi)
+			t->one_cover++;
+		if ((one.p <= STATS_ALPHA) != (one.lo > 0 || one.hi < 0))
+			t->disagree++;
+	}
+	for (i = 0; i < a->ngeos; i++) {
+		if (false_call(a->geos[i].verdict, sc->effect))
+			anyfalse = 1;
+	}
+	for (i = 0; i < a->nhosts; i++) {
+		if (isfinite(a->hosts[i].mde)) {
+			t->mde_sum += a->hosts[i].mde;
+			t->mde_n++;
+		}
+	}
+	t->runs_false += (size_t)anyfalse;
+	if (gate_check(a, GATE_WORSE, &ntrip, &lines) != 0)
+		die("gate_check", "out of memory");
+	free(lines);
+	t->runs_gate += ntrip > 0;
+}
+
+/* Simulates sc nsim times from seed0 and tallies. */
+static void
+run_scenario(const struct scenario *sc, int nsim, uint64_t seed0,
+    struct tally *t)
+{
+	struct dataset	*ds;
+	struct analysis	*a;
+	char		 dir[4096], path[4200], *cause = NULL;
+	int		 i;
+
+	memset(t, 0, sizeof *t);
+	for (i = 0; i < nsim; i++) {
+		snprintf(dir, sizeof dir, "%s/run", tmp_root);
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			die(dir, strerror(errno));
+		simulate(dir, sc, seed0 + (uint64_t)i);
+		if (record_load(dir, &ds, &cause) != 0)
+			die(sc->name, cause);
+		if (analysis_build(ds, &a, &cause) != 0)
+			die(sc->name, cause);
+		tally_run(a, sc, t);
+		analysis_free(a);
+		dataset_free(ds);
+		snprintf(path, sizeof path, "%s/samples.msgpack", dir);
+		unlink(path);
+	}
+}
+
+/* 100 * k / n, or 0. */
+static double
+pct(size_t k, size_t n)
+{
+	return (n > 0 ? 100.0 * (double)k / (double)n : 0);
+}
+
+/*
+ * Whether a measured rate k/n is consistent with "at most target" (or,
+ * when at_least, "at least target"): the target may be missed by two
+ * standard errors of a binomial of n at the target, the simulation's own
+ * spread, and no more.
+ */
+static int
+within(size_t k, size_t n, double target, int at_least)
+{
+	double	se = sqrt(target * (1 - target) / (double)n);
+	double	rate = (double)k / (double)n;
+
+	return (at_least ? rate >= target - 2 * se : rate <= target + 2 * se);
+}
+
+/* The scenarios; their order is the table's. */
+static const struct scenario scenarios[] = {
+	{ "A/A, σ 2%", 2, 10, 10, 0.02, 0, 0, 0, 0, 300 },
+	{ "A/A, σ 5%", 2, 10, 10, 0.05, 0, 0, 0, 0, 1000 },
+	{ "A/A, σ 2%, 30 rounds", 2, 10, 30, 0.02, 0, 0, 0, 0, 200 },
+	{ "A/A, σ 5%, drift 2%", 2, 10, 10, 0.05, 0, 0.02, 0, 0, 300 },
+	{ "A/A, σ 5%, 5% outliers ×1.3", 2, 10, 10, 0.05, 0, 0, 0.05, 0, 300 },
+	{ "A/A, σ 5%, AR(1) φ 0.5, 30 rounds", 2, 10, 30, 0.05, 0, 0, 0, 0.5,
+	    300 },
+	{ "A/A, σ 5%, AR(1) φ 0.5, 30 rounds, 1 bench", 1, 1, 30, 0.05, 0, 0,
+	    0, 0.5, 3000 },
+	{ "A/A, σ 5%, 30 rounds, 1 bench", 1, 1, 30, 0.05, 0, 0, 0, 0, 3000 },
+	{ "B 1% slower, σ 2%, 30 rounds", 2, 10, 30, 0.02, 0.01, 0, 0, 0, 200 },
+	{ "B 3% slower, σ 5%", 2, 10, 10, 0.05, 0.03, 0, 0, 0, 300 },
+	{ "B 3% slower, σ 5%, 30 rounds", 2, 10, 30, 0.05, 0.03, 0, 0, 0,
+	    200 },
+	{ "B 3% slower, σ 5%, 30 rounds, 1 bench", 1, 1, 30, 0.05, 0.03, 0, 0,
+	    0, 3000 },
+};
+#define NSCEN	(sizeof scenarios / sizeof scenarios[0])
+
+/* Prints one table row of sc and t into f. */
+static void
+print_row(FILE *f, const struct scenario *sc, const struct tally *t)
+{
+	fprintf(f, "| %s | %zu×%zu | %zu | %.1f%% | %.1f%% | %.1f%% | %.1f%% "
+	    "| %.1f%% | %.1f%% | ", sc->name, sc->nhosts, sc->nbenches,
+	    t->sims, pct(t->one_false, t->cmps), pct(t->fam_false, t->cmps),
+	    pct(t->runs_false, t->sims), pct(t->runs_gate, t->sims),
+	    pct(t->one_cover, t->cmps), pct(t->fam_cover, t->cmps));
+	if (sc->effect != 0)
+		fprintf(f, "%.1f%% | %.1f%% | ", pct(t->one_found, t->cmps),
+		    pct(t->fam_found, t->cmps));
+	else
+		fputs("— | — | ", f);
+	fprintf(f, "%.1f%% | %zu | %.1f%% |\n", pct(t->widened, t->cmps),
+	    t->disagree, t->mde_n ? 100 * t->mde_sum / (double)t->mde_n :
+	    NAN);
+}
+
+/* Prints the whole table into f. */
+static void
+print_table(FILE *f, const struct tally *t, int nsim_cap)
+{
+	size_t	i;
+
+	fputs("| scenario | hosts×benches | runs | false verdicts, alone "
+	    "at 5% | false verdicts, family | runs with a false verdict "
+	    "| runs where --fail-on=worse trips | coverage, alone 95% | "
+	    "coverage, family level | power alone | power, family | "
+	    "widened | p/interval disagreements | MDE per host |\n", f);
+	fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	    "---:|---:|\n", f);
+	for (i = 0; i < NSCEN; i++)
+		print_row(f, &scenarios[i], &t[i]);
+	if (nsim_cap > 0)
+		fprintf(f, "\n(quick: %d runs per scenario; no rates)\n",
+		    nsim_cap);
+}
+
+/* Checks one target; prints it and returns 0, or 1 when it fails. */
+static int
+target(const char *what, size_t k, size_t n, double goal, int at_least)
+{
+	int	ok = n > 0 && within(k, n, goal, at_least);
+
+	printf("target %s: %zu of %zu = %.1f%% (%s %.0f%%, simulation "
+	    "allowance 2 SE): %s\n", what, k, n, pct(k, n), at_least ? ">=" :
+	    "<=", goal * 100, ok ? "ok" : "FAILED");
+	return (!ok);
+}
+
+/* Returns the text of f between the markers, or NULL. */
+static char *
+doc_table(const char *path)
+{
+	FILE	*f;
+	char	*buf, *b, *e;
+	long	 len;
+
+	if ((f = fopen(path, "r")) == NULL)
+		die(path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	if (len < 0 || (buf = calloc(1, (size_t)len + 1)) == NULL)
+		die(path, "cannot read");
+	if (fread(buf, 1, (size_t)len, f) != (size_t)len)
+		die(path, "cannot read");
+	fclose(f);
+	if ((b = strstr(buf, CAL_MARK_BEGIN)) == NULL ||
+	    (e = strstr(b, CAL_MARK_END)) == NULL) {
+		free(buf);
+		return (NULL);
+	}
+	b += strlen(CAL_MARK_BEGIN) + 1;
+	memmove(buf, b, (size_t)(e - b));
+	buf[e - b] = '\0';
+	return (buf);
+}
+
+/* Long: options, the scenarios, the table, then each target in turn. */
+int
+main(int argc, char **argv)
+{
+	struct tally	 t[NSCEN];
+	char		 tmpl[] = "/tmp/orch-calib.XXXXXX", *table = NULL;
+	char		*doc = NULL, *want;
+	size_t		 i, len = 0;
+	FILE		*mem;
+	int		 quick = 0, bad = 0, nsim, ai;
+
+	for (ai = 1; ai < argc; ai++) {
+		if (strcmp(argv[ai], "--quick") == 0)
+			quick = 1;
+		else if (strcmp(argv[ai], "--doc") == 0 && ai + 1 < argc)
+			doc = argv[++ai];
+		else {
+			fprintf(stderr, "usage: calib [--quick] [--doc FILE]\n");
+			return (2);
+		}
+	}
+	if (access("/dev/shm", W_OK) == 0)
+		memcpy(tmpl, "/dev/shm/orch-c.XXXXXX", sizeof tmpl - 1);
+	if ((tmp_root = mkdtemp(tmpl)) == NULL)
+		die("mkdtemp", strerror(errno));
+	for (i = 0; i < NSCEN; i++) {
+		nsim = quick ? 3 : scenarios[i].nsim;
+		run_scenario(&scenarios[i], nsim, 1000000 * (i + 1), &t[i]);
+	}
+	{
+		char	p[4200];
+
+		snprintf(p, sizeof p, "%s/run", tmp_root);
+		rmdir(p);
+		rmdir(tmp_root);
+	}
+	if ((mem = open_memstream(&table, &len)) == NULL)
+		die("open_memstream", strerror(errno));
+	print_table(mem, t, quick ? 3 : 0);
+	fclose(mem);
+	fputs(table, stdout);
+	putchar('\n');
+	if (quick) {
+		free(table);
+		return (0);
+	}
+	/* The targets of docs/statistics.md (σ 5%, 2 hosts × 10 benchmarks). */
+	bad |= target("A/A σ 5%: runs where --fail-on=worse trips",
+	    t[1].runs_gate, t[1].sims, 0.05, 0);
+	bad |= target("A/A σ 5%: runs with any false better/worse (FWER)",
+	    t[1].runs_false, t[1].sims, 0.05, 0);
+	bad |= target("A/A σ 2%: runs with any false better/worse (FWER)",
+	    t[0].runs_false, t[0].sims, 0.05, 0);
+	bad |= target("A/A drift 2%: runs with any false better/worse",
+	    t[3].runs_false, t[3].sims, 0.05, 0);
+	bad |= target("A/A outliers: runs with any false better/worse",
+	    t[4].runs_false, t[4].sims, 0.05, 0);
+	bad |= target("AR(1) φ 0.5, 30 rounds: runs with any false verdict",
+	    t[5].runs_false, t[5].sims, 0.05, 0);
+	bad |= target("AR(1) φ 0.5, 30 rounds, 1 bench: false verdicts",
+	    t[6].fam_false, t[6].cmps, 0.07, 0);
+	bad |= target("A/A σ 5%, 30 rounds, 1 bench: false verdicts",
+	    t[7].fam_false, t[7].cmps, 0.05, 0);
+	bad |= target("3% slower, σ 5%, 30 rounds, 1 bench: power",
+	    t[11].fam_found, t[11].cmps, 0.55, 1);
+	for (i = 0; i < NSCEN; i++) {
+		if (t[i].disagree != 0) {
+			printf("target p/interval agreement: %s: %zu "
+			    "disagreements: FAILED\n", scenarios[i].name,
+			    t[i].disagree);
+			bad = 1;
+		}
+	}
+	printf("target p/interval agreement: 0 disagreements: %s\n",
+	    bad ? "see above" : "ok");
+	if (doc != NULL) {
+		if ((want = doc_table(doc)) == NULL) {
+			printf("%s: no table between the markers\n", doc);
+			bad = 1;
+		} else if (strcmp(want, table) != 0) {
+			printf("%s: its table is not this output; run "
+			    "make docs-stats\n", doc);
+			bad = 1;
+		} else
+			printf("%s: its table is this output\n", doc);
+		free(want);
+	}
+	free(table);
+	return (bad);
+}

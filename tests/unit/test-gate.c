@@ -1,0 +1,542 @@
+/*
+ * Honest invalids and the --fail-on gate (coordinator/gate.c), on records
+ * written with the real record writer and analysed as `orch report` does:
+ *
+ *   - a primary metric a benchmark never prints: invalid, the key named,
+ *     and --fail-on=invalid trips on it (--fail-on=worse does not);
+ *   - a checksum key never printed: invalid, the key named;
+ *   - a checksum mismatch in variant C invalidates C vs A only;
+ *   - a value not above 0 once the harness floor is subtracted: invalid,
+ *     saying to lengthen the benchmark or set subtract_floor = no;
+ *   - a clear slowdown trips --fail-on=worse with a line that says why;
+ *   - serially correlated rounds widen the intervals, and every report
+ *     says so next to the comparison;
+ *   - the list of --fail-on and its errors.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "coordinator/gate.h"
+#include "coordinator/host.h"
+#include "coordinator/record.h"
+#include "coordinator/report.h"
+#include "coordinator/rng.h"
+#include "coordinator/suite.h"
+
+#define ROUNDS	12
+#define NB	6
+
+/* Benchmarks of the record: what each does. */
+enum { B_OK, B_NOMETRIC, B_NOSUM, B_CMISMATCH, B_SHORT, B_HUGE };
+static const char *const bnames[NB] = {
+	"slow", "nometric", "nosum", "cmismatch", "short", "huge"
+};
+
+static char *
+tmpdir_new(void)
+{
+	char	tmpl[] = "/tmp/orch-test-gate.XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	return (strdup(tmpl));
+}
+
+static void
+tmpdir_free(char *d)
+{
+	static const char *const files[] = { "samples.msgpack", "samples.csv",
+	    "summary.json", "report.md", "report.html" };
+	char	path[4096];
+	size_t	i;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", d, files[i]);
+		unlink(path);
+	}
+	rmdir(d);
+	free(d);
+}
+
+/*
+ * Writes the record: variants A, B, C; wall_ns is every benchmark's
+ * primary metric except nometric's (elapsed_ns, never printed); B is 2x
+ * slower on "slow"; "short" runs 40 us on a 1 ms floor; C prints another
+ * checksum on "cmismatch"; nobody prints nosum's checksum; "huge" prints
+ * an elapsed_ns whose ratio overflows in one round of B.
+ */
+static void
+gen(const char *dir)
+{
+	struct record		 rec;
+	struct suite		 s;
+	struct suite_variant	 vars[3];
+	struct suite_bench	 bs[NB];
+	struct suite_metric	 m[NB];
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL;
+	uint32_t		 round, seq = 0;
+	size_t			 b, v;
+	double			 base;
+
+	memset(&s, 0, sizeof s);
+	memset(vars, 0, sizeof vars);
+	memset(bs, 0, sizeof bs);
+	memset(m, 0, sizeof m);
+	s.path = (char *)(uintptr_t)"gate.ini";
+	s.text = (char *)(uintptr_t)"[suite]\nname = gate\n";
+	snprintf(s.name, sizeof s.name, "gate");
+	s.rounds = ROUNDS;
+	s.seed = 1;
+	s.has_seed = 1;
+	s.min_effect = 0.01;
+	s.subtract_floor = 1;
+	s.nvariants = 3;
+	s.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	snprintf(vars[2].name, sizeof vars[2].name, "C");
+	s.nbenches = NB;
+	s.benches = bs;
+	for (b = 0; b < NB; b++) {
+		snprintf(bs[b].name, sizeof bs[b].name, "%s", bnames[b]);
+		snprintf(m[b].name, PROTO_NAME_MAX, "%s", b == B_NOMETRIC ||
+		    b == B_HUGE ? "elapsed_ns" : "wall_ns");
+		bs[b].nmetrics = 1;
+		bs[b].metrics = &m[b];
+		if (b == B_NOSUM || b == B_CMISMATCH)
+			snprintf(bs[b].checksum, sizeof bs[b].checksum,
+			    "checksum");
+	}
+	memset(&h, 0, sizeof h);
+	snprintf(h.name, sizeof h.name, "h");
+	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
+	snprintf(h.facts.os, sizeof h.facts.os, "linux");
+	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
+	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
+	h.facts.cores = 2;
+	h.status = HOST_OK;
+
+	rng_seed(&r, 3);
+	if (record_open(&rec, dir, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_run(&rec, "20260101-000000-gate", &s, 1,
+	    "orch run gate.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= ROUNDS; round++) {
+		/* The harness floor: 1 ms. */
+		memset(&smp, 0, sizeof smp);
+		smp.seq = seq++;
+		smp.round = round;
+		smp.attempt = 1;
+		smp.wall_ns = 1000000 + (round % 3) * 1000;
+		assert_int_equal(record_sample(&rec, "h", RECORD_FLOOR, "",
+		    &smp), 0);
+		for (b = 0; b < NB; b++) {
+			for (v = 0; v < 3; v++) {
+				memset(&smp, 0, sizeof smp);
+				smp.seq = seq++;
+				smp.round = round;
+				smp.attempt = 1;
+				base = b == B_SHORT ? 40000 : 5e7;
+				if (b == B_OK && v == 1)
+					base *= 2;
+				/* Noise of a few percent; a short one's
+				 * value sinks under the floor's. */
+				smp.wall_ns = (uint64_t)(1000000 + base *
+				    (1 + 0.03 * ((double)(rng_next(&r) %
+				    1000) / 1000 - 0.5)));
+				if (b == B_SHORT && round == 4 && v == 2)
+					smp.wall_ns = 990000;
+				if (b == B_HUGE) {
+					smp.nmetrics = 1;
+					snprintf(smp.metrics[0].key,
+					    PROTO_NAME_MAX, "elapsed_ns");
+					smp.metrics[0].value = round == 2 ?
+					    (v == 1 ? 1e300 : 1e-300) : 1e6;
+				}
+				if (b == B_CMISMATCH || b == B_NOMETRIC) {
+					smp.has_checksum = 1;
+					snprintf(smp.checksum,
+					    sizeof smp.checksum, "%s",
+					    b == B_CMISMATCH && v == 2 &&
+					    round == 5 ? "cafe" : "beef");
+				}
+				assert_int_equal(record_sample(&rec, "h",
+				    bnames[b], vars[v].name, &smp), 0);
+			}
+		}
+	}
+	assert_int_equal(record_hostend(&rec, &h), 0);
+	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+}
+
+/* Returns the primary comparison of bench b, variant v. */
+static const struct rep_cmp *
+cmp(const struct analysis *a, size_t b, size_t v)
+{
+	const struct rep_cmp	*c = analysis_cmp(a, 0, b, 0, v);
+
+	assert_non_null(c);
+	return (c);
+}
+
+static void
+expect_in(const char *what, const char *text, const char *needle)
+{
+	if (text == NULL || strstr(text, needle) == NULL)
+		fail_msg("%s: '%s' not in '%s'", what, needle,
+		    text == NULL ? "(null)" : text);
+}
+
+/* The invalids, each with the reason that says what to do. */
+static void
+test_invalids(void **state)
+{
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct rep_cmp	*c;
+	char			*dir = tmpdir_new(), *cause = NULL;
+
+	(void)state;
+	gen(dir);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("%s", cause);
+	if (analysis_build(ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+
+	c = cmp(a, B_NOMETRIC, 1);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("nometric", c->reason, "printed no elapsed_ns (the primary "
+	    "metric)");
+	c = cmp(a, B_NOSUM, 1);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("nosum", c->reason, "printed no checksum (the checksum "
+	    "key)");
+	/* C's mismatch: C vs A invalid, B vs A not. */
+	c = cmp(a, B_CMISMATCH, 2);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("cmismatch C", c->reason, "checksums disagree");
+	expect_in("cmismatch C", c->reason, "cafe");
+	assert_int_not_equal(cmp(a, B_CMISMATCH, 1)->verdict,
+	    VERDICT_INVALID);
+	/* Below the floor in one round of C: C invalid, B not. */
+	c = cmp(a, B_SHORT, 2);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("short", c->reason, "round 4");
+	expect_in("short", c->reason, "lengthen the benchmark, or set "
+	    "subtract_floor = no");
+	assert_int_not_equal(cmp(a, B_SHORT, 1)->verdict, VERDICT_INVALID);
+	/* A ratio with no finite logarithm: B invalid, saying so; C's
+	 * ratio in that round is 1. */
+	c = cmp(a, B_HUGE, 1);
+	assert_int_equal(c->verdict, VERDICT_INVALID);
+	expect_in("huge", c->reason, "round 2: B's elapsed_ns over A's");
+	expect_in("huge", c->reason, "no finite logarithm");
+	assert_int_not_equal(cmp(a, B_HUGE, 2)->verdict, VERDICT_INVALID);
+	/* The slowdown is proven at the family's level. */
+	c = cmp(a, B_OK, 1);
+	assert_int_equal(c->verdict, VERDICT_WORSE);
+	assert_true(c->family);
+	assert_true(c->p <= c->alpha);
+	assert_true(c->lo > 1);
+	analysis_free(a);
+	dataset_free(ds);
+	tmpdir_free(dir);
+}
+
+/* The gate: one line per tripped primary comparison, saying why. */
+static void
+test_gate_lines(void **state)
+{
+	struct dataset		*ds;
+	struct analysis		*a;
+	char			*dir = tmpdir_new(), *cause = NULL, *lines;
+	size_t			 n;
+	int			 mask = 0;
+
+	(void)state;
+	gen(dir);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("%s", cause);
+	if (analysis_build(ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+
+	assert_int_equal(gate_check(a, GATE_WORSE, &n, &lines), 0);
+	assert_int_equal(n, 1);
+	expect_in("worse", lines, "orch: --fail-on: h slow wall_ns: B vs A "
+	    "worse: ratio 2.");
+	expect_in("worse", lines, "family of");
+	free(lines);
+
+	/* B and C invalid on nometric and nosum, C on cmismatch and short,
+	 * B on huge. */
+	assert_int_equal(gate_check(a, GATE_INVALID, &n, &lines), 0);
+	assert_int_equal(n, 7);
+	expect_in("invalid", lines, "h nometric elapsed_ns: B vs A invalid: "
+	    "run seq");
+	expect_in("invalid", lines, "printed no elapsed_ns");
+	expect_in("invalid", lines, "h short wall_ns: C vs A invalid: round 4");
+	free(lines);
+
+	assert_int_equal(gate_parse("worse,invalid", &mask, &cause), 0);
+	assert_int_equal(gate_check(a, mask, &n, &lines), 0);
+	assert_int_equal(n, 8);
+	free(lines);
+
+	/* Nothing trips when the mask is empty. */
+	assert_int_equal(gate_check(a, 0, &n, &lines), 0);
+	assert_int_equal(n, 0);
+	assert_null(lines);
+
+	/* report_render hands the same lines to the caller. */
+	assert_int_equal(report_render(dir, GATE_INVALID, &lines, NULL,
+	    &cause), 0);
+	expect_in("render", lines, "printed no elapsed_ns");
+	free(lines);
+	assert_int_equal(report_render(dir, 0, &lines, NULL, &cause), 0);
+	assert_null(lines);
+	analysis_free(a);
+	dataset_free(ds);
+	tmpdir_free(dir);
+}
+
+/* A standard normal deviate (Box-Muller), from r. */
+static double
+gauss(struct rng *r)
+{
+	double	u1, u2;
+
+	do {
+		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	} while (u1 <= 0);
+	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
+	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+}
+
+/*
+ * Writes a record whose rounds are serially correlated: 3 benchmarks, 40
+ * rounds, each variant's noise an AR(1) of phi 0.6 across rounds.
+ */
+static void
+gen_serial(const char *dir)
+{
+	struct record		 rec;
+	struct suite		 s;
+	struct suite_variant	 vars[2];
+	struct suite_bench	 bs[3];
+	struct suite_metric	 m[3];
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL, name[3][8];
+	double			 ar[3][2];
+	uint32_t		 round, seq = 0;
+	size_t			 b, v;
+
+	memset(&s, 0, sizeof s);
+	memset(vars, 0, sizeof vars);
+	memset(bs, 0, sizeof bs);
+	memset(m, 0, sizeof m);
+	s.path = (char *)(uintptr_t)"serial.ini";
+	s.text = (char *)(uintptr_t)"[suite]\nname = serial\n";
+	snprintf(s.name, sizeof s.name, "serial");
+	s.rounds = 40;
+	s.seed = 1;
+	s.has_seed = 1;
+	s.min_effect = 0.01;
+	s.nvariants = 2;
+	s.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	s.nbenches = 3;
+	s.benches = bs;
+	for (b = 0; b < 3; b++) {
+		snprintf(name[b], sizeof name[b], "k%zu", b);
+		snprintf(bs[b].name, sizeof bs[b].name, "%s", name[b]);
+		snprintf(m[b].name, PROTO_NAME_MAX, "elapsed_ns");
+		bs[b].nmetrics = 1;
+		bs[b].metrics = &m[b];
+	}
+	memset(&h, 0, sizeof h);
+	snprintf(h.name, sizeof h.name, "h");
+	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
+	snprintf(h.facts.os, sizeof h.facts.os, "linux");
+	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
+	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
+	h.facts.cores = 2;
+	h.status = HOST_OK;
+	rng_seed(&r, 11);
+	memset(ar, 0, sizeof ar);
+	if (record_open(&rec, dir, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_run(&rec, "20260101-000000-serial", &s, 1,
+	    "orch run serial.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= 40; round++) {
+		for (b = 0; b < 3; b++) {
+			for (v = 0; v < 2; v++) {
+				ar[b][v] = 0.6 * ar[b][v] + 0.02 * gauss(&r);
+				memset(&smp, 0, sizeof smp);
+				smp.seq = seq++;
+				smp.round = round;
+				smp.attempt = 1;
+				smp.wall_ns = 2000000;
+				smp.nmetrics = 1;
+				snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
+				    "elapsed_ns");
+				smp.metrics[0].value = 1e6 * exp(ar[b][v]);
+				assert_int_equal(record_sample(&rec, "h",
+				    name[b], vars[v].name, &smp), 0);
+			}
+		}
+	}
+	assert_int_equal(record_hostend(&rec, &h), 0);
+	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+}
+
+/* Reads dir/name whole (caller frees). */
+static char *
+slurp(const char *dir, const char *name)
+{
+	char	 path[4096], *buf;
+	FILE	*f;
+	long	 len;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	assert_non_null(buf = calloc(1, (size_t)len + 1));
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return (buf);
+}
+
+/*
+ * Serially correlated rounds: the host's pooled estimate widens every
+ * primary interval, and each report says so next to the comparison.
+ */
+static void
+test_serial_report(void **state)
+{
+	struct dataset		*ds;
+	struct analysis		*a;
+	char			*dir = tmpdir_new(), *cause = NULL, *md, *json;
+	char			*html, *p;
+	size_t			 b;
+
+	(void)state;
+	gen_serial(dir);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("%s", cause);
+	if (analysis_build(ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_true(a->hosts[0].r1 > 0.4);
+	assert_true(a->hosts[0].widen > 2);
+	for (b = 0; b < 3; b++)
+		assert_true(cmp(a, b, 1)->widen > 2);
+	analysis_free(a);
+	dataset_free(ds);
+
+	assert_int_equal(report_render(dir, 0, NULL, NULL, &cause), 0);
+	md = slurp(dir, "report.md");
+	json = slurp(dir, "summary.json");
+	html = slurp(dir, "report.html");
+	expect_in("report.md", md, "<br>*rounds serially correlated (lag-1 r ");
+	expect_in("report.md", md, "> Rounds on `h` are serially correlated");
+	expect_in("report.html", html, "rounds serially correlated (lag-1 r ");
+	expect_in("report.html", html, "are serially correlated (mean lag-1 r");
+	/* The host's fields, then the first comparison's. */
+	p = json;
+	for (b = 0; b < 2; b++) {
+		expect_in("summary.json", p, "\"serial_r\": 0.");
+		p = strstr(p, "\"widened\": ");
+		assert_non_null(p);
+		p += strlen("\"widened\": ");
+		if (!(strtod(p, NULL) > 2))
+			fail_msg("widened %.10s", p);
+	}
+	/* And the resolution per host. */
+	expect_in("report.md", md, "Resolution (effect found with 80% power");
+	free(md);
+	free(json);
+	free(html);
+	tmpdir_free(dir);
+}
+
+/* The list: words, commas, any, and what it refuses. */
+static void
+test_gate_parse(void **state)
+{
+	static const struct {
+		const char	*list;
+		int		 want;	/* -1: refused */
+	} cases[] = {
+		{ "worse", GATE_WORSE },
+		{ "invalid", GATE_INVALID },
+		{ "inconclusive", GATE_INCONCLUSIVE },
+		{ "worse,invalid", GATE_WORSE | GATE_INVALID },
+		{ "inconclusive,worse", GATE_WORSE | GATE_INCONCLUSIVE },
+		{ "any", GATE_ANY },
+		{ "worse,any", GATE_ANY },
+		{ "", -1 },
+		{ "better", -1 },
+		{ "worse,", -1 },
+		{ ",worse", -1 },
+		{ "worse,,invalid", -1 },
+		{ "Worse", -1 },
+		{ "worse invalid", -1 },
+	};
+	char	*cause;
+	size_t	 i;
+	int	 mask, r;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		mask = 0;
+		cause = NULL;
+		r = gate_parse(cases[i].list, &mask, &cause);
+		if (cases[i].want < 0) {
+			if (r == 0)
+				fail_msg("'%s' accepted", cases[i].list);
+			expect_in(cases[i].list, cause, "--fail-on");
+			expect_in(cases[i].list, cause, "worse, invalid, "
+			    "inconclusive");
+			free(cause);
+			continue;
+		}
+		if (r != 0)
+			fail_msg("'%s': %s", cases[i].list, cause);
+		assert_int_equal(mask, cases[i].want);
+	}
+	/* The word refused is named. */
+	mask = 0;
+	assert_int_equal(gate_parse("worse,bogus", &mask, &cause), -1);
+	expect_in("bogus", cause, "'bogus'");
+	free(cause);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalids),
+		cmocka_unit_test(test_gate_lines),
+		cmocka_unit_test(test_gate_parse),
+		cmocka_unit_test(test_serial_report),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
