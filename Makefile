@@ -204,7 +204,7 @@ $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/h
 $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c proto/ident.c
+$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/sshconfig.c coordinator/ini.c proto/ident.c proto/util.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
 # The record loader, the analysis and every report writer.

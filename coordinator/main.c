@@ -12,6 +12,7 @@
 #include "coordinator/deploy.h"
 #include "coordinator/host.h"
 #include "coordinator/inventory.h"
+#include "coordinator/sshconfig.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -38,7 +39,10 @@ usage(void)
 	    "       orch report [--fail-on=worse] DIR\n"
 	    "       orch --version\n"
 	    "LIST: host and group names, `all`, comma separated; `local` is "
-	    "this machine.\n");
+	    "this machine;\n"
+	    "other names are looked up in ssh_config (--ssh-config=FILE, "
+	    "else $ORCH_SSH_CONFIG,\n"
+	    "else ~/.ssh/config) with ssh -G.\n");
 	exit(2);
 }
 
@@ -138,7 +142,7 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 
 	path = inventory_path(inv_opt, &required);
 	if (inventory_load(path, required, &inv, &cause) != 0 ||
-	    inventory_resolve(inv, list, &hosts, n, &cause) != 0) {
+	    inventory_resolve_ssh(inv, list, &hosts, n, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		inventory_free(inv);
@@ -163,6 +167,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	static const struct option longopts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "ssh-config", required_argument, NULL, 'C' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
@@ -187,6 +192,9 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			break;
 		case 'i':
 			inv = optarg;
+			break;
+		case 'C':
+			sshcfg_set_file(optarg);
 			break;
 		case 'A':
 			host_ssh_accept_new(1);
@@ -315,6 +323,7 @@ cmd_control(int argc, char **argv, int stop)
 {
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "ssh-config", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct host	*hosts;
@@ -324,9 +333,12 @@ cmd_control(int argc, char **argv, int stop)
 	int		 ch, r;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (ch != 'i')
+		if (ch == 'C')
+			sshcfg_set_file(optarg);
+		else if (ch == 'i')
+			inv = optarg;
+		else
 			usage();
-		inv = optarg;
 	}
 	if (optind != argc - 1)
 		usage();
@@ -349,6 +361,7 @@ cmd_hosts(int argc, char **argv, int deploy)
 	static const struct option longopts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "ssh-config", required_argument, NULL, 'C' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "from-source", no_argument, NULL, 'S' },
@@ -367,6 +380,9 @@ cmd_hosts(int argc, char **argv, int deploy)
 			break;
 		case 'i':
 			inv = optarg;
+			break;
+		case 'C':
+			sshcfg_set_file(optarg);
 			break;
 		case 'A':
 			host_ssh_accept_new(1);
