@@ -691,6 +691,7 @@ static void
 hs_probe_failed(const char *err, struct host_probe *p)
 {
 	if (strstr(err, "cannot connect") != NULL ||
+	    strstr(err, "cannot reach") != NULL ||
 	    strstr(err, "resolve") != NULL)
 		snprintf(p->reach, sizeof p->reach, "no");
 	else
