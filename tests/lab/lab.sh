@@ -37,7 +37,8 @@
 #   LAB_KEY_OTHER (ed25519, NOT authorized: for refusal tests)
 # Functions: lab_up lab_down lab_hosts lab_addr lab_port lab_ns lab_pid
 #   lab_ssh lab_link_down lab_link_up lab_stop_sshd lab_start_sshd
-#   lab_known_hosts_hashed lab_inventory_set lab_logs (each documented below).
+#   lab_known_hosts_hashed lab_inventory_set lab_logs lab_add_behind lab_home
+#   (each documented below).
 # Knobs: LAB_KEEP=1, LAB_READY_SECS (default 60), LAB_SSHD (default
 #   /usr/sbin/sshd).
 
@@ -311,6 +312,18 @@ lab_logs() {
 	done
 }
 
+# lab_home hN: gives hN's sessions a home of their own, $LAB/hN/home ($HOME
+# of its shells, and where its SFTP starts), so that `~/` paths on hN (the
+# default workdir ~/.orch) stay inside the lab; restarts hN's sshd.
+lab_home() {
+	local -; set +e
+	local i; i=$(_lab_index "${1:-}") || return 1
+	mkdir -p "$LAB/h$i/home" || return 1
+	echo "$LAB/h$i/home" >"$LAB/h$i/home.path" || return 1
+	_lab_kill_sshd "$i" listener
+	_lab_spawn_sshd "$i" && _lab_wait_ready "$i"
+}
+
 # lab_add_behind hK (netns mode): adds host h(N+1) (N becomes N+1), whose
 # sshd listens on 169.254.214.(2i) in a namespace of its own joined by a
 # veth pair to hK's namespace only: from here it is reachable only through
@@ -551,8 +564,14 @@ PermitUserEnvironment no
 AllowTcpForwarding yes
 MaxStartups 100
 PrintMotd no
-Subsystem sftp internal-sftp
 EOF
+	# A home of its own (lab_home): sessions and SFTP both start there.
+	if [ -f "$d/home.path" ]; then
+		printf 'SetEnv HOME=%s\nSubsystem sftp internal-sftp -d %s\n' \
+		    "$(cat "$d/home.path")" "$(cat "$d/home.path")" >>"$d/sshd_config" || return 1
+	else
+		echo "Subsystem sftp internal-sftp" >>"$d/sshd_config" || return 1
+	fi
 	# Options a test adds (e.g. HostKeyAlgorithms), kept across restarts.
 	if [ -f "$d/sshd_config.extra" ]; then
 		cat "$d/sshd_config.extra" >>"$d/sshd_config" || return 1
