@@ -196,7 +196,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
 FUZZ_BIN   := build/fuzz
 FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory \
 	$(FUZZ_BIN)/fuzz-knownhosts \
-	$(FUZZ_BIN)/fuzz-record
+	$(FUZZ_BIN)/fuzz-record $(FUZZ_BIN)/fuzz-sshconfig
 
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
@@ -217,6 +217,9 @@ $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto) -lpthread -lm -o $@
 
+$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/sshconfig.c coordinator/inventory.c coordinator/ini.c proto/ident.c proto/util.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
 $(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/knownhosts.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs libcrypto) -o $@

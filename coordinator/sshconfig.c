@@ -27,6 +27,7 @@ extern char **environ;
 
 #define SSHCFG_ERR_MAX		1024	/* ssh's stderr kept for messages */
 #define SSHCFG_TIMEOUT_MAX	3600	/* ConnectTimeout taken, seconds */
+#define SSHCFG_SHOWN		201	/* bytes of a bad value in a message */
 
 static const char	*sshcfg_path;		/* --ssh-config */
 
@@ -46,6 +47,22 @@ sshcfg_file(void)
 	if ((e = getenv("ORCH_SSH_CONFIG")) != NULL && *e != '\0')
 		return (e);
 	return (NULL);
+}
+
+/*
+ * Copies at most n bytes of untrusted s into out for a message, each
+ * control or non-ASCII byte shown as '?', so that no answer of ssh can
+ * drive the terminal the message is printed on.
+ */
+static const char *
+sshcfg_shown(const char *s, size_t n, char *out, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < n && s[i] != '\0' && i + 1 < len; i++)
+		out[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	out[i] = '\0';
+	return (out);
 }
 
 /* Returns 1 if s is a usable login name: no blank, control or leading '-'. */
@@ -118,7 +135,7 @@ sshcfg_expand(const char *name, const char *key, const char *in,
     const struct sshcfg *c, char *out, size_t len, char *err, size_t errlen)
 {
 	const char	*home = sshcfg_home(), *login = sshcfg_login(), *v;
-	char		 num[32];
+	char		 num[32], sv[SSHCFG_SHOWN];
 	size_t		 o = 0, n;
 
 	if (*in == '\0') {
@@ -134,8 +151,9 @@ sshcfg_expand(const char *name, const char *key, const char *in,
 		o = n;
 		in++;
 	} else if (in[0] == '~') {
-		snprintf(err, errlen, "ssh_config host %s: %s '%.200s': only "
-		    "~/ is expanded, not ~user", name, key, in);
+		snprintf(err, errlen, "ssh_config host %s: %s '%s': only "
+		    "~/ is expanded, not ~user", name, key, sshcfg_shown(in,
+		    strlen(in), sv, sizeof sv));
 		return (-1);
 	}
 	for (; *in != '\0'; in++) {
@@ -199,6 +217,7 @@ sshcfg_next_hop(const char **spec, char *user, size_t ulen, char *host,
     size_t hlen, int *port, char *err, size_t errlen)
 {
 	const char	*s = *spec, *seg = *spec, *end, *at, *h, *he, *p = NULL;
+	char		 shown[SSHCFG_SHOWN];
 	size_t		 n;
 
 	user[0] = host[0] = '\0';
@@ -252,8 +271,9 @@ sshcfg_next_hop(const char **spec, char *user, size_t ulen, char *host,
 		goto bad;
 	return (1);
 bad:
-	snprintf(err, errlen, "bad jump host '%.*s' (want [user@]host[:port], "
-	    "hosts separated by commas)", (int)(end - seg), seg);
+	snprintf(err, errlen, "bad jump host '%s' (want [user@]host[:port], "
+	    "hosts separated by commas)", sshcfg_shown(seg, (size_t)(end - seg),
+	    shown, sizeof shown));
 	return (-1);
 }
 
@@ -323,23 +343,24 @@ static int
 sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
     char *err, size_t errlen)
 {
-	long	t;
-	char	*end;
+	long	 t;
+	char	*end, sv[SSHCFG_SHOWN];
 
+	sshcfg_shown(v, strlen(v), sv, sizeof sv);
 	if (strcmp(key, "hostname") == 0) {
 		if (!inventory_address_ok(v) ||
 		    strlen(v) >= sizeof c->hostname) {
 			snprintf(err, errlen, "ssh_config host %s: bad HostName "
-			    "'%.200s' (want a host name or IP address)", name,
-			    v);
+			    "'%s' (want a host name or IP address)", name,
+			    sv);
 			return (-1);
 		}
 		snprintf(c->hostname, sizeof c->hostname, "%s", v);
 	} else if (strcmp(key, "user") == 0) {
 		if (!sshcfg_user_ok(v, strlen(v)) || strlen(v) >= sizeof c->user) {
 			snprintf(err, errlen, "ssh_config host %s: bad User "
-			    "'%.200s' (want a login name: no spaces, no leading "
-			    "'-', at most %zu characters)", name, v,
+			    "'%s' (want a login name: no spaces, no leading "
+			    "'-', at most %zu characters)", name, sv,
 			    sizeof c->user - 1);
 			return (-1);
 		}
@@ -347,7 +368,7 @@ sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
 	} else if (strcmp(key, "port") == 0) {
 		if ((c->port = sshcfg_port(v, strlen(v))) == -1) {
 			snprintf(err, errlen, "ssh_config host %s: bad Port "
-			    "'%.200s' (want 1 to 65535)", name, v);
+			    "'%s' (want 1 to 65535)", name, sv);
 			return (-1);
 		}
 	} else if (strcmp(key, "proxyjump") == 0) {
@@ -372,7 +393,7 @@ sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
 		if (!inventory_address_ok(v) ||
 		    strlen(v) >= sizeof c->reach.hostkey_alias) {
 			snprintf(err, errlen, "ssh_config host %s: bad "
-			    "HostKeyAlias '%.200s'", name, v);
+			    "HostKeyAlias '%s'", name, sv);
 			return (-1);
 		}
 		snprintf(c->reach.hostkey_alias, sizeof c->reach.hostkey_alias,
@@ -385,8 +406,8 @@ sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
 		if (!isdigit((unsigned char)*v) || *end != '\0' || errno != 0 ||
 		    t < 1 || t > SSHCFG_TIMEOUT_MAX) {
 			snprintf(err, errlen, "ssh_config host %s: bad "
-			    "ConnectTimeout '%.200s' (want 1 to %d seconds)",
-			    name, v, SSHCFG_TIMEOUT_MAX);
+			    "ConnectTimeout '%s' (want 1 to %d seconds)",
+			    name, sv, SSHCFG_TIMEOUT_MAX);
 			return (-1);
 		}
 		c->reach.timeout_ms = (int)t * 1000;
@@ -587,6 +608,7 @@ sshcfg_query(const char *file, const char *name, struct sshcfg *c, char *err,
 		goto out;
 	if (r != 0) {
 		msg[strcspn(msg, "\n")] = '\0';
+		sshcfg_shown(msg, strlen(msg), msg, sizeof msg);
 		snprintf(err, errlen, "ssh_config host %s: ssh -G%s%s failed "
 		    "(%s%.300s)", name, file != NULL ? " -F " : "",
 		    file != NULL ? file : "", r == 256 ? "no answer" : "",

@@ -98,6 +98,11 @@ static const struct {
 	{ "user u\n", "ssh_config host epyc: ssh -G gave no hostname" },
 	{ "hostname -oProxyCommand=x\n", "ssh_config host epyc: bad HostName "
 	    "'-oProxyCommand=x' (want a host name or IP address)" },
+	{ "hostname a\x1b[2Jb\n", "ssh_config host epyc: bad HostName "
+	    "'a?[2Jb' (want a host name or IP address)" },
+	{ "hostname h\nproxyjump a\x07" "b\n", "ssh_config host epyc: "
+	    "ProxyJump: bad jump host 'a?b' (want [user@]host[:port], hosts "
+	    "separated by commas)" },
 	{ "hostname a;reboot\n", "ssh_config host epyc: bad HostName "
 	    "'a;reboot' (want a host name or IP address)" },
 	{ "hostname h\nuser -l\n", "ssh_config host epyc: bad User '-l' (want "
