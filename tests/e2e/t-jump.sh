@@ -57,6 +57,20 @@ cat "$T/run2"
 expect_eq "ProxyJump run exit" "$rc" 0
 expect_eq "ProxyJump host" "$(jq -r '.hosts[0].status' "$T/r2/summary.json")" ok
 
+if [ "$LAB_MODE" = netns ]; then
+	note "two hops: a host behind $B, itself behind h1 (inventory and ProxyJump chains)"
+	lab_add_behind "$B" || fail "the host behind $B did not come up"
+	C=h$LAB_N
+	rc=0; run_orch "$T/deploy-c" deploy --inventory="$INV" --hosts="$C" || rc=$?
+	cat "$T/deploy-c"
+	expect_eq "two-hop deploy exit" "$rc" 0
+	printf '[host.%s]\nssh_config = yes\nworkdir = %s\n' "$C" "$LAB/$C/wd" >"$T/sc2.ini"
+	rc=0; run_orch "$T/check-c" check --inventory="$T/sc2.ini" --ssh-config="$LAB_SSH_CONFIG" --hosts="$C" || rc=$?
+	cat "$T/check-c"
+	expect_eq "two-hop check exit" "$rc" 0
+	grep -Eq "^$C +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .* yes$" "$T/check-c" || fail "check row for $C"
+fi
+
 note "coordinator killed mid-run: orch status and orch run --resume reach the agent through the jump"
 "$ORCH" run --inventory="$INV" --hosts="$B" --rounds=30 --out="$T/r3" tests/suites/slow.ini >"$T/run3" 2>&1 &
 orch_pid=$!
