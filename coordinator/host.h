@@ -97,6 +97,8 @@ struct host_reach {
 	size_t	 nkh;
 	char	 hostkey_alias[256];	/* known_hosts name, "" none */
 	int	 timeout_ms;		/* ConnectTimeout, 0 the default */
+	int	 identities_only;	/* IdentitiesOnly: ssh-agent keys only
+					   if one of ids (or identity) */
 };
 
 /* A jump host on the way to a host (ProxyJump, or the inventory's jump). */

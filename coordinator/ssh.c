@@ -360,6 +360,58 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 	return (0);
 }
 
+/*
+ * Returns 1 if the public key beside keyfile (keyfile.pub, "TYPE BASE64
+ * ...") is the key blob[0..len), as OpenSSH's IdentitiesOnly matches
+ * ssh-agent keys to IdentityFile ones.
+ */
+static int
+ssh_pub_is(const char *keyfile, const unsigned char *blob, size_t len)
+{
+	char		 path[PATH_MAX], line[8192], *b64;
+	unsigned char	 dec[6144];
+	size_t		 n;
+	FILE		*f;
+	int		 d, r = 0;
+
+	ssh_expand(keyfile, path, sizeof path);
+	if (strlen(path) + 4 >= sizeof path)
+		return (0);
+	strcat(path, ".pub");
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	if (fgets(line, sizeof line, f) != NULL &&
+	    (b64 = strchr(line, ' ')) != NULL) {
+		b64++;
+		n = strcspn(b64, " \t\r\n");
+		if (n > 0 && n % 4 == 0 && n / 4 * 3 <= sizeof dec &&
+		    (d = EVP_DecodeBlock(dec, (unsigned char *)b64,
+		    (int)n)) >= 0) {
+			/* EVP_DecodeBlock counts the padding as bytes. */
+			d -= (b64[n - 1] == '=') + (n > 1 && b64[n - 2] == '=');
+			r = (size_t)d == len && memcmp(dec, blob, len) == 0;
+		}
+	}
+	fclose(f);
+	return (r);
+}
+
+/* Returns 1 if an ssh-agent key may be offered (IdentitiesOnly). */
+static int
+ssh_agent_key_ok(const struct ssh_target *t, const char *const *files,
+    size_t nfiles, const struct libssh2_agent_publickey *id)
+{
+	size_t	i;
+
+	if (t->reach == NULL || !t->reach->identities_only)
+		return (1);
+	for (i = 0; i < nfiles; i++) {
+		if (ssh_pub_is(files[i], id->blob, id->blob_len))
+			return (1);
+	}
+	return (0);
+}
+
 /* Authenticates with ssh-agent identities, then key files. */
 static int
 ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
@@ -372,29 +424,6 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	char				*msg;
 	int				 ok = 0;
 
-	if (getenv("SSH_AUTH_SOCK") != NULL &&
-	    (agent = libssh2_agent_init(s->session)) != NULL) {
-		if (libssh2_agent_connect(agent) == 0 &&
-		    libssh2_agent_list_identities(agent) == 0) {
-			while (libssh2_agent_get_identity(agent, &id, prev) == 0) {
-				n++;
-				if (libssh2_agent_userauth(agent, t->user, id) ==
-				    0) {
-					ok = 1;
-					snprintf(s->auth, sizeof s->auth,
-					    "ssh-agent key %s", id->comment);
-					break;
-				}
-				prev = id;
-			}
-			libssh2_agent_disconnect(agent);
-		}
-		libssh2_agent_free(agent);
-		snprintf(tried, sizeof tried, "ssh-agent (%zu identit%s)", n,
-		    n == 1 ? "y" : "ies");
-	}
-	if (ok)
-		return (0);
 	if (t->identity != NULL && t->identity[0] != '\0')
 		files[nfiles++] = t->identity;
 	else if (t->reach != NULL && t->reach->nids > 0) {
@@ -405,6 +434,31 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 		files[nfiles++] = "~/.ssh/id_ed25519";
 		files[nfiles++] = "~/.ssh/id_ecdsa";
 	}
+	if (getenv("SSH_AUTH_SOCK") != NULL &&
+	    (agent = libssh2_agent_init(s->session)) != NULL) {
+		if (libssh2_agent_connect(agent) == 0 &&
+		    libssh2_agent_list_identities(agent) == 0) {
+			while (libssh2_agent_get_identity(agent, &id, prev) == 0) {
+				prev = id;
+				if (!ssh_agent_key_ok(t, files, nfiles, id))
+					continue;
+				n++;
+				if (libssh2_agent_userauth(agent, t->user, id) ==
+				    0) {
+					ok = 1;
+					snprintf(s->auth, sizeof s->auth,
+					    "ssh-agent key %s", id->comment);
+					break;
+				}
+			}
+			libssh2_agent_disconnect(agent);
+		}
+		libssh2_agent_free(agent);
+		snprintf(tried, sizeof tried, "ssh-agent (%zu identit%s)", n,
+		    n == 1 ? "y" : "ies");
+	}
+	if (ok)
+		return (0);
 	for (i = 0; i < nfiles; i++) {
 		ssh_expand(files[i], path, sizeof path);
 		if (access(path, R_OK) != 0) {

@@ -411,7 +411,10 @@ sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
 			return (-1);
 		}
 		c->reach.timeout_ms = (int)t * 1000;
-	} else if (strcmp(key, "userknownhostsfile") == 0)
+	} else if (strcmp(key, "identitiesonly") == 0)
+		c->reach.identities_only = strcmp(v, "yes") == 0 ||
+		    strcmp(v, "true") == 0;
+	else if (strcmp(key, "userknownhostsfile") == 0)
 		return (sshcfg_known_hosts(name, v, c, err, errlen));
 	return (0);
 }

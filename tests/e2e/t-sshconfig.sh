@@ -52,6 +52,22 @@ cat "$T/alias"
 expect_eq "alias exit" "$rc" 0
 grep -Eq "^aliased +yes +known +ok " "$T/alias" || fail "check row for aliased"
 
+note "IdentitiesOnly yes: an ssh-agent key that is none of the IdentityFile keys is not offered"
+eval "$(ssh-agent -s -a "$T/agent.sock")" >/dev/null
+CLEANUPS+=("kill $SSH_AGENT_PID 2>/dev/null")
+ssh-add -q "$LAB_KEY_OTHER" 2>/dev/null || fail "ssh-add failed"
+other_fp=$(ssh-keygen -lf "$LAB_KEY_OTHER.pub" | cut -d' ' -f2)
+log1="$LAB/h1/sshd.log"
+grep -q "IdentitiesOnly yes" "$CFG" || fail "the lab's ssh_config lost IdentitiesOnly yes"
+rc=0; run_orch "$T/io1" check --inventory="$E" --ssh-config="$CFG" --hosts=h1 || rc=$?
+expect_eq "IdentitiesOnly check exit" "$rc" 0
+grep -qF "$other_fp" "$log1" && fail "the agent's other key was offered despite IdentitiesOnly yes"
+sed 's/IdentitiesOnly yes/IdentitiesOnly no/' "$CFG" >"$T/cfg-agent"
+rc=0; run_orch "$T/io2" check --inventory="$E" --ssh-config="$T/cfg-agent" --hosts=h1 || rc=$?
+expect_eq "IdentitiesOnly no check exit" "$rc" 0
+wait_until 10 "sshd to log the agent's key" grep -qF "$other_fp" "$log1"
+kill "$SSH_AGENT_PID" 2>/dev/null; unset SSH_AUTH_SOCK SSH_AGENT_PID
+
 note "inventory keys override ssh_config's"
 printf '[host.h1]\nssh_config = yes\nport = 2\n' >"$T/over.ini"
 rc=0; run_orch "$T/over1" check --inventory="$T/over.ini" --ssh-config="$CFG" --hosts=h1 || rc=$?
