@@ -547,12 +547,9 @@ ssh_pump(void *arg)
 			if (n > 0) {
 				downlen = (size_t)n;
 				progress = 1;
-			} else if (n != LIBSSH2_ERROR_EAGAIN &&
-			    (n < 0 || libssh2_channel_eof(s->jchan)))
-				break;
-			else if (n == LIBSSH2_ERROR_EAGAIN &&
+			} else if ((n < 0 && n != LIBSSH2_ERROR_EAGAIN) ||
 			    libssh2_channel_eof(s->jchan))
-				break;
+				break;	/* nothing left to pass on */
 		}
 		if (downoff < downlen) {
 			n = send(s->pumpfd, down + downoff, downlen - downoff,
@@ -605,7 +602,7 @@ ssh_open_jump(struct ssh *s, const struct ssh_target *t, char *err,
 		return (-1);
 	}
 	libssh2_session_set_timeout(s->jump->session, t->timeout_ms);
-	/* The originator fields are informative; OpenSSH sends these too. */
+	/* The originator fields are informative only. */
 	s->jchan = libssh2_channel_direct_tcpip_ex(s->jump->session,
 	    t->address, t->port, "127.0.0.1", 0);
 	libssh2_session_set_timeout(s->jump->session, 0);
