@@ -1199,12 +1199,15 @@ inv_find_host(const struct inventory *inv, const char *name)
 /*
  * How to reach the host called name: its inventory entry, ssh_config's
  * answer (when it has no entry, or its entry says ssh_config = yes and
- * use_ssh is set), the inventory's keys overriding. Writes its jump list
- * ("" none) to jumps. Returns 0, or -1 with *cause.
+ * use_ssh is set), the inventory's keys overriding. through is set for a
+ * hop reached through the one before it, whose name need not resolve
+ * here. Writes its jump list ("" none) to jumps. Returns 0, or -1 with
+ * *cause.
  */
 static int
 inv_reach(const struct inventory *inv, const char *name, int use_ssh,
-    struct host_hop *hop, char *jumps, size_t jlen, char **cause)
+    int through, struct host_hop *hop, char *jumps, size_t jlen,
+    char **cause)
 {
 	const struct inv_host	*ih = inv_find_host(inv, name);
 	struct sshcfg		*c = NULL;
@@ -1252,9 +1255,9 @@ inv_reach(const struct inventory *inv, const char *name, int use_ssh,
 	}
 	/*
 	 * ssh -G answers for any name; one that ssh_config does not rename,
-	 * that does not resolve and has no jump host is a typo.
+	 * that does not resolve and is reached directly is a typo.
 	 */
-	if (ih == NULL && strcmp(c->hostname, name) == 0 &&
+	if (ih == NULL && !through && strcmp(c->hostname, name) == 0 &&
 	    c->proxyjump[0] == '\0' && !inv_resolves(name)) {
 		if ((unk = inv_unknown(inv, name)) != NULL) {
 			*cause = ini_fmt("%s; ssh_config%s%s has no HostName for "
@@ -1367,8 +1370,8 @@ inv_chain(const struct inventory *inv, int use_ssh, const char *jumps,
 			    "too long", path[depth - 1], name);
 			return (-1);
 		}
-		if (inv_reach(inv, name, use_ssh, &hop, sub, sizeof sub,
-		    cause) != 0)
+		if (inv_reach(inv, name, use_ssh, !first, &hop, sub,
+		    sizeof sub, cause) != 0)
 			return (-1);
 		if (user[0] != '\0')
 			snprintf(hop.user, sizeof hop.user, "%s", user);
@@ -1418,7 +1421,7 @@ inv_fill_ssh(const struct inventory *inv, int use_ssh, struct host *h,
 		*cause = strdup("--hosts: out of memory");
 		return (-1);
 	}
-	if (inv_reach(inv, h->name, use_ssh, t, jumps, sizeof jumps,
+	if (inv_reach(inv, h->name, use_ssh, 0, t, jumps, sizeof jumps,
 	    cause) != 0)
 		goto out;
 	memcpy(h->address, t->address, sizeof h->address);

@@ -589,6 +589,11 @@ sshcfg_query(const char *file, const char *name, struct sshcfg *c, char *err,
 	size_t	 n = 0, outlen = 0;
 	int	 r;
 
+	if (file != NULL && *file == '\0') {
+		snprintf(err, errlen, "ssh_config host %s: --ssh-config= "
+		    "names no file", name);
+		return (-1);
+	}
 	argv[n++] = (char *)(uintptr_t)"ssh";
 	argv[n++] = (char *)(uintptr_t)"-G";
 	if (file != NULL) {

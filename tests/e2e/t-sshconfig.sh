@@ -105,6 +105,8 @@ expect_grep "unknown host or group 'h1' \\(.*; no ssh client is installed to loo
 [ ! -e "$T/out-no-ssh" ] || fail "no-ssh: $T/out-no-ssh was written"
 bad missing-file "ssh_config host h1: ssh -G -F $T/nonexistent failed \\(.*$T/nonexistent" \
     run --inventory="$E" --ssh-config="$T/nonexistent" --hosts=h1
+bad empty-file "ssh_config host h1: --ssh-config= names no file" \
+    run --inventory="$E" --ssh-config= --hosts=h1
 badcfg user "ssh_config host evil: bad User '-oProxyCommand=x'" '\tUser -oProxyCommand=x\n'
 badcfg token "ssh_config host evil: IdentityFile has %C, a token orch does not expand" '\tIdentityFile ~/.ssh/%C\n'
 badcfg proxycommand "ssh_config host evil: ProxyCommand is not supported" '\tProxyCommand nc %%h %%p\n'

@@ -412,6 +412,8 @@ test_query_real(void **state)
 	assert_non_null(f = fdopen(fd, "w"));
 	fputs("Host epyc\n\tHostName 192.0.2.7\n\tPort 2201\n\tUser bench\n"
 	    "\tIdentityFile ~/.ssh/lab\n\tProxyJump gw\n"
+	    "Host deep\n\tHostName 192.0.2.8\n"
+	    "\tProxyJump gw,inner-name-orch-test\n"
 	    "Host gw\n\tHostName 192.0.2.1\n\tUser jumper\n", f);
 	fclose(f);
 	sshcfg_set_file(cfg);
@@ -430,6 +432,13 @@ test_query_real(void **state)
 	assert_string_equal(h[0].hops[0].name, "gw");
 	assert_string_equal(h[0].hops[0].address, "192.0.2.1");
 	assert_string_equal(h[0].hops[0].user, "jumper");
+	free(h);
+	h = NULL;
+	/* A second hop is resolved by the first: its name need not resolve. */
+	assert_int_equal(inventory_resolve_ssh(inv, "deep", &h, &n, &cause),
+	    0);
+	assert_int_equal(h[0].nhops, 2);
+	assert_string_equal(h[0].hops[1].address, "inner-name-orch-test");
 	free(h);
 	h = NULL;
 	/*
