@@ -1202,7 +1202,8 @@ inv_find_host(const struct inventory *inv, const char *name)
  * use_ssh is set), the inventory's keys overriding. through is set for a
  * hop reached through the one before it, whose name need not resolve
  * here. Writes its jump list ("" none) to jumps. Returns 0, or -1 with
- * *cause.
+ * *cause. Long because each way of not finding the host has words of its
+ * own.
  */
 static int
 inv_reach(const struct inventory *inv, const char *name, int use_ssh,
@@ -1330,7 +1331,8 @@ inv_loop(const char *const *path, size_t n, const char *name)
  * Appends the hops on the way to path[depth-1], whose jump list is jumps,
  * to hops[*nhops]: as OpenSSH's ProxyJump, the first hop is reached by its
  * own jump hosts, and the others each through the one before. path holds
- * the names being resolved, to refuse loops. Returns 0, or -1 with *cause.
+ * the names being resolved, to refuse loops. Returns 0, or -1 with *cause. Long because each
+ * refusal (local, loop, self, twice, too many) is spelled out.
  */
 static int
 inv_chain(const struct inventory *inv, int use_ssh, const char *jumps,
