@@ -3,7 +3,8 @@
 # run, watched (orch status), resumed and stopped through h1, by the
 # inventory's `jump = h1` and by ssh_config's ProxyJump; the host keys of
 # both hops are checked (a wrong key at either hop is refused, naming it);
-# a jump host that cannot reach the target, loops and self-jumps are
+# the jump host's network cut mid-run does not lose the run; a jump host
+# that cannot reach the target, loops and self-jumps are
 # refused with clear words.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
@@ -98,6 +99,21 @@ expect_eq "stop exit" "$rc" 0
 expect_grep "^$B .* stopped pid [0-9]+ journal [0-9]+" "$T/stop4"
 agent_gone() { ! pgrep -f "$LAB/$B/wd/bin/orch-agent serve" >/dev/null; }
 wait_until 30 "$B's agent to end after orch stop" agent_gone
+
+if [ "$LAB_MODE" = netns ]; then
+	note "the jump host's network cut for 20 s mid-run, then restored: the run completes"
+	"$ORCH" run --inventory="$INV" --hosts="$B" --rounds=30 --out="$T/r5" tests/suites/slow.ini >"$T/run5" 2>&1 &
+	orch_pid=$!
+	wait_samples "$T/r5" 3000
+	lab_link_down h1; sleep 20; lab_link_up h1
+	rc=0; wait "$orch_pid" || rc=$?
+	cat "$T/run5"
+	expect_eq "exit after the cut" "$rc" 0
+	expect_eq "complete after the cut" "$(jq .complete "$T/r5/summary.json")" true
+	rows() { awk -F, -v h="$B" '$2==h && $11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$T/r5/samples.csv" | sort; }
+	[ -z "$(rows | uniq -d)" ] || fail "duplicated samples after the cut"
+	expect_eq "distinct (bench, variant, round) after the cut" "$(rows | uniq | wc -l)" 60
+fi
 
 note "a wrong host key at the jump hop is refused, naming the hop"
 ssh-keygen -q -t ed25519 -N '' -C fake -f "$T/fake" </dev/null >/dev/null
