@@ -42,6 +42,7 @@ rc=0; run_orch "$T/check" check --inventory="$INV" --hosts="$B" || rc=$?
 cat "$T/check"
 expect_eq "check exit" "$rc" 0
 grep -Eq "^$B +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .* yes$" "$T/check" || fail "check row for $B"
+expect_grep "^$B: reached through h1 \\($LAB_USER@$(lab_addr h1) port $(lab_port h1)\\)$" "$T/check"
 
 note "a suite runs through the jump, over the agent's tunnel"
 rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=h1,"$B" --rounds=3 --max-load=0 --out="$T/r1" tests/suites/brisk.ini || rc=$?
@@ -70,6 +71,7 @@ if [ "$LAB_MODE" = netns ]; then
 	cat "$T/check-c"
 	expect_eq "two-hop check exit" "$rc" 0
 	grep -Eq "^$C +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .* yes$" "$T/check-c" || fail "check row for $C"
+	expect_grep "^$C: reached through h1 \\(.*\\), $B \\($LAB_USER@$(lab_addr "$B") port 22\\)$" "$T/check-c"
 fi
 
 note "coordinator killed mid-run: orch status and orch run --resume reach the agent through the jump"
