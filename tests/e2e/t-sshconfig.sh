@@ -97,8 +97,8 @@ badcfg() {
 	printf 'Host evil\n\tHostName %s\n%b' "$a1" "$body" >"$T/cfg-$what"
 	bad "$what" "$want" run --inventory="$E" --ssh-config="$T/cfg-$what" --hosts=evil
 }
-bad unknown "unknown host or group 'nosuchhost-orch' \\(.*ssh_config $CFG has no HostName for it, and the name does not resolve" \
-    run --inventory="$E" --ssh-config="$CFG" --hosts=nosuchhost-orch
+bad unknown "unknown host or group 'nosuchhost.invalid' \\(.*ssh_config $CFG has no HostName for it, and the name does not resolve" \
+    run --inventory="$E" --ssh-config="$CFG" --hosts=nosuchhost.invalid
 rc=0; PATH=/nonexistent run_orch "$T/bad-no-ssh" run --inventory="$E" --ssh-config="$CFG" --hosts=h1 --out="$T/out-no-ssh" tests/suites/brisk.ini || rc=$?
 expect_eq "no ssh client exit" "$rc" 2
 expect_grep "unknown host or group 'h1' \\(.*; no ssh client is installed to look it up in ssh_config" "$T/bad-no-ssh"

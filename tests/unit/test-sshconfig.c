@@ -451,10 +451,10 @@ test_query_real(void **state)
 	free(h);
 	h = NULL;
 	/* No entry, no HostName, no jump, and it does not resolve: a typo. */
-	assert_int_equal(inventory_resolve_ssh(inv, "nosuchhost-orch", &h, &n,
+	assert_int_equal(inventory_resolve_ssh(inv, "nosuchhost.invalid", &h, &n,
 	    &cause), -1);
 	assert_non_null(strstr(cause, "--hosts: unknown host or group "
-	    "'nosuchhost-orch' ("));
+	    "'nosuchhost.invalid' ("));
 	assert_non_null(strstr(cause, "has no HostName for it, and the name "
 	    "does not resolve"));
 	free(cause);
