@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +30,9 @@
 #include "proto/xmalloc.h"
 
 #define SSH_WRITE_CHUNK	(35 * 30000)	/* ~1 MiB, a multiple of 30000 */
+#define SSH_JUMP_CHUNK	(140 * 30000)	/* ~4 MiB: through a jump host the
+					   round trip is longer, so more
+					   SFTP writes are kept in flight */
 #define SSH_PUMP_BUF	32768		/* bytes in flight each way at a jump */
 #define SSH_PUMP_POLL	1000		/* ms between the pump's keepalives */
 
@@ -561,7 +567,12 @@ ssh_pump(void *arg)
 				break;
 		}
 		libssh2_keepalive_send(js, &ignored);
-		if (progress)
+		/*
+		 * Reading may have taken in a window adjustment the write
+		 * waited for: the socket has nothing more to say about it.
+		 */
+		if (progress || (upoff < uplen &&
+		    libssh2_channel_window_write(s->jchan) > 0))
 			continue;
 		dir = libssh2_session_block_directions(js);
 		pfd[0].fd = s->pumpfd;
@@ -593,7 +604,7 @@ ssh_open_jump(struct ssh *s, const struct ssh_target *t, char *err,
     size_t errlen)
 {
 	char	why[SSH_ERR_LEN], *msg;
-	int	sv[2];
+	int	sv[2], one = 1;
 
 	s->jump = xcalloc(1, sizeof *s->jump);
 	if (ssh_open(s->jump, t->jump, why, sizeof why) != 0) {
@@ -601,6 +612,13 @@ ssh_open_jump(struct ssh *s, const struct ssh_target *t, char *err,
 		    t->jump->name, why);
 		return (-1);
 	}
+	/*
+	 * The session inside sends small packets (SFTP acknowledgements)
+	 * that must not wait for Nagle's algorithm; a jump host reached
+	 * through another has a socketpair, which refuses this harmlessly.
+	 */
+	(void)setsockopt(s->jump->sock, IPPROTO_TCP, TCP_NODELAY, &one,
+	    sizeof one);
 	libssh2_session_set_timeout(s->jump->session, t->timeout_ms);
 	/* The originator fields are informative only. */
 	s->jchan = libssh2_channel_direct_tcpip_ex(s->jump->session,
@@ -855,7 +873,7 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	char			 tmp[PATH_MAX], *buf = NULL;
 	const char		*rpath = ssh_sftp_path(remote);
 	ssize_t			 n, w;
-	size_t			 off;
+	size_t			 off, chunk;
 	int			 fd = -1, r = -1;
 
 	*bytes = 0;
@@ -877,9 +895,10 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 		    "error %lu)", tmp, libssh2_sftp_last_error(sftp));
 		goto out;
 	}
-	buf = xmalloc(SSH_WRITE_CHUNK);
+	chunk = s->jump != NULL ? SSH_JUMP_CHUNK : SSH_WRITE_CHUNK;
+	buf = xmalloc(chunk);
 	for (;;) {
-		n = read(fd, buf, SSH_WRITE_CHUNK);
+		n = read(fd, buf, chunk);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
