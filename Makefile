@@ -218,7 +218,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
 FUZZ_BIN   := build/fuzz
 FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory \
 	$(FUZZ_BIN)/fuzz-knownhosts \
-	$(FUZZ_BIN)/fuzz-record
+	$(FUZZ_BIN)/fuzz-record $(FUZZ_BIN)/fuzz-sshconfig
 
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
@@ -226,7 +226,7 @@ $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/h
 $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c proto/ident.c
+$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/sshconfig.c coordinator/ini.c proto/ident.c proto/util.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
 # The record loader, the analysis and every report writer.
@@ -241,6 +241,9 @@ $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto) -lpthread -lm -o $@
 
+$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/sshconfig.c coordinator/inventory.c coordinator/ini.c proto/ident.c proto/util.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
 $(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/knownhosts.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs libcrypto) -o $@

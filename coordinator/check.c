@@ -164,6 +164,22 @@ check_agent_source(const struct host *h)
 		printf("%s: agent: %s\n", h->name, buf);
 }
 
+/* Says which jump hosts a host is reached through, first hop first. */
+static void
+check_route(const struct host *h)
+{
+	size_t	i;
+
+	if (h->nhops == 0)
+		return;
+	printf("%s: reached through", h->name);
+	for (i = 0; i < h->nhops; i++)
+		printf("%s %s (%s@%s port %d)", i > 0 ? "," : "",
+		    h->hops[i].name, h->hops[i].user, h->hops[i].address,
+		    h->hops[i].port);
+	printf("\n");
+}
+
 int
 check_main(struct host *hosts, size_t n)
 {
@@ -233,6 +249,7 @@ check_main(struct host *hosts, size_t n)
 			    check_or(h, "efficiency_cores"));
 		printf("\n");
 		check_agent_source(h);
+		check_route(h);
 		if (rows[i].nwarn == 0)
 			continue;
 		printf("%s: %d warning%s:\n", h->name, rows[i].nwarn,

@@ -74,18 +74,43 @@ host_ssh_accept_new(int on)
 	hs_accept_new = on;
 }
 
-/* Fills an SSH target from a host's inventory settings. */
+/* Fills one SSH target: a host's or a jump host's settings. */
 static void
-hs_target(const struct host *h, struct ssh_target *t)
+hs_target_one(struct ssh_target *t, const char *name, const char *address,
+    int port, const char *user, const char *identity,
+    const struct host_reach *reach, const struct ssh_target *jump)
 {
 	memset(t, 0, sizeof *t);
-	t->name = h->name;
-	t->address = h->address;
-	t->port = h->port > 0 ? h->port : DEFAULT_SSH_PORT;
-	t->user = h->user;
-	t->identity = h->identity;
+	t->name = name;
+	t->address = address;
+	t->port = port > 0 ? port : DEFAULT_SSH_PORT;
+	t->user = user;
+	t->identity = identity;
+	t->reach = reach;
 	t->accept_new = hs_accept_new;
-	t->timeout_ms = SSH_CONNECT_TIMEOUT;
+	t->timeout_ms = reach->timeout_ms > 0 ? reach->timeout_ms :
+	    SSH_CONNECT_TIMEOUT;
+	t->jump = jump;
+}
+
+/*
+ * Fills an SSH target from a host's settings, its jump hosts (if any) in
+ * hops, each reached through the one before.
+ */
+static void
+hs_target(const struct host *h, struct ssh_target *t,
+    struct ssh_target hops[HOST_HOPS_MAX])
+{
+	const struct host_hop	*p;
+	size_t			 i;
+
+	for (i = 0; i < h->nhops && i < HOST_HOPS_MAX; i++) {
+		p = &h->hops[i];
+		hs_target_one(&hops[i], p->name, p->address, p->port, p->user,
+		    p->identity, &p->reach, i > 0 ? &hops[i - 1] : NULL);
+	}
+	hs_target_one(t, h->name, h->address, h->port, h->user, h->identity,
+	    &h->reach, i > 0 ? &hops[i - 1] : NULL);
 }
 
 /* Closes the tunnel's current connection, both ends. */
@@ -481,7 +506,7 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
     char *err, size_t errlen)
 {
 	struct host_ssh		*x;
-	struct ssh_target	 t;
+	struct ssh_target	 t, hops[HOST_HOPS_MAX];
 	char			 agent[PATH_MAX + 32], wdopt[PATH_MAX + 16];
 	char			 bindopt[sizeof h->address + 8];
 	char			*argv[8];
@@ -490,14 +515,14 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 
 	x = xcalloc(1, sizeof *x);
 	x->lfd = x->cfd = x->logfd = -1;
-	x->ssh.sock = -1;
+	x->ssh.sock = x->ssh.pumpfd = -1;
 	pthread_mutex_init(&x->mtx, NULL);
 	h->priv = x;
 	if (h->logpath[0] != '\0')
 		x->logfd = open(h->logpath, O_WRONLY | O_CREAT | O_APPEND |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	hs_target(h, &t);
+	hs_target(h, &t, hops);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
 		return (-1);
 	if (hs_agent_argv(h, argv, agent, sizeof agent, wdopt, sizeof wdopt,
@@ -650,10 +675,10 @@ hs_deploy(struct host *h, int force, char *how, size_t howlen, char *err,
     size_t errlen)
 {
 	struct ssh		s;
-	struct ssh_target	t;
+	struct ssh_target	t, hops[HOST_HOPS_MAX];
 	int			r;
 
-	hs_target(h, &t);
+	hs_target(h, &t, hops);
 	if (ssh_open(&s, &t, err, errlen) != 0)
 		return (-1);
 	r = deploy_agent(&s, h, force, how, howlen, err, errlen);
@@ -666,6 +691,7 @@ static void
 hs_probe_failed(const char *err, struct host_probe *p)
 {
 	if (strstr(err, "cannot connect") != NULL ||
+	    strstr(err, "cannot reach") != NULL ||
 	    strstr(err, "resolve") != NULL)
 		snprintf(p->reach, sizeof p->reach, "no");
 	else
@@ -703,10 +729,10 @@ static int
 hs_probe(struct host *h, struct host_probe *p, char *err, size_t errlen)
 {
 	struct ssh		 s;
-	struct ssh_target	 t;
+	struct ssh_target	 t, hops[HOST_HOPS_MAX];
 	char			 how[256];
 
-	hs_target(h, &t);
+	hs_target(h, &t, hops);
 	if (ssh_open(&s, &t, err, errlen) != 0) {
 		hs_probe_failed(err, p);
 		return (-1);
@@ -754,11 +780,11 @@ hs_control(struct host *h, const char *verb, const char *run_id, char *line,
     size_t len)
 {
 	struct ssh		s;
-	struct ssh_target	t;
+	struct ssh_target	t, hops[HOST_HOPS_MAX];
 	char			err[HOST_ERR_LEN], errb[1024];
 	int			r;
 
-	hs_target(h, &t);
+	hs_target(h, &t, hops);
 	if (ssh_open(&s, &t, err, sizeof err) != 0) {
 		snprintf(line, len, "unreachable: %s", err);
 		return;

@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <netdb.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "coordinator/defaults.h"
 #include "coordinator/ini.h"
 #include "coordinator/inventory.h"
+#include "coordinator/sshconfig.h"
 
 #define INV_FILE_MAX		(1024 * 1024)	/* largest inventory, bytes */
 #define INV_HOSTS_MAX		1024
@@ -60,6 +62,10 @@ struct inv_host {
 	char		 pin[HOST_FIELD(pin)];		/* "": none */
 	double		 max_load;	/* < 0: the suite's */
 	int		 line;		/* of the section header */
+	char		 jump[1024];	/* jump hosts, "" none, "none" */
+	int		 ssh_config;	/* also ask ssh -G (ssh_config = yes) */
+	int		 has_port;	/* port given */
+	int		 has_user;	/* user given */
 };
 
 /* One name in a group's hosts list. */
@@ -106,11 +112,11 @@ enum inv_sect {
 
 static const char *const inv_host_keys[] = {
 	"address", "port", "user", "identity", "transport", "workdir", "pin",
-	"max_load", NULL
+	"max_load", "jump", "ssh_config", NULL
 };
 enum {
 	HK_ADDRESS, HK_PORT, HK_USER, HK_IDENTITY, HK_TRANSPORT, HK_WORKDIR,
-	HK_PIN, HK_MAX_LOAD, HK_COUNT
+	HK_PIN, HK_MAX_LOAD, HK_JUMP, HK_SSH_CONFIG, HK_COUNT
 };
 
 static const char *const inv_group_keys[] = { "hosts", NULL };
@@ -188,8 +194,8 @@ inv_no_space(const char *s)
  * with '-', an optional final dot. So an address is never an option and
  * never holds a character a shell would act on.
  */
-static int
-inv_address_ok(const char *s)
+int
+inventory_address_ok(const char *s)
 {
 	struct in6_addr	 a6;
 	struct in_addr	 a4;
@@ -360,6 +366,38 @@ inv_cur_host(struct inv_parse *p)
 	return (&p->inv->hosts[p->inv->nhosts - 1]);
 }
 
+/*
+ * Checks a jump list: "none", or hops [user@]name[:port] separated by
+ * commas, each name an inventory host or an ssh_config one (looked up
+ * when the host is picked).
+ */
+static void
+inv_key_jump(struct inv_parse *p, struct inv_host *h, const char *v)
+{
+	const char	*spec = v;
+	char		 user[64], host[256], why[512];
+	int		 port, r, n = 0;
+
+	if (strcmp(v, "none") != 0) {
+		while ((r = sshcfg_next_hop(&spec, user, sizeof user, host,
+		    sizeof host, &port, why, sizeof why)) == 1)
+			n++;
+		if (r < 0 || n == 0) {
+			ini_error(&p->src, p->src.line, "%s jump: %s",
+			    p->label, r < 0 ? why : "empty list");
+			return;
+		}
+		if (n > HOST_HOPS_MAX) {
+			ini_error(&p->src, p->src.line, "%s jump: more than %d "
+			    "hops", p->label, HOST_HOPS_MAX);
+			return;
+		}
+	}
+	if (inv_copy(h->jump, sizeof h->jump, v) != 0)
+		ini_error(&p->src, p->src.line, "%s jump: too long (at most "
+		    "%zu characters)", p->label, sizeof h->jump - 1);
+}
+
 /* Handles one key of a host section (k is an HK_* index). */
 static void
 inv_key_host(struct inv_parse *p, int k, const char *v)
@@ -369,7 +407,7 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 
 	switch (k) {
 	case HK_ADDRESS:
-		if (!inv_address_ok(v) ||
+		if (!inventory_address_ok(v) ||
 		    inv_copy(h->address, sizeof h->address, v) != 0)
 			ini_error(&p->src, p->src.line, "%s bad address '%s' "
 			    "(want a host name of letters, digits, '-', '_' and "
@@ -380,6 +418,7 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 		if ((h->port = inv_parse_port(v)) == -1)
 			ini_error(&p->src, p->src.line, "%s bad port '%s' "
 			    "(want 1 to 65535)", p->label, v);
+		h->has_port = 1;
 		break;
 	case HK_USER:
 		if (*v == '\0' || *v == '-' || !inv_no_space(v) ||
@@ -388,6 +427,7 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 			    "(want a login name: no spaces, no leading '-', at "
 			    "most %zu characters)", p->label, v, sizeof h->user
 			    - 1);
+		h->has_user = 1;
 		break;
 	case HK_IDENTITY:
 		if (!inv_printable(v)) {
@@ -438,6 +478,18 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 			    "(want a number >= 0, like 0.33)", p->label, v);
 		else
 			h->max_load = d;
+		break;
+	case HK_JUMP:
+		inv_key_jump(p, h, v);
+		break;
+	case HK_SSH_CONFIG:
+		if (strcmp(v, "yes") == 0)
+			h->ssh_config = 1;
+		else if (strcmp(v, "no") == 0)
+			h->ssh_config = 0;
+		else
+			ini_error(&p->src, p->src.line, "%s bad ssh_config '%s' "
+			    "(want yes or no)", p->label, v);
 		break;
 	}
 }
@@ -565,6 +617,9 @@ inv_section_end(void *arg)
 	if (p->sect != SECT_HOST)
 		goto out;
 	h = inv_cur_host(p);
+	/* ssh_config = yes: ssh -G fills what the section leaves out. */
+	if (h->ssh_config)
+		goto out;
 	if (p->seen[HK_ADDRESS] == 0) {
 		ini_error(&p->src, p->sect_line, "%s missing address",
 		    p->label);
@@ -964,10 +1019,13 @@ inventory_host_name(const struct inventory *inv, size_t i)
 
 /* What a --hosts list has picked so far, in order, without duplicates. */
 struct inv_pick {
-	size_t		*order;		/* host index, or nhosts for local */
+	size_t		*order;		/* host index, nhosts for local, or
+					   nhosts + 1 + k for extra[k] */
 	size_t		 n;
 	unsigned char	*picked;	/* per host index, nhosts + 1 */
 	unsigned char	*expanded;	/* per group */
+	const char	**extra;	/* names for ssh_config, in the list */
+	size_t		 nextra;
 };
 
 /* Adds host i (nhosts: local) unless already picked. */
@@ -1002,10 +1060,13 @@ inv_pick_group(const struct inventory *inv, struct inv_pick *pk, size_t g)
 	}
 }
 
-/* Adds what one --hosts name stands for. Returns 0, or -1 if unknown. */
+/*
+ * Adds what one --hosts name stands for; with use_ssh an unknown name is
+ * kept for ssh_config. Returns 0, or -1 if unknown.
+ */
 static int
 inv_pick_name(const struct inventory *inv, struct inv_pick *pk,
-    const char *name)
+    const char *name, int use_ssh)
 {
 	const struct inv_name	*found;
 	size_t			 i, nhosts = inv != NULL ? inv->nhosts : 0;
@@ -1015,9 +1076,17 @@ inv_pick_name(const struct inventory *inv, struct inv_pick *pk,
 	else if (strcmp(name, "all") == 0) {
 		for (i = 0; i < nhosts; i++)
 			inv_pick_host(pk, i);
-	} else if ((found = inv_lookup(inv, name)) == NULL)
-		return (-1);
-	else if (found->kind == INV_HOST)
+	} else if ((found = inv_lookup(inv, name)) == NULL) {
+		if (!use_ssh || !ini_name_ok(name, strlen(name),
+		    HOST_FIELD(name)))
+			return (-1);
+		for (i = 0; i < pk->nextra; i++) {
+			if (strcmp(pk->extra[i], name) == 0)
+				return (0);
+		}
+		pk->extra[pk->nextra] = name;
+		pk->order[pk->n++] = nhosts + 1 + pk->nextra++;
+	} else if (found->kind == INV_HOST)
 		inv_pick_host(pk, found->idx);
 	else
 		inv_pick_group(inv, pk, found->idx);
@@ -1102,12 +1171,304 @@ inv_fill_local(struct host *h, const struct inventory *inv)
 	h->line = inv->local_line;
 }
 
+/* Returns 1 if name resolves as a host name here (as ssh would try it). */
+static int
+inv_resolves(const char *name)
+{
+	struct addrinfo	 hints, *res = NULL;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+		return (0);
+	freeaddrinfo(res);
+	return (1);
+}
+
+/* Returns the [host.NAME] entry called name, or NULL. */
+static const struct inv_host *
+inv_find_host(const struct inventory *inv, const char *name)
+{
+	const struct inv_name	*found = inv_lookup(inv, name);
+
+	if (found == NULL || found->kind != INV_HOST)
+		return (NULL);
+	return (&inv->hosts[found->idx]);
+}
+
+/*
+ * How to reach the host called name: its inventory entry, ssh_config's
+ * answer (when it has no entry, or its entry says ssh_config = yes and
+ * use_ssh is set), the inventory's keys overriding. through is set for a
+ * hop reached through the one before it, whose name need not resolve
+ * here. Writes its jump list ("" none) to jumps. Returns 0, or -1 with
+ * *cause. Long because each way of not finding the host has words of its
+ * own.
+ */
+static int
+inv_reach(const struct inventory *inv, const char *name, int use_ssh,
+    int through, struct host_hop *hop, char *jumps, size_t jlen,
+    char **cause)
+{
+	const struct inv_host	*ih = inv_find_host(inv, name);
+	struct sshcfg		*c = NULL;
+	char			 err[1024], *unk;
+	int			 r = -1, q;
+
+	memset(hop, 0, sizeof *hop);
+	jumps[0] = '\0';
+	snprintf(hop->name, sizeof hop->name, "%s", name);
+	if (ih != NULL) {
+		memcpy(hop->address, ih->address, sizeof hop->address);
+		hop->port = ih->port;
+		memcpy(hop->user, ih->user, sizeof hop->user);
+		memcpy(hop->identity, ih->identity, sizeof hop->identity);
+		snprintf(jumps, jlen, "%s", ih->jump);
+		if (!ih->ssh_config)
+			goto done;
+	}
+	if (!use_ssh) {
+		if (ih == NULL) {
+			*cause = inv_unknown(inv, name);
+			goto out;
+		}
+		*cause = ini_fmt("%s:%d: [host.%s] ssh_config = yes, but "
+		    "ssh_config is not read here", inv->path, ih->line, name);
+		goto out;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		goto out;
+	if ((q = sshcfg_query(sshcfg_file(), name, c, err, sizeof err)) == 1) {
+		if (ih != NULL)
+			*cause = ini_fmt("%s:%d: [host.%s] ssh_config = yes, "
+			    "but no ssh client is installed to read it",
+			    inv->path, ih->line, name);
+		else if ((unk = inv_unknown(inv, name)) != NULL) {
+			*cause = ini_fmt("%s; no ssh client is installed to "
+			    "look it up in ssh_config", unk);
+			free(unk);
+		}
+		goto out;
+	}
+	if (q != 0) {
+		*cause = ini_fmt("%s", err);
+		goto out;
+	}
+	/*
+	 * ssh -G answers for any name; one that ssh_config does not rename,
+	 * that does not resolve and is reached directly is a typo.
+	 */
+	if (ih == NULL && !through && strcmp(c->hostname, name) == 0 &&
+	    c->proxyjump[0] == '\0' && !inv_resolves(name)) {
+		if ((unk = inv_unknown(inv, name)) != NULL) {
+			*cause = ini_fmt("%s; ssh_config%s%s has no HostName for "
+			    "it, and the name does not resolve", unk,
+			    sshcfg_file() != NULL ? " " : "",
+			    sshcfg_file() != NULL ? sshcfg_file() : "");
+			free(unk);
+		}
+		goto out;
+	}
+	if (hop->address[0] == '\0')
+		snprintf(hop->address, sizeof hop->address, "%s", c->hostname);
+	if (ih == NULL || !ih->has_port)
+		hop->port = c->port;
+	if (ih == NULL || !ih->has_user)
+		snprintf(hop->user, sizeof hop->user, "%s", c->user);
+	hop->reach = c->reach;
+	if (jumps[0] == '\0')
+		snprintf(jumps, jlen, "%s", c->proxyjump);
+done:
+	if (strcmp(jumps, "none") == 0)
+		jumps[0] = '\0';
+	if (hop->user[0] == '\0' && inv_passwd(0, hop->user,
+	    sizeof hop->user) != 0) {
+		*cause = ini_fmt("host %s: no user, and the login name is "
+		    "unknown", name);
+		goto out;
+	}
+	r = 0;
+out:
+	if (r != 0 && *cause == NULL)
+		*cause = strdup("--hosts: out of memory");
+	free(c);
+	return (r);
+}
+
+/* Returns 1 if name is one of path[0..n). */
+static int
+inv_on_path(const char *const *path, size_t n, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(path[i], name) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Writes "a -> b -> ... -> name" for a jump loop into a new string. */
+static char *
+inv_loop(const char *const *path, size_t n, const char *name)
+{
+	struct inv_buf	b;
+	size_t		i;
+
+	memset(&b, 0, sizeof b);
+	inv_buf_add(&b, "--hosts: %s: jump loop: ", path[0]);
+	for (i = 0; i < n; i++)
+		inv_buf_add(&b, "%s -> ", path[i]);
+	inv_buf_add(&b, "%s", name);
+	if (b.oom) {
+		free(b.s);
+		return (NULL);
+	}
+	return (b.s);
+}
+
+/*
+ * Appends the hops on the way to path[depth-1], whose jump list is jumps,
+ * to hops[*nhops]: as OpenSSH's ProxyJump, the first hop is reached by its
+ * own jump hosts, and the others each through the one before. path holds
+ * the names being resolved, to refuse loops. Returns 0, or -1 with *cause. Long because each
+ * refusal (local, loop, self, twice, too many) is spelled out.
+ */
+static int
+inv_chain(const struct inventory *inv, int use_ssh, const char *jumps,
+    const char **path, size_t depth, struct host_hop *hops, size_t *nhops,
+    char **cause)
+{
+	struct host_hop	 hop;
+	const char	*spec = jumps;
+	char		 user[64], name[256], why[512], sub[1024];
+	int		 port, r, first = 1;
+	size_t		 i;
+
+	while ((r = sshcfg_next_hop(&spec, user, sizeof user, name,
+	    sizeof name, &port, why, sizeof why)) == 1) {
+		if (strcmp(name, "local") == 0) {
+			*cause = ini_fmt("--hosts: %s: 'local' cannot be a "
+			    "jump host", path[depth - 1]);
+			return (-1);
+		}
+		if (inv_on_path(path, depth, name)) {
+			if (depth == 1 && strcmp(name, path[0]) == 0)
+				*cause = ini_fmt("--hosts: %s: jumps through "
+				    "itself", path[0]);
+			else
+				*cause = inv_loop(path, depth, name);
+			return (-1);
+		}
+		for (i = 0; i < *nhops; i++) {
+			if (strcmp(hops[i].name, name) == 0) {
+				*cause = ini_fmt("--hosts: %s: jump host %s "
+				    "is on the way twice", path[0], name);
+				return (-1);
+			}
+		}
+		if (strlen(name) >= sizeof hop.name) {
+			*cause = ini_fmt("--hosts: %s: jump host name '%s' is "
+			    "too long", path[depth - 1], name);
+			return (-1);
+		}
+		if (inv_reach(inv, name, use_ssh, !first, &hop, sub,
+		    sizeof sub, cause) != 0)
+			return (-1);
+		if (user[0] != '\0')
+			snprintf(hop.user, sizeof hop.user, "%s", user);
+		if (port != 0)
+			hop.port = port;
+		if (first && sub[0] != '\0') {
+			if (depth > HOST_HOPS_MAX) {
+				*cause = ini_fmt("--hosts: %s: more than %d "
+				    "jump hosts", path[0], HOST_HOPS_MAX);
+				return (-1);
+			}
+			path[depth] = hop.name;
+			if (inv_chain(inv, use_ssh, sub, path, depth + 1, hops,
+			    nhops, cause) != 0)
+				return (-1);
+		}
+		first = 0;
+		if (*nhops == HOST_HOPS_MAX) {
+			*cause = ini_fmt("--hosts: %s: more than %d jump hosts",
+			    path[0], HOST_HOPS_MAX);
+			return (-1);
+		}
+		hops[(*nhops)++] = hop;
+	}
+	if (r < 0) {
+		*cause = ini_fmt("--hosts: %s: %s", path[depth - 1], why);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Fills remote host h (its name set, and its inventory entry's settings
+ * when it has one) with what ssh_config adds and its jump hosts.
+ * Returns 0, or -1 with *cause.
+ */
+static int
+inv_fill_ssh(const struct inventory *inv, int use_ssh, struct host *h,
+    char **cause)
+{
+	struct host_hop	*t;
+	const char	*path[HOST_HOPS_MAX + 2];
+	char		 jumps[1024];
+	int		 r = -1;
+
+	if ((t = calloc(1, sizeof *t)) == NULL) {
+		*cause = strdup("--hosts: out of memory");
+		return (-1);
+	}
+	if (inv_reach(inv, h->name, use_ssh, 0, t, jumps, sizeof jumps,
+	    cause) != 0)
+		goto out;
+	memcpy(h->address, t->address, sizeof h->address);
+	h->port = t->port;
+	memcpy(h->user, t->user, sizeof h->user);
+	memcpy(h->identity, t->identity, sizeof h->identity);
+	h->reach = t->reach;
+	h->nhops = 0;
+	path[0] = h->name;
+	if (inv_chain(inv, use_ssh, jumps, path, 1, h->hops, &h->nhops,
+	    cause) != 0)
+		goto out;
+	if (h->nhops > 0 && h->transport == HOST_TRANSPORT_DIRECT) {
+		*cause = ini_fmt("--hosts: %s: transport = direct cannot go "
+		    "through a jump host (the agent's port is not reachable "
+		    "from here); use transport = tunnel", h->name);
+		goto out;
+	}
+	r = 0;
+out:
+	free(t);
+	return (r);
+}
+
+/* Fills h as a host known only from ssh_config, with the defaults. */
+static void
+inv_fill_extra(struct host *h, const char *name)
+{
+	memset(h, 0, sizeof *h);
+	snprintf(h->name, sizeof h->name, "%s", name);
+	h->port = DEFAULT_SSH_PORT;
+	h->transport = HOST_TRANSPORT_TUNNEL;
+	snprintf(h->workdir, sizeof h->workdir, "%s", DEFAULT_WORKDIR);
+	h->max_load = -1;
+	h->ops = NULL;
+	h->chan.sock = -1;
+	h->status = HOST_OK;
+}
+
 /*
  * Resolves a --hosts list (see inventory.h). Long because names, groups
  * and 'all' are picked, checked and copied in one pass over the list.
  */
-int
-inventory_resolve(const struct inventory *inv, const char *list,
+static int
+inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
     struct host **hosts, size_t *n, char **cause)
 {
 	struct inv_pick		 pk;
@@ -1115,7 +1476,7 @@ inventory_resolve(const struct inventory *inv, const char *list,
 	char			*copy = NULL, *a, *e, *end;
 	size_t			 nhosts = inv != NULL ? inv->nhosts : 0;
 	size_t			 ngroups = inv != NULL ? inv->ngroups : 0;
-	size_t			 i, empty = 0, names = 0;
+	size_t			 i, empty = 0, names = 0, nmax;
 	int			 r = -1, last;
 
 	memset(&pk, 0, sizeof pk);
@@ -1124,8 +1485,11 @@ inventory_resolve(const struct inventory *inv, const char *list,
 	*cause = NULL;
 	if (list == NULL)
 		list = "local";
+	/* Each name of the list may be one for ssh_config: a bound. */
+	nmax = strlen(list) / 2 + 1;
 	if ((copy = strdup(list)) == NULL ||
-	    (pk.order = calloc(nhosts + 1, sizeof *pk.order)) == NULL ||
+	    (pk.extra = calloc(nmax, sizeof *pk.extra)) == NULL ||
+	    (pk.order = calloc(nhosts + 1 + nmax, sizeof *pk.order)) == NULL ||
 	    (pk.picked = calloc(nhosts + 1, 1)) == NULL ||
 	    (pk.expanded = calloc(ngroups + 1, 1)) == NULL)
 		goto nomem;
@@ -1142,7 +1506,7 @@ inventory_resolve(const struct inventory *inv, const char *list,
 			empty++;
 		else {
 			names++;
-			if (inv_pick_name(inv, &pk, a) != 0) {
+			if (inv_pick_name(inv, &pk, a, use_ssh) != 0) {
 				if ((*cause = inv_unknown(inv, a)) == NULL)
 					goto nomem;
 				goto out;
@@ -1170,10 +1534,19 @@ inventory_resolve(const struct inventory *inv, const char *list,
 	if ((out = calloc(pk.n, sizeof *out)) == NULL)
 		goto nomem;
 	for (i = 0; i < pk.n; i++) {
-		if (pk.order[i] == nhosts)
+		if (pk.order[i] == nhosts) {
 			inv_fill_local(&out[i], inv);
+			continue;
+		}
+		if (pk.order[i] > nhosts)
+			inv_fill_extra(&out[i], pk.extra[pk.order[i] - nhosts -
+			    1]);
 		else
 			inv_fill_remote(&out[i], &inv->hosts[pk.order[i]]);
+		if (inv_fill_ssh(inv, use_ssh, &out[i], cause) != 0) {
+			free(out);
+			goto out;
+		}
 	}
 	*hosts = out;
 	*n = pk.n;
@@ -1184,8 +1557,23 @@ nomem:
 	*cause = strdup("--hosts: out of memory");
 out:
 	free(copy);
+	free(pk.extra);
 	free(pk.order);
 	free(pk.picked);
 	free(pk.expanded);
 	return (r);
+}
+
+int
+inventory_resolve(const struct inventory *inv, const char *list,
+    struct host **hosts, size_t *n, char **cause)
+{
+	return (inv_resolve(inv, list, 0, hosts, n, cause));
+}
+
+int
+inventory_resolve_ssh(const struct inventory *inv, const char *list,
+    struct host **hosts, size_t *n, char **cause)
+{
+	return (inv_resolve(inv, list, 1, hosts, n, cause));
 }

@@ -42,6 +42,21 @@ const char *inventory_path(const char *opt, int *required);
 int	inventory_resolve(const struct inventory *inv, const char *list,
 	    struct host **hosts, size_t *n, char **cause);
 
+/*
+ * As inventory_resolve, and a name that is no host or group of the
+ * inventory is looked up in ssh_config (`ssh -G`, sshconfig.h); hosts with
+ * ssh_config = yes take what their entry leaves out from it; jump hosts
+ * (the jump key, or ProxyJump) fill each host's hops.
+ */
+int	inventory_resolve_ssh(const struct inventory *inv, const char *list,
+	    struct host **hosts, size_t *n, char **cause);
+
+/*
+ * Returns 1 if s is an IPv4 or IPv6 literal or a host name of letters,
+ * digits, '-', '_' and '.' labels: never an option, never a shell word.
+ */
+int	inventory_address_ok(const char *s);
+
 /* Returns the number of [host.NAME] entries, not counting `local`. */
 size_t	inventory_nhosts(const struct inventory *inv);
 

@@ -16,6 +16,7 @@
 #include "coordinator/machines.h"
 #include "coordinator/oneline.h"
 #include "coordinator/report-export.h"
+#include "coordinator/sshconfig.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -24,6 +25,9 @@
 #include "proto/proto.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
+
+/* A long option without a short one: getopt_long's value above any char. */
+#define OPT_SSH_CONFIG	0x100
 
 /* Exits 2 with the command list: no command, or an unknown one. */
 static void __attribute__((noreturn))
@@ -118,7 +122,7 @@ resolve_hosts(const char *inv_opt, const char *list, size_t *n)
 
 	path = inventory_path(inv_opt, &required);
 	if (inventory_load(path, required, &inv, &cause) != 0 ||
-	    inventory_resolve(inv, list, &hosts, n, &cause) != 0) {
+	    inventory_resolve_ssh(inv, list, &hosts, n, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
 		free(cause);
 		inventory_free(inv);
@@ -179,6 +183,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	static const struct option longopts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
@@ -239,6 +244,9 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			break;
 		case 'i':
 			inv = optarg;
+			break;
+		case OPT_SSH_CONFIG:
+			sshcfg_set_file(optarg);
 			break;
 		case 'A':
 			host_ssh_accept_new(1);
@@ -433,6 +441,7 @@ cmd_control(int argc, char **argv, int stop)
 	static const struct option longopts[] = {
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*name = stop ? "stop" : "status";
@@ -445,9 +454,12 @@ cmd_control(int argc, char **argv, int stop)
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (ch == 'h')
 			help_exit(name);
-		if (ch != 'i')
+		else if (ch == OPT_SSH_CONFIG)
+			sshcfg_set_file(optarg);
+		else if (ch == 'i')
+			inv = optarg;
+		else
 			usage_bad_option(name, argv, optind, optopt, ch);
-		inv = optarg;
 	}
 	if (optind != argc - 1)
 		usage_error(name, "%s takes one run directory, got %d", name,
@@ -471,6 +483,7 @@ cmd_hosts(int argc, char **argv, int deploy)
 	static const struct option longopts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "from-source", no_argument, NULL, 'S' },
@@ -491,6 +504,9 @@ cmd_hosts(int argc, char **argv, int deploy)
 			break;
 		case 'i':
 			inv = optarg;
+			break;
+		case OPT_SSH_CONFIG:
+			sshcfg_set_file(optarg);
 			break;
 		case 'A':
 			host_ssh_accept_new(1);

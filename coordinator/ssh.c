@@ -3,11 +3,15 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,11 @@
 #include "proto/xmalloc.h"
 
 #define SSH_WRITE_CHUNK	(35 * 30000)	/* ~1 MiB, a multiple of 30000 */
+#define SSH_JUMP_CHUNK	(140 * 30000)	/* ~4 MiB: through a jump host the
+					   round trip is longer, so more
+					   SFTP writes are kept in flight */
+#define SSH_PUMP_BUF	32768		/* bytes in flight each way at a jump */
+#define SSH_PUMP_POLL	1000		/* ms between the pump's keepalives */
 
 /* Host-key algorithms libssh2 1.10 offers, most preferred first. */
 static const char *const ssh_algs[] = {
@@ -64,6 +73,39 @@ ssh_known_hosts_path(void)
 		return (e);
 	snprintf(path, sizeof path, "%s/.ssh/known_hosts", ssh_home());
 	return (path);
+}
+
+/*
+ * Writes the known_hosts files for t into files[0..*n): $ORCH_KNOWN_HOSTS
+ * when set, else ssh_config's UserKnownHostsFile list, else the default.
+ */
+static void
+ssh_kh_files(const struct ssh_target *t, const char *files[HOST_KH_MAX],
+    size_t *n)
+{
+	const char	*e = getenv("ORCH_KNOWN_HOSTS");
+	size_t		 i;
+
+	*n = 0;
+	if ((e == NULL || *e == '\0') && t->reach != NULL &&
+	    t->reach->nkh > 0) {
+		for (i = 0; i < t->reach->nkh && i < HOST_KH_MAX; i++)
+			files[(*n)++] = t->reach->known_hosts[i];
+		return;
+	}
+	files[(*n)++] = ssh_known_hosts_path();
+}
+
+/* Writes the name known_hosts holds t's key under: alias, host, [host]:port. */
+static void
+ssh_kh_entry(const struct ssh_target *t, char *out, size_t len)
+{
+	if (t->reach != NULL && t->reach->hostkey_alias[0] != '\0')
+		snprintf(out, len, "%s", t->reach->hostkey_alias);
+	else if (t->port == 22)
+		snprintf(out, len, "%s", t->address);
+	else
+		snprintf(out, len, "[%s]:%d", t->address, t->port);
 }
 
 const char *
@@ -144,14 +186,14 @@ connected:
  * key alone is known does not negotiate ECDSA and look unknown.
  */
 static void
-ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
-    size_t len)
+ssh_hostkey_pref(LIBSSH2_SESSION *session, const struct ssh_target *tg,
+    const char *name, char *out, size_t len)
 {
 	struct kh_result  res;
-	const char	**algs = NULL;
+	const char	**algs = NULL, *files[HOST_KH_MAX];
 	char		  err[256];
 	int		  known[SSH_NALGS], supported[SSH_NALGS], i, n, k;
-	size_t		  a, t;
+	size_t		  a, t, f, nfiles;
 
 	memset(known, 0, sizeof known);
 	/*
@@ -170,8 +212,11 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
 	if (algs != NULL)
 		libssh2_free(session, algs);
 	/* Warnings about the file come once, from the check itself. */
-	if (knownhosts_check(ssh_known_hosts_path(), name, NULL, 0, &res, NULL,
-	    err, sizeof err) == 0) {
+	ssh_kh_files(tg, files, &nfiles);
+	for (f = 0; f < nfiles; f++) {
+		if (knownhosts_check(files[f], name, NULL, 0, &res, NULL, err,
+		    sizeof err) != 0)
+			continue;
 		for (t = 0; t < res.ntypes; t++) {
 			for (a = 0; a < SSH_NALGS; a++) {
 				if (strcmp(res.types[t], ssh_algs[a]) == 0 ||
@@ -193,11 +238,10 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const char *name, char *out,
 	}
 }
 
-/* Appends one known_hosts line, creating ~/.ssh when needed. */
+/* Appends one known_hosts line to path, creating its directory when needed. */
 static int
-ssh_kh_append(const char *line, char *err, size_t errlen)
+ssh_kh_append(const char *path, const char *line, char *err, size_t errlen)
 {
-	const char	*path = ssh_known_hosts_path();
 	char		 dir[PATH_MAX], *slash;
 	FILE		*f;
 
@@ -237,11 +281,13 @@ static int
 ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
     size_t errlen)
 {
-	struct kh_result	 res;
-	const char		*key, *path = ssh_known_hosts_path();
+	struct kh_result	 res, one;
+	const char		*key, *path, *files[HOST_KH_MAX];
 	char			 entry[300], line[KH_LINE_MAX], why[256];
-	size_t			 keylen;
-	int			 type;
+	size_t			 keylen, f, nfiles;
+	int			 type, rank, best = -1;
+	/* Across files, as OpenSSH: revoked, then known, changed, CA only. */
+	static const int	 ranks[] = { 3, 0, 2, 4, 1 };
 
 	key = libssh2_session_hostkey(s->session, &keylen, &type);
 	if (key == NULL) {
@@ -251,15 +297,24 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 	}
 	knownhosts_fingerprint((const unsigned char *)key, keylen,
 	    s->fingerprint, sizeof s->fingerprint);
-	if (t->port == 22)
-		snprintf(entry, sizeof entry, "%s", t->address);
-	else
-		snprintf(entry, sizeof entry, "[%s]:%d", t->address, t->port);
-	if (knownhosts_check(path, entry, (const unsigned char *)key, keylen,
-	    &res, ssh_kh_warn, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s: cannot check the host key: %s",
-		    t->name, why);
-		return (-1);
+	ssh_kh_entry(t, entry, sizeof entry);
+	ssh_kh_files(t, files, &nfiles);
+	path = files[0];
+	memset(&res, 0, sizeof res);
+	res.status = KH_NEW;
+	for (f = 0; f < nfiles; f++) {
+		if (knownhosts_check(files[f], entry, (const unsigned char *)key,
+		    keylen, &one, ssh_kh_warn, why, sizeof why) != 0) {
+			snprintf(err, errlen, "%s: cannot check the host key: "
+			    "%s", t->name, why);
+			return (-1);
+		}
+		rank = ranks[one.status];
+		if (one.status != KH_NEW && (best == -1 || rank > best)) {
+			best = rank;
+			res = one;
+			path = files[f];
+		}
 	}
 	switch (res.status) {
 	case KH_KNOWN:
@@ -302,11 +357,64 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 		    t->name);
 		return (-1);
 	}
-	if (ssh_kh_append(line, err, errlen) != 0)
+	path = files[0];
+	if (ssh_kh_append(path, line, err, errlen) != 0)
 		return (-1);
 	log_info("%s: added %s for %s to %s", t->name, s->fingerprint, entry,
 	    path);
 	snprintf(s->hostkey_status, sizeof s->hostkey_status, "added (new)");
+	return (0);
+}
+
+/*
+ * Returns 1 if the public key beside keyfile (keyfile.pub, "TYPE BASE64
+ * ...") is the key blob[0..len), as OpenSSH's IdentitiesOnly matches
+ * ssh-agent keys to IdentityFile ones.
+ */
+static int
+ssh_pub_is(const char *keyfile, const unsigned char *blob, size_t len)
+{
+	char		 path[PATH_MAX], line[8192], *b64;
+	unsigned char	 dec[6144];
+	size_t		 n;
+	FILE		*f;
+	int		 d, r = 0;
+
+	ssh_expand(keyfile, path, sizeof path);
+	if (strlen(path) + 4 >= sizeof path)
+		return (0);
+	strcat(path, ".pub");
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	if (fgets(line, sizeof line, f) != NULL &&
+	    (b64 = strchr(line, ' ')) != NULL) {
+		b64++;
+		n = strcspn(b64, " \t\r\n");
+		if (n > 0 && n % 4 == 0 && n / 4 * 3 <= sizeof dec &&
+		    (d = EVP_DecodeBlock(dec, (unsigned char *)b64,
+		    (int)n)) >= 0) {
+			/* EVP_DecodeBlock counts the padding as bytes. */
+			d -= (b64[n - 1] == '=') + (n > 1 && b64[n - 2] == '=');
+			r = (size_t)d == len && memcmp(dec, blob, len) == 0;
+		}
+	}
+	fclose(f);
+	return (r);
+}
+
+/* Returns 1 if an ssh-agent key may be offered (IdentitiesOnly). */
+static int
+ssh_agent_key_ok(const struct ssh_target *t, const char *const *files,
+    size_t nfiles, const struct libssh2_agent_publickey *id)
+{
+	size_t	i;
+
+	if (t->reach == NULL || !t->reach->identities_only)
+		return (1);
+	for (i = 0; i < nfiles; i++) {
+		if (ssh_pub_is(files[i], id->blob, id->blob_len))
+			return (1);
+	}
 	return (0);
 }
 
@@ -317,16 +425,29 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	LIBSSH2_AGENT			*agent;
 	struct libssh2_agent_publickey	*id = NULL, *prev = NULL;
 	char				 tried[1024] = "", path[PATH_MAX];
-	const char			*files[3];
+	const char			*files[HOST_IDS_MAX];
 	size_t				 nfiles = 0, i, n = 0;
 	char				*msg;
 	int				 ok = 0;
 
+	if (t->identity != NULL && t->identity[0] != '\0')
+		files[nfiles++] = t->identity;
+	else if (t->reach != NULL && t->reach->nids > 0) {
+		/* ssh_config's IdentityFile list: missing ones are skipped. */
+		for (i = 0; i < t->reach->nids && i < HOST_IDS_MAX; i++)
+			files[nfiles++] = t->reach->ids[i];
+	} else {
+		files[nfiles++] = "~/.ssh/id_ed25519";
+		files[nfiles++] = "~/.ssh/id_ecdsa";
+	}
 	if (getenv("SSH_AUTH_SOCK") != NULL &&
 	    (agent = libssh2_agent_init(s->session)) != NULL) {
 		if (libssh2_agent_connect(agent) == 0 &&
 		    libssh2_agent_list_identities(agent) == 0) {
 			while (libssh2_agent_get_identity(agent, &id, prev) == 0) {
+				prev = id;
+				if (!ssh_agent_key_ok(t, files, nfiles, id))
+					continue;
 				n++;
 				if (libssh2_agent_userauth(agent, t->user, id) ==
 				    0) {
@@ -335,7 +456,6 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 					    "ssh-agent key %s", id->comment);
 					break;
 				}
-				prev = id;
 			}
 			libssh2_agent_disconnect(agent);
 		}
@@ -345,12 +465,6 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	}
 	if (ok)
 		return (0);
-	if (t->identity != NULL && t->identity[0] != '\0')
-		files[nfiles++] = t->identity;
-	else {
-		files[nfiles++] = "~/.ssh/id_ed25519";
-		files[nfiles++] = "~/.ssh/id_ecdsa";
-	}
 	for (i = 0; i < nfiles; i++) {
 		ssh_expand(files[i], path, sizeof path);
 		if (access(path, R_OK) != 0) {
@@ -374,9 +488,164 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "%s: authentication failed for %s@%s port %d: "
 	    "tried %s", t->name, t->user, t->address, t->port,
-	    tried[0] ? tried : "no keys (no ssh-agent, no ~/.ssh/id_ed25519 "
+	    tried[0] ? tried : t->reach != NULL && t->reach->nids > 0 ?
+	    "no keys (no ssh-agent, none of ssh_config's IdentityFile "
+	    "files exists)" : "no keys (no ssh-agent, no ~/.ssh/id_ed25519 "
 	    "or id_ecdsa; set identity in the inventory)");
 	return (-1);
+}
+
+/*
+ * The pump of a session through a jump host: moves bytes between the
+ * socketpair end whose other end the session reads and writes, and the
+ * direct-tcpip channel of the jump host's session, which only this thread
+ * uses while it runs. Ends when the session closes its end (after passing
+ * on what it wrote, for at most SSH_CLOSE_TIMEOUT), when the channel ends,
+ * or on an error; then shuts the socket down so the session sees EOF.
+ * Long because it is one loop over both directions' buffers.
+ */
+static void *
+ssh_pump(void *arg)
+{
+	struct ssh	*s = arg;
+	LIBSSH2_SESSION	*js = s->jump->session;
+	struct pollfd	 pfd[2];
+	char		*up, *down;
+	size_t		 uplen = 0, upoff = 0, downlen = 0, downoff = 0;
+	ssize_t		 n;
+	int64_t		 closing = 0;
+	int		 progress, fd_eof = 0, dir, ignored;
+
+	up = xmalloc(SSH_PUMP_BUF);
+	down = xmalloc(SSH_PUMP_BUF);
+	libssh2_session_set_blocking(js, 0);
+	for (;;) {
+		progress = 0;
+		/* The session's bytes to the channel. */
+		if (upoff == uplen && !fd_eof) {
+			upoff = uplen = 0;
+			n = recv(s->pumpfd, up, SSH_PUMP_BUF, MSG_DONTWAIT);
+			if (n > 0) {
+				uplen = (size_t)n;
+				progress = 1;
+			} else if (n == 0 || (errno != EAGAIN &&
+			    errno != EINTR)) {
+				fd_eof = 1;
+				closing = util_now_ms() + SSH_CLOSE_TIMEOUT;
+				progress = 1;
+			}
+		}
+		if (upoff < uplen) {
+			n = libssh2_channel_write(s->jchan, up + upoff,
+			    uplen - upoff);
+			if (n > 0) {
+				upoff += (size_t)n;
+				progress = 1;
+			} else if (n != LIBSSH2_ERROR_EAGAIN)
+				break;
+		}
+		if (fd_eof && (upoff == uplen || util_now_ms() > closing))
+			break;
+		/* The channel's bytes to the session. */
+		if (downoff == downlen) {
+			downoff = downlen = 0;
+			n = libssh2_channel_read(s->jchan, down, SSH_PUMP_BUF);
+			if (n > 0) {
+				downlen = (size_t)n;
+				progress = 1;
+			} else if ((n < 0 && n != LIBSSH2_ERROR_EAGAIN) ||
+			    libssh2_channel_eof(s->jchan))
+				break;	/* nothing left to pass on */
+		}
+		if (downoff < downlen) {
+			n = send(s->pumpfd, down + downoff, downlen - downoff,
+			    MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (n > 0) {
+				downoff += (size_t)n;
+				progress = 1;
+			} else if (errno != EAGAIN && errno != EINTR)
+				break;
+		}
+		libssh2_keepalive_send(js, &ignored);
+		/*
+		 * Reading may have taken in a window adjustment the write
+		 * waited for: the socket has nothing more to say about it.
+		 */
+		if (progress || (upoff < uplen &&
+		    libssh2_channel_window_write(s->jchan) > 0))
+			continue;
+		dir = libssh2_session_block_directions(js);
+		pfd[0].fd = s->pumpfd;
+		pfd[0].events = 0;
+		if (upoff == uplen && !fd_eof)
+			pfd[0].events |= POLLIN;
+		if (downoff < downlen)
+			pfd[0].events |= POLLOUT;
+		pfd[1].fd = s->jump->sock;
+		pfd[1].events = POLLIN;
+		if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			pfd[1].events |= POLLOUT;
+		poll(pfd, 2, fd_eof ? 100 : SSH_PUMP_POLL);
+	}
+	shutdown(s->pumpfd, SHUT_RDWR);
+	free(up);
+	free(down);
+	return (NULL);
+}
+
+/*
+ * Reaches t through the jump host t->jump: opens (and checks) the jump
+ * host's session, a direct-tcpip channel from it to t, and a socketpair
+ * with a pump thread between them; s->sock is the session's end. Returns
+ * 0, or -1 with err naming the hop that failed.
+ */
+static int
+ssh_open_jump(struct ssh *s, const struct ssh_target *t, char *err,
+    size_t errlen)
+{
+	char	why[SSH_ERR_LEN], *msg;
+	int	sv[2], one = 1;
+
+	s->jump = xcalloc(1, sizeof *s->jump);
+	if (ssh_open(s->jump, t->jump, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: through jump host %s: %s", t->name,
+		    t->jump->name, why);
+		return (-1);
+	}
+	/*
+	 * The session inside sends small packets (SFTP acknowledgements)
+	 * that must not wait for Nagle's algorithm; a jump host reached
+	 * through another has a socketpair, which refuses this harmlessly.
+	 */
+	(void)setsockopt(s->jump->sock, IPPROTO_TCP, TCP_NODELAY, &one,
+	    sizeof one);
+	libssh2_session_set_timeout(s->jump->session, t->timeout_ms);
+	/* The originator fields are informative only. */
+	s->jchan = libssh2_channel_direct_tcpip_ex(s->jump->session,
+	    t->address, t->port, "127.0.0.1", 0);
+	libssh2_session_set_timeout(s->jump->session, 0);
+	if (s->jchan == NULL) {
+		msg = NULL;
+		libssh2_session_last_error(s->jump->session, &msg, NULL, 0);
+		snprintf(err, errlen, "%s: jump host %s cannot reach %s port "
+		    "%d: %s", t->name, t->jump->name, t->address, t->port,
+		    msg != NULL ? msg : "channel refused");
+		return (-1);
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		snprintf(err, errlen, "%s: socketpair: %s", t->name,
+		    strerror(errno));
+		return (-1);
+	}
+	s->sock = sv[0];
+	s->pumpfd = sv[1];
+	if (pthread_create(&s->pump, NULL, ssh_pump, s) != 0) {
+		snprintf(err, errlen, "%s: cannot start the jump host's pump "
+		    "thread", t->name);
+		return (-1);
+	}
+	s->pumping = 1;
+	return (0);
 }
 
 int
@@ -386,8 +655,11 @@ ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	int	e;
 
 	memset(s, 0, sizeof *s);
-	s->sock = -1;
-	if ((s->sock = ssh_connect_tcp(t, err, errlen)) == -1)
+	s->sock = s->pumpfd = -1;
+	if (t->jump != NULL) {
+		if (ssh_open_jump(s, t, err, errlen) != 0)
+			goto fail;
+	} else if ((s->sock = ssh_connect_tcp(t, err, errlen)) == -1)
 		return (-1);
 	if ((s->session = libssh2_session_init()) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -395,19 +667,18 @@ ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	}
 	libssh2_session_set_blocking(s->session, 1);
 	libssh2_session_set_timeout(s->session, t->timeout_ms);
-	if (t->port == 22)
-		snprintf(pref, sizeof pref, "%s", t->address);
-	else
-		snprintf(pref, sizeof pref, "[%s]:%d", t->address, t->port);
-	ssh_hostkey_pref(s->session, pref, pref, sizeof pref);
+	ssh_kh_entry(t, pref, sizeof pref);
+	ssh_hostkey_pref(s->session, t, pref, pref, sizeof pref);
 	if (libssh2_session_method_pref(s->session, LIBSSH2_METHOD_HOSTKEY,
 	    pref) != 0)
 		log_debug("%s: host key preference '%s' refused", t->name, pref);
 	if ((e = libssh2_session_handshake(s->session, s->sock)) != 0) {
 		msg = NULL;
 		libssh2_session_last_error(s->session, &msg, NULL, 0);
-		snprintf(err, errlen, "%s: SSH handshake with %s port %d "
+		snprintf(err, errlen, "%s: SSH handshake with %s port %d%s%s "
 		    "failed: %s", t->name, t->address, t->port,
+		    t->jump != NULL ? " through " : "",
+		    t->jump != NULL ? t->jump->name : "",
 		    msg != NULL ? msg : "unknown error");
 		goto fail;
 	}
@@ -436,6 +707,26 @@ ssh_close(struct ssh *s)
 	if (s->sock != -1)
 		close(s->sock);
 	s->sock = -1;
+	/* The pump sees our end closed, passes on the rest, and ends. */
+	if (s->pumping)
+		pthread_join(s->pump, NULL);
+	s->pumping = 0;
+	if (s->pumpfd != -1)
+		close(s->pumpfd);
+	s->pumpfd = -1;
+	if (s->jchan != NULL) {
+		libssh2_session_set_blocking(s->jump->session, 1);
+		libssh2_session_set_timeout(s->jump->session,
+		    SSH_CLOSE_TIMEOUT);
+		libssh2_channel_close(s->jchan);
+		libssh2_channel_free(s->jchan);
+		s->jchan = NULL;
+	}
+	if (s->jump != NULL) {
+		ssh_close(s->jump);
+		free(s->jump);
+		s->jump = NULL;
+	}
 }
 
 /* Waits for the socket in the direction libssh2 needs, at most ms. */
@@ -582,7 +873,7 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	char			 tmp[PATH_MAX], *buf = NULL;
 	const char		*rpath = ssh_sftp_path(remote);
 	ssize_t			 n, w;
-	size_t			 off;
+	size_t			 off, chunk;
 	int			 fd = -1, r = -1;
 
 	*bytes = 0;
@@ -604,9 +895,10 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 		    "error %lu)", tmp, libssh2_sftp_last_error(sftp));
 		goto out;
 	}
-	buf = xmalloc(SSH_WRITE_CHUNK);
+	chunk = s->jump != NULL ? SSH_JUMP_CHUNK : SSH_WRITE_CHUNK;
+	buf = xmalloc(chunk);
 	for (;;) {
-		n = read(fd, buf, SSH_WRITE_CHUNK);
+		n = read(fd, buf, chunk);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {

@@ -9,11 +9,14 @@
 #ifndef COORDINATOR_SSH_H
 #define COORDINATOR_SSH_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <libssh2.h>
 #include <libssh2_sftp.h>
+
+#include "coordinator/host.h"
 
 #define SSH_ERR_LEN	512
 
@@ -22,9 +25,13 @@ struct ssh_target {
 	const char	*address;
 	int		 port;
 	const char	*user;
-	const char	*identity;	/* "" or NULL: ~/.ssh/id_ed25519, id_ecdsa */
+	const char	*identity;	/* "" or NULL: reach's, else
+					   ~/.ssh/id_ed25519, id_ecdsa */
+	const struct host_reach *reach;	/* from ssh_config, or NULL */
 	int		 accept_new;	/* add keys of hosts with none pinned */
 	int		 timeout_ms;	/* connect and handshake */
+	const struct ssh_target *jump;	/* reached through this host's
+					   session, or NULL: directly */
 };
 
 struct ssh {
@@ -33,6 +40,13 @@ struct ssh {
 	char		 fingerprint[128];	/* "ED25519 SHA256:..." */
 	char		 hostkey_status[64];	/* "known", "added", ... */
 	char		 auth[256];		/* how we authenticated */
+
+	/* Through a jump host: sock is our end of a socketpair. */
+	struct ssh	*jump;		/* the jump host's session, or NULL */
+	LIBSSH2_CHANNEL	*jchan;		/* direct-tcpip to this host */
+	int		 pumpfd;	/* the pump's end of the socketpair */
+	pthread_t	 pump;		/* moves bytes between the two */
+	int		 pumping;
 };
 
 /* Initializes libssh2; call once from the main thread. Returns 0 or -1. */
@@ -42,8 +56,10 @@ int	ssh_init(void);
 const char *ssh_known_hosts_path(void);
 
 /*
- * Connects, checks the host key, authenticates. On failure returns -1 with
- * words in err saying what failed and what to do. The session is blocking.
+ * Connects (through t->jump's session when set, whose host key is
+ * checked and which authenticates first, recursively), checks the host
+ * key, authenticates. On failure returns -1 with words in err saying what
+ * failed, at which host, and what to do. The session is blocking.
  */
 int	ssh_open(struct ssh *s, const struct ssh_target *t, char *err,
 	    size_t errlen);

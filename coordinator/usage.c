@@ -77,10 +77,14 @@ static const struct usage_cmd usage_cmds[] = {
 static const struct usage_opt usage_opts[] = {
 	{ "run check deploy", "--hosts=LIST",
 	  "hosts and groups of the inventory, comma separated; `all` for "
-	  "every host; `local` (the default) is this machine" },
+	  "every host; `local` (the default) is this machine; any other name "
+	  "is looked up in ssh_config with `ssh -G`" },
 	{ "run check deploy status stop", "--inventory=FILE",
 	  "the inventory of hosts (default $ORCH_INVENTORY, else "
 	  "inventory/hosts.ini)" },
+	{ "run check deploy status stop", "--ssh-config=FILE",
+	  "the ssh_config that names not in the inventory are looked up in "
+	  "(default $ORCH_SSH_CONFIG, else ssh's own: ~/.ssh/config)" },
 	{ "run check deploy", "--accept-new-host-keys",
 	  "add the key of a host not in ~/.ssh/known_hosts (never a changed "
 	  "one)" },

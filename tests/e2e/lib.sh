@@ -11,6 +11,9 @@ export ORCH_WORKDIR="$T/workdir"	# the local agent's cache and run dirs
 # What orch and its agents make in $TMPDIR (relay sockets, deploy packs)
 # goes with the test, even when a test kills them before they clean up.
 export TMPDIR="$T"
+# Names not in a test's inventory are looked up in ssh_config (ssh -G):
+# never in the ssh_config of whoever runs the tests.
+export ORCH_SSH_CONFIG=/dev/null
 CLEANUPS=()
 
 cleanup() {

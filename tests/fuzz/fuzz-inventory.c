@@ -6,6 +6,7 @@
  * run (see tests/fuzz/corpus-inventory/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *	tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c \
+ *	coordinator/sshconfig.c proto/ident.c proto/util.c \
  *	$(pkg-config --cflags --libs inih) -o /tmp/fuzz-inventory
  *   /tmp/fuzz-inventory -max_total_time=60 tests/fuzz/corpus-inventory
  */

@@ -37,7 +37,8 @@
 #   LAB_KEY_OTHER (ed25519, NOT authorized: for refusal tests)
 # Functions: lab_up lab_down lab_hosts lab_addr lab_port lab_ns lab_pid
 #   lab_ssh lab_link_down lab_link_up lab_stop_sshd lab_start_sshd
-#   lab_known_hosts_hashed lab_inventory_set lab_logs (each documented below).
+#   lab_known_hosts_hashed lab_inventory_set lab_logs lab_add_behind lab_home
+#   (each documented below).
 # Knobs: LAB_KEEP=1, LAB_READY_SECS (default 60), LAB_SSHD (default
 #   /usr/sbin/sshd).
 
@@ -311,6 +312,85 @@ lab_logs() {
 	done
 }
 
+# lab_home hN: gives hN's sessions a home of their own, $LAB/hN/home ($HOME
+# of its shells, and where its SFTP starts), so that `~/` paths on hN (the
+# default workdir ~/.orch) stay inside the lab; restarts hN's sshd.
+lab_home() {
+	local -; set +e
+	local i; i=$(_lab_index "${1:-}") || return 1
+	mkdir -p "$LAB/h$i/home" || return 1
+	echo "$LAB/h$i/home" >"$LAB/h$i/home.path" || return 1
+	_lab_kill_sshd "$i" listener
+	_lab_spawn_sshd "$i" && _lab_wait_ready "$i"
+}
+
+# lab_add_behind hK (netns mode): adds host h(N+1) (N becomes N+1), whose
+# sshd listens on 169.254.214.(2i) in a namespace of its own joined by a
+# veth pair to hK's namespace only: from here it is reachable only through
+# hK (its sshd's direct-tcpip), never directly. Appends its host keys to
+# known_hosts (and the hashed twin), `Host h(N+1)` with ProxyJump hK to
+# ssh_config, and [host.h(N+1)] with jump = hK to the inventory; the group
+# lab stays as it was. lab_link_down/up do not apply to it. Call it in the
+# test's shell, not in $(...): the new host is h$LAB_N.
+lab_add_behind() {
+	local -; set +e
+	local k i ns vh vn ha na t a b
+	k=$(_lab_index "${1:-}") || return 1
+	if [ "$LAB_MODE" != netns ]; then
+		echo "lab: lab_add_behind needs netns mode (this lab is $LAB_MODE)" >&2
+		return 1
+	fi
+	i=$((LAB_N + 1))
+	if [ "$i" -gt 100 ]; then
+		echo "lab: lab_add_behind: at most 100 hosts" >&2
+		return 1
+	fi
+	# The pair lives in two namespaces of this lab: no other lab sees it.
+	ha=169.254.214.$((2 * i - 1)) na=169.254.214.$((2 * i))
+	ns=orchlab-$_LAB_ID-h$i vh=orch${_LAB_ID}h$i vn=orch${_LAB_ID}n$i
+	LAB_N=$i
+	_LAB_NS[i]=$ns _LAB_VH[i]=$vh _LAB_VN[i]=$vn
+	_LAB_PEER[i]=$ha _LAB_ADDR[i]=$na _LAB_PORT[i]=22
+	_lab_save
+	mkdir -p "$LAB/h$i/wd" || return 1
+	for t in ed25519 ecdsa; do
+		if ! ssh-keygen -q -t "$t" -N '' -C "h$i" -f "$LAB/h$i/ssh_host_${t}_key" \
+		    </dev/null >/dev/null 2>&1; then
+			echo "lab: ssh-keygen -t $t for h$i failed" >&2
+			return 1
+		fi
+	done
+	if ! { ip netns add "$ns" &&
+	    ip link add "$vh" type veth peer name "$vn" &&
+	    ip link set "$vh" netns "${_LAB_NS[k]}" &&
+	    ip link set "$vn" netns "$ns" &&
+	    ip -n "${_LAB_NS[k]}" addr add "$ha/32" peer "$na/32" dev "$vh" &&
+	    ip -n "${_LAB_NS[k]}" link set "$vh" up &&
+	    ip -n "$ns" link set lo up &&
+	    ip -n "$ns" addr add "$na/32" peer "$ha/32" dev "$vn" &&
+	    ip -n "$ns" link set "$vn" up; }; then
+		echo "lab: setting up namespace $ns for h$i behind h$k failed" >&2
+		return 1
+	fi
+	for ((t = 0; t < 300; t++)); do
+		a=$(ip -n "${_LAB_NS[k]}" -o link show "$vh" 2>/dev/null)
+		b=$(ip -n "$ns" -o link show "$vn" 2>/dev/null)
+		[[ $a == *"state UP"* && $b == *"state UP"* ]] && break
+		sleep 0.1
+	done
+	_lab_spawn_sshd "$i" || return 1
+	for t in ed25519 ecdsa; do
+		set -- $(cat "$LAB/h$i/ssh_host_${t}_key.pub")
+		echo "$na $1 $2" >>"$LAB/known_hosts"
+	done
+	lab_known_hosts_hashed || return 1
+	printf 'Host h%s\n\tHostName %s\n\tPort 22\n\tProxyJump h%s\n' "$i" "$na" "$k" \
+	    >>"$LAB/ssh_config" || return 1
+	printf '[host.h%s]\naddress  = %s\nport     = 22\nuser     = %s\nidentity = %s\nworkdir  = %s\njump     = h%s\n' \
+	    "$i" "$na" "$LAB_USER" "$LAB_KEY" "$LAB/h$i/wd" "$k" >>"$LAB/inventory.ini" || return 1
+	_lab_wait_ready "$i"
+}
+
 # --- internals ----------------------------------------------------------
 
 # True when we may create network namespaces and veths.
@@ -484,8 +564,14 @@ PermitUserEnvironment no
 AllowTcpForwarding yes
 MaxStartups 100
 PrintMotd no
-Subsystem sftp internal-sftp
 EOF
+	# A home of its own (lab_home): sessions and SFTP both start there.
+	if [ -f "$d/home.path" ]; then
+		printf 'SetEnv HOME=%s\nSubsystem sftp internal-sftp -d %s\n' \
+		    "$(cat "$d/home.path")" "$(cat "$d/home.path")" >>"$d/sshd_config" || return 1
+	else
+		echo "Subsystem sftp internal-sftp" >>"$d/sshd_config" || return 1
+	fi
 	# Options a test adds (e.g. HostKeyAlgorithms), kept across restarts.
 	if [ -f "$d/sshd_config.extra" ]; then
 		cat "$d/sshd_config.extra" >>"$d/sshd_config" || return 1
