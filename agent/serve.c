@@ -766,6 +766,20 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 {
 	size_t	i;
 
+	/*
+	 * A resume that brings another plan than the journal's is refused
+	 * before it takes the run over: the agent measuring that journal
+	 * carries on, and the journal stays whole for a resume that brings
+	 * the run's own plan.
+	 */
+	if (!journal_same_plan(s->rundir, plan)) {
+		*code = "journal";
+		snprintf(why, len, "%s/journal holds another plan for run %s "
+		    "(other settings, programs or files than at its start): "
+		    "refused; the journal is kept and its agent, if any, "
+		    "carries on", s->rundir, s->run_id);
+		return (-1);
+	}
 	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
 	    s->run_id, why, len)) == -1) {
 		*code = "busy";

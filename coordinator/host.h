@@ -116,6 +116,8 @@ struct host {
 	uint32_t	 npushed;	/* files pushed */
 	int		 status;	/* HOST_* */
 	int		 retryable;	/* the agent was lost, not refused */
+	char		 errcode[32];	/* the agent's ERROR code, "" none */
+	int		 detach;	/* close leaves the agent measuring */
 	char		 error[HOST_ERR_LEN];
 };
 

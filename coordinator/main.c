@@ -240,12 +240,22 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	if (opts.resume != NULL) {
 		char	*cause = NULL, *list;
 
-		if (optind != argc || opts.out != NULL || opts.rounds > 0 ||
-		    opts.has_seed) {
-			fprintf(stderr, "orch: --resume DIR takes the suite, "
-			    "rounds, seed and hosts from DIR\n");
+		struct host	*given = NULL;
+		size_t		 ngiven = 0;
+
+		if (argc - optind > 1)
+			usage();
+		/* A flag may repeat the record; one that contradicts it: 2. */
+		if (hosts != NULL)
+			given = resolve_hosts(inv, hosts, &ngiven);
+		if (run_resume_flags(&opts, optind < argc ? argv[optind] :
+		    NULL, given, ngiven, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			free(cause);
+			free(given);
 			return (2);
 		}
+		free(given);
 		if ((list = run_resume_hosts(opts.resume, &cause)) == NULL) {
 			fprintf(stderr, "orch: %s\n", cause);
 			free(cause);

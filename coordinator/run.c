@@ -57,6 +57,11 @@ struct run_host {
 	uint32_t		*seen;		/* per step: attempts stored (bits) */
 	int64_t			 max_seq;	/* highest seq stored; -1 none */
 	int			 restarts;	/* agents lost and started again */
+	int			 detached;	/* left measuring: not ended */
+	size_t			 measured;	/* measured runs stored */
+	size_t			 measured_now;	/* of them, by this coordinator */
+	size_t			 measured_total; /* measured runs in the plan */
+	int64_t			 wait_line_ms;	/* last load-wait line shown */
 };
 
 struct run {
@@ -73,17 +78,25 @@ struct run {
 	int			 tty;
 	int64_t			 last_draw_ms;
 	int			 drawn;		/* lines drawn on the tty */
+	const struct dataset	*ds;		/* resuming: the record so far */
+	double			 opt_max_load;	/* --max-load, or the record's */
+	size_t			 stored;	/* samples in the record */
 };
 
-static volatile sig_atomic_t	run_stop;
+static volatile sig_atomic_t	run_stop;	/* the signal that stops us */
 
 #define RUN_MAX_RESTARTS	3	/* agents lost per host before giving up */
 
 static void
 run_sigint(int sig)
 {
-	(void)sig;
-	run_stop = 1;
+	struct sigaction	sa;
+
+	run_stop = sig;
+	/* A second Ctrl-C ends orch at once; the agents carry on still. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
 }
 
 /* Formats the current UTC time as ISO 8601. */
@@ -124,16 +137,40 @@ run_mkdirs(const char *dir, mode_t mode)
 #define RUN_EV_END	2	/* a host finished */
 
 /*
+ * Writes ", ETA 1m05s" from the pace of the measured runs so far (warmups
+ * and floor runs are not counted, as they are not what is left), or "".
+ */
+static const char *
+run_eta(const struct run_host *rh, int64_t now, char *buf, size_t len)
+{
+	int64_t	el = now - rh->started_ms, eta;
+
+	buf[0] = '\0';
+	if (rh->measured_now == 0 || rh->measured >= rh->measured_total)
+		return (buf);
+	eta = el * (int64_t)(rh->measured_total - rh->measured) /
+	    (int64_t)rh->measured_now / 1000;
+	if (eta >= 60)
+		snprintf(buf, len, ", ETA %lldm%02llds", (long long)(eta / 60),
+		    (long long)(eta % 60));
+	else
+		snprintf(buf, len, ", ETA %llds", (long long)eta);
+	return (buf);
+}
+
+/*
  * Shows progress: on a terminal one redrawn line per host; otherwise a
- * plain line every tenth of the rounds and when a host finishes.
+ * plain line every tenth of the rounds, from round 1, and when a host
+ * finishes. Counts measured runs only: not warmups, not floor runs.
  */
 static void
 run_progress(struct run *run, struct run_host *rh, int ev)
 {
 	struct run_host	*x;
-	int64_t		 now = util_now_ms(), el, eta;
+	int64_t		 now = util_now_ms();
 	uint32_t	 step;
 	size_t		 i;
+	char		 eta_s[64];
 
 	pthread_mutex_lock(&run->mtx);
 	if (!run->tty) {
@@ -145,11 +182,11 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			fprintf(stderr, "orch: %s: failed after %zu of %zu "
 			    "runs: %s\n", rh->h->name, rh->done, rh->total,
 			    rh->h->error);
-		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0 &&
-		    rh->round > 1)
+		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0)
 			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
-			    "runs)\n", rh->h->name, rh->round,
-			    run->suite->rounds, rh->done, rh->total);
+			    "measured runs%s)\n", rh->h->name, rh->round,
+			    run->suite->rounds, rh->measured, rh->measured_total,
+			    run_eta(rh, now, eta_s, sizeof eta_s));
 		goto out;
 	}
 	if (ev == RUN_EV_SAMPLE && now - run->last_draw_ms < 100)
@@ -159,10 +196,6 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 		fprintf(stderr, "\033[%dA", run->drawn);
 	for (i = 0; i < run->nrh; i++) {
 		x = &run->rh[i];
-		el = now - x->started_ms;
-		eta = x->done > 0 && x->done < x->total ?
-		    el * (int64_t)(x->total - x->done) / (int64_t)x->done /
-		    1000 : 0;
 		fprintf(stderr, "\r\033[K  %-12s ", x->h->name);
 		if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
@@ -173,9 +206,10 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 		else if (x->state[0] != '\0')
 			fprintf(stderr, "%.70s\n", x->state);
 		else
-			fprintf(stderr, "round %u/%u  %zu/%zu runs  ETA %llds\n",
-			    x->round, run->suite->rounds, x->done, x->total,
-			    (long long)eta);
+			fprintf(stderr, "round %u/%u  %zu/%zu measured runs"
+			    "%s\n", x->round > 0 ? x->round : 1,
+			    run->suite->rounds, x->measured, x->measured_total,
+			    run_eta(x, now, eta_s, sizeof eta_s));
 	}
 	run->drawn = (int)run->nrh;
 	fflush(stderr);
@@ -329,6 +363,32 @@ run_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
 }
 
 /*
+ * Resuming, a host's load gate and CPU list are the ones its plan had at
+ * the start, whatever the inventory says now: its agent's journal holds
+ * that plan, and only that plan carries it on.
+ */
+static void
+run_plan_from_record(struct run *run, struct run_host *rh,
+    struct proto_plan *p)
+{
+	const struct ds_host	*dh;
+	long			 hi;
+
+	if (run->ds == NULL || (hi = dataset_host(run->ds, rh->h->name)) < 0)
+		return;
+	dh = &run->ds->hosts[hi];
+	if (!dh->has_plan)
+		return;
+	if (dh->max_load != p->max_load || strcmp(dh->pin, p->pin) != 0)
+		log_info("%s: resuming with the plan's load gate %g and pin "
+		    "'%s' of the start (now %g and '%s')", rh->h->name,
+		    dh->max_load, dh->pin, p->max_load, p->pin);
+	p->max_load = dh->max_load;
+	p->load_wait_ms = dh->load_wait_ms;
+	snprintf(p->pin, sizeof p->pin, "%s", dh->pin);
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order.
  * Long because the plan's parts (files, commands, the floor, the steps)
  * index each other and are filled in one order.
@@ -419,12 +479,16 @@ run_build_plan(struct run *run, struct run_host *rh)
 	p->resume_seq = -1;
 	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
-	    run->opts->max_load >= 0 ? run->opts->max_load : s->max_load;
+	    run->opt_max_load >= 0 ? run->opt_max_load : s->max_load;
 	p->load_wait_ms = s->load_wait_s * 1000;
 	p->retries = s->retries;
 	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
 	    s->pin);
+	run_plan_from_record(run, rh, p);
 	rh->total = p->nsteps;
+	for (i = 0; i < p->nsteps; i++)
+		rh->measured_total += !p->steps[i].warmup &&
+		    (!has_floor || p->steps[i].cmd != floor_cmd);
 }
 
 static void
@@ -477,8 +541,14 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		log_warnx("%s", run->rec.err);
 		return (-1);
 	}
-	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries)
+	run->stored++;
+	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries) {
 		rh->done++;
+		if (!smp->warmup && strcmp(c->bench, PROTO_FLOOR_BENCH) != 0) {
+			rh->measured++;
+			rh->measured_now++;
+		}
+	}
 	if (smp->round != rh->round && smp->round > 0) {
 		ev = RUN_EV_ROUND;
 		rh->round = smp->round;
@@ -552,7 +622,7 @@ run_host_thread(void *arg)
 	char		**paths;
 	char		(*shas)[PROTO_SHA_HEX];
 	char		 err[HOST_ERR_LEN], why[HOST_ERR_LEN];
-	int		*exe, *fresh;
+	int		*exe, *fresh, ok = 0;
 	size_t		 i;
 
 	if (!rh->opened)
@@ -580,9 +650,18 @@ run_host_thread(void *arg)
 			if (rh->restarts == 0)
 				run_record_files(run, rh, fresh);
 			if (host_run(rh->h, &rh->plan, run_sample_cb,
-			    run_state_cb, rh, &run_stop) == 0)
+			    run_state_cb, rh, &run_stop) == 0) {
+				ok = 1;
 				break;
+			}
 		}
+		/*
+		 * An agent that refused the plan because its journal holds
+		 * the run's own keeps it and carries on: the host is left
+		 * for a resume, never ended.
+		 */
+		if (strcmp(rh->h->errcode, "journal") == 0)
+			break;
 		/* A lost agent is started again; its journal carries on. */
 		if (!rh->h->retryable || run_stop ||
 		    rh->restarts >= RUN_MAX_RESTARTS)
@@ -600,10 +679,15 @@ run_host_thread(void *arg)
 			break;
 		}
 	}
-	if (record_hostend(&run->rec, rh->h) != 0)
+	/* Interrupted: its agent carries on, as if we were lost. */
+	if (!ok && (run_stop || strcmp(rh->h->errcode, "journal") == 0)) {
+		rh->detached = 1;
+		rh->h->detach = 1;
+	} else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
-	run_progress(run, rh, RUN_EV_END);
+	if (!rh->detached)
+		run_progress(run, rh, RUN_EV_END);
 	free(paths);
 	free(shas);
 	free(exe);
@@ -772,6 +856,10 @@ run_resume_host(struct run_host *rh, const struct dataset *ds)
 		if ((int64_t)s->seq > rh->max_seq)
 			rh->max_seq = s->seq;
 		rh->done++;
+		if (i < ds->nsamples && !s->warmup &&
+		    (s->status != PROTO_ST_SIGNAL ||
+		    s->attempt > rh->run->suite->retries))
+			rh->measured++;
 	}
 }
 
@@ -793,6 +881,121 @@ run_resume_hosts(const char *dir, char **cause)
 		return (NULL);
 	}
 	return (list);
+}
+
+/* Returns 1 when paths a and b name the same file (or are equal). */
+static int
+run_same_path(const char *a, const char *b)
+{
+	char	ra[PATH_MAX], rb[PATH_MAX];
+
+	if (strcmp(a, b) == 0)
+		return (1);
+	if (realpath(a, ra) == NULL || realpath(b, rb) == NULL)
+		return (0);
+	return (strcmp(ra, rb) == 0);
+}
+
+/* Returns 1 when the hosts given are the hosts of the record, as a set. */
+static int
+run_same_hosts(const struct dataset *ds, const struct host *hosts,
+    size_t nhosts)
+{
+	size_t	i, j;
+
+	if (nhosts != ds->nhosts)
+		return (0);
+	for (i = 0; i < nhosts; i++) {
+		if (dataset_host(ds, hosts[i].name) < 0)
+			return (0);
+		for (j = 0; j < i; j++) {
+			if (strcmp(hosts[i].name, hosts[j].name) == 0)
+				return (0);
+		}
+	}
+	return (1);
+}
+
+/* Writes how a run was started with respect to --max-load. */
+static void
+run_show_max_load(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "without --max-load (the suite's and the "
+		    "inventory's load gates)");
+	else
+		snprintf(buf, len, "with --max-load=%g", v);
+}
+
+/* Says that flag contradicts the record, which holds was. */
+static void
+run_contra(char **cause, const char *flag, const char *drop,
+    const struct dataset *ds, const char *dir, const char *was)
+{
+	xasprintf(cause, "%s contradicts the record of run %s in %s: it was "
+	    "started %s; --resume takes every setting from the record (drop "
+	    "%s)", flag, ds->run_id, dir, was, drop);
+}
+
+int
+run_resume_flags(struct run_opts *opts, const char *suite,
+    const struct host *hosts, size_t nhosts, char **cause)
+{
+	struct dataset	*ds;
+	const char	*dir = opts->resume;
+	char		 was[160], flag[64], *list;
+	int		 r = -1;
+
+	if (record_load(dir, &ds, cause) != 0)
+		return (-1);
+	if (record_busy(dir)) {
+		xasprintf(cause, "%s: another orch is running this run now "
+		    "(orch status %s tells its progress)", dir, dir);
+		goto out;
+	}
+	if (suite != NULL && !run_same_path(suite, ds->suite_path)) {
+		snprintf(was, sizeof was, "with the suite %s", ds->suite_path);
+		run_contra(cause, suite, "the suite", ds, dir, was);
+		goto out;
+	}
+	if (opts->out != NULL && !run_same_path(opts->out, dir)) {
+		xasprintf(cause, "--out=%s contradicts --resume=%s: a resumed "
+		    "run writes where it started (drop --out)", opts->out, dir);
+		goto out;
+	}
+	if (opts->rounds > 0 && opts->rounds != ds->rounds) {
+		snprintf(flag, sizeof flag, "--rounds=%u", opts->rounds);
+		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		run_contra(cause, flag, "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->has_seed && opts->seed != ds->seed) {
+		snprintf(flag, sizeof flag, "--seed=%llu",
+		    (unsigned long long)opts->seed);
+		snprintf(was, sizeof was, "with seed %llu",
+		    (unsigned long long)ds->seed);
+		run_contra(cause, flag, "--seed", ds, dir, was);
+		goto out;
+	}
+	if (opts->max_load >= 0 && opts->max_load != ds->opt_max_load) {
+		snprintf(flag, sizeof flag, "--max-load=%g", opts->max_load);
+		run_show_max_load(ds->opt_max_load, was, sizeof was);
+		run_contra(cause, flag, "--max-load", ds, dir, was);
+		goto out;
+	}
+	if (hosts != NULL && !run_same_hosts(ds, hosts, nhosts)) {
+		list = dataset_host_list(ds, 0);
+		snprintf(was, sizeof was, "on hosts %s", list);
+		free(list);
+		run_contra(cause, "--hosts", "--hosts", ds, dir, was);
+		goto out;
+	}
+	/* What the record says, the resume does. */
+	opts->max_load = ds->opt_max_load;
+	r = 0;
+out:
+	dataset_free(ds);
+	return (r);
 }
 
 /* Makes the run id: UTC time and 4 random hex digits. */
@@ -923,6 +1126,7 @@ run_open_record(struct run *run, const struct dataset *ds,
 	xasprintf(&cmdline, "%s", run->opts->cmdline);
 	record_run(&run->rec, run->run_id, run->suite, run->suite->seed,
 	    cmdline, started, run->opts->hosts, run->opts->nhosts);
+	record_opts(&run->rec, run->opt_max_load);
 	free(cmdline);
 	return (0);
 }
@@ -956,6 +1160,7 @@ run_record_hosts(struct run *run)
 {
 	struct run_host	*rh;
 	size_t		 i;
+	long		 hi;
 
 	for (i = 0; i < run->nrh; i++) {
 		rh = &run->rh[i];
@@ -967,6 +1172,9 @@ run_record_hosts(struct run *run)
 			continue;
 		}
 		record_host(&run->rec, rh->h);
+		hi = run->ds != NULL ? dataset_host(run->ds, rh->h->name) : -1;
+		if (hi < 0 || !run->ds->hosts[hi].has_plan)
+			record_plan(&run->rec, rh->h->name, &rh->plan);
 		run_warn_aa(run, rh);
 	}
 }
@@ -987,6 +1195,15 @@ run_finish(struct run *run, char **cause)
 			    run->rh[i].h->name, run->rh[i].h->error);
 		}
 	}
+	/* Nothing measured: a report would only say nothing, and look done. */
+	if (run->stored == 0) {
+		fprintf(stderr, "orch: no sample was taken: %s; no report "
+		    "written (the record is %s/%s)\n", failed_hosts ==
+		    run->nrh ? (run->nrh == 1 ? "the host failed" :
+		    "every host failed") : "no host ran a benchmark",
+		    run->dir, RECORD_FILE);
+		return (3);
+	}
 	if (report_render(run->dir, &nworse, &nfailed, cause) != 0) {
 		fprintf(stderr, "orch: %s\n", *cause);
 		return (3);
@@ -1004,6 +1221,50 @@ run_finish(struct run *run, char **cause)
 		return (1);
 	}
 	return (0);
+}
+
+/* Returns 1 when a host was left measuring: the run is not over. */
+static int
+run_detached(const struct run *run)
+{
+	size_t	i;
+
+	for (i = 0; i < run->nrh; i++) {
+		if (run->rh[i].detached)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Leaves the run to its agents (interrupted, or an agent that kept its
+ * journal against another plan): the record gets no end, so the run
+ * stays resumable; says how to collect it or stop it. Returns the exit
+ * code: 128 + the signal when interrupted, else 3.
+ */
+static int
+run_detach(struct run *run, const char *at)
+{
+	size_t	i, measured = 0, total = 0;
+
+	if (record_detach(&run->rec, at) != 0)
+		fprintf(stderr, "orch: %s\n", run->rec.err);
+	for (i = 0; i < run->nrh; i++) {
+		measured += run->rh[i].measured;
+		total += run->rh[i].measured_total;
+		if (run->rh[i].detached && !run_stop)
+			fprintf(stderr, "orch: %s: %s\n", run->rh[i].h->name,
+			    run->rh[i].h->error);
+	}
+	fprintf(stderr, "orch: %s: run %s left to its agents, which carry "
+	    "on measuring (%zu of %zu measured runs stored)\n"
+	    "  collect it and finish it: orch run --resume=%s\n"
+	    "  or stop its agents:       orch stop %s\n"
+	    "  its state:                orch status %s\n",
+	    run_stop == SIGINT ? "interrupted" : run_stop == SIGTERM ?
+	    "terminated" : "not finished", run->run_id, measured, total,
+	    run->dir, run->dir, run->dir);
+	return (run_stop != 0 ? 128 + (int)run_stop : 3);
 }
 
 /*
@@ -1062,6 +1323,7 @@ run_main(const struct run_opts *opts)
 
 	memset(&run, 0, sizeof run);
 	run.opts = opts;
+	run.opt_max_load = opts->max_load;
 	pthread_mutex_init(&run.mtx, NULL);
 	run.tty = isatty(2);
 	run_iso_now(started, sizeof started);
@@ -1072,6 +1334,12 @@ run_main(const struct run_opts *opts)
 		fprintf(stderr, "orch: %s\n", cause);
 		code = 2;
 		goto out;
+	}
+	if (ds != NULL) {
+		run.ds = ds;
+		run.stored = ds->nsamples + ds->nfloors;
+		if (run.opt_max_load < 0)
+			run.opt_max_load = ds->opt_max_load;
 	}
 	run_signals();
 	run_open_hosts(&run);
@@ -1101,6 +1369,10 @@ run_main(const struct run_opts *opts)
 	host_each(run.rh, run.nrh, sizeof *run.rh, run_host_thread);
 	run_iso_now(ended, sizeof ended);
 	record_ok = 0;
+	if (run_detached(&run)) {
+		code = run_detach(&run, ended);
+		goto out;
+	}
 	if (record_close(&run.rec, ended) != 0) {
 		fprintf(stderr, "orch: %s\n", run.rec.err);
 		code = 3;
