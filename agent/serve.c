@@ -43,6 +43,7 @@ extern char **environ;
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
+#define SERVE_WAIT_TELL		30000	/* ms between STATUS while waiting */
 #define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
 
 static void	serve_spawned(long, void *);
@@ -535,8 +536,9 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 				return (SERVE_STOP);
 		} else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
 			return (r);
-		if (backoff < 30000)
-			backoff *= 2;
+		/* At least every 30 s: the coordinator shows each wait. */
+		backoff = backoff * 2 < SERVE_WAIT_TELL ? backoff * 2 :
+		    SERVE_WAIT_TELL;
 	}
 }
 

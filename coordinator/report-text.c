@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/report-text.h"
 
 void
@@ -81,6 +82,7 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
 		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
 		    (double)rh->hyg.waited_ms / 1000);
+	report_text_gate(f, rh, h);
 	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
 		if (ds->notes[k].host != rh->host ||
 		    strcmp(ds->notes[k].state, "waiting-load") == 0)
@@ -104,6 +106,24 @@ report_text_reason(const char *reason, char *buf, size_t len)
 	size_t	n = strcspn(reason, ":;");
 
 	snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+void
+report_text_gate(FILE *f, const struct rep_host *rh, const struct ds_host *h)
+{
+	double	cores = h->facts.cores > 0 ? h->facts.cores : 1;
+
+	if (!h->has_plan || h->max_load > 0)
+		return;
+	fputs("; load gate off (max_load 0): measured whatever the "
+	    "machine's load", f);
+	if (rh->samples == 0 || isnan(rh->load_max))
+		return;
+	fprintf(f, ", 1-minute load up to %.2f on %u core%s", rh->load_max,
+	    h->facts.cores, h->facts.cores == 1 ? "" : "s");
+	if (rh->load_max > DEFAULT_MAX_LOAD * cores)
+		fprintf(f, ", above the %.2f the default gate allows",
+		    DEFAULT_MAX_LOAD * cores);
 }
 
 void

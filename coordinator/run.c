@@ -3,6 +3,7 @@
  * then runs each host's interleaved plan in its own thread, appending
  * samples to DIR/samples.msgpack as they arrive, and renders the reports.
  */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -132,6 +133,17 @@ run_mkdirs(const char *dir, mode_t mode)
 
 /* ---- progress --------------------------------------------------------- */
 
+/* Returns the room on a terminal line after the host's name: no wrapping. */
+static int
+run_cols(void)
+{
+	struct winsize	ws;
+
+	if (ioctl(2, TIOCGWINSZ, &ws) == -1 || ws.ws_col < 40)
+		return (60);
+	return (ws.ws_col - 16);
+}
+
 #define RUN_EV_SAMPLE	0	/* a sample arrived */
 #define RUN_EV_ROUND	1	/* a host started a new round */
 #define RUN_EV_END	2	/* a host finished */
@@ -204,7 +216,7 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
 		else if (x->state[0] != '\0')
-			fprintf(stderr, "%.70s\n", x->state);
+			fprintf(stderr, "%.*s\n", run_cols(), x->state);
 		else
 			fprintf(stderr, "round %u/%u  %zu/%zu measured runs"
 			    "%s\n", x->round > 0 ? x->round : 1,
@@ -560,6 +572,37 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	return (0);
 }
 
+#define RUN_WAIT_LINE_MS	30000	/* a waiting host's line, this often */
+
+/* Writes a duration as "4m05s" or "7s". */
+static void
+run_dur(int64_t ms, char *buf, size_t len)
+{
+	int64_t	sec = ms > 0 ? (ms + 999) / 1000 : 0;
+
+	if (sec >= 60)
+		snprintf(buf, len, "%lldm%02llds", (long long)(sec / 60),
+		    (long long)(sec % 60));
+	else
+		snprintf(buf, len, "%llds", (long long)sec);
+}
+
+/*
+ * A host waiting for a quiet machine: what it waits for, the time left of
+ * load_wait before the host is refused, and how to measure anyway.
+ */
+static void
+run_wait_line(struct run_host *rh, const struct proto_state *st)
+{
+	char	left[32], all[32];
+
+	run_dur((int64_t)rh->plan.load_wait_ms - st->waited_ms, left,
+	    sizeof left);
+	run_dur(rh->plan.load_wait_ms, all, sizeof all);
+	snprintf(rh->state, sizeof rh->state, "%s; %s left of load_wait %s; "
+	    "--max-load=0 to measure anyway", st->detail, left, all);
+}
+
 /* Records what an agent says between samples and shows it. */
 static void
 run_state_cb(struct host *h, const struct proto_state *st, void *arg)
@@ -571,9 +614,14 @@ run_state_cb(struct host *h, const struct proto_state *st, void *arg)
 		log_warnx("%s", run->rec.err);
 	pthread_mutex_lock(&run->mtx);
 	snprintf(rh->state, sizeof rh->state, "%s", st->detail);
+	if (strcmp(st->state, "waiting-load") == 0)
+		run_wait_line(rh, st);
 	if (!run->tty && (strcmp(st->state, "note") == 0 ||
-	    st->waited_ms == 0 || st->waited_ms / 1000 % 60 < 2))
-		fprintf(stderr, "orch: %s: %s\n", h->name, st->detail);
+	    st->waited_ms == 0 || rh->wait_line_ms == 0 ||
+	    util_now_ms() - rh->wait_line_ms >= RUN_WAIT_LINE_MS)) {
+		fprintf(stderr, "orch: %s: %s\n", h->name, rh->state);
+		rh->wait_line_ms = util_now_ms();
+	}
 	pthread_mutex_unlock(&run->mtx);
 	run_progress(run, rh, RUN_EV_SAMPLE);
 }
