@@ -79,6 +79,9 @@ struct serve {
 	uint32_t		 linger_ms;	/* the plan's */
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
+	uint8_t			*cmd_ran;	/* per command: a step of it ended */
+	uint8_t			*no_retry;	/* per command: its first step failed
+						   every attempt: no more retries */
 };
 
 /*
@@ -881,6 +884,24 @@ serve_plan_counters(struct serve *s, const struct proto_plan *plan)
 }
 
 /*
+ * Notes the end of a step: a command whose first step failed every attempt
+ * (a program that crashes each time) is not retried again, as its retries
+ * would only repeat the crash.
+ */
+static void
+serve_step_ended(struct serve *s, const struct proto_sample *smp)
+{
+	if (s->cmd_ran[smp->cmd])
+		return;
+	s->cmd_ran[smp->cmd] = 1;
+	if (smp->status != PROTO_ST_OK && smp->attempt > 1) {
+		s->no_retry[smp->cmd] = 1;
+		log_info("command %u failed every attempt of its first run: "
+		    "not retried again", smp->cmd);
+	}
+}
+
+/*
  * Runs step i from attempt on: again while a signal it did not get from us
  * kills it, up to the plan's retries; journals and sends each sample.
  * Returns 0, SERVE_STOP, or -1.
@@ -910,8 +931,11 @@ serve_step(struct serve *s, const struct proto_plan *plan,
 			return (-1);
 		s->sent = smp->seq;
 		(*nsent)++;
-		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries)
+		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries ||
+		    s->no_retry[smp->cmd]) {
+			serve_step_ended(s, smp);
 			return (0);
+		}
 		log_info("step %u killed by signal %d: attempt %u", i,
 		    smp->signal, attempt + 1);
 	}
@@ -969,6 +993,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	int			 r, ok = 1;
 
 	memset(&pr, 0, sizeof pr);
+	s->cmd_ran = xcalloc(plan->ncmds + 1, 1);
+	s->no_retry = xcalloc(plan->ncmds + 1, 1);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	for (i = 0; i <= plan->nfiles; i++)
 		files[i].fd = -1;
@@ -993,6 +1019,9 @@ out:
 	journal_progress_free(&pr);
 	cache_files_close(files, plan->nfiles);
 	free(files);
+	free(s->cmd_ran);
+	free(s->no_retry);
+	s->cmd_ran = s->no_retry = NULL;
 	return (r);
 }
 

@@ -119,8 +119,9 @@ void	report_text_answers(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a);
 
 /*
- * Writes the failed runs of a host (the first 20) with their status and
- * the last line of their stderr; nothing when none failed.
+ * Writes the failed runs of a host, one row per kind of failure (bench,
+ * variant, status, last line of stderr) with its count and first run (the
+ * first 20 kinds); nothing when none failed.
  */
 void	report_text_failures(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host);

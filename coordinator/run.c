@@ -188,12 +188,12 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 	if (!run->tty) {
 		step = run->suite->rounds / 10 > 0 ? run->suite->rounds / 10 : 1;
 		if (ev == RUN_EV_END && rh->h->status == HOST_OK)
-			fprintf(stderr, "orch: %s: done, %zu runs\n",
-			    rh->h->name, rh->done);
+			fprintf(stderr, "orch: %s: done, %zu measured runs\n",
+			    rh->h->name, rh->measured);
 		else if (ev == RUN_EV_END)
 			fprintf(stderr, "orch: %s: failed after %zu of %zu "
-			    "runs: %s\n", rh->h->name, rh->done, rh->total,
-			    rh->h->error);
+			    "measured runs: %s\n", rh->h->name, rh->measured,
+			    rh->measured_total, rh->h->error);
 		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0)
 			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
 			    "measured runs%s)\n", rh->h->name, rh->round,
@@ -211,8 +211,9 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 		fprintf(stderr, "\r\033[K  %-12s ", x->h->name);
 		if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
-		else if (x->done == x->total && x->total > 0)
-			fprintf(stderr, "done: %zu runs\n", x->total);
+		else if (x->done >= x->total && x->total > 0)
+			fprintf(stderr, "done: %zu measured runs\n",
+			    x->measured);
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
 		else if (x->state[0] != '\0')
@@ -533,9 +534,8 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 {
 	struct run_host		*rh = arg;
 	struct run		*run = rh->run;
-	const struct suite	*s = run->suite;
 	const struct proto_cmd	*c;
-	int			 ev = RUN_EV_SAMPLE;
+	int			 ev = RUN_EV_SAMPLE, first = 0;
 
 	if (smp->cmd >= rh->plan.ncmds)
 		return (-1);
@@ -545,6 +545,8 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	if (smp->step < rh->plan.nsteps && smp->attempt < 32) {
 		if (rh->seen[smp->step] & (1U << smp->attempt))
 			return (0);
+		/* A step counts once, however many attempts it takes. */
+		first = rh->seen[smp->step] == 0;
 		rh->seen[smp->step] |= 1U << smp->attempt;
 	}
 	if ((int64_t)smp->seq > rh->max_seq)
@@ -554,7 +556,7 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		return (-1);
 	}
 	run->stored++;
-	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries) {
+	if (first) {
 		rh->done++;
 		if (!smp->warmup && strcmp(c->bench, PROTO_FLOOR_BENCH) != 0) {
 			rh->measured++;
@@ -899,15 +901,16 @@ run_resume_host(struct run_host *rh, const struct dataset *ds)
 		    &ds->floors[i - ds->nsamples];
 		if (s->host != (size_t)h)
 			continue;
-		if (s->step < rh->plan.nsteps && s->attempt < 32)
-			rh->seen[s->step] |= 1U << s->attempt;
 		if ((int64_t)s->seq > rh->max_seq)
 			rh->max_seq = s->seq;
-		rh->done++;
-		if (i < ds->nsamples && !s->warmup &&
-		    (s->status != PROTO_ST_SIGNAL ||
-		    s->attempt > rh->run->suite->retries))
-			rh->measured++;
+		if (s->step >= rh->plan.nsteps || s->attempt >= 32)
+			continue;
+		if (rh->seen[s->step] == 0) {
+			rh->done++;
+			if (i < ds->nsamples && !s->warmup)
+				rh->measured++;
+		}
+		rh->seen[s->step] |= 1U << s->attempt;
 	}
 }
 
