@@ -705,13 +705,6 @@ run_host_thread(void *arg)
 				break;
 			}
 		}
-		/*
-		 * An agent that refused the plan because its journal holds
-		 * the run's own keeps it and carries on: the host is left
-		 * for a resume, never ended.
-		 */
-		if (strcmp(rh->h->errcode, "journal") == 0)
-			break;
 		/* A lost agent is started again; its journal carries on. */
 		if (!rh->h->retryable || run_stop ||
 		    rh->restarts >= RUN_MAX_RESTARTS)
@@ -729,7 +722,12 @@ run_host_thread(void *arg)
 			break;
 		}
 	}
-	/* Interrupted: its agent carries on, as if we were lost. */
+	/*
+	 * Interrupted, its agent carries on as if we were lost; or its agent
+	 * refused a plan that its journal does not hold, and kept both the
+	 * journal and the agent measuring it. Either way the host is left
+	 * for a resume, never ended.
+	 */
 	if (!ok && (run_stop || strcmp(rh->h->errcode, "journal") == 0)) {
 		rh->detached = 1;
 		rh->h->detach = 1;
