@@ -778,7 +778,7 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 	 * the run's own plan.
 	 */
 	if (!journal_same_plan(s->rundir, plan)) {
-		*code = "journal";
+		*code = "plan";
 		snprintf(why, len, "%s/journal holds another plan for run %s "
 		    "(other settings, programs or files than at its start): "
 		    "refused; the journal is kept and its agent, if any, "

@@ -728,7 +728,7 @@ run_host_thread(void *arg)
 	 * journal and the agent measuring it. Either way the host is left
 	 * for a resume, never ended.
 	 */
-	if (!ok && (run_stop || strcmp(rh->h->errcode, "journal") == 0)) {
+	if (!ok && (run_stop || strcmp(rh->h->errcode, "plan") == 0)) {
 		rh->detached = 1;
 		rh->h->detach = 1;
 	} else if (record_hostend(&run->rec, rh->h) != 0)
