@@ -689,6 +689,9 @@ run_host_thread(void *arg)
 	}
 	rh->started_ms = util_now_ms();
 	for (;;) {
+		/* Interrupted before its plan went: nothing runs there. */
+		if (run_stop)
+			break;
 		rh->plan.resume_seq = rh->max_seq;
 		if (host_sync(rh->h, rh->nfiles, paths,
 		    (const char (*)[PROTO_SHA_HEX])shas, exe, fresh,
