@@ -209,7 +209,10 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 	for (i = 0; i < run->nrh; i++) {
 		x = &run->rh[i];
 		fprintf(stderr, "\r\033[K  %-12s ", x->h->name);
-		if (x->h->status != HOST_OK)
+		if (x->detached)
+			fprintf(stderr, "left to its agent: %zu/%zu measured "
+			    "runs\n", x->measured, x->measured_total);
+		else if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
 		else if (x->done >= x->total && x->total > 0)
 			fprintf(stderr, "done: %zu measured runs\n",
@@ -737,7 +740,7 @@ run_host_thread(void *arg)
 	} else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
-	if (!rh->detached)
+	if (!rh->detached || run->tty)
 		run_progress(run, rh, RUN_EV_END);
 	free(paths);
 	free(shas);
