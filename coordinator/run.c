@@ -604,8 +604,15 @@ run_wait_line(struct run_host *rh, const struct proto_state *st)
 	run_dur((int64_t)rh->plan.load_wait_ms - st->waited_ms, left,
 	    sizeof left);
 	run_dur(rh->plan.load_wait_ms, all, sizeof all);
-	snprintf(rh->state, sizeof rh->state, "%s; %s left of load_wait %s; "
-	    "--max-load=0 to measure anyway", st->detail, left, all);
+	/* The inventory's max_load of a host wins over --max-load. */
+	if (rh->h->max_load >= 0)
+		snprintf(rh->state, sizeof rh->state, "%s; %s left of "
+		    "load_wait %s; max_load = 0 in [host.%s] of the inventory "
+		    "to measure anyway", st->detail, left, all, rh->h->name);
+	else
+		snprintf(rh->state, sizeof rh->state, "%s; %s left of "
+		    "load_wait %s; --max-load=0 to measure anyway", st->detail,
+		    left, all);
 }
 
 /* Records what an agent says between samples and shows it. */

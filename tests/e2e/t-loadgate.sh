@@ -32,6 +32,16 @@ cat "$T/log1"
 expect_eq "busy run exit" "$rc" 3
 expect_grep '^orch: local: waiting: 1-minute load [0-9.]+ above 0\.00[0-9]* \(max_load 0\.0001 x [0-9]+ cores\); [0-9]+s left of load_wait 4s; --max-load=0 to measure anyway$' "$T/log1"
 
+note "a gate from the inventory: the hint names the inventory, which --max-load does not override"
+printf '[host.local]\nmax_load = 0.0001\n' > "$T/inv.ini"
+for i in 1 2; do ( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do :; done ) & done
+sleep 3
+rc=0; run_orch "$T/log1b" run --inventory="$T/inv.ini" --out="$T/o1b" "$T/calm.ini" || rc=$?
+wait
+cat "$T/log1b"
+expect_eq "busy run exit" "$rc" 3
+expect_grep '^orch: local: waiting: .*; [0-9]+s left of load_wait 4s; max_load = 0 in \[host.local\] of the inventory to measure anyway$' "$T/log1b"
+
 note "the same suite with --max-load=0: measured, and the report says the gate was off"
 rc=0; run_orch "$T/log2" run --max-load=0 --out="$T/o2" "$T/busy.ini" || rc=$?
 cat "$T/log2"
