@@ -63,10 +63,11 @@ control_headline(const char *dir, const struct dataset *ds,
 		    ds->nhosts == 1 ? "" : "s", dir);
 	else if (measuring > 0)
 		printf("interrupted: its coordinator is gone%s%s and %zu "
-		    "agent%s measuring; orch run --resume=%s collects and "
-		    "finishes it, orch stop %s ends it\n", ds->detached ?
-		    " since " : "", ds->detached ? ds->detached_at : "",
-		    measuring, measuring == 1 ? " is" : "s are", dir, dir);
+		    "agent%s the run on (measuring, or holding what it "
+		    "measured); orch run --resume=%s collects and finishes "
+		    "it, orch stop %s ends it\n", ds->detached ? " since " :
+		    "", ds->detached ? ds->detached_at : "", measuring,
+		    measuring == 1 ? " carries" : "s carry", dir, dir);
 	else if (open > 0)
 		printf("resumable: its coordinator is gone and no agent "
 		    "measures; orch run --resume=%s finishes it\n", dir);

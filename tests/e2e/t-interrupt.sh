@@ -42,7 +42,7 @@ interrupt "$T/out1" 20
 rc=0; run_orch "$T/st1" status "$T/out1" || rc=$?
 cat "$T/st1"
 expect_eq "status exit" "$rc" 0
-expect_grep '^run .*, interrupted: its coordinator is gone since [0-9T:-]+Z and 1 agent is measuring; orch run --resume='"$T/out1"' collects and finishes it, orch stop '"$T/out1"' ends it' "$T/st1"
+expect_grep '^run .*, interrupted: its coordinator is gone since [0-9T:-]+Z and 1 agent carries the run on \(measuring, or holding what it measured\); orch run --resume='"$T/out1"' collects and finishes it, orch stop '"$T/out1"' ends it' "$T/st1"
 expect_grep '^local +[0-9]+ +unfinished +running pid [0-9]+' "$T/st1"
 ! grep -q 'complete\|finished$' "$T/st1" || fail "status calls an unfinished run complete"
 

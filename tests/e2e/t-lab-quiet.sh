@@ -30,7 +30,7 @@ cat "$T/log2"
 expect_eq "exit after Ctrl-C" "$rc" 130
 rc=0; run_orch "$T/st2" status --inventory="$INV" "$T/out2" || rc=$?
 cat "$T/st2"
-expect_grep '^run .*, interrupted: .* 1 agent is measuring' "$T/st2"
+expect_grep '^run .*, interrupted: .* 1 agent carries the run on' "$T/st2"
 rc=0; run_orch "$T/log3" run --resume="$T/out2" --inventory="$INV" || rc=$?
 cat "$T/log3"
 expect_eq "resume exit" "$rc" 0
