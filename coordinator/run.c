@@ -741,10 +741,12 @@ run_host_thread(void *arg)
 	 * journal and the agent measuring it. Either way the host is left
 	 * for a resume, never ended.
 	 */
-	if (!ok && (run_stop || strcmp(rh->h->errcode, "plan") == 0)) {
+	if (!ok && run_stop) {
 		rh->detached = 1;
 		rh->h->detach = 1;
-	} else if (record_hostend(&run->rec, rh->h) != 0)
+	} else if (!ok && strcmp(rh->h->errcode, "plan") == 0)
+		rh->detached = 1;	/* the agent that refused goes */
+	else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
 	if (!rh->detached || run->tty)
