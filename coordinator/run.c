@@ -63,6 +63,7 @@ struct run_host {
 	size_t			 measured_now;	/* of them, by this coordinator */
 	size_t			 measured_total; /* measured runs in the plan */
 	int64_t			 wait_line_ms;	/* last load-wait line shown */
+	uint8_t			*told;		/* per command: a failure shown */
 };
 
 struct run {
@@ -494,6 +495,7 @@ run_build_plan(struct run *run, struct run_host *rh)
 	p->linger_ms = s->linger_s * 1000;
 	p->resume_seq = -1;
 	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
+	rh->told = xcalloc(p->ncmds + 1, sizeof *rh->told);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
 	    run->opt_max_load >= 0 ? run->opt_max_load : s->max_load;
 	p->load_wait_ms = s->load_wait_s * 1000;
@@ -570,9 +572,14 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		ev = RUN_EV_ROUND;
 		rh->round = smp->round;
 	}
-	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO && !run->tty)
-		log_info("%s: %s/%s round %u: %s", h->name, c->bench,
-		    c->variant, smp->round, proto_status_name(smp->status));
+	/* Said once per command: a crash each run is one line, not many. */
+	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO &&
+	    !run->tty && !rh->told[smp->cmd]) {
+		rh->told[smp->cmd] = 1;
+		log_info("%s: %s/%s round %u: %s (the report counts its "
+		    "failures)", h->name, c->bench, c->variant, smp->round,
+		    proto_status_name(smp->status));
+	}
 	run_progress(run, rh, ev);
 	return (0);
 }
@@ -1370,6 +1377,7 @@ run_free(struct run *run)
 		free(rh->bin);
 		free(rh->data);
 		free(rh->seen);
+		free(rh->told);
 		run_free_plan(&rh->plan);
 	}
 	free(run->rh);

@@ -48,6 +48,8 @@ C="$T/out/samples.csv" M="$T/out/report.md"
 # crash/A: 6 steps (1 warmup, 5 rounds); the first tried 1 + 3 times, the
 # other 5 once each: 9 samples (not 24).
 expect_eq "crash/A samples" "$(awk -F, '$4=="crash" && $5=="A" && $11=="wall_ns"' "$C" | wc -l)" 9
+expect_eq "lines on crash/A's failures" "$(grep -c 'local: crash/A round' "$T/log")" 1
+expect_grep '^orch: local: crash/A round 0: signal \(the report counts its failures\)$' "$T/log"
 expect_eq "crash/A rows in the failure table" "$(grep -c '^| crash | A | signal 11 |' "$M")" 1
 expect_grep '^\| crash \| A \| signal 11 \| 9 \| [0-9]+, 0 \(warmup\) \|' "$M"
 
