@@ -788,6 +788,16 @@ rec_load_plan(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	}
 	free(h->pin);
 	h->pin = pin;
+	/* Optional; a resume starts the host's agent in it again. */
+	free(h->workdir);
+	h->workdir = NULL;
+	if (rec_get(o, "workdir") != NULL) {
+		if ((h->workdir = rec_gstr(c, o, "workdir")) == NULL)
+			return (-1);
+		if (h->workdir[0] != '\0' &&
+		    rec_plain(c, "workdir", h->workdir, 512) != 0)
+			return (-1);
+	}
 	h->has_plan = 1;
 	return (0);
 }
@@ -1276,6 +1286,7 @@ dataset_free(struct dataset *ds)
 		free(ds->hosts[i].agent_version);
 		free(ds->hosts[i].error);
 		free(ds->hosts[i].pin);
+		free(ds->hosts[i].workdir);
 	}
 	free(ds->hosts);
 	for (i = 0; i < ds->nfiles; i++) {

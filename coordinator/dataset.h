@@ -42,6 +42,7 @@ struct ds_host {
 	double		 max_load;	/* its plan's load gate per core; 0 off */
 	char		*pin;		/* its plan's CPU list, "" none */
 	uint32_t	 load_wait_ms;	/* its plan's wait for a quiet machine */
+	char		*workdir;	/* as configured at the start; NULL unknown */
 };
 
 struct ds_file {

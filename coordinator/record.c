@@ -279,16 +279,17 @@ record_opts(struct record *r, double max_load)
 }
 
 int
-record_plan(struct record *r, const char *host, const struct proto_plan *p)
+record_plan(struct record *r, const struct host *h, const struct proto_plan *p)
 {
 	msgpack_sbuffer	sb;
 	msgpack_packer	pk;
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 5);
+	msgpack_pack_map(&pk, 6);
 	rec_kstr(&pk, "t", "plan");
-	rec_kstr(&pk, "host", host);
+	rec_kstr(&pk, "host", h->name);
+	rec_kstr(&pk, "workdir", h->workdir);
 	rec_kdouble(&pk, "max_load", p->max_load);
 	rec_kuint(&pk, "load_wait_ms", p->load_wait_ms);
 	rec_kstr(&pk, "pin", p->pin);

@@ -67,9 +67,10 @@ int	record_opts(struct record *r, double max_load);
 
 /*
  * Appends a host's plan settings that do not come from the suite (its
- * load gate, CPU list): a resume sends them again, the report tells them.
+ * load gate, CPU list) and its workdir as configured (where its journal
+ * is): a resume uses them again, the report tells of the load gate.
  */
-int	record_plan(struct record *r, const char *host,
+int	record_plan(struct record *r, const struct host *h,
 	    const struct proto_plan *p);
 
 /*

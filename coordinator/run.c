@@ -1129,6 +1129,31 @@ run_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/*
+ * Resuming, a host's agent starts in the workdir the run started with,
+ * whatever the inventory (or $ORCH_WORKDIR) says now: the journal is
+ * there, and so is the agent carrying the run on.
+ */
+static void
+run_workdir_from_record(const struct run *run, struct host *h)
+{
+	const struct ds_host	*dh;
+	long			 hi;
+
+	if (run->ds == NULL || (hi = dataset_host(run->ds, h->name)) < 0)
+		return;
+	dh = &run->ds->hosts[hi];
+	if (!dh->has_plan || dh->workdir == NULL ||
+	    strcmp(dh->workdir, h->workdir) == 0)
+		return;
+	if (strlen(dh->workdir) >= sizeof h->workdir)
+		return;		/* it came from a host of this size: cannot be */
+	log_info("%s: resuming in the workdir the run started with, %s "
+	    "(now %s)", h->name, dh->workdir[0] != '\0' ? dh->workdir :
+	    "the default", h->workdir[0] != '\0' ? h->workdir : "the default");
+	snprintf(h->workdir, sizeof h->workdir, "%s", dh->workdir);
+}
+
 /* Connects to every host at once; rh->opened says which answered. */
 static void
 run_open_hosts(struct run *run)
@@ -1147,6 +1172,7 @@ run_open_hosts(struct run *run)
 		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
 		    "%s/logs/%s.log", run->dir, rh->h->name);
+		run_workdir_from_record(run, rh->h);
 	}
 	host_each(run->rh, run->nrh, sizeof *run->rh, run_open_thread);
 }
@@ -1245,7 +1271,7 @@ run_record_hosts(struct run *run)
 		record_host(&run->rec, rh->h);
 		hi = run->ds != NULL ? dataset_host(run->ds, rh->h->name) : -1;
 		if (hi < 0 || !run->ds->hosts[hi].has_plan)
-			record_plan(&run->rec, rh->h->name, &rh->plan);
+			record_plan(&run->rec, rh->h, &rh->plan);
 		run_warn_aa(run, rh);
 	}
 }

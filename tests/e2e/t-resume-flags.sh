@@ -6,7 +6,8 @@
 # naming the flag and the recorded value; one that agrees is accepted. An
 # agent asked to resume with another plan than its journal's (here a
 # program rebuilt since) refuses, keeps the journal and the agent
-# measuring it, and the run stays resumable.
+# measuring it, and the run stays resumable. A host's workdir comes from
+# the record too: its journal is there.
 . tests/e2e/lib.sh
 
 # exactly_once DIR ROUNDS: each measured (bench, variant, round) once.
@@ -77,11 +78,14 @@ rc=0; run_orch "$T/log5" status "$T/out" || rc=$?
 cat "$T/log5"
 expect_grep '^local +[0-9]+ +unfinished +running pid '"$apid" "$T/log5"
 
-note "resumed without the flag (and the program restored): complete, exactly once"
+note "resumed without the flag (the program restored, the host's workdir now configured elsewhere): complete, exactly once"
 cp tests/progs/bin/linux-"$(uname -m)"/sleeper "$T/prog/sleeper"
-rc=0; run_orch "$T/log6" run --resume="$T/out" || rc=$?
+# The record names the workdir the run started in, where its journal is.
+rc=0; ORCH_WORKDIR="$T/elsewhere" run_orch "$T/log6" run --resume="$T/out" || rc=$?
 cat "$T/log6"
 expect_eq "resume exit" "$rc" 0
+expect_grep "local: resuming in the workdir the run started with, $T/workdir \\(now $T/elsewhere\\)" "$T/log6"
+[ ! -e "$T/elsewhere" ] || fail "the resume used the workdir configured now"
 expect_eq "complete" "$(jq .complete "$T/out/summary.json")" true
 exactly_once "$T/out" 20
 no_leftovers

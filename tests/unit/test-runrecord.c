@@ -89,6 +89,7 @@ test_round_trip(void **state)
 {
 	struct proto_plan	 p;
 	struct record		 rec;
+	struct host		 h;
 	struct dataset		*ds;
 	char			*dir = rr_dir(), *cause = NULL;
 
@@ -99,7 +100,10 @@ test_round_trip(void **state)
 	p.max_load = 0;
 	p.load_wait_ms = 4000;
 	snprintf(p.pin, sizeof p.pin, "2,3");
-	assert_int_equal(record_plan(&rec, "h1", &p), 0);
+	memset(&h, 0, sizeof h);
+	snprintf(h.name, sizeof h.name, "h1");
+	snprintf(h.workdir, sizeof h.workdir, "~/bench wd");
+	assert_int_equal(record_plan(&rec, &h, &p), 0);
 	/* The writer holds the record: a coordinator runs it. */
 	assert_int_equal(record_busy(dir), 1);
 	assert_int_equal(record_detach(&rec, "2026-01-01T00:01:00Z"), 0);
@@ -112,6 +116,7 @@ test_round_trip(void **state)
 	assert_true(ds->hosts[0].max_load == 0);
 	assert_int_equal(ds->hosts[0].load_wait_ms, 4000);
 	assert_string_equal(ds->hosts[0].pin, "2,3");
+	assert_string_equal(ds->hosts[0].workdir, "~/bench wd");
 	assert_int_equal(ds->detached, 1);
 	assert_string_equal(ds->detached_at, "2026-01-01T00:01:00Z");
 	assert_string_equal(ds->ended, "");
@@ -134,6 +139,7 @@ test_older_record(void **state)
 		fail_msg("%s", cause);
 	assert_true(ds->opt_max_load < 0);
 	assert_int_equal(ds->hosts[0].has_plan, 0);
+	assert_null(ds->hosts[0].workdir);
 	assert_int_equal(ds->detached, 0);
 	assert_string_equal(ds->detached_at, "");
 	dataset_free(ds);
@@ -152,10 +158,18 @@ rr_append(const char *dir, const char *t, const char *k1, int kind1,
 	msgpack_packer	 pk;
 	FILE		*f;
 	char		 p[512];
+	uint32_t	 n;
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, strcmp(t, "plan") == 0 ? 5 : 2);
+	if (strcmp(t, "plan") != 0)
+		n = 2;
+	else if (strcmp(k1, "max_load") == 0 ||
+	    strcmp(k1, "load_wait_ms") == 0 || strcmp(k1, "pin") == 0)
+		n = 5;
+	else
+		n = 6;
+	msgpack_pack_map(&pk, n);
 	msgpack_pack_str(&pk, 1);
 	msgpack_pack_str_body(&pk, "t", 1);
 	msgpack_pack_str(&pk, strlen(t));
@@ -230,6 +244,8 @@ test_bad_values(void **state)
 		{ "plan", "max_load", 'd', INFINITY, NULL, "'max_load'" },
 		{ "plan", "load_wait_ms", 'd', 1e12, NULL, "'load_wait_ms'" },
 		{ "plan", "pin", 's', 0, "2,3\n; rm -rf", "'pin'" },
+		{ "plan", "workdir", 's', 0, "/tmp/a\x1b]0;x\x07", "'workdir'" },
+		{ "plan", "workdir", 'd', 3, NULL, "'workdir'" },
 		{ "detach", "at", 's', 0, "\x1b[2J", "'at'" },
 		{ "detach", "at", 'd', 1, NULL, "'at'" },
 	};
