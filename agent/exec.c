@@ -511,6 +511,30 @@ exec_status_reason(const struct exec_req *req, struct proto_sample *out)
 	}
 }
 
+/*
+ * Ends the stderr tail of a run that timed out with a line stating the
+ * limit: its last line, the one a report shows. The tail's oldest bytes
+ * make room.
+ */
+static void
+exec_timeout_line(const struct exec_req *req, struct proto_sample *out)
+{
+	char	line[64];
+	size_t	len = strlen(out->err_tail), n, room;
+
+	snprintf(line, sizeof line, "%stimed out after %lu ms",
+	    len > 0 && out->err_tail[len - 1] != '\n' ? "\n" : "",
+	    (unsigned long)req->timeout_ms);
+	n = strlen(line);
+	room = sizeof out->err_tail - 1;
+	if (len + n > room) {
+		memmove(out->err_tail, out->err_tail + (len + n - room),
+		    room - n);
+		len = room - n;
+	}
+	memcpy(out->err_tail + len, line, n + 1);
+}
+
 /* Appends n bytes of stderr to the tail ring. */
 static void
 exec_ring_put(struct exec_io *io, const char *p, size_t n)
@@ -982,6 +1006,8 @@ exec_result(const struct exec_req *req, struct exec_child *c,
 	}
 	if (out->err_tail[0] == '\0' && out->status != PROTO_ST_OK)
 		exec_status_reason(req, out);
+	else if (out->status == PROTO_ST_TIMEOUT)
+		exec_timeout_line(req, out);
 }
 
 /*

@@ -205,6 +205,26 @@ fail:
 	return (-1);
 }
 
+int
+journal_same_plan(const char *rundir, const struct proto_plan *plan)
+{
+	uint8_t	hdr[JOURNAL_HDR];
+	char	path[PATH_MAX], sha[PROTO_SHA_HEX], was[PROTO_SHA_HEX];
+	int	fd, r = 1;
+
+	snprintf(path, sizeof path, "%s/journal", rundir);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return (1);	/* none yet: any plan starts it */
+	/* Its first record is the plan's, written before any other. */
+	if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
+	    hdr[0] == 'P' && be32_get(hdr + 1) == PROTO_SHA_HEX - 1 &&
+	    pread(fd, was, PROTO_SHA_HEX - 1, JOURNAL_HDR) ==
+	    PROTO_SHA_HEX - 1 && journal_plan_sha(plan, sha) == 0)
+		r = memcmp(was, sha, PROTO_SHA_HEX - 1) == 0;
+	close(fd);
+	return (r);
+}
+
 void
 journal_progress_free(struct journal_progress *pr)
 {

@@ -38,6 +38,13 @@ int	journal_open(const char *rundir, const char *run_id,
 	    const struct proto_plan *plan, struct journal_progress *pr,
 	    journal_resend_cb resend, void *arg, char *why, size_t len);
 
+/*
+ * Returns 0 when RUNDIR/journal was started for another plan than plan,
+ * else 1 (the same plan, no journal, or one too short to tell): checked
+ * before a resume stops the agent measuring that journal.
+ */
+int	journal_same_plan(const char *rundir, const struct proto_plan *plan);
+
 /* Frees what journal_open allocated in pr. */
 void	journal_progress_free(struct journal_progress *pr);
 

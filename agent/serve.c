@@ -44,6 +44,7 @@ extern char **environ;
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
 #define SERVE_IDLE_TIMEOUT	3600000	/* ms without a message: give up */
 #define SERVE_GONE		-2	/* serve_wait: the lifeline closed */
+#define SERVE_WAIT_TELL		30000	/* ms between STATUS while waiting */
 #define SERVE_STOP		-3	/* SIGTERM, SIGINT or BYE: stop now */
 #define SERVE_VERSION_MS	5000	/* a host program's --version, at most */
 
@@ -97,6 +98,9 @@ struct serve {
 	uint8_t			*cleanup_due;	/* per cmd: a cleanup to run */
 	uint32_t		*cleanup_last;	/* per cmd: its last step */
 	char			 hook_failed[256];	/* a cleanup failed */
+	uint8_t			*cmd_ran;	/* per command: a step of it ended */
+	uint8_t			*no_retry;	/* per command: its first step failed
+						   every attempt: no more retries */
 };
 
 /*
@@ -554,8 +558,9 @@ serve_wait_quiet(struct serve *s, const struct proto_plan *plan,
 				return (SERVE_STOP);
 		} else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
 			return (r);
-		if (backoff < 30000)
-			backoff *= 2;
+		/* At least every 30 s: the coordinator shows each wait. */
+		backoff = backoff * 2 < SERVE_WAIT_TELL ? backoff * 2 :
+		    SERVE_WAIT_TELL;
 	}
 }
 
@@ -838,6 +843,20 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 {
 	size_t	i;
 
+	/*
+	 * A resume that brings another plan than the journal's is refused
+	 * before it takes the run over: the agent measuring that journal
+	 * carries on, and the journal stays whole for a resume that brings
+	 * the run's own plan.
+	 */
+	if (!journal_same_plan(s->rundir, plan)) {
+		*code = "plan";
+		snprintf(why, len, "%s/journal holds another plan for run %s "
+		    "(other settings, programs or files than at its start): "
+		    "refused; the journal is kept and its agent, if any, "
+		    "carries on", s->rundir, s->run_id);
+		return (-1);
+	}
 	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
 	    s->run_id, why, len)) == -1) {
 		*code = "busy";
@@ -1081,6 +1100,24 @@ serve_attempt(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
+ * Notes the end of a step: a command whose first step failed every attempt
+ * (a program that crashes each time) is not retried again, as its retries
+ * would only repeat the crash.
+ */
+static void
+serve_step_ended(struct serve *s, const struct proto_sample *smp)
+{
+	if (s->cmd_ran[smp->cmd])
+		return;
+	s->cmd_ran[smp->cmd] = 1;
+	if (smp->status != PROTO_ST_OK && smp->attempt > 1) {
+		s->no_retry[smp->cmd] = 1;
+		log_info("command %u failed every attempt of its first run: "
+		    "not retried again", smp->cmd);
+	}
+}
+
+/*
  * Runs step i from attempt on: again while a signal it did not get from us
  * kills it, up to the plan's retries; journals and sends each sample.
  * Returns 0, SERVE_STOP, or -1.
@@ -1113,8 +1150,11 @@ serve_step(struct serve *s, const struct proto_plan *plan,
 			return (-1);
 		s->sent = smp->seq;
 		(*nsent)++;
-		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries)
+		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries ||
+		    s->no_retry[smp->cmd]) {
+			serve_step_ended(s, smp);
 			return (0);
+		}
 		log_info("step %u killed by signal %d: attempt %u", i,
 		    smp->signal, attempt + 1);
 	}
@@ -1290,6 +1330,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	int			 r, ok = 1;
 
 	memset(&pr, 0, sizeof pr);
+	s->cmd_ran = xcalloc(plan->ncmds + 1, 1);
+	s->no_retry = xcalloc(plan->ncmds + 1, 1);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	for (i = 0; i <= plan->nfiles; i++)
 		files[i].fd = -1;
@@ -1326,6 +1368,9 @@ out:
 	journal_progress_free(&pr);
 	cache_files_close(files, plan->nfiles);
 	free(files);
+	free(s->cmd_ran);
+	free(s->no_retry);
+	s->cmd_ran = s->no_retry = NULL;
 	return (r);
 }
 

@@ -28,6 +28,54 @@ control_thread(void *arg)
 	return (NULL);
 }
 
+/*
+ * Says what the run is: running (its coordinator at work), interrupted
+ * (no coordinator, agents measuring), resumable (no coordinator, no agent,
+ * hosts unfinished), finished or failed; and what to do next.
+ */
+static void
+control_headline(const char *dir, const struct dataset *ds,
+    const struct control_job *jobs, size_t n)
+{
+	size_t	i, measuring = 0, failed = 0, open = 0;
+	long	hi;
+
+	for (i = 0; i < ds->nhosts; i++) {
+		if (!ds->hosts[i].ended)
+			open++;
+		else if (ds->hosts[i].failed)
+			failed++;
+	}
+	for (i = 0; i < n; i++) {
+		hi = dataset_host(ds, jobs[i].h->name);
+		if (hi >= 0 && !ds->hosts[hi].ended &&
+		    strncmp(jobs[i].line, "running ", 8) == 0)
+			measuring++;
+	}
+	printf("run %s (%s), ", ds->run_id, ds->suite_name);
+	if (record_busy(dir))
+		printf("running: its coordinator (orch run) is at work\n");
+	else if (ds->ended[0] != '\0' && failed == 0)
+		printf("finished\n");
+	else if (ds->ended[0] != '\0')
+		printf("failed: %zu of %zu host%s failed (orch report %s "
+		    "renders what they measured)\n", failed, ds->nhosts,
+		    ds->nhosts == 1 ? "" : "s", dir);
+	else if (measuring > 0)
+		printf("interrupted: its coordinator is gone%s%s and %zu "
+		    "agent%s the run on (measuring, or holding what it "
+		    "measured); orch run --resume=%s collects and finishes "
+		    "it, orch stop %s ends it\n", ds->detached ? " since " :
+		    "", ds->detached ? ds->detached_at : "", measuring,
+		    measuring == 1 ? " carries" : "s carry", dir, dir);
+	else if (open > 0)
+		printf("resumable: its coordinator is gone and no agent "
+		    "measures; orch run --resume=%s finishes it\n", dir);
+	else
+		printf("not finished: every host ended, but the run has no "
+		    "end (orch report %s renders it)\n", dir);
+}
+
 char *
 control_hosts(const char *dir, char **cause)
 {
@@ -71,8 +119,7 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 		jobs[i].stop = stop;
 	}
 	host_each(jobs, n, sizeof *jobs, control_thread);
-	printf("run %s (%s), %s\n", ds->run_id, ds->suite_name,
-	    ds->ended[0] ? "complete" : "not complete");
+	control_headline(dir, ds, jobs, n);
 	printf("%-12s %8s  %-32s %s\n", "HOST", "RECORDED", "STATE",
 	    stop ? "AGENT (stop)" : "AGENT");
 	for (i = 0; i < n; i++) {

@@ -489,6 +489,8 @@ rec_host(struct dataset *ds, const char *name)
 	h->name = xstrdup(name);
 	h->agent_version = xstrdup("");
 	h->error = xstrdup("");
+	h->pin = xstrdup("");
+	h->max_load = -1;
 	return (ds->nhosts++);
 }
 
@@ -757,6 +759,48 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 
 static int	rec_sample_fields(struct rec_ctx *, const msgpack_object *,
 		    struct ds_sample *, const char *);
+
+/*
+ * A host's plan settings, what a resume must send again and the report
+ * says of the load gate. Returns 0 or -1 (cause set).
+ */
+static int
+rec_load_plan(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct ds_host	*h;
+	char		*pin;
+	double		 d;
+	size_t		 hi;
+
+	if (rec_ghost(c, ds, o, "host", &hi) != 0)
+		return (-1);
+	h = &ds->hosts[hi];
+	if (rec_gnum_in(c, o, "max_load", 0, 1e6, &h->max_load) != 0 ||
+	    rec_gnum_in(c, o, "load_wait_ms", 0, UINT32_MAX, &d) != 0)
+		return (-1);
+	h->load_wait_ms = (uint32_t)d;
+	if ((pin = rec_gstr(c, o, "pin")) == NULL)
+		return (-1);
+	/* It goes back on the wire (str[128]) when the run is resumed. */
+	if (pin[0] != '\0' && rec_plain(c, "pin", pin, 128) != 0) {
+		free(pin);
+		return (-1);
+	}
+	free(h->pin);
+	h->pin = pin;
+	/* Optional; a resume starts the host's agent in it again. */
+	free(h->workdir);
+	h->workdir = NULL;
+	if (rec_get(o, "workdir") != NULL) {
+		if ((h->workdir = rec_gstr(c, o, "workdir")) == NULL)
+			return (-1);
+		if (h->workdir[0] != '\0' &&
+		    rec_plain(c, "workdir", h->workdir, 512) != 0)
+			return (-1);
+	}
+	h->has_plan = 1;
+	return (0);
+}
 
 static int
 rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
@@ -1041,6 +1085,20 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		ds->resumed++;
 		return (0);
 	}
+	if (strcmp(t, "opts") == 0)
+		return (rec_gnum_in(c, o, "max_load", -1, 1e6,
+		    &ds->opt_max_load));
+	if (strcmp(t, "plan") == 0)
+		return (rec_load_plan(c, ds, o));
+	if (strcmp(t, "detach") == 0) {
+		ds->detached++;
+		free(ds->detached_at);
+		if ((ds->detached_at = rec_gstr(c, o, "at")) == NULL) {
+			ds->detached_at = xstrdup("");
+			return (-1);
+		}
+		return (rec_plain(c, "at", ds->detached_at, 64));
+	}
 	if (strcmp(t, "end") == 0) {
 		free(ds->ended);
 		if ((ds->ended = rec_gstr(c, o, "ended")) == NULL)
@@ -1132,6 +1190,8 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	ds = xcalloc(1, sizeof *ds);
 	ds->ended = xstrdup("");
 	ds->counters = xstrdup("");
+	ds->detached_at = xstrdup("");
+	ds->opt_max_load = -1;
 	c.ds = ds;
 	while (off < got) {
 		sr = proto_scan((const uint8_t *)buf + off, got - off,
@@ -1211,6 +1271,7 @@ dataset_free(struct dataset *ds)
 	free(ds->cmdline);
 	free(ds->started);
 	free(ds->ended);
+	free(ds->detached_at);
 	for (i = 0; i < ds->nvariants; i++)
 		free(ds->variants[i]);
 	free(ds->variants);
@@ -1227,6 +1288,8 @@ dataset_free(struct dataset *ds)
 		free(ds->hosts[i].name);
 		free(ds->hosts[i].agent_version);
 		free(ds->hosts[i].error);
+		free(ds->hosts[i].pin);
+		free(ds->hosts[i].workdir);
 	}
 	free(ds->hosts);
 	for (i = 0; i < ds->nfiles; i++) {

@@ -38,6 +38,11 @@ struct ds_host {
 	char		*error;
 	uint64_t	 pushed_bytes;	/* to its cache during the run */
 	uint64_t	 pushed_files;
+	int		 has_plan;	/* a plan record was seen */
+	double		 max_load;	/* its plan's load gate per core; 0 off */
+	char		*pin;		/* its plan's CPU list, "" none */
+	uint32_t	 load_wait_ms;	/* its plan's wait for a quiet machine */
+	char		*workdir;	/* as configured at the start; NULL unknown */
 };
 
 struct ds_file {
@@ -113,6 +118,9 @@ struct dataset {
 	int		 truncated;	/* the last record was cut short */
 	uint64_t	 good_len;	/* bytes of whole records */
 	int		 resumed;	/* times the run was resumed */
+	double		 opt_max_load;	/* --max-load of the run; < 0 none */
+	int		 detached;	/* times its coordinator was interrupted */
+	char		*detached_at;	/* the last of them, "" never */
 	/* Owned by the dataset: samples' mkey, mval, checksum and err. */
 	struct ds_chunk	*arena;
 	char		**strs;		/* interned strings, open addressing */

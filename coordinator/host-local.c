@@ -150,6 +150,7 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 {
 	struct host_local		*l;
 	posix_spawn_file_actions_t	 fa;
+	posix_spawnattr_t		 sa;
 	char				*argv[6], wdarg[PATH_MAX + 16];
 	int				 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	int				 argc = 0, e, r = -1;
@@ -173,14 +174,22 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 		argv[argc++] = (char *)"-v";
 	argv[argc] = NULL;
 
+	/*
+	 * Its own process group: a Ctrl-C at the terminal stops orch, whose
+	 * agent then carries on detached, as the agents of remote hosts do.
+	 */
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&sa, 0);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	if (h->logpath[0] != '\0')
 		posix_spawn_file_actions_addopen(&fa, 2, h->logpath,
 		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
-	e = posix_spawn(&l->pid, local_agent, &fa, NULL, argv, environ);
+	e = posix_spawn(&l->pid, local_agent, &fa, &sa, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&sa);
 	if (e != 0) {
 		l->pid = -1;
 		snprintf(err, errlen, "cannot start %s: %s", local_agent,
@@ -311,7 +320,8 @@ local_stop(struct host *h)
 		return;
 	if (l->stdin_fd != -1)
 		close(l->stdin_fd);	/* the lifeline: the agent exits */
-	if (l->pid > 0) {
+	/* Detached: the agent carries on with its plan, as if we were lost. */
+	if (l->pid > 0 && !h->detach) {
 		for (i = 0; i < LOCAL_STOP_TIMEOUT / 10; i++) {
 			local_reap(l);
 			if (l->exited)

@@ -259,9 +259,13 @@ hs_pump(struct host *h, struct host_ssh *x)
 		x->fwd = hs_streamlocal(x);
 		if (x->fwd == NULL && libssh2_session_last_errno(
 		    x->ssh.session) != LIBSSH2_ERROR_EAGAIN) {
-			/* nanomsg reconnects after the agent went. */
-			log_debug("%s: cannot open the tunnel to the agent",
-			    h->name);
+			/*
+			 * nanomsg reconnects after the agent went: at the
+			 * end of every run, so only news while it runs.
+			 */
+			if (!x->quit && !x->dead && h->connected)
+				log_debug("%s: cannot open the tunnel to the "
+				    "agent", h->name);
 			hs_drop_conn(x);
 		}
 		return (1);
@@ -623,7 +627,7 @@ hs_stop(struct host *h)
 
 	if (x == NULL)
 		return;
-	if (x->exec != NULL) {
+	if (x->exec != NULL && !h->detach) {
 		/* Close the lifeline: the agent exits by itself. */
 		pthread_mutex_lock(&x->mtx);
 		libssh2_session_set_blocking(x->ssh.session, 1);
@@ -639,7 +643,9 @@ hs_stop(struct host *h)
 	if (x->running)
 		pthread_join(x->thread, NULL);
 	x->running = 0;
-	if (x->exec != NULL && !x->dead && h->run_id[0] != '\0') {
+	/* Detached: the session's end leaves the agent measuring. */
+	if (x->exec != NULL && !x->dead && h->run_id[0] != '\0' &&
+	    !h->detach) {
 		/* Still running a plan: stop it over a channel of its own. */
 		char	out[512], errb[512];
 		int	r;

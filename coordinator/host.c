@@ -239,6 +239,7 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 	char			err[CHAN_ERR_LEN];
 	int			r;
 
+	h->errcode[0] = '\0';
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_PLAN;
 	msg.u.plan = *plan;
@@ -291,6 +292,8 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 			proto_msg_free(&msg);
 			return (0);
 		case PROTO_ERROR:
+			snprintf(h->errcode, sizeof h->errcode, "%s",
+			    msg.u.error.code);
 			host_fail(h, "agent: %s", msg.u.error.msg);
 			proto_msg_free(&msg);
 			return (-1);
@@ -319,9 +322,15 @@ host_close(struct host *h)
 	struct proto_msg	msg;
 	struct timespec		ts = { 0, 20 * 1000 * 1000 };
 	char			err[CHAN_ERR_LEN];
-	int			i;
+	int			i, was;
 
-	if (h->connected) {
+	/*
+	 * Not connected from here on: the agent going after its BYE is no
+	 * news. Detached, no BYE: the agent carries on as if we were lost.
+	 */
+	was = h->connected;
+	h->connected = 0;
+	if (was && !h->detach) {
 		memset(&msg, 0, sizeof msg);
 		msg.type = PROTO_BYE;
 		if (chan_send(&h->chan, &msg, HOST_BYE_TIMEOUT, err, sizeof err) != 0)
@@ -335,8 +344,8 @@ host_close(struct host *h)
 			    h->ops->alive(h); i++)
 				nanosleep(&ts, NULL);
 		}
-		h->connected = 0;
 	}
+	h->connected = 0;
 	chan_close(&h->chan);
 	if (h->ops != NULL && h->ops->stop != NULL)
 		h->ops->stop(h);

@@ -156,6 +156,8 @@ struct host {
 	uint32_t	 npushed;	/* files pushed */
 	int		 status;	/* HOST_* */
 	int		 retryable;	/* the agent was lost, not refused */
+	char		 errcode[32];	/* the agent's ERROR code, "" none */
+	int		 detach;	/* close leaves the agent measuring */
 	char		 error[HOST_ERR_LEN];
 	host_progs_cb	 progs_cb;	/* NULL, or told of PROGS in host_run */
 };

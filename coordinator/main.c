@@ -305,12 +305,29 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 	if (opts.resume != NULL) {
 		char	*cause = NULL, *list;
 
-		if (optind != argc || opts.out != NULL || opts.rounds > 0 ||
-		    opts.has_seed || opts.has_warmup || nnames > 0) {
-			fprintf(stderr, "orch: --resume DIR takes the suite, "
-			    "rounds, seed and hosts from DIR\n");
+		struct host	*given = NULL;
+		size_t		 ngiven = 0;
+
+		if (argc - optind > 1)
+			usage_error("run", "--resume=DIR takes no more than the "
+			    "suite it ran, got %d arguments", argc - optind);
+		if (dd < argc || nnames > 0)
+			usage_error("run", "--resume=DIR takes the commands of a "
+			    "one-line run from DIR (DIR/suite.ini)");
+		if (opts.has_warmup)
+			usage_error("run", "--resume=DIR takes --warmup from the "
+			    "record: leave it out");
+		/* A flag may repeat the record; one that contradicts it: 2. */
+		if (hosts != NULL)
+			given = resolve_hosts(inv, hosts, &ngiven);
+		if (run_resume_flags(&opts, optind < argc ? argv[optind] :
+		    NULL, given, ngiven, &cause) != 0) {
+			fprintf(stderr, "orch: %s\n", cause);
+			free(cause);
+			free(given);
 			return (2);
 		}
+		free(given);
 		if ((list = run_resume_hosts(opts.resume, &cause)) == NULL) {
 			fprintf(stderr, "orch: %s\n", cause);
 			free(cause);

@@ -1,4 +1,5 @@
 /* The run record's writer: DIR/samples.msgpack, appended as a run goes. */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -109,6 +110,9 @@ record_open(struct record *r, const char *dir, char **cause)
 		pthread_mutex_destroy(&r->mtx);
 		return (-1);
 	}
+	/* Held while the run goes: orch status tells a live coordinator. */
+	if (flock(r->fd, LOCK_EX | LOCK_NB) == -1)
+		log_warn("flock %s", r->path);
 	return (0);
 }
 
@@ -120,6 +124,13 @@ record_reopen(struct record *r, const char *dir, uint64_t good_len,
 	pthread_mutex_init(&r->mtx, NULL);
 	snprintf(r->path, sizeof r->path, "%s/%s", dir, RECORD_FILE);
 	r->fd = open(r->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (r->fd != -1 && flock(r->fd, LOCK_EX | LOCK_NB) == -1) {
+		xasprintf(cause, "%s: another orch is running this run now "
+		    "(orch status %s tells its progress)", r->path, dir);
+		close(r->fd);
+		pthread_mutex_destroy(&r->mtx);
+		return (-1);
+	}
 	if (r->fd == -1 || ftruncate(r->fd, (off_t)good_len) == -1) {
 		xasprintf(cause, "%s: %s", r->path, strerror(errno));
 		if (r->fd != -1)
@@ -235,6 +246,78 @@ record_host(struct record *r, const struct host *h)
 	for (i = 0; i < f->nextra; i++)
 		rec_kstr(&pk, f->extra[i].key, f->extra[i].value);
 	return (rec_flush(r, &sb));
+}
+
+int
+record_busy(const char *dir)
+{
+	char	path[1024];
+	int	fd, r = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return (0);
+	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		r = 1;
+	close(fd);
+	return (r);
+}
+
+int
+record_opts(struct record *r, double max_load)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 2);
+	rec_kstr(&pk, "t", "opts");
+	rec_kdouble(&pk, "max_load", max_load >= 0 ? max_load : -1);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_plan(struct record *r, const struct host *h, const struct proto_plan *p)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 6);
+	rec_kstr(&pk, "t", "plan");
+	rec_kstr(&pk, "host", h->name);
+	rec_kstr(&pk, "workdir", h->workdir);
+	rec_kdouble(&pk, "max_load", p->max_load);
+	rec_kuint(&pk, "load_wait_ms", p->load_wait_ms);
+	rec_kstr(&pk, "pin", p->pin);
+	return (rec_flush(r, &sb));
+}
+
+int
+record_detach(struct record *r, const char *at)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+	int		rv;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 2);
+	rec_kstr(&pk, "t", "detach");
+	rec_kstr(&pk, "at", at);
+	rv = rec_flush(r, &sb);
+	if (fsync(r->fd) == -1 && rv == 0) {
+		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
+		    strerror(errno));
+		rv = -1;
+	}
+	close(r->fd);
+	r->fd = -1;
+	pthread_mutex_destroy(&r->mtx);
+	return (rv);
 }
 
 int

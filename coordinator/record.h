@@ -7,7 +7,10 @@
  *   "host"   when a host has said hello: its facts
  *   "file"   a file a host ran, with its SHA-256
  *   "sample" one run of one program
+ *   "opts"   after "run": the command line's --max-load
+ *   "plan"   a host's plan settings beyond the suite (load gate, pin)
  *   "hostend" a host finished: status and error
+ *   "detach" the coordinator was interrupted, its agents carry on
  *   "end"    the run finished
  */
 #ifndef COORDINATOR_RECORD_H
@@ -42,6 +45,12 @@ int	record_open(struct record *r, const char *dir, char **cause);
 int	record_reopen(struct record *r, const char *dir, uint64_t good_len,
 	    char **cause);
 
+/*
+ * Returns 1 when a coordinator holds DIR's record open (the writer locks
+ * it while the run goes), else 0.
+ */
+int	record_busy(const char *dir);
+
 /* Appends a resume record. */
 int	record_resume(struct record *r, const char *at);
 
@@ -49,6 +58,26 @@ int	record_resume(struct record *r, const char *at);
 int	record_run(struct record *r, const char *run_id, const struct suite *s,
 	    uint64_t seed, const char *cmdline, const char *started,
 	    const struct host *hosts, size_t nhosts);
+
+/*
+ * Appends the options of the command line that shape the plan and are not
+ * in the run record (--max-load, < 0 when not given): a resume takes them.
+ */
+int	record_opts(struct record *r, double max_load);
+
+/*
+ * Appends a host's plan settings that do not come from the suite (its
+ * load gate, CPU list) and its workdir as configured (where its journal
+ * is): a resume uses them again, the report tells of the load gate.
+ */
+int	record_plan(struct record *r, const struct host *h,
+	    const struct proto_plan *p);
+
+/*
+ * Appends a detach record (the coordinator was interrupted; the agents
+ * carry on) and closes without an end: the run stays resumable.
+ */
+int	record_detach(struct record *r, const char *at);
 
 /* Appends a host's facts after its hello. */
 int	record_host(struct record *r, const struct host *h);

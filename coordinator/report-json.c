@@ -202,6 +202,9 @@ json_host(FILE *f, const struct analysis *a, size_t i)
 	json_num(f, rh->load_med);
 	fputs(", \"load_max\": ", f);
 	json_num(f, rh->load_max);
+	/* The plan's load gate per core: 0 off, null an older record. */
+	fputs(", \"load_gate\": ", f);
+	json_num(f, h->has_plan ? h->max_load : NAN);
 	fputs(", \"floor_median_ns\": ", f);
 	json_num(f, rh->hyg.floor.n > 0 ? rh->hyg.floor.median : NAN);
 	fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coordinator/defaults.h"
 #include "coordinator/report-text.h"
 
 void
@@ -81,6 +82,7 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 		fprintf(f, "; waited for the load %zu time%s (longest %.1f s)",
 		    rh->hyg.nwaits, rh->hyg.nwaits == 1 ? "" : "s",
 		    (double)rh->hyg.waited_ms / 1000);
+	report_text_gate(f, rh, h);
 	for (n = 0, k = 0; k < ds->nnotes && n < 5; k++) {
 		if (ds->notes[k].host != rh->host ||
 		    strcmp(ds->notes[k].state, "waiting-load") == 0)
@@ -104,6 +106,24 @@ report_text_reason(const char *reason, char *buf, size_t len)
 	size_t	n = strcspn(reason, ":;");
 
 	snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+void
+report_text_gate(FILE *f, const struct rep_host *rh, const struct ds_host *h)
+{
+	double	cores = h->facts.cores > 0 ? h->facts.cores : 1;
+
+	if (!h->has_plan || h->max_load > 0)
+		return;
+	fputs("; load gate off (max_load 0): measured whatever the "
+	    "machine's load", f);
+	if (rh->samples == 0 || isnan(rh->load_max))
+		return;
+	fprintf(f, ", 1-minute load up to %.2f on %u core%s", rh->load_max,
+	    h->facts.cores, h->facts.cores == 1 ? "" : "s");
+	if (rh->load_max > DEFAULT_MAX_LOAD * cores)
+		fprintf(f, ", above the %.2f the default gate allows",
+		    DEFAULT_MAX_LOAD * cores);
 }
 
 void
@@ -455,51 +475,88 @@ report_text_banners(FILE *f, const struct report_fmt *fmt,
 	fputs(fmt->banner_close, f);
 }
 
+#define REPORT_FAIL_GROUPS	64	/* kinds of failure told apart per host */
+#define REPORT_FAIL_ROWS	20	/* of them, rows in the table */
+
+/* Returns 1 when failed samples a and b failed the same way. */
+static int
+report_text_same_failure(const struct ds_sample *a, const struct ds_sample *b)
+{
+	const char	*la, *lb;
+	size_t		 na, nb;
+
+	if (a->bench != b->bench || a->variant != b->variant ||
+	    a->status != b->status || a->signal != b->signal ||
+	    a->exit_code != b->exit_code)
+		return (0);
+	la = report_text_last_line(a->err, &na);
+	lb = report_text_last_line(b->err, &nb);
+	return (na == nb && memcmp(la, lb, na) == 0);
+}
+
+/*
+ * One row per kind of failure (bench, variant, status and the last line
+ * of its reason): a program that crashes every time is one row with its
+ * count, not one per run.
+ */
 void
 report_text_failures(FILE *f, const struct report_fmt *fmt,
     const struct analysis *a, size_t host)
 {
 	static const struct report_col	cols[] = {
-		{ "seq", 1 }, { "bench", 0 }, { "variant", 0 }, { "round", 1 },
-		{ "attempt", 1 }, { "status", 0 }, { "detail", 0 },
+		{ "bench", 0 }, { "variant", 0 }, { "status", 0 },
+		{ "runs", 1 }, { "first (seq, round)", 1 }, { "detail", 0 },
 	};
 	const struct dataset		*ds = a->ds;
-	const struct ds_sample		*s;
+	const struct ds_sample		*s, *rep[REPORT_FAIL_GROUPS];
 	const char			*last;
-	size_t				 i, shown = 0, n = 0, len;
+	size_t				 count[REPORT_FAIL_GROUPS];
+	size_t				 i, k, ng = 0, other = 0, len;
 
 	for (i = 0; i < ds->nsamples; i++) {
 		s = &ds->samples[i];
 		if (s->host != host || s->status == 0)
 			continue;
-		if (n++ == 0) {
-			fputs(fmt->fail_open, f);
-			fputs("Failed runs on ", f);
-			fputs(fmt->cell_code_open, f);
-			fmt->name(f, ds->hosts[host].name);
-			fputs(fmt->cell_code_close, f);
-			fputs(fmt->fail_close, f);
-			report_text_table_head(f, fmt, cols,
-			    sizeof cols / sizeof cols[0]);
+		for (k = 0; k < ng; k++) {
+			if (report_text_same_failure(rep[k], s))
+				break;
 		}
-		if (shown >= 20)
+		if (k < ng)
+			count[k]++;
+		else if (ng < REPORT_FAIL_GROUPS) {
+			rep[ng] = s;
+			count[ng++] = 1;
+		} else
+			other++;
+	}
+	if (ng == 0)
+		return;
+	fputs(fmt->fail_open, f);
+	fputs("Failed runs on ", f);
+	fputs(fmt->cell_code_open, f);
+	fmt->name(f, ds->hosts[host].name);
+	fputs(fmt->cell_code_close, f);
+	fputs(fmt->fail_close, f);
+	report_text_table_head(f, fmt, cols, sizeof cols / sizeof cols[0]);
+	for (k = 0; k < ng; k++) {
+		if (k >= REPORT_FAIL_ROWS) {
+			other += count[k];
 			continue;
-		shown++;
+		}
+		s = rep[k];
 		fputs(fmt->row_open, f);
-		fprintf(f, "%s%u%s", fmt->num_open, s->seq, fmt->cell_close);
 		fputs(fmt->cell_open, f);
 		fmt->name(f, ds->benches[s->bench].name);
 		fputs(fmt->cell_close, f);
 		fputs(fmt->cell_open, f);
 		fmt->name(f, ds->variants[s->variant]);
 		fputs(fmt->cell_close, f);
-		fprintf(f, "%s%u%s%s", fmt->num_open, s->round,
-		    s->warmup ? " (warmup)" : "", fmt->cell_close);
-		fprintf(f, "%s%u%s", fmt->num_open, s->attempt,
-		    fmt->cell_close);
 		fputs(fmt->cell_open, f);
 		report_text_status(f, s);
 		fputs(fmt->cell_close, f);
+		fprintf(f, "%s%zu%s", fmt->num_open, count[k], fmt->cell_close);
+		fprintf(f, "%s%u, %u%s%s", fmt->num_open, s->seq, s->round,
+		    s->warmup ? " (warmup)" : "", fmt->cell_close);
 		fputs(fmt->cell_open, f);
 		fputs(fmt->cell_code_open, f);
 		last = report_text_last_line(s->err, &len);
@@ -508,9 +565,8 @@ report_text_failures(FILE *f, const struct report_fmt *fmt,
 		fputs(fmt->cell_close, f);
 		fputs(fmt->row_close, f);
 	}
-	if (n > shown)
+	if (other > 0)
 		fprintf(f, "%s%zu more in samples.csv%s", fmt->more_open,
-		    n - shown, fmt->more_close);
-	if (n > 0)
-		fputs(fmt->table_close, f);
+		    other, fmt->more_close);
+	fputs(fmt->table_close, f);
 }

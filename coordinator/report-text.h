@@ -66,6 +66,17 @@ void	report_text_value(const char *metric, double v, char *buf, size_t len);
  */
 void	report_text_reason(const char *reason, char *buf, size_t len);
 
+struct ds_host;
+struct rep_host;
+
+/*
+ * Writes "; load gate off ..." when the host's plan measured whatever
+ * the load (max_load 0), with the highest load seen and whether it was
+ * above the default gate; nothing otherwise.
+ */
+void	report_text_gate(FILE *f, const struct rep_host *rh,
+	    const struct ds_host *h);
+
 /*
  * Writes what host i's measurement saw (floor, first runs, load waits,
  * notes, facts) as a list item in format fmt.
@@ -108,8 +119,9 @@ void	report_text_answers(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a);
 
 /*
- * Writes the failed runs of a host (the first 20) with their status and
- * the last line of their stderr; nothing when none failed.
+ * Writes the failed runs of a host, one row per kind of failure (bench,
+ * variant, status, last line of stderr) with its count and first run (the
+ * first 20 kinds); nothing when none failed.
  */
 void	report_text_failures(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host);

@@ -3,6 +3,7 @@
  * then runs each host's interleaved plan in its own thread, appending
  * samples to DIR/samples.msgpack as they arrive, and renders the reports.
  */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -65,6 +66,12 @@ struct run_host {
 	uint32_t		*seen;		/* per step: attempts stored (bits) */
 	int64_t			 max_seq;	/* highest seq stored; -1 none */
 	int			 restarts;	/* agents lost and started again */
+	int			 detached;	/* left measuring: not ended */
+	size_t			 measured;	/* measured runs stored */
+	size_t			 measured_now;	/* of them, by this coordinator */
+	size_t			 measured_total; /* measured runs in the plan */
+	int64_t			 wait_line_ms;	/* last load-wait line shown */
+	uint8_t			*told;		/* per command: a failure shown */
 };
 
 struct run {
@@ -81,9 +88,12 @@ struct run {
 	int			 tty;
 	int64_t			 last_draw_ms;
 	int			 drawn;		/* lines drawn on the tty */
+	const struct dataset	*ds;		/* resuming: the record so far */
+	double			 opt_max_load;	/* --max-load, or the record's */
+	size_t			 stored;	/* samples in the record */
 };
 
-static volatile sig_atomic_t	run_stop;
+static volatile sig_atomic_t	run_stop;	/* the signal that stops us */
 
 #define RUN_MAX_RESTARTS	3	/* agents lost per host before giving up */
 #define RUN_ONHOST		SIZE_MAX	/* no file: the host's own */
@@ -95,8 +105,13 @@ static const char *const run_hook_names[SUITE_NHOOKS] = {
 static void
 run_sigint(int sig)
 {
-	(void)sig;
-	run_stop = 1;
+	struct sigaction	sa;
+
+	run_stop = sig;
+	/* A second Ctrl-C ends orch at once; the agents carry on still. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
 }
 
 /* Formats the current UTC time as ISO 8601. */
@@ -132,37 +147,72 @@ run_mkdirs(const char *dir, mode_t mode)
 
 /* ---- progress --------------------------------------------------------- */
 
+/* Returns the room on a terminal line after the host's name: no wrapping. */
+static int
+run_cols(void)
+{
+	struct winsize	ws;
+
+	if (ioctl(2, TIOCGWINSZ, &ws) == -1 || ws.ws_col < 40)
+		return (60);
+	return (ws.ws_col - 16);
+}
+
 #define RUN_EV_SAMPLE	0	/* a sample arrived */
 #define RUN_EV_ROUND	1	/* a host started a new round */
 #define RUN_EV_END	2	/* a host finished */
 
 /*
+ * Writes ", ETA 1m05s" from the pace of the measured runs so far (warmups
+ * and floor runs are not counted, as they are not what is left), or "".
+ */
+static const char *
+run_eta(const struct run_host *rh, int64_t now, char *buf, size_t len)
+{
+	int64_t	el = now - rh->started_ms, eta;
+
+	buf[0] = '\0';
+	if (rh->measured_now == 0 || rh->measured >= rh->measured_total)
+		return (buf);
+	eta = el * (int64_t)(rh->measured_total - rh->measured) /
+	    (int64_t)rh->measured_now / 1000;
+	if (eta >= 60)
+		snprintf(buf, len, ", ETA %lldm%02llds", (long long)(eta / 60),
+		    (long long)(eta % 60));
+	else
+		snprintf(buf, len, ", ETA %llds", (long long)eta);
+	return (buf);
+}
+
+/*
  * Shows progress: on a terminal one redrawn line per host; otherwise a
- * plain line every tenth of the rounds and when a host finishes.
+ * plain line every tenth of the rounds, from round 1, and when a host
+ * finishes. Counts measured runs only: not warmups, not floor runs.
  */
 static void
 run_progress(struct run *run, struct run_host *rh, int ev)
 {
 	struct run_host	*x;
-	int64_t		 now = util_now_ms(), el, eta;
+	int64_t		 now = util_now_ms();
 	uint32_t	 step;
 	size_t		 i;
+	char		 eta_s[64];
 
 	pthread_mutex_lock(&run->mtx);
 	if (!run->tty) {
 		step = run->suite->rounds / 10 > 0 ? run->suite->rounds / 10 : 1;
 		if (ev == RUN_EV_END && rh->h->status == HOST_OK)
-			fprintf(stderr, "orch: %s: done, %zu runs\n",
-			    rh->h->name, rh->done);
+			fprintf(stderr, "orch: %s: done, %zu measured runs\n",
+			    rh->h->name, rh->measured);
 		else if (ev == RUN_EV_END)
 			fprintf(stderr, "orch: %s: failed after %zu of %zu "
-			    "runs: %s\n", rh->h->name, rh->done, rh->total,
-			    rh->h->error);
-		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0 &&
-		    rh->round > 1)
+			    "measured runs: %s\n", rh->h->name, rh->measured,
+			    rh->measured_total, rh->h->error);
+		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0)
 			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
-			    "runs)\n", rh->h->name, rh->round,
-			    run->suite->rounds, rh->done, rh->total);
+			    "measured runs%s)\n", rh->h->name, rh->round,
+			    run->suite->rounds, rh->measured, rh->measured_total,
+			    run_eta(rh, now, eta_s, sizeof eta_s));
 		goto out;
 	}
 	if (ev == RUN_EV_SAMPLE && now - run->last_draw_ms < 100)
@@ -172,23 +222,24 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 		fprintf(stderr, "\033[%dA", run->drawn);
 	for (i = 0; i < run->nrh; i++) {
 		x = &run->rh[i];
-		el = now - x->started_ms;
-		eta = x->done > 0 && x->done < x->total ?
-		    el * (int64_t)(x->total - x->done) / (int64_t)x->done /
-		    1000 : 0;
 		fprintf(stderr, "\r\033[K  %-12s ", x->h->name);
-		if (x->h->status != HOST_OK)
+		if (x->detached)
+			fprintf(stderr, "left to its agent: %zu/%zu measured "
+			    "runs\n", x->measured, x->measured_total);
+		else if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
-		else if (x->done == x->total && x->total > 0)
-			fprintf(stderr, "done: %zu runs\n", x->total);
+		else if (x->done >= x->total && x->total > 0)
+			fprintf(stderr, "done: %zu measured runs\n",
+			    x->measured);
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
 		else if (x->state[0] != '\0')
-			fprintf(stderr, "%.70s\n", x->state);
+			fprintf(stderr, "%.*s\n", run_cols(), x->state);
 		else
-			fprintf(stderr, "round %u/%u  %zu/%zu runs  ETA %llds\n",
-			    x->round, run->suite->rounds, x->done, x->total,
-			    (long long)eta);
+			fprintf(stderr, "round %u/%u  %zu/%zu measured runs"
+			    "%s\n", x->round > 0 ? x->round : 1,
+			    run->suite->rounds, x->measured, x->measured_total,
+			    run_eta(x, now, eta_s, sizeof eta_s));
 	}
 	run->drawn = (int)run->nrh;
 	fflush(stderr);
@@ -443,6 +494,32 @@ run_build_hooks(struct run *run, struct run_host *rh)
 }
 
 /*
+ * Resuming, a host's load gate and CPU list are the ones its plan had at
+ * the start, whatever the inventory says now: its agent's journal holds
+ * that plan, and only that plan carries it on.
+ */
+static void
+run_plan_from_record(struct run *run, struct run_host *rh,
+    struct proto_plan *p)
+{
+	const struct ds_host	*dh;
+	long			 hi;
+
+	if (run->ds == NULL || (hi = dataset_host(run->ds, rh->h->name)) < 0)
+		return;
+	dh = &run->ds->hosts[hi];
+	if (!dh->has_plan)
+		return;
+	if (dh->max_load != p->max_load || strcmp(dh->pin, p->pin) != 0)
+		log_info("%s: resuming with the plan's load gate %g and pin "
+		    "'%s' of the start (now %g and '%s')", rh->h->name,
+		    dh->max_load, dh->pin, p->max_load, p->pin);
+	p->max_load = dh->max_load;
+	p->load_wait_ms = dh->load_wait_ms;
+	snprintf(p->pin, sizeof p->pin, "%s", dh->pin);
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order.
  * Long because the plan's parts (files, commands, the floor, the steps)
  * index each other and are filled in one order.
@@ -539,13 +616,18 @@ run_build_plan(struct run *run, struct run_host *rh)
 	p->linger_ms = s->linger_s * 1000;
 	p->resume_seq = -1;
 	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
+	rh->told = xcalloc(p->ncmds + 1, sizeof *rh->told);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :
-	    run->opts->max_load >= 0 ? run->opts->max_load : s->max_load;
+	    run->opt_max_load >= 0 ? run->opt_max_load : s->max_load;
 	p->load_wait_ms = s->load_wait_s * 1000;
 	p->retries = s->retries;
 	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
 	    s->pin);
+	run_plan_from_record(run, rh, p);
 	rh->total = p->nsteps;
+	for (i = 0; i < p->nsteps; i++)
+		rh->measured_total += !p->steps[i].warmup &&
+		    (!has_floor || p->steps[i].cmd != floor_cmd);
 }
 
 static void
@@ -630,11 +712,10 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 {
 	struct run_host		*rh = arg;
 	struct run		*run = rh->run;
-	const struct suite	*s = run->suite;
 	const struct proto_cmd	*c;
 	struct proto_sample	*bad = NULL;
 	char			 why[256];
-	int			 ev = RUN_EV_SAMPLE, r;
+	int			 ev = RUN_EV_SAMPLE, r, first = 0;
 
 	if (smp->cmd >= rh->plan.ncmds)
 		return (-1);
@@ -644,11 +725,13 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 	if (smp->step < rh->plan.nsteps && smp->attempt < 32) {
 		if (rh->seen[smp->step] & (1U << smp->attempt))
 			return (0);
+		/* A step counts once, however many attempts it takes. */
+		first = rh->seen[smp->step] == 0;
 		rh->seen[smp->step] |= 1U << smp->attempt;
 	}
 	if ((int64_t)smp->seq > rh->max_seq)
 		rh->max_seq = smp->seq;
-	if (run_metric_missing(s, c->bench, smp, why, sizeof why)) {
+	if (run_metric_missing(run->suite, c->bench, smp, why, sizeof why)) {
 		/* Failed with the reason, not a result short of a metric. */
 		bad = xmalloc(sizeof *bad);
 		memcpy(bad, smp, sizeof *bad);
@@ -662,18 +745,67 @@ run_sample_cb(struct host *h, const struct proto_sample *smp, void *arg)
 		free(bad);
 		return (-1);
 	}
-	if (smp->status != PROTO_ST_SIGNAL || smp->attempt > s->retries)
+	run->stored++;
+	if (first) {
 		rh->done++;
+		if (!smp->warmup && strcmp(c->bench, PROTO_FLOOR_BENCH) != 0) {
+			rh->measured++;
+			rh->measured_now++;
+		}
+	}
 	if (smp->round != rh->round && smp->round > 0) {
 		ev = RUN_EV_ROUND;
 		rh->round = smp->round;
 	}
-	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO && !run->tty)
-		log_info("%s: %s/%s round %u: %s", h->name, c->bench,
-		    c->variant, smp->round, proto_status_name(smp->status));
+	/* Said once per command: a crash each run is one line, not many. */
+	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO &&
+	    !run->tty && !rh->told[smp->cmd]) {
+		rh->told[smp->cmd] = 1;
+		log_info("%s: %s/%s round %u: %s (the report counts its "
+		    "failures)", h->name, c->bench, c->variant, smp->round,
+		    proto_status_name(smp->status));
+	}
 	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);
 	return (0);
+}
+
+#define RUN_WAIT_LINE_MS	30000	/* a waiting host's line, this often */
+
+/* Writes a duration as "4m05s" or "7s". */
+static void
+run_dur(int64_t ms, char *buf, size_t len)
+{
+	int64_t	sec = ms > 0 ? (ms + 999) / 1000 : 0;
+
+	if (sec >= 60)
+		snprintf(buf, len, "%lldm%02llds", (long long)(sec / 60),
+		    (long long)(sec % 60));
+	else
+		snprintf(buf, len, "%llds", (long long)sec);
+}
+
+/*
+ * A host waiting for a quiet machine: what it waits for, the time left of
+ * load_wait before the host is refused, and how to measure anyway.
+ */
+static void
+run_wait_line(struct run_host *rh, const struct proto_state *st)
+{
+	char	left[32], all[32];
+
+	run_dur((int64_t)rh->plan.load_wait_ms - st->waited_ms, left,
+	    sizeof left);
+	run_dur(rh->plan.load_wait_ms, all, sizeof all);
+	/* The inventory's max_load of a host wins over --max-load. */
+	if (rh->h->max_load >= 0)
+		snprintf(rh->state, sizeof rh->state, "%s; %s left of "
+		    "load_wait %s; max_load = 0 in [host.%s] of the inventory "
+		    "to measure anyway", st->detail, left, all, rh->h->name);
+	else
+		snprintf(rh->state, sizeof rh->state, "%s; %s left of "
+		    "load_wait %s; --max-load=0 to measure anyway", st->detail,
+		    left, all);
 }
 
 /* Records what an agent says between samples and shows it. */
@@ -687,9 +819,14 @@ run_state_cb(struct host *h, const struct proto_state *st, void *arg)
 		log_warnx("%s", run->rec.err);
 	pthread_mutex_lock(&run->mtx);
 	snprintf(rh->state, sizeof rh->state, "%s", st->detail);
+	if (strcmp(st->state, "waiting-load") == 0)
+		run_wait_line(rh, st);
 	if (!run->tty && (strcmp(st->state, "note") == 0 ||
-	    st->waited_ms == 0 || st->waited_ms / 1000 % 60 < 2))
-		fprintf(stderr, "orch: %s: %s\n", h->name, st->detail);
+	    st->waited_ms == 0 || rh->wait_line_ms == 0 ||
+	    util_now_ms() - rh->wait_line_ms >= RUN_WAIT_LINE_MS)) {
+		fprintf(stderr, "orch: %s: %s\n", h->name, rh->state);
+		rh->wait_line_ms = util_now_ms();
+	}
 	pthread_mutex_unlock(&run->mtx);
 	run_progress(run, rh, RUN_EV_SAMPLE);
 }
@@ -798,7 +935,7 @@ run_host_thread(void *arg)
 	char		**paths;
 	char		(*shas)[PROTO_SHA_HEX];
 	char		 err[HOST_ERR_LEN], why[HOST_ERR_LEN];
-	int		*exe, *fresh;
+	int		*exe, *fresh, ok = 0;
 	size_t		 i;
 
 	if (!rh->opened)
@@ -815,6 +952,9 @@ run_host_thread(void *arg)
 	}
 	rh->started_ms = util_now_ms();
 	for (;;) {
+		/* Interrupted before its plan went: nothing runs there. */
+		if (run_stop)
+			break;
 		rh->plan.resume_seq = rh->max_seq;
 		if (host_sync(rh->h, rh->nfiles, paths,
 		    (const char (*)[PROTO_SHA_HEX])shas, exe, fresh,
@@ -827,8 +967,10 @@ run_host_thread(void *arg)
 				run_record_files(run, rh, fresh);
 			rh->h->progs_cb = run_progs_cb;
 			if (host_run(rh->h, &rh->plan, run_sample_cb,
-			    run_state_cb, rh, &run_stop) == 0)
+			    run_state_cb, rh, &run_stop) == 0) {
+				ok = 1;
 				break;
+			}
 		}
 		/* A lost agent is started again; its journal carries on. */
 		if (!rh->h->retryable || run_stop ||
@@ -847,10 +989,22 @@ run_host_thread(void *arg)
 			break;
 		}
 	}
-	if (record_hostend(&run->rec, rh->h) != 0)
+	/*
+	 * Interrupted, its agent carries on as if we were lost; or its agent
+	 * refused a plan that its journal does not hold, and kept both the
+	 * journal and the agent measuring it. Either way the host is left
+	 * for a resume, never ended.
+	 */
+	if (!ok && run_stop) {
+		rh->detached = 1;
+		rh->h->detach = 1;
+	} else if (!ok && strcmp(rh->h->errcode, "plan") == 0)
+		rh->detached = 1;	/* the agent that refused goes */
+	else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
-	run_progress(run, rh, RUN_EV_END);
+	if (!rh->detached || run->tty)
+		run_progress(run, rh, RUN_EV_END);
 	free(paths);
 	free(shas);
 	free(exe);
@@ -1044,11 +1198,16 @@ run_resume_host(struct run_host *rh, const struct dataset *ds)
 		    &ds->floors[i - ds->nsamples];
 		if (s->host != (size_t)h)
 			continue;
-		if (s->step < rh->plan.nsteps && s->attempt < 32)
-			rh->seen[s->step] |= 1U << s->attempt;
 		if ((int64_t)s->seq > rh->max_seq)
 			rh->max_seq = s->seq;
-		rh->done++;
+		if (s->step >= rh->plan.nsteps || s->attempt >= 32)
+			continue;
+		if (rh->seen[s->step] == 0) {
+			rh->done++;
+			if (i < ds->nsamples && !s->warmup)
+				rh->measured++;
+		}
+		rh->seen[s->step] |= 1U << s->attempt;
 	}
 }
 
@@ -1070,6 +1229,121 @@ run_resume_hosts(const char *dir, char **cause)
 		return (NULL);
 	}
 	return (list);
+}
+
+/* Returns 1 when paths a and b name the same file (or are equal). */
+static int
+run_same_path(const char *a, const char *b)
+{
+	char	ra[PATH_MAX], rb[PATH_MAX];
+
+	if (strcmp(a, b) == 0)
+		return (1);
+	if (realpath(a, ra) == NULL || realpath(b, rb) == NULL)
+		return (0);
+	return (strcmp(ra, rb) == 0);
+}
+
+/* Returns 1 when the hosts given are the hosts of the record, as a set. */
+static int
+run_same_hosts(const struct dataset *ds, const struct host *hosts,
+    size_t nhosts)
+{
+	size_t	i, j;
+
+	if (nhosts != ds->nhosts)
+		return (0);
+	for (i = 0; i < nhosts; i++) {
+		if (dataset_host(ds, hosts[i].name) < 0)
+			return (0);
+		for (j = 0; j < i; j++) {
+			if (strcmp(hosts[i].name, hosts[j].name) == 0)
+				return (0);
+		}
+	}
+	return (1);
+}
+
+/* Writes how a run was started with respect to --max-load. */
+static void
+run_show_max_load(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "without --max-load (the suite's and the "
+		    "inventory's load gates)");
+	else
+		snprintf(buf, len, "with --max-load=%g", v);
+}
+
+/* Says that flag contradicts the record, which holds was. */
+static void
+run_contra(char **cause, const char *flag, const char *drop,
+    const struct dataset *ds, const char *dir, const char *was)
+{
+	xasprintf(cause, "%s contradicts the record of run %s in %s: it was "
+	    "started %s; --resume takes every setting from the record (drop "
+	    "%s)", flag, ds->run_id, dir, was, drop);
+}
+
+int
+run_resume_flags(struct run_opts *opts, const char *suite,
+    const struct host *hosts, size_t nhosts, char **cause)
+{
+	struct dataset	*ds;
+	const char	*dir = opts->resume;
+	char		 was[160], flag[64], *list;
+	int		 r = -1;
+
+	if (record_load(dir, &ds, cause) != 0)
+		return (-1);
+	if (record_busy(dir)) {
+		xasprintf(cause, "%s: another orch is running this run now "
+		    "(orch status %s tells its progress)", dir, dir);
+		goto out;
+	}
+	if (suite != NULL && !run_same_path(suite, ds->suite_path)) {
+		snprintf(was, sizeof was, "with the suite %s", ds->suite_path);
+		run_contra(cause, suite, "the suite", ds, dir, was);
+		goto out;
+	}
+	if (opts->out != NULL && !run_same_path(opts->out, dir)) {
+		xasprintf(cause, "--out=%s contradicts --resume=%s: a resumed "
+		    "run writes where it started (drop --out)", opts->out, dir);
+		goto out;
+	}
+	if (opts->rounds > 0 && opts->rounds != ds->rounds) {
+		snprintf(flag, sizeof flag, "--rounds=%u", opts->rounds);
+		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		run_contra(cause, flag, "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->has_seed && opts->seed != ds->seed) {
+		snprintf(flag, sizeof flag, "--seed=%llu",
+		    (unsigned long long)opts->seed);
+		snprintf(was, sizeof was, "with seed %llu",
+		    (unsigned long long)ds->seed);
+		run_contra(cause, flag, "--seed", ds, dir, was);
+		goto out;
+	}
+	if (opts->max_load >= 0 && opts->max_load != ds->opt_max_load) {
+		snprintf(flag, sizeof flag, "--max-load=%g", opts->max_load);
+		run_show_max_load(ds->opt_max_load, was, sizeof was);
+		run_contra(cause, flag, "--max-load", ds, dir, was);
+		goto out;
+	}
+	if (hosts != NULL && !run_same_hosts(ds, hosts, nhosts)) {
+		list = dataset_host_list(ds, 0);
+		snprintf(was, sizeof was, "on hosts %s", list);
+		free(list);
+		run_contra(cause, "--hosts", "--hosts", ds, dir, was);
+		goto out;
+	}
+	/* What the record says, the resume does. */
+	opts->max_load = ds->opt_max_load;
+	r = 0;
+out:
+	dataset_free(ds);
+	return (r);
 }
 
 /* Makes the run id: UTC time and 4 random hex digits. */
@@ -1132,6 +1406,31 @@ run_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/*
+ * Resuming, a host's agent starts in the workdir the run started with,
+ * whatever the inventory (or $ORCH_WORKDIR) says now: the journal is
+ * there, and so is the agent carrying the run on.
+ */
+static void
+run_workdir_from_record(const struct run *run, struct host *h)
+{
+	const struct ds_host	*dh;
+	long			 hi;
+
+	if (run->ds == NULL || (hi = dataset_host(run->ds, h->name)) < 0)
+		return;
+	dh = &run->ds->hosts[hi];
+	if (!dh->has_plan || dh->workdir == NULL ||
+	    strcmp(dh->workdir, h->workdir) == 0)
+		return;
+	if (strlen(dh->workdir) >= sizeof h->workdir)
+		return;		/* it came from a host of this size: cannot be */
+	log_info("%s: resuming in the workdir the run started with, %s "
+	    "(now %s)", h->name, dh->workdir[0] != '\0' ? dh->workdir :
+	    "the default", h->workdir[0] != '\0' ? h->workdir : "the default");
+	snprintf(h->workdir, sizeof h->workdir, "%s", dh->workdir);
+}
+
 /* Connects to every host at once; rh->opened says which answered. */
 static void
 run_open_hosts(struct run *run)
@@ -1150,6 +1449,7 @@ run_open_hosts(struct run *run)
 		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
 		    "%s/logs/%s.log", run->dir, rh->h->name);
+		run_workdir_from_record(run, rh->h);
 	}
 	host_each(run->rh, run->nrh, sizeof *run->rh, run_open_thread);
 }
@@ -1200,6 +1500,7 @@ run_open_record(struct run *run, const struct dataset *ds,
 	xasprintf(&cmdline, "%s", run->opts->cmdline);
 	record_run(&run->rec, run->run_id, run->suite, run->suite->seed,
 	    cmdline, started, run->opts->hosts, run->opts->nhosts);
+	record_opts(&run->rec, run->opt_max_load);
 	free(cmdline);
 	return (0);
 }
@@ -1234,6 +1535,7 @@ run_record_hosts(struct run *run)
 {
 	struct run_host	*rh;
 	size_t		 i;
+	long		 hi;
 
 	for (i = 0; i < run->nrh; i++) {
 		rh = &run->rh[i];
@@ -1245,6 +1547,9 @@ run_record_hosts(struct run *run)
 			continue;
 		}
 		record_host(&run->rec, rh->h);
+		hi = run->ds != NULL ? dataset_host(run->ds, rh->h->name) : -1;
+		if (hi < 0 || !run->ds->hosts[hi].has_plan)
+			record_plan(&run->rec, rh->h, &rh->plan);
 		run_warn_aa(run, rh);
 	}
 }
@@ -1265,6 +1570,15 @@ run_finish(struct run *run, char **cause)
 			fprintf(stderr, "orch: %s failed: %s\n",
 			    run->rh[i].h->name, run->rh[i].h->error);
 		}
+	}
+	/* Nothing measured: a report would only say nothing, and look done. */
+	if (run->stored == 0) {
+		fprintf(stderr, "orch: no sample was taken: %s; no report "
+		    "written (the record is %s/%s)\n", failed_hosts ==
+		    run->nrh ? (run->nrh == 1 ? "the host failed" :
+		    "every host failed") : "no host ran a benchmark",
+		    run->dir, RECORD_FILE);
+		return (3);
 	}
 	if (report_render_answer(run->dir, run->opts->quiet ? NULL : stdout,
 	    run->opts->fail_on, &tripped, &nfailed, cause) != 0) {
@@ -1290,6 +1604,50 @@ run_finish(struct run *run, char **cause)
 	if (failed_hosts > 0 || nfailed > 0)
 		return (3);
 	return (tripped != NULL ? 1 : 0);
+}
+
+/* Returns 1 when a host was left measuring: the run is not over. */
+static int
+run_detached(const struct run *run)
+{
+	size_t	i;
+
+	for (i = 0; i < run->nrh; i++) {
+		if (run->rh[i].detached)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Leaves the run to its agents (interrupted, or an agent that kept its
+ * journal against another plan): the record gets no end, so the run
+ * stays resumable; says how to collect it or stop it. Returns the exit
+ * code: 128 + the signal when interrupted, else 3.
+ */
+static int
+run_detach(struct run *run, const char *at)
+{
+	size_t	i, measured = 0, total = 0;
+
+	if (record_detach(&run->rec, at) != 0)
+		fprintf(stderr, "orch: %s\n", run->rec.err);
+	for (i = 0; i < run->nrh; i++) {
+		measured += run->rh[i].measured;
+		total += run->rh[i].measured_total;
+		if (run->rh[i].detached && !run_stop)
+			fprintf(stderr, "orch: %s: %s\n", run->rh[i].h->name,
+			    run->rh[i].h->error);
+	}
+	fprintf(stderr, "orch: %s: run %s left to its agents, which carry "
+	    "on measuring (%zu of %zu measured runs stored)\n"
+	    "  collect it and finish it: orch run --resume=%s\n"
+	    "  or stop its agents:       orch stop %s\n"
+	    "  its state:                orch status %s\n",
+	    run_stop == SIGINT ? "interrupted" : run_stop == SIGTERM ?
+	    "terminated" : "not finished", run->run_id, measured, total,
+	    run->dir, run->dir, run->dir);
+	return (run_stop != 0 ? 128 + (int)run_stop : 3);
 }
 
 /*
@@ -1333,6 +1691,7 @@ run_free(struct run *run)
 		free(rh->progs);
 		free(rh->data);
 		free(rh->seen);
+		free(rh->told);
 		run_free_plan(&rh->plan);
 	}
 	free(run->rh);
@@ -1350,6 +1709,7 @@ run_main(const struct run_opts *opts)
 
 	memset(&run, 0, sizeof run);
 	run.opts = opts;
+	run.opt_max_load = opts->max_load;
 	pthread_mutex_init(&run.mtx, NULL);
 	run.tty = isatty(2);
 	run_iso_now(started, sizeof started);
@@ -1360,6 +1720,12 @@ run_main(const struct run_opts *opts)
 		fprintf(stderr, "orch: %s\n", cause);
 		code = 2;
 		goto out;
+	}
+	if (ds != NULL) {
+		run.ds = ds;
+		run.stored = ds->nsamples + ds->nfloors;
+		if (run.opt_max_load < 0)
+			run.opt_max_load = ds->opt_max_load;
 	}
 	run_signals();
 	run_open_hosts(&run);
@@ -1389,6 +1755,10 @@ run_main(const struct run_opts *opts)
 	host_each(run.rh, run.nrh, sizeof *run.rh, run_host_thread);
 	run_iso_now(ended, sizeof ended);
 	record_ok = 0;
+	if (run_detached(&run)) {
+		code = run_detach(&run, ended);
+		goto out;
+	}
 	if (record_close(&run.rec, ended) != 0) {
 		fprintf(stderr, "orch: %s\n", run.rec.err);
 		code = 3;

@@ -39,6 +39,16 @@ struct dataset;
 struct suite;
 
 /*
+ * Checks the flags given with --resume=DIR (suite the positional SUITE.ini
+ * or NULL, hosts those of --hosts or NULL) against DIR's record: one that
+ * contradicts it is refused, naming the flag and what the record holds;
+ * then takes from the record what shapes the plan (--max-load). Returns
+ * 0, or -1 with *cause set. Touches no host.
+ */
+int	run_resume_flags(struct run_opts *opts, const char *suite,
+	    const struct host *hosts, size_t nhosts, char **cause);
+
+/*
  * Loads the suite a resumed run started with, from the path its record
  * names: a regular file whose text is the record's, byte for byte (else
  * the message names both SHA-256s). Returns 0, or -1 with *cause set.

@@ -31,17 +31,25 @@ static void log_vwrite(int, const char *, const char *, va_list)
 static void
 log_vwrite(int level, const char *suffix, const char *fmt, va_list ap)
 {
-	char		 line[2048];
+	char		 line[2048], when[32];
 	struct timespec	 ts;
+	struct tm	 tm;
+	time_t		 sec;
 
 	if (level > log_lvl)
 		return;
 	vsnprintf(line, sizeof line, fmt, ap);
 	pthread_mutex_lock(&log_mtx);
+	/*
+	 * -v: ISO 8601 UTC to the millisecond, the same on every host, so
+	 * the coordinator's and the agents' logs read side by side.
+	 */
 	if (log_lvl >= LOG_DEBUG) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		fprintf(stderr, "%lld.%06ld ", (long long)ts.tv_sec,
-		    ts.tv_nsec / 1000);
+		sec = ts.tv_sec;
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(stderr, "%s.%03ldZ ", when, ts.tv_nsec / 1000000);
 	}
 	if (suffix != NULL)
 		fprintf(stderr, "%s: %s: %s\n", log_prog, line, suffix);

@@ -107,7 +107,11 @@ rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="
 cat "$T/run12"
 expect_eq "busy host exit" "$rc" 3
 expect_grep 'h1.*host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, user .*since 20' "$T/run12"
+# Ctrl-C leaves the agent measuring (t-interrupt.sh): orch stop ends it.
 kill -INT "$slow"; wait "$slow" || true
+rc=0; run_orch "$T/stop11" stop --inventory="$INV" "$T/r11" || rc=$?
+cat "$T/stop11"
+expect_grep '^h1 .* stopped pid [0-9]+' "$T/stop11"
 
 note "one host down: the others finish, exit 3, the report names it"
 lab_stop_sshd h3

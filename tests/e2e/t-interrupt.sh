@@ -1,0 +1,72 @@
+# Ctrl-C detaches, it does not destroy. The first SIGINT (sent to orch's
+# whole process group, as a terminal does) stops the coordinator and
+# leaves the agent measuring, as a lost coordinator does; orch says how to
+# resume and how to stop, and exits 130. orch status tells running,
+# interrupted, resumable and finished apart, and --resume completes the
+# run with every sample exactly once.
+. tests/e2e/lib.sh
+
+# exactly_once DIR ROUNDS: each measured (bench, variant, round) once.
+exactly_once() {
+	local csv=$1/samples.csv rounds=$2 dup n
+	dup=$(awk -F, '$11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$csv" | sort | uniq -d | head -3)
+	[ -z "$dup" ] || fail "duplicated samples: $dup"
+	n=$(awk -F, '$11=="wall_ns" && $9==0 && $4!="(floor)" && $10!="signal" {print $4,$5,$6}' "$csv" | sort -u | wc -l)
+	expect_eq "distinct (bench, variant, round)" "$n" "$((2 * rounds))"
+}
+agent_pid() { pgrep -f "orch-agent serve --workdir=$T/workdir"; }
+
+# interrupt OUT ROUNDS: a run on local, Ctrl-C'd (SIGINT to its process
+# group) once it has stored some samples; checks what it said.
+interrupt() {
+	setsid "$ORCH" run --out="$1" --rounds="$2" tests/suites/slow.ini >"$1.log" 2>&1 &
+	local orch_pid=$! rc=0
+	wait_samples "$1" 3000
+	rc=0; run_orch "$1.status" status "$1" || rc=$?
+	cat "$1.status"
+	expect_eq "status exit while running" "$rc" 0
+	expect_grep '^run .*, running: its coordinator \(orch run\) is at work' "$1.status"
+	kill -INT -- "-$orch_pid"
+	wait "$orch_pid" || rc=$?
+	cat "$1.log"
+	expect_eq "exit after Ctrl-C" "$rc" 130
+	expect_grep '^orch: interrupted: run .* left to its agents, which carry on measuring \([0-9]+ of '"$((2 * $2))"' measured runs stored\)' "$1.log"
+	expect_grep "collect it and finish it: orch run --resume=$1\$" "$1.log"
+	expect_grep "or stop its agents: +orch stop $1\$" "$1.log"
+	[ ! -e "$1/report.md" ] || fail "an interrupted run wrote a report"
+	agent_pid >/dev/null || fail "the agent did not carry on after Ctrl-C"
+}
+
+note "Ctrl-C mid-run: the agent carries on; status says interrupted"
+interrupt "$T/out1" 20
+rc=0; run_orch "$T/st1" status "$T/out1" || rc=$?
+cat "$T/st1"
+expect_eq "status exit" "$rc" 0
+expect_grep '^run .*, interrupted: its coordinator is gone since [0-9T:-]+Z and 1 agent carries the run on \(measuring, or holding what it measured\); orch run --resume='"$T/out1"' collects and finishes it, orch stop '"$T/out1"' ends it' "$T/st1"
+expect_grep '^local +[0-9]+ +unfinished +running pid [0-9]+' "$T/st1"
+! grep -q 'complete\|finished$' "$T/st1" || fail "status calls an unfinished run complete"
+
+note "--resume after Ctrl-C: complete, every sample exactly once"
+rc=0; run_orch "$T/log2" run --resume="$T/out1" || rc=$?
+cat "$T/log2"
+expect_eq "resume exit" "$rc" 0
+expect_eq "complete" "$(jq .complete "$T/out1/summary.json")" true
+exactly_once "$T/out1" 20
+rc=0; run_orch "$T/st2" status "$T/out1" || rc=$?
+cat "$T/st2"
+expect_grep '^run .*, finished$' "$T/st2"
+no_leftovers
+
+note "Ctrl-C, then orch stop: status says resumable, and --resume completes it"
+interrupt "$T/out3" 10
+rc=0; run_orch "$T/st3" stop "$T/out3" || rc=$?
+cat "$T/st3"
+expect_eq "stop exit" "$rc" 0
+expect_grep '^run .*, resumable: its coordinator is gone and no agent measures; orch run --resume='"$T/out3"' finishes it' "$T/st3"
+no_leftovers
+rc=0; run_orch "$T/log4" run --resume="$T/out3" || rc=$?
+cat "$T/log4"
+expect_eq "resume exit after stop" "$rc" 0
+exactly_once "$T/out3" 10
+no_leftovers
+echo PASS

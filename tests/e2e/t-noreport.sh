@@ -1,0 +1,36 @@
+# No report from nothing: a run in which no sample was taken (its one host
+# unreachable: an inventory entry pointing at a closed loopback port)
+# writes no report, leaves reports/latest where it was, says why, and
+# exits 3. orch status calls it failed.
+. tests/e2e/lib.sh
+
+REPO=$PWD
+cat > "$T/inv.ini" <<EOT
+[host.dead]
+address = 127.0.0.1
+port    = 1
+EOT
+# A previous run's reports, which reports/latest points at.
+mkdir -p "$T/cwd/reports/20000101-000000-beef"
+ln -s 20000101-000000-beef "$T/cwd/reports/latest"
+
+note "a run whose one host is unreachable"
+rc=0
+(cd "$T/cwd" && "$ORCH" run --inventory="$T/inv.ini" --hosts=dead \
+    "$REPO/tests/suites/slow.ini") >"$T/log1" 2>&1 || rc=$?
+cat "$T/log1"
+expect_eq "exit code" "$rc" 3
+expect_grep '^orch: dead: ' "$T/log1"
+expect_grep '^orch: no sample was taken: the host failed; no report written \(the record is reports/[0-9]+-[0-9]+-[0-9a-f]+/samples.msgpack\)' "$T/log1"
+! grep -q '^report:' "$T/log1" || fail "a report was announced"
+expect_eq "reports/latest" "$(readlink "$T/cwd/reports/latest")" 20000101-000000-beef
+dir=$(ls -d "$T"/cwd/reports/2*-* | grep -v beef)
+for f in report.md report.html summary.json samples.csv; do
+	[ ! -e "$dir/$f" ] || fail "$f written for a run without a sample"
+done
+
+note "orch status calls it failed"
+rc=0; run_orch "$T/st" status "$dir" --inventory="$T/inv.ini" || rc=$?
+cat "$T/st"
+expect_grep '^run .*, failed: 1 of 1 host failed' "$T/st"
+echo PASS
