@@ -89,7 +89,9 @@ sed 's/^bin  = host:gzip$/bin  = host:no-such-program-here/' "$T/gzip.ini" > "$T
 rc=0; run_orch "$T/log4" run --out="$T/o4" "$T/missing.ini" || rc=$?
 expect_eq "missing program exit" "$rc" 3
 expect_grep "local failed: agent: host program no-such-program-here: not found in the agent's PATH \(" "$T/log4"
-expect_eq "nothing measured" "$(jq '.hosts[0].samples' "$T/o4/summary.json")" 0
+# Nothing was measured: no report, and the run says why.
+expect_grep "no sample was taken: the host failed; no report written" "$T/log4"
+[ ! -e "$T/o4/summary.json" ] || fail "a run that measured nothing wrote a report"
 expect_grep "host program no-such-program-here: not found" "$T/o4/report.md"
 
 note "orch report re-renders the host programs from the record alone"

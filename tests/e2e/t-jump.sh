@@ -41,7 +41,7 @@ expect_grep "^$B: pushed prebuilt linux-x86_64 agent" "$T/deploy"
 rc=0; run_orch "$T/check" check --inventory="$INV" --hosts="$B" || rc=$?
 cat "$T/check"
 expect_eq "check exit" "$rc" 0
-grep -Eq "^$B +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .* yes$" "$T/check" || fail "check row for $B"
+grep -Eq "^$B +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .*  (yes|would wait)$" "$T/check" || fail "check row for $B"
 expect_grep "^$B: reached through h1 \\($LAB_USER@$(lab_addr h1) port $(lab_port h1)\\)$" "$T/check"
 
 note "a suite runs through the jump, over the agent's tunnel"
@@ -70,7 +70,7 @@ if [ "$LAB_MODE" = netns ]; then
 	rc=0; run_orch "$T/check-c" check --inventory="$T/sc2.ini" --ssh-config="$LAB_SSH_CONFIG" --hosts="$C" || rc=$?
 	cat "$T/check-c"
 	expect_eq "two-hop check exit" "$rc" 0
-	grep -Eq "^$C +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .* yes$" "$T/check-c" || fail "check row for $C"
+	grep -Eq "^$C +yes +known +ok +0\.[0-9.]+ +linux/x86_64 .*  (yes|would wait)$" "$T/check-c" || fail "check row for $C"
 	expect_grep "^$C: reached through h1 \\(.*\\), $B \\($LAB_USER@$(lab_addr "$B") port 22\\)$" "$T/check-c"
 fi
 
@@ -125,7 +125,7 @@ if [ "$p1" = 22 ]; then n1=$a1; else n1="[$a1]:$p1"; fi
 rc=0; ORCH_KNOWN_HOSTS="$T/kh-jump" run_orch "$T/bad1" check --inventory="$INV" --hosts="$B" || rc=$?
 cat "$T/bad1"
 expect_eq "wrong jump key exit" "$rc" 3
-expect_grep "$B: through jump host h1: h1: HOST KEY CHANGED for " "$T/bad1"
+expect_grep "$B: not ready: through jump host h1: h1: HOST KEY CHANGED for " "$T/bad1"
 
 note "a wrong host key at the target, behind a good jump hop, is refused too"
 ab=$(lab_addr "$B"); pb=$(lab_port "$B")
@@ -134,7 +134,7 @@ if [ "$pb" = 22 ]; then nb=$ab; else nb="[$ab]:$pb"; fi
 rc=0; ORCH_KNOWN_HOSTS="$T/kh-target" run_orch "$T/bad2" check --inventory="$INV" --hosts="$B" || rc=$?
 cat "$T/bad2"
 expect_eq "wrong target key exit" "$rc" 3
-expect_grep "$B: HOST KEY CHANGED for " "$T/bad2"
+expect_grep "$B: not ready: HOST KEY CHANGED for " "$T/bad2"
 grep -q "through jump host" "$T/bad2" && fail "the target's refusal blames the jump host"
 
 note "a jump host that cannot reach the target's port"
@@ -143,7 +143,7 @@ grep -q "^port *= *22$" "$T/port.ini" && sed -i "/^\\[host.$B\\]/,\$ {/^port *= 
 rc=0; run_orch "$T/bad3" check --inventory="$T/port.ini" --hosts="$B" || rc=$?
 cat "$T/bad3"
 expect_eq "unreachable through jump exit" "$rc" 3
-expect_grep "$B: jump host h1 cannot reach $ab port 2: " "$T/bad3"
+expect_grep "$B: not ready: jump host h1 cannot reach $ab port 2: " "$T/bad3"
 
 note "loops and self-jumps are refused before anything runs"
 cat >"$T/loop.ini" <<EOF

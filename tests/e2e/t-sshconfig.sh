@@ -37,7 +37,7 @@ sed "s|UserKnownHostsFile .*|UserKnownHostsFile $T/kh-empty|" "$CFG" >"$T/cfg-em
 rc=0; run_orch "$T/kh1" check --inventory="$E" --ssh-config="$T/cfg-emptykh" --hosts=h1 || rc=$?
 cat "$T/kh1"
 expect_eq "unknown key exit" "$rc" 3
-expect_grep "h1: unknown host key for .* not in $T/kh-empty\\)" "$T/kh1"
+expect_grep "h1: not ready: unknown host key for .* not in $T/kh-empty\\)" "$T/kh1"
 rc=0; ORCH_KNOWN_HOSTS="$LAB_KNOWN_HOSTS" run_orch "$T/kh2" check --inventory="$E" --ssh-config="$T/cfg-emptykh" --hosts=h1 || rc=$?
 expect_eq "ORCH_KNOWN_HOSTS exit" "$rc" 0
 
@@ -77,11 +77,11 @@ expect_grep "h1: not ready: cannot connect to $a1 port 2: " "$T/over1"
 printf '[host.h1]\nssh_config = yes\nuser = nosuchuser\n' >"$T/over2.ini"
 rc=0; run_orch "$T/over2" check --inventory="$T/over2.ini" --ssh-config="$CFG" --hosts=h1 || rc=$?
 expect_eq "user override exit" "$rc" 3
-expect_grep "h1: authentication failed for nosuchuser@$a1 " "$T/over2"
+expect_grep "h1: not ready: authentication failed for nosuchuser@$a1 " "$T/over2"
 printf '[host.h1]\naddress = %s\nport = %s\n' "$a1" "$p1" >"$T/noconf.ini"
 rc=0; run_orch "$T/over3" check --inventory="$T/noconf.ini" --ssh-config="$CFG" --hosts=h1 || rc=$?
 expect_eq "ssh_config = no (default) exit" "$rc" 3
-expect_grep "h1: unknown host key for " "$T/over3"
+expect_grep "h1: not ready: unknown host key for " "$T/over3"
 
 note "bad input: exit 2, nothing written, words naming the host"
 bad() {
