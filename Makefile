@@ -150,6 +150,10 @@ TOOLS    := $(TOOL_SRC:tests/tools/%.c=$(O)/tools/%)
 $(O)/tools/%: tests/tools/%.c $(LIBPROTO) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBPROTO) $(AGENT_LIBS)
+# gen-history writes records through the coordinator's own writer.
+$(O)/tools/gen-history: tests/tools/gen-history.c $(LIBCOORD) $(LIBPROTO) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBCOORD) $(LIBPROTO) $(LIBS)
 tools: $(TOOLS)
 
 -include $(wildcard $(O)/obj/*/*.d $(O)/obj/*/*/*.d)

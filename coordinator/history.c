@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,8 +434,9 @@ out:
 	return (r);
 }
 
-int
-history_index(struct history *h, const char *dir, char **cause)
+/* Loads, analyses and writes one run inside the caller's transaction. */
+static int
+hist_index_one(struct history *h, const char *dir, char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
@@ -447,18 +449,40 @@ history_index(struct history *h, const char *dir, char **cause)
 		goto out;
 	if (realpath(dir, real) == NULL)
 		snprintf(real, sizeof real, "%s", dir);
-	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
-		goto out;
-	if (hist_write(h, ds, a, real, cause) != 0 ||
-	    hist_exec(h, "COMMIT", cause) != 0) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	r = 0;
+	r = hist_write(h, ds, a, real, cause);
 out:
 	analysis_free(a);
 	dataset_free(ds);
 	return (r);
+}
+
+int
+history_index_list(struct history *h, char *const *dirs, size_t n,
+    char **cause)
+{
+	size_t	i;
+
+	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
+		return (-1);
+	for (i = 0; i < n; i++) {
+		if (hist_index_one(h, dirs[i], cause) != 0) {
+			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+			return (-1);
+		}
+	}
+	if (hist_exec(h, "COMMIT", cause) != 0) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+history_index(struct history *h, const char *dir, char **cause)
+{
+	char	*d = (char *)(uintptr_t)dir;
+
+	return (history_index_list(h, &d, 1, cause));
 }
 
 static int

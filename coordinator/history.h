@@ -61,6 +61,10 @@ void	history_close(struct history *h);
  */
 int	history_index(struct history *h, const char *dir, char **cause);
 
+/* As history_index for n runs, all in one transaction: all or none. */
+int	history_index_list(struct history *h, char *const *dirs, size_t n,
+	    char **cause);
+
 /*
  * Indexes every run directory (a directory holding samples.msgpack, not a
  * symlink) under reports, in name order; a run that cannot be read is

@@ -16,6 +16,7 @@
 #include "coordinator/machines.h"
 #include "coordinator/oneline.h"
 #include "coordinator/report-export.h"
+#include "coordinator/report-history.h"
 #include "coordinator/sshconfig.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
@@ -28,6 +29,10 @@
 
 /* A long option without a short one: getopt_long's value above any char. */
 #define OPT_SSH_CONFIG	0x100
+#define OPT_LABEL	0x110	/* run --label; index and history options: */
+#define OPT_REBUILD	0x111
+#define OPT_REPORTS	0x112
+#define OPT_SINCE	0x113
 
 /* Exits 2 with the command list: no command, or an unknown one. */
 static void __attribute__((noreturn))
@@ -152,6 +157,40 @@ main_fail_on(const char *list, int *mask)
 }
 
 /*
+ * Checks one --label KEY=VALUE and adds it to labels[*n] (LABELS_MAX).
+ * Returns 0, or -1 having said why.
+ */
+static int
+main_label(char *arg, char **labels, size_t *n)
+{
+	char	*k, *v, *cause = NULL;
+	size_t	 i, klen;
+
+	if (dataset_label_parse(arg, &k, &v, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	klen = strlen(k);
+	for (i = 0; i < *n; i++) {
+		if (strncmp(labels[i], k, klen) == 0 &&
+		    labels[i][klen] == '=') {
+			fprintf(stderr, "orch: --label %s: given twice\n", k);
+			free(k);
+			return (-1);
+		}
+	}
+	free(k);
+	if (*n == LABELS_MAX) {
+		fprintf(stderr, "orch: --label: at most %d labels\n",
+		    LABELS_MAX);
+		return (-1);
+	}
+	labels[(*n)++] = arg;
+	return (0);
+}
+
+/*
  * Checks the --export-* paths (report-export.c) and points *out at e when
  * one was given. Returns 0, or -1 with the error printed.
  */
@@ -200,8 +239,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "export-json", required_argument, NULL, 'J' },
 		{ "export-markdown", required_argument, NULL, 'M' },
 		{ "export-csv", required_argument, NULL, 'C' },
+		{ "label", required_argument, NULL, OPT_LABEL },
 		{ NULL, 0, NULL, 0 }
 	};
+	char			*labels[LABELS_MAX];
 	struct run_opts		 opts;
 	struct report_exports	 exp = { NULL, NULL, NULL };
 	const char		*hosts = NULL, *inv = NULL;
@@ -238,6 +279,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			break;
 		case 'C':
 			exp.csv = optarg;
+			break;
+		case OPT_LABEL:
+			if (main_label(optarg, labels, &opts.nlabels) != 0)
+				return (2);
 			break;
 		case 'H':
 			hosts = optarg;
@@ -317,6 +362,9 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		if (opts.has_warmup)
 			usage_error("run", "--resume=DIR takes --warmup from the "
 			    "record: leave it out");
+		if (opts.nlabels > 0)
+			usage_error("run", "--resume=DIR takes the labels from "
+			    "the record: leave --label out");
 		/* A flag may repeat the record; one that contradicts it: 2. */
 		if (hosts != NULL)
 			given = resolve_hosts(inv, hosts, &ngiven);
@@ -373,6 +421,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		free(text);
 		return (2);
 	}
+	opts.labels = labels;
 	/* Quoted: a one-line run's commands are words with blanks. */
 	cmdline = oneline_cmdline(all_argc, all_argv);
 	opts.cmdline = cmdline;
@@ -449,6 +498,94 @@ cmd_report(int argc, char **argv)
 		return (1);
 	}
 	return (0);
+}
+
+/* orch index [--reports=DIR] [--rebuild] [DIR...]. */
+static int
+cmd_index(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "reports", required_argument, NULL, OPT_REPORTS },
+		{ "rebuild", no_argument, NULL, OPT_REBUILD },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char	*reports = NULL;
+	int		 ch, rebuild = 0;
+
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h')
+			help_exit("index");
+		else if (ch == OPT_REPORTS)
+			reports = optarg;
+		else if (ch == OPT_REBUILD)
+			rebuild = 1;
+		else
+			usage_bad_option("index", argv, optind, optopt, ch);
+	}
+	if (optind == argc && !rebuild)
+		usage_error("index", "index takes run directories, or "
+		    "--rebuild for every run under the reports directory");
+	return (history_index_main(reports, rebuild, argv + optind,
+	    (size_t)(argc - optind)));
+}
+
+/* orch history [options]: the series, their change points, history.html. */
+static int
+cmd_history(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "reports", required_argument, NULL, OPT_REPORTS },
+		{ "host", required_argument, NULL, 'H' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "variant", required_argument, NULL, 'V' },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "out", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct history_opts	 o;
+	int			 ch;
+
+	memset(&o, 0, sizeof o);
+	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_REPORTS:
+			o.reports = optarg;
+			break;
+		case 'H':
+			o.f.host = optarg;
+			break;
+		case 'b':
+			o.f.bench = optarg;
+			break;
+		case 'M':
+			o.f.metric = optarg;
+			break;
+		case 'V':
+			o.f.variant = optarg;
+			break;
+		case OPT_SINCE:
+			o.f.since = optarg;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			help_exit("history");
+		default:
+			usage_bad_option("history", argv, optind, optopt, ch);
+		}
+	}
+	if (optind != argc)
+		usage_error("history", "history takes no arguments, got '%s' "
+		    "(the store is --reports=DIR/history.sqlite)", argv[optind]);
+	return (history_main(&o));
 }
 
 /* orch status DIR and orch stop DIR. */
@@ -616,5 +753,9 @@ main(int argc, char **argv)
 		return (cmd_control(argc - 1, argv + 1, 0));
 	if (strcmp(cmd, "stop") == 0)
 		return (cmd_control(argc - 1, argv + 1, 1));
+	if (strcmp(cmd, "index") == 0)
+		return (cmd_index(argc - 1, argv + 1));
+	if (strcmp(cmd, "history") == 0)
+		return (cmd_history(argc - 1, argv + 1));
 	return (cmd_report(argc - 1, argv + 1));
 }
