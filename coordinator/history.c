@@ -172,7 +172,7 @@ hist_create(struct history *h, char **cause)
 }
 
 /*
- * Reads the schema version into *version: 0 when the file is empty (no
+ * Reads the schema version into *version: -1 when the file is empty (no
  * objects at all). Returns 0, or -1 (cause) when it is not orch's.
  */
 static int
@@ -181,7 +181,7 @@ hist_version(struct history *h, int *version, char **cause)
 	sqlite3_stmt	*st = NULL;
 	int		 rc, r = -1, n;
 
-	*version = 0;
+	*version = -1;
 	if (sqlite3_prepare_v2(h->db, "SELECT count(*) FROM sqlite_schema",
 	    -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
 		hist_err(h, "not an orch history database", cause);
@@ -200,7 +200,7 @@ hist_version(struct history *h, int *version, char **cause)
 	}
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-	    sqlite3_column_int64(st, 0) < 1 ||
+	    sqlite3_column_int64(st, 0) < 0 ||
 	    sqlite3_column_int64(st, 0) > INT_MAX) {
 		xasprintf(cause, "%s: not an orch history database (its "
 		    "schema version is not a number)", h->path);
@@ -267,11 +267,11 @@ history_open(const char *path, int create, struct history **out,
 		    "run orch index --rebuild", path, version, HISTORY_SCHEMA);
 		goto rollback;
 	}
-	if (version == 0 && !create) {
+	if (version < 0 && !create) {
 		xasprintf(cause, "%s: an empty database, no history", path);
 		goto rollback;
 	}
-	if (version > 0 && version < HISTORY_SCHEMA) {
+	if (version >= 0 && version < HISTORY_SCHEMA) {
 		if (!create) {
 			xasprintf(cause, "%s: its schema is version %d, older "
 			    "than this orch's (%d): run orch index --rebuild",
@@ -286,9 +286,9 @@ history_open(const char *path, int create, struct history **out,
 			goto rollback;
 		if (rebuilt != NULL)
 			*rebuilt = 1;
-		version = 0;
+		version = -1;
 	}
-	if (version == 0 && hist_create(h, cause) != 0)
+	if (version < 0 && hist_create(h, cause) != 0)
 		goto rollback;
 	if (hist_check_schema(h, cause) != 0)
 		goto rollback;
@@ -597,11 +597,18 @@ bad:
 	return (NULL);
 }
 
-/* Reads column i as NULL (NAN) or a finite number, positive if pos. */
+/* What hist_col_real accepts besides NULL (NAN). */
+#define HIST_FINITE	0
+#define HIST_POSITIVE	1
+#define HIST_NONNEG	2
+
+/* Reads column i as NULL (NAN) or a finite number of the kind asked. */
 static int
-hist_col_real(struct history *h, sqlite3_stmt *st, int i, int pos,
+hist_col_real(struct history *h, sqlite3_stmt *st, int i, int kind,
     const char *table, size_t row, double *v, char **cause)
 {
+	static const char *const words[] = { "a finite", "a positive",
+	    "a non-negative" };
 	int	t = sqlite3_column_type(st, i);
 
 	*v = NAN;
@@ -609,12 +616,14 @@ hist_col_real(struct history *h, sqlite3_stmt *st, int i, int pos,
 		return (0);
 	if (t == SQLITE_FLOAT || t == SQLITE_INTEGER) {
 		*v = sqlite3_column_double(st, i);
-		if (isfinite(*v) && (!pos || *v > 0))
+		if (isfinite(*v) && (kind == HIST_FINITE ||
+		    (kind == HIST_POSITIVE && *v > 0) ||
+		    (kind == HIST_NONNEG && *v >= 0)))
 			return (0);
 	}
-	xasprintf(cause, "%s: table %s, row %zu: column '%s' is not a%s "
+	xasprintf(cause, "%s: table %s, row %zu: column '%s' is not %s "
 	    "number", h->path, table, row, sqlite3_column_name(st, i),
-	    pos ? " positive" : " finite");
+	    words[kind]);
 	return (-1);
 }
 
@@ -798,18 +807,23 @@ history_query(struct history *h, const struct hist_filter *f,
 			    cause)) == NULL ||
 			    (p->reference = hist_col_name(h, ps, 6, "points",
 			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 8, 1, "points", row, &p->ratio,
-			    cause) != 0 ||
-			    hist_col_real(h, ps, 9, 1, "points", row, &p->lo,
-			    cause) != 0 ||
-			    hist_col_real(h, ps, 10, 1, "points", row, &p->hi,
-			    cause) != 0 ||
+			    hist_col_real(h, ps, 8, HIST_POSITIVE, "points",
+			    row, &p->ratio, cause) != 0 ||
+			    hist_col_real(h, ps, 9, HIST_NONNEG, "points", row,
+			    &p->lo, cause) != 0 ||
+			    hist_col_real(h, ps, 10, HIST_POSITIVE, "points",
+			    row, &p->hi, cause) != 0 ||
 			    (p->verdict = hist_col_text(h, ps, 11, 32, "points",
 			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 12, 0, "points", row,
-			    &p->typical, cause) != 0)
+			    hist_col_real(h, ps, 12, HIST_FINITE, "points",
+			    row, &p->typical, cause) != 0)
 				goto out;
 			p->primary = sqlite3_column_int(ps, 7) != 0;
+			/* Stored as NULL: an interval with no upper end. */
+			if (isfinite(p->ratio) && isnan(p->hi))
+				p->hi = INFINITY;
+			if (isfinite(p->ratio) && isnan(p->lo))
+				p->lo = 0;
 			if (npts > (size_t)HISTORY_RUNS_MAX * 64) {
 				xasprintf(cause, "%s: too many results: narrow "
 				    "it with --host, --bench or --since",

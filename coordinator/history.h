@@ -30,7 +30,8 @@ struct hist_point {
 	char	*host, *arch, *cpu, *bench, *metric, *variant, *reference;
 	int	 primary;	/* the bench's primary metric */
 	double	 ratio, lo, hi;	/* to the reference; NAN for the reference
-				   itself or an invalid comparison */
+				   itself or an invalid comparison; hi may
+				   be INFINITY (too few pairs) */
 	double	 typical;	/* the variant's median; NAN none */
 	char	*verdict;	/* "" for the reference */
 };
