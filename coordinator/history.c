@@ -224,7 +224,7 @@ history_open(const char *path, int create, struct history **out,
 {
 	struct history	*h;
 	struct stat	 sb;
-	int		 version, flags, r = -1;
+	int		 version, flags, rc, r = -1;
 
 	*out = NULL;
 	if (rebuilt != NULL)
@@ -252,9 +252,13 @@ history_open(const char *path, int create, struct history **out,
 	sqlite3_busy_timeout(h->db, HISTORY_BUSY_MS);
 	if (sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL,
 	    NULL) != SQLITE_OK) {
-		xasprintf(cause, "%s: not an orch history database (%s): move "
-		    "it away and run orch index --rebuild", path,
-		    sqlite3_errmsg(h->db));
+		rc = sqlite3_errcode(h->db);
+		if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+			xasprintf(cause, "%s: not an orch history database "
+			    "(%s): move it away and run orch index --rebuild",
+			    path, sqlite3_errmsg(h->db));
+		else
+			hist_err(h, "cannot use it", cause);
 		goto out;
 	}
 	if (hist_exec(h, create ? "BEGIN IMMEDIATE" : "BEGIN", cause) != 0)

@@ -603,7 +603,7 @@ history_index_main(const char *reports, int rebuild, char **dirs,
 		xasprintf(&store, "%s/%s", reports, HISTORY_FILE);
 	else if (rebuild)
 		xasprintf(&store, "reports/%s", HISTORY_FILE);
-	for (i = 0; store == NULL && i < ndirs; i++) {
+	for (i = 0; reports == NULL && !rebuild && i < ndirs; i++) {
 		other = history_path_of(dirs[i]);
 		if (i == 0) {
 			store = other;
