@@ -271,7 +271,8 @@ bench: deps-bench programs suites
 # proves each is in a set). BASE_DEBS: a minimal Debian root has them.
 BASE_DEBS  := apt bash coreutils dash debianutils diffutils dpkg findutils grep \
 	gzip hostname libc-bin mawk mount perl-base sed tar util-linux
-# make, make programs, make demo: the compiler and the five libraries.
+# make, make programs, make demo: the compiler and the six libraries
+# (libsqlite3: the coordinator's history store only, never the agent).
 BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
 	libssl-dev libinih-dev libsqlite3-dev
 # make check: unit tests (cmocka, valgrind), the test lab (sshd, network
