@@ -528,7 +528,8 @@ history_rebuild(struct history *h, const char *reports, size_t *n,
 		free(p);
 	}
 	closedir(d);
-	qsort(names, nn, sizeof *names, hist_name_cmp);
+	if (nn > 0)
+		qsort(names, nn, sizeof *names, hist_name_cmp);
 	for (i = 0; i < nn; i++) {
 		xasprintf(&p, "%s/%s", reports, names[i]);
 		if (history_index(h, p, &why) != 0) {

@@ -126,7 +126,8 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 	size_t			 i, k;
 	int			 r;
 
-	qsort(c->pts, c->npts, sizeof *c->pts, hs_point_cmp);
+	if (c->npts > 0)
+		qsort(c->pts, c->npts, sizeof *c->pts, hs_point_cmp);
 	for (i = 0; i < c->npts; i++) {
 		if (f->metric == NULL && !c->pts[i].primary)
 			continue;
@@ -146,7 +147,9 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 	}
 	for (i = 0; i < c->ngroups; i++) {
 		g = &c->groups[i];
-		qsort(g->series, g->nseries, sizeof *g->series, hs_series_cmp);
+		if (g->nseries > 0)
+			qsort(g->series, g->nseries, sizeof *g->series,
+			    hs_series_cmp);
 		for (k = 0; k < g->nseries; k++) {
 			s = &g->series[k];
 			xasprintf(&key, "%s/%s/%s/%s/%s", c->pts[g->first].host,
