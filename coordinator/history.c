@@ -559,7 +559,8 @@ history_index_run(const char *dir, int quiet)
 		    "%s (orch index %s tries again)\n", cause, dir);
 		free(cause);
 	} else if (!quiet)
-		printf("history: %s\n", path);
+		/* Under the report: block, with the files the run wrote. */
+		printf("        history: %s (orch history)\n", path);
 	history_close(h);
 	free(path);
 }

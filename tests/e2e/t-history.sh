@@ -132,7 +132,7 @@ for v in v1 v2; do
 		--out="$T/real/$v" tests/suites/brisk.ini || rc=$?
 	cat "$T/r-$v"
 	expect_eq "run $v exit" "$rc" 0
-	expect_grep "^history: $T/real/history.sqlite$" "$T/r-$v"
+	expect_grep "^        history: $T/real/history.sqlite \(orch history\)$" "$T/r-$v"
 	expect_grep '^- labels: release=`'$v'`, commit=`abc123`$' "$T/real/$v/report.md"
 	expect_eq "summary.json labels" "$(jq -c .labels "$T/real/$v/summary.json")" "{\"release\":\"$v\",\"commit\":\"abc123\"}"
 done
