@@ -74,7 +74,7 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 	struct cp_point	*pts = NULL, *np;
 	size_t		*cuts = NULL, ncuts, i, k, tau, btau = 0;
 	size_t		 from, len, hits;
-	double		*wl = NULL, *wr = NULL, *buf = NULL, q, best, pq;
+	double		*wl = NULL, *wr = NULL, *buf = NULL, q, best, pq, pval;
 	double		 est, lo, hi;
 	int		 r = -1;
 
@@ -130,8 +130,8 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 			if (pq >= best)
 				hits++;
 		}
-		q = (double)(hits + 1) / (double)(perms + 1);
-		if (q > alpha)
+		pval = (double)(hits + 1) / (double)(perms + 1);
+		if (pval > alpha)
 			break;
 		cuts[ncuts++] = btau;
 		qsort(cuts, ncuts, sizeof *cuts, cp_cmp);
@@ -139,7 +139,7 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 			goto out;
 		pts = np;
 		pts[*nout].at = btau;
-		pts[*nout].p = q;
+		pts[*nout].p = pval;
 		(*nout)++;
 	}
 	/* Sorted by run, each shift between its neighbouring segments. */

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,9 +483,14 @@ history_index_list(struct history *h, char *const *dirs, size_t n,
 int
 history_index(struct history *h, const char *dir, char **cause)
 {
-	char	*d = (char *)(uintptr_t)dir;
-
-	return (history_index_list(h, &d, 1, cause));
+	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
+		return (-1);
+	if (hist_index_one(h, dir, cause) != 0 ||
+	    hist_exec(h, "COMMIT", cause) != 0) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		return (-1);
+	}
+	return (0);
 }
 
 static int

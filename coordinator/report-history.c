@@ -123,7 +123,7 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 	struct hs_group		*g = NULL;
 	struct hs_series	*s;
 	char			*key;
-	size_t			 i, k;
+	size_t			 i, k, j, off;
 	int			 r;
 
 	if (c->npts > 0)
@@ -155,9 +155,14 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 			xasprintf(&key, "%s/%s/%s/%s/%s", c->pts[g->first].host,
 			    c->pts[g->first].bench, c->pts[g->first].metric,
 			    s->variant, s->ratio ? "ratio" : "typical");
-			r = changepoint_find(s->v, s->n, CP_MIN_SEG, CP_PERMS,
-			    CP_ALPHA, CP_SEED, key, &s->cps, &s->ncps);
+			/* A longer series: its last CP_MAX_N runs. */
+			off = s->n > CP_MAX_N ? s->n - CP_MAX_N : 0;
+			r = changepoint_find(s->v + off, s->n - off, CP_MIN_SEG,
+			    CP_PERMS, CP_ALPHA, CP_SEED, key, &s->cps,
+			    &s->ncps);
 			free(key);
+			for (j = 0; r == 0 && j < s->ncps; j++)
+				s->cps[j].at += off;
 			if (r != 0) {
 				xasprintf(cause, "the change points of a series "
 				    "of %zu runs: out of memory", s->n);
