@@ -29,10 +29,7 @@
 
 /* A long option without a short one: getopt_long's value above any char. */
 #define OPT_SSH_CONFIG	0x100
-#define OPT_LABEL	0x110	/* run --label; index and history options: */
-#define OPT_REBUILD	0x111
-#define OPT_REPORTS	0x112
-#define OPT_SINCE	0x113
+#define OPT_LABEL	0x110	/* run --label */
 
 /* Exits 2 with the command list: no command, or an unknown one. */
 static void __attribute__((noreturn))
@@ -500,94 +497,6 @@ cmd_report(int argc, char **argv)
 	return (0);
 }
 
-/* orch index [--reports=DIR] [--rebuild] [DIR...]. */
-static int
-cmd_index(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "reports", required_argument, NULL, OPT_REPORTS },
-		{ "rebuild", no_argument, NULL, OPT_REBUILD },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char	*reports = NULL;
-	int		 ch, rebuild = 0;
-
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (ch == 'h')
-			help_exit("index");
-		else if (ch == OPT_REPORTS)
-			reports = optarg;
-		else if (ch == OPT_REBUILD)
-			rebuild = 1;
-		else
-			usage_bad_option("index", argv, optind, optopt, ch);
-	}
-	if (optind == argc && !rebuild)
-		usage_error("index", "index takes run directories, or "
-		    "--rebuild for every run under the reports directory");
-	return (history_index_main(reports, rebuild, argv + optind,
-	    (size_t)(argc - optind)));
-}
-
-/* orch history [options]: the series, their change points, history.html. */
-static int
-cmd_history(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "reports", required_argument, NULL, OPT_REPORTS },
-		{ "host", required_argument, NULL, 'H' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "metric", required_argument, NULL, 'M' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "out", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct history_opts	 o;
-	int			 ch;
-
-	memset(&o, 0, sizeof o);
-	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_REPORTS:
-			o.reports = optarg;
-			break;
-		case 'H':
-			o.f.host = optarg;
-			break;
-		case 'b':
-			o.f.bench = optarg;
-			break;
-		case 'M':
-			o.f.metric = optarg;
-			break;
-		case 'V':
-			o.f.variant = optarg;
-			break;
-		case OPT_SINCE:
-			o.f.since = optarg;
-			break;
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case 'h':
-			help_exit("history");
-		default:
-			usage_bad_option("history", argv, optind, optopt, ch);
-		}
-	}
-	if (optind != argc)
-		usage_error("history", "history takes no arguments, got '%s' "
-		    "(the store is --reports=DIR/history.sqlite)", argv[optind]);
-	return (history_main(&o));
-}
-
 /* orch status DIR and orch stop DIR. */
 static int
 cmd_control(int argc, char **argv, int stop)
@@ -754,8 +663,8 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "stop") == 0)
 		return (cmd_control(argc - 1, argv + 1, 1));
 	if (strcmp(cmd, "index") == 0)
-		return (cmd_index(argc - 1, argv + 1));
+		return (history_cmd_index(argc - 1, argv + 1));
 	if (strcmp(cmd, "history") == 0)
-		return (cmd_history(argc - 1, argv + 1));
+		return (history_cmd_history(argc - 1, argv + 1));
 	return (cmd_report(argc - 1, argv + 1));
 }
