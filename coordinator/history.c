@@ -20,6 +20,7 @@
 #include "coordinator/analysis.h"
 #include "coordinator/dataset.h"
 #include "coordinator/history.h"
+#include "coordinator/record.h"
 #include "proto/ident.h"
 #include "proto/xmalloc.h"
 
@@ -536,6 +537,14 @@ history_rebuild(struct history *h, const char *reports, size_t *n,
 		qsort(names, nn, sizeof *names, hist_name_cmp);
 	for (i = 0; i < nn; i++) {
 		xasprintf(&p, "%s/%s", reports, names[i]);
+		/* A run still going indexes itself when it ends. */
+		if (record_busy(p)) {
+			fprintf(stderr, "orch: index: skipped %s: its run is "
+			    "still going (it indexes itself at its end)\n", p);
+			free(p);
+			free(names[i]);
+			continue;
+		}
 		if (history_index(h, p, &why) != 0) {
 			fprintf(stderr, "orch: index: skipped %s: %s\n", p, why);
 			free(why);
