@@ -759,7 +759,8 @@ history_query(struct history *h, const struct hist_filter *f,
 	if (hist_exec(h, "BEGIN", cause) != 0)
 		return (-1);
 	if (sqlite3_prepare_v2(h->db, "SELECT id, run_id, started, dir FROM "
-	    "runs WHERE ?1 IS NULL OR started >= ?1 ORDER BY started, run_id",
+	    "runs WHERE ?1 IS NULL OR started >= ?1 ORDER BY started, ended, "
+	    "run_id",
 	    -1, &rs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT key, value FROM labels WHERE "
 	    "run = ?1 ORDER BY rowid", -1, &ls, NULL) != SQLITE_OK ||

@@ -140,7 +140,23 @@ rc=0; run_orch "$T/hr" history --reports="$T/real" || rc=$?
 cat "$T/hr"
 expect_eq "history of the real runs" "$rc" 0
 expect_grep "2 runs" "$T/hr"
-expect_grep "run   1 .* release=v1 commit=abc123 .* B/A [0-9.]+ \[" "$T/hr"
-expect_grep "run   2 .* release=v2 commit=abc123" "$T/hr"
+# Runs started in the same second: their order is by end, then id.
+expect_grep "run   [12] .* release=v1 commit=abc123 .* B/A [0-9.]+ \[" "$T/hr"
+expect_grep "run   [12] .* release=v2 commit=abc123 .* B/A [0-9.]+ \[" "$T/hr"
+note "index --rebuild leaves a run that is still going to index itself"
+"$ORCH" run -q --rounds=150 --label release=v3 --out="$T/real/going" tests/suites/brisk.ini >"$T/going.log" 2>&1 & pg=$!
+wait_samples "$T/real/going" 2000
+rc=0; run_orch "$T/rb2" index --rebuild --reports="$T/real" || rc=$?
+cat "$T/rb2"
+expect_eq "rebuild during a run" "$rc" 0
+expect_grep "skipped $T/real/going: its run is still going" "$T/rb2"
+expect_grep "2 runs indexed" "$T/rb2"
+wait_until 300 "the run to end" sh -c "! kill -0 $pg 2>/dev/null"
+rc=0; wait "$pg" || rc=$?
+cat "$T/going.log"
+expect_eq "the run's exit" "$rc" 0
+"$ORCH" history --reports="$T/real" >"$T/hr2"
+expect_grep "3 runs" "$T/hr2"
+expect_grep "run   [123] .* release=v3 " "$T/hr2"
 no_leftovers
 echo "PASS"
