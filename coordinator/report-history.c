@@ -254,9 +254,9 @@ hs_print(FILE *f, const struct hs_ctx *c)
 				last = q->run;
 			}
 			if (isfinite(q->ratio))
-				fprintf(f, "  %s/%s %.3f [%.3f, %.3f]",
+				fprintf(f, "  %s/%s %.3f [%.3f, %.3f] %s",
 				    q->variant, q->reference, q->ratio, q->lo,
-				    q->hi);
+				    q->hi, q->verdict);
 			else if (strcmp(q->variant, q->reference) != 0)
 				fprintf(f, "  %s/%s invalid", q->variant,
 				    q->reference);

@@ -43,7 +43,7 @@ rc=0; run_orch "$T/h" history --reports="$S" || rc=$?
 cat "$T/h"
 expect_eq "history exit" "$rc" 0
 expect_grep "history: $S/history.sqlite: 30 runs, 2026-01-01T00:00:00Z to 2026-01-30T00:00:00Z" "$T/h"
-expect_grep "run  20  2026-01-20T00:00:00Z  release=v20 commit=c20 .* B/A 1\.1[0-9]+ \[" "$T/h"
+expect_grep "run  20  2026-01-20T00:00:00Z  release=v20 commit=c20 .* B/A 1\.1[0-9]+ \[[0-9.]+, [0-9.]+\] worse  B " "$T/h"
 expect_grep "change at run 20: ratio B/A x1\.1[0-9]+ \[1\.1[0-9]+, 1\.1[0-9]+\] \(p 0\.0[0-5][0-9]*\); before: run 19 release=v19 commit=c19; after: run 20 release=v20 commit=c20" "$T/h"
 expect_grep "change at run 20: B typical elapsed_ns x1\.1" "$T/h"
 expect_eq "change points" "$(grep -c 'change at run' "$T/h")" 2
@@ -57,6 +57,17 @@ expect_eq "points drawn" "$(grep -c '<circle' "$H")" 30
 expect_grep 'change at run 20: B x1\.1' "$H"
 expect_grep '<td>run 19 release=v19 commit=c19</td><td>run 20 release=v20 commit=c20</td>' "$H"
 if grep -Eqi '<script|<link|<img|(src|href)=' "$H"; then fail "history.html refers outside itself"; fi
+
+note "Chromium: the page parses, the plot and its change line are in the DOM"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || fail "$CHROMIUM not found: install Debian's chromium package"
+timeout --kill-after=5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+	--no-first-run --disable-background-networking --disable-component-update \
+	--disable-sync --disable-extensions --user-data-dir="$T/profile" \
+	--dump-dom "file://$H" >"$T/dom.html" 2>"$T/chrome.log" || { tail -20 "$T/chrome.log"; fail "chromium --dump-dom failed"; }
+expect_eq "trend svgs in the DOM" "$(grep -o '<svg class="trend"' "$T/dom.html" | wc -l)" 1
+expect_eq "change lines in the DOM" "$(grep -o '<line class="change"' "$T/dom.html" | wc -l)" 1
+expect_eq "points in the DOM" "$(grep -o '<circle' "$T/dom.html" | wc -l)" 30
 
 note "the same store, the same bytes; --out and the filters"
 cp "$H" "$T/h1.html"
