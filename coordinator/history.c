@@ -559,15 +559,37 @@ history_rebuild(struct history *h, const char *reports, size_t *n,
 	return (0);
 }
 
+/* An older store was rebuilt empty: fills it from the runs beside it. */
+static int
+hist_rebuild_at(struct history *h, const char *path, char **cause)
+{
+	char	*rdir = xstrdup(path), *slash = strrchr(rdir, '/');
+	size_t	 n, nbad;
+	int	 r;
+
+	if (slash == NULL) {
+		free(rdir);
+		rdir = xstrdup(".");
+	} else
+		*slash = '\0';
+	fprintf(stderr, "orch: %s had an older schema: rebuilt at version "
+	    "%d from the runs in %s\n", path, HISTORY_SCHEMA, rdir);
+	r = history_rebuild(h, rdir, &n, &nbad, cause);
+	free(rdir);
+	return (r);
+}
+
 void
 history_index_run(const char *dir, int quiet)
 {
 	struct history	*h = NULL;
 	char		*path, *cause = NULL;
+	int		 rebuilt = 0;
 
 	path = history_path_of(dir);
-	if (history_open(path, 1, &h, NULL, &cause) != 0 ||
-	    history_index(h, dir, &cause) != 0) {
+	if (history_open(path, 1, &h, &rebuilt, &cause) != 0 ||
+	    history_index(h, dir, &cause) != 0 ||
+	    (rebuilt && hist_rebuild_at(h, path, &cause) != 0)) {
 		fprintf(stderr, "orch: warning: not indexed into the history: "
 		    "%s (orch index %s tries again)\n", cause, dir);
 		free(cause);

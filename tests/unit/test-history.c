@@ -289,6 +289,11 @@ test_older(void **state)
 	history_close(h);
 	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	/* A run's end on an older store: rebuilt, and refilled from dir. */
+	sql(fx->db, "UPDATE schema SET version = 0; DELETE FROM runs");
+	history_index_run(fx->run, 1);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	sql(fx->db, "UPDATE schema SET version = 0; CREATE TABLE mine (x)");
 	open_fails(fx->db, 1, "it has a table 'mine'");
 }
