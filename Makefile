@@ -19,7 +19,7 @@ CC      ?= cc
 # Homebrew's msgpack 6 calls itself msgpack-c; Debian's 4.0 msgpack.
 MSGPACK_PC := $(shell pkg-config --exists msgpack-c && echo msgpack-c || echo msgpack)
 AGENT_PKGS := nanomsg $(MSGPACK_PC) libcrypto
-COORD_PKGS := libssh2 $(AGENT_PKGS) inih
+COORD_PKGS := libssh2 $(AGENT_PKGS) inih sqlite3
 # What the sources are compiled against; `make agent` narrows it.
 PKGS    ?= $(COORD_PKGS)
 UNAME_S := $(shell uname -s)
@@ -150,6 +150,10 @@ TOOLS    := $(TOOL_SRC:tests/tools/%.c=$(O)/tools/%)
 $(O)/tools/%: tests/tools/%.c $(LIBPROTO) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBPROTO) $(AGENT_LIBS)
+# gen-history writes records through the coordinator's own writer.
+$(O)/tools/gen-history: tests/tools/gen-history.c $(LIBCOORD) $(LIBPROTO) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBCOORD) $(LIBPROTO) $(LIBS)
 tools: $(TOOLS)
 
 -include $(wildcard $(O)/obj/*/*.d $(O)/obj/*/*/*.d)
@@ -267,9 +271,10 @@ bench: deps-bench programs suites
 # proves each is in a set). BASE_DEBS: a minimal Debian root has them.
 BASE_DEBS  := apt bash coreutils dash debianutils diffutils dpkg findutils grep \
 	gzip hostname libc-bin mawk mount perl-base sed tar util-linux
-# make, make programs, make demo: the compiler and the five libraries.
+# make, make programs, make demo: the compiler and the six libraries
+# (libsqlite3: the coordinator's history store only, never the agent).
 BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
-	libssl-dev libinih-dev
+	libssl-dev libinih-dev libsqlite3-dev
 # make check: unit tests (cmocka, valgrind), the test lab (sshd, network
 # namespaces), the fuzzers (clang), the report's screenshot (chromium,
 # python3), the aarch64 host (qemu-user, mmdebstrap, a cross compiler),
@@ -283,7 +288,7 @@ TEST_DEBS  := libcmocka-dev valgrind openssh-server openssh-client nanomsg-utils
 NPM_PKGS   := $(DARWIN_ZIG_NPM)
 # make bench: the peers and the profilers.
 BENCH_DEBS := hyperfine time linux-perf gdb
-BREW_BUILD := pkg-config nanomsg msgpack openssl libssh2 inih
+BREW_BUILD := pkg-config nanomsg msgpack openssl libssh2 inih sqlite
 BREW_TEST  := cmocka jq
 BREW_BENCH := hyperfine
 

@@ -980,6 +980,86 @@ rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
 	return (0);
 }
 
+/* A label record: a key (a name), a printable value, at most LABELS_MAX. */
+static int
+rec_load_label(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	char	*k, *v;
+	size_t	 i;
+
+	if ((k = rec_gstr(c, o, "key")) == NULL)
+		return (-1);
+	if ((v = rec_gstr(c, o, "value")) == NULL) {
+		free(k);
+		return (-1);
+	}
+	if (!ident_str_ok(k, LABEL_KEY_MAX)) {
+		rec_bad_name(c, "key", k, strlen(k), LABEL_KEY_MAX);
+		goto bad;
+	}
+	if (rec_plain(c, "value", v, LABEL_VALUE_MAX) != 0)
+		goto bad;
+	for (i = 0; i < ds->nlabels; i++) {
+		if (strcmp(ds->label_keys[i], k) == 0) {
+			xasprintf(&c->cause, "%s: record %zu: label '%s' "
+			    "given twice", c->path, c->index, k);
+			goto bad;
+		}
+	}
+	if (ds->nlabels == LABELS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: more than %d labels",
+		    c->path, c->index, LABELS_MAX);
+		goto bad;
+	}
+	ds->label_keys = xreallocarray(ds->label_keys, ds->nlabels + 1,
+	    sizeof *ds->label_keys);
+	ds->label_values = xreallocarray(ds->label_values, ds->nlabels + 1,
+	    sizeof *ds->label_values);
+	ds->label_keys[ds->nlabels] = k;
+	ds->label_values[ds->nlabels++] = v;
+	return (0);
+bad:
+	free(k);
+	free(v);
+	return (-1);
+}
+
+int
+dataset_label_parse(const char *s, char **key, char **value, char **cause)
+{
+	char	*k, *eq;
+	size_t	 i;
+
+	*key = *value = NULL;
+	k = xstrdup(s);
+	if ((eq = strchr(k, '=')) == NULL) {
+		xasprintf(cause, "--label '%.80s': not KEY=VALUE", s);
+		goto bad;
+	}
+	*eq = '\0';
+	if (!ident_str_ok(k, LABEL_KEY_MAX)) {
+		xasprintf(cause, "--label '%.80s': the key '%.80s' is not a name "
+		    "(1 to %d of A-Z a-z 0-9 _ . -, not starting with - or .)",
+		    s, k, LABEL_KEY_MAX - 1);
+		goto bad;
+	}
+	for (i = 0; eq[1 + i] != '\0'; i++) {
+		if ((unsigned char)eq[1 + i] < 0x20 || eq[1 + i] == 0x7f)
+			break;
+	}
+	if (i == 0 || eq[1 + i] != '\0' || i >= LABEL_VALUE_MAX) {
+		xasprintf(cause, "--label %s: the value must be 1 to %d "
+		    "printable bytes", k, LABEL_VALUE_MAX - 1);
+		goto bad;
+	}
+	*key = k;
+	*value = eq + 1;
+	return (0);
+bad:
+	free(k);
+	return (-1);
+}
+
 /* Long: the dispatch on a record's kind, with the checks every kind shares. */
 static int
 rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
@@ -1090,6 +1170,8 @@ rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		    &ds->opt_max_load));
 	if (strcmp(t, "plan") == 0)
 		return (rec_load_plan(c, ds, o));
+	if (strcmp(t, "label") == 0)
+		return (rec_load_label(c, ds, o));
 	if (strcmp(t, "detach") == 0) {
 		ds->detached++;
 		free(ds->detached_at);
@@ -1272,6 +1354,12 @@ dataset_free(struct dataset *ds)
 	free(ds->started);
 	free(ds->ended);
 	free(ds->detached_at);
+	for (i = 0; i < ds->nlabels; i++) {
+		free(ds->label_keys[i]);
+		free(ds->label_values[i]);
+	}
+	free(ds->label_keys);
+	free(ds->label_values);
 	for (i = 0; i < ds->nvariants; i++)
 		free(ds->variants[i]);
 	free(ds->variants);

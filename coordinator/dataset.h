@@ -16,6 +16,20 @@
 /* The pseudo-benchmark of the harness floor's samples. */
 #define RECORD_FLOOR	"(floor)"
 
+/* A run's labels (orch run --label KEY=VALUE): at most this many, each
+ * key a name (proto/ident.h) shorter than LABEL_KEY_MAX, each value 1 to
+ * LABEL_VALUE_MAX - 1 printable bytes. */
+#define LABELS_MAX	32
+#define LABEL_KEY_MAX	64
+#define LABEL_VALUE_MAX	256
+
+/*
+ * Checks one KEY=VALUE label; returns 0 with *key and *value pointing into
+ * a copy the caller frees (*key), or -1 with *cause saying why.
+ */
+int	dataset_label_parse(const char *s, char **key, char **value,
+	    char **cause);
+
 /* Built-in metrics of every sample, in this order. */
 #define DS_NBUILTIN	6
 #define DS_WALL_NS	0	/* ds_builtin_names[DS_WALL_NS] is "wall_ns" */
@@ -121,6 +135,9 @@ struct dataset {
 	double		 opt_max_load;	/* --max-load of the run; < 0 none */
 	int		 detached;	/* times its coordinator was interrupted */
 	char		*detached_at;	/* the last of them, "" never */
+	size_t		 nlabels;	/* --label KEY=VALUE, in order */
+	char		**label_keys;
+	char		**label_values;
 	/* Owned by the dataset: samples' mkey, mval, checksum and err. */
 	struct ds_chunk	*arena;
 	char		**strs;		/* interned strings, open addressing */

@@ -16,6 +16,7 @@
 #include "coordinator/machines.h"
 #include "coordinator/oneline.h"
 #include "coordinator/report-export.h"
+#include "coordinator/report-history.h"
 #include "coordinator/sshconfig.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
@@ -28,6 +29,7 @@
 
 /* A long option without a short one: getopt_long's value above any char. */
 #define OPT_SSH_CONFIG	0x100
+#define OPT_LABEL	0x110	/* run --label */
 
 /* Exits 2 with the command list: no command, or an unknown one. */
 static void __attribute__((noreturn))
@@ -152,6 +154,40 @@ main_fail_on(const char *list, int *mask)
 }
 
 /*
+ * Checks one --label KEY=VALUE and adds it to labels[*n] (LABELS_MAX).
+ * Returns 0, or -1 having said why.
+ */
+static int
+main_label(char *arg, char **labels, size_t *n)
+{
+	char	*k, *v, *cause = NULL;
+	size_t	 i, klen;
+
+	if (dataset_label_parse(arg, &k, &v, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	klen = strlen(k);
+	for (i = 0; i < *n; i++) {
+		if (strncmp(labels[i], k, klen) == 0 &&
+		    labels[i][klen] == '=') {
+			fprintf(stderr, "orch: --label %s: given twice\n", k);
+			free(k);
+			return (-1);
+		}
+	}
+	free(k);
+	if (*n == LABELS_MAX) {
+		fprintf(stderr, "orch: --label: at most %d labels\n",
+		    LABELS_MAX);
+		return (-1);
+	}
+	labels[(*n)++] = arg;
+	return (0);
+}
+
+/*
  * Checks the --export-* paths (report-export.c) and points *out at e when
  * one was given. Returns 0, or -1 with the error printed.
  */
@@ -200,8 +236,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "export-json", required_argument, NULL, 'J' },
 		{ "export-markdown", required_argument, NULL, 'M' },
 		{ "export-csv", required_argument, NULL, 'C' },
+		{ "label", required_argument, NULL, OPT_LABEL },
 		{ NULL, 0, NULL, 0 }
 	};
+	char			*labels[LABELS_MAX];
 	struct run_opts		 opts;
 	struct report_exports	 exp = { NULL, NULL, NULL };
 	const char		*hosts = NULL, *inv = NULL;
@@ -238,6 +276,10 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			break;
 		case 'C':
 			exp.csv = optarg;
+			break;
+		case OPT_LABEL:
+			if (main_label(optarg, labels, &opts.nlabels) != 0)
+				return (2);
 			break;
 		case 'H':
 			hosts = optarg;
@@ -317,6 +359,9 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		if (opts.has_warmup)
 			usage_error("run", "--resume=DIR takes --warmup from the "
 			    "record: leave it out");
+		if (opts.nlabels > 0)
+			usage_error("run", "--resume=DIR takes the labels from "
+			    "the record: leave --label out");
 		/* A flag may repeat the record; one that contradicts it: 2. */
 		if (hosts != NULL)
 			given = resolve_hosts(inv, hosts, &ngiven);
@@ -373,6 +418,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		free(text);
 		return (2);
 	}
+	opts.labels = labels;
 	/* Quoted: a one-line run's commands are words with blanks. */
 	cmdline = oneline_cmdline(all_argc, all_argv);
 	opts.cmdline = cmdline;
@@ -616,5 +662,9 @@ main(int argc, char **argv)
 		return (cmd_control(argc - 1, argv + 1, 0));
 	if (strcmp(cmd, "stop") == 0)
 		return (cmd_control(argc - 1, argv + 1, 1));
+	if (strcmp(cmd, "index") == 0)
+		return (history_cmd_index(argc - 1, argv + 1));
+	if (strcmp(cmd, "history") == 0)
+		return (history_cmd_history(argc - 1, argv + 1));
 	return (cmd_report(argc - 1, argv + 1));
 }

@@ -279,6 +279,21 @@ record_opts(struct record *r, double max_load)
 }
 
 int
+record_label(struct record *r, const char *key, const char *value)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 3);
+	rec_kstr(&pk, "t", "label");
+	rec_kstr(&pk, "key", key);
+	rec_kstr(&pk, "value", value);
+	return (rec_flush(r, &sb));
+}
+
+int
 record_plan(struct record *r, const struct host *h, const struct proto_plan *p)
 {
 	msgpack_sbuffer	sb;

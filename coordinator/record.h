@@ -65,6 +65,9 @@ int	record_run(struct record *r, const char *run_id, const struct suite *s,
  */
 int	record_opts(struct record *r, double max_load);
 
+/* Appends one label of the run (checked by dataset_label_parse). */
+int	record_label(struct record *r, const char *key, const char *value);
+
 /*
  * Appends a host's plan settings that do not come from the suite (its
  * load gate, CPU list) and its workdir as configured (where its journal

@@ -1455,6 +1455,13 @@ html_run(FILE *f, const struct analysis *a)
 		fprintf(f, "<li>resumed %d time%s after an interruption (<code>"
 		    "orch run --resume</code>)</li>\n", ds->resumed,
 		    ds->resumed == 1 ? "" : "s");
+	for (i = 0; i < ds->nlabels; i++) {
+		fputs(i == 0 ? "<li>labels: <code>" : ", <code>", f);
+		html_esc(f, ds->label_keys[i]);
+		fputc('=', f);
+		html_esc(f, ds->label_values[i]);
+		fputs(i + 1 == ds->nlabels ? "</code></li>\n" : "</code>", f);
+	}
 	fputs("<li>command: <code>", f);
 	html_esc(f, ds->cmdline);
 	fprintf(f, "</code></li>\n<li>seed: %llu (the plan's order and every "

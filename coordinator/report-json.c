@@ -136,6 +136,15 @@ json_run(FILE *f, const struct dataset *ds)
 	json_str(f, ds->ended);
 	fputs(",\n  \"complete\": ", f);
 	fputs(ds->ended[0] != '\0' && !ds->truncated ? "true" : "false", f);
+	/* Only with labels: a run without them renders as it always did. */
+	for (size_t i = 0; i < ds->nlabels; i++) {
+		fputs(i == 0 ? ",\n  \"labels\": {" : ", ", f);
+		json_str(f, ds->label_keys[i]);
+		fputs(": ", f);
+		json_str(f, ds->label_values[i]);
+		if (i + 1 == ds->nlabels)
+			fputc('}', f);
+	}
 }
 
 /*

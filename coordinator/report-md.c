@@ -463,6 +463,15 @@ md_run(FILE *f, const struct analysis *a)
 	fputs("\n- command: ", f);
 	md_code(f, ds->cmdline);
 	fputc('\n', f);
+	/* Only with labels: a run without them renders as it always did. */
+	for (i = 0; i < ds->nlabels; i++) {
+		fputs(i == 0 ? "- labels: " : ", ", f);
+		md_text(f, ds->label_keys[i]);
+		fputc('=', f);
+		md_code(f, ds->label_values[i]);
+		if (i + 1 == ds->nlabels)
+			fputc('\n', f);
+	}
 	if (ds->resumed > 0)
 		fprintf(f, "- resumed %d time%s after an interruption (`orch "
 		    "run --resume`)\n", ds->resumed, ds->resumed == 1 ? "" : "s");

@@ -21,6 +21,7 @@
 
 #include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
+#include "coordinator/history.h"
 #include "coordinator/host.h"
 #include "coordinator/oneline.h"
 #include "coordinator/plan.h"
@@ -1478,6 +1479,23 @@ run_plan_hosts(struct run *run, const struct dataset *ds, char **cause)
 	return (0);
 }
 
+/* Records the run's labels (main checked them). Returns 0 or -1 (cause). */
+static int
+run_labels(struct run *run, char **cause)
+{
+	char	*k, *v;
+	size_t	 i;
+
+	for (i = 0; i < run->opts->nlabels; i++) {
+		if (dataset_label_parse(run->opts->labels[i], &k, &v,
+		    cause) != 0)
+			return (-1);
+		record_label(&run->rec, k, v);
+		free(k);
+	}
+	return (0);
+}
+
 /*
  * Opens the run record: reopened after its last good byte when resuming
  * ds, else new with the run's header. Returns 0, or -1 with *cause.
@@ -1502,7 +1520,7 @@ run_open_record(struct run *run, const struct dataset *ds,
 	    cmdline, started, run->opts->hosts, run->opts->nhosts);
 	record_opts(&run->rec, run->opt_max_load);
 	free(cmdline);
-	return (0);
+	return (run_labels(run, cause));
 }
 
 /* Warns of each variant that runs the reference's file with its settings. */
@@ -1587,6 +1605,7 @@ run_finish(struct run *run, char **cause)
 	}
 	run_latest(run->dir);
 	run_print_summary(run->dir);
+	history_index_run(run->dir, run->opts->quiet);
 	if (run->opts->exports != NULL &&
 	    report_export(run->dir, run->opts->exports, cause) != 0) {
 		fprintf(stderr, "orch: %s (the run's reports are in %s)\n",

@@ -27,6 +27,8 @@ struct run_opts {
 	uint32_t	 warmup;	/* with has_warmup: the suite's warmup */
 	int		 has_warmup;
 	const struct report_exports *exports;	/* also written there */
+	char *const	*labels;	/* KEY=VALUE, checked; into the record */
+	size_t		 nlabels;
 };
 
 /*

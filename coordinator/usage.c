@@ -63,6 +63,22 @@ static const struct usage_cmd usage_cmds[] = {
 	  "Writes samples.csv, summary.json, report.md, report.html and "
 	  "answer.md of the run in DIR again from DIR/samples.msgpack alone "
 	  "(byte for byte what the run wrote), and prints the answer." },
+	{ "index", "[--reports=DIR] [--rebuild] [DIR...]",
+	  "index runs into the history store",
+	  "Indexes each run directory DIR into the history store "
+	  "REPORTS/history.sqlite (REPORTS: --reports, else the runs' parent "
+	  "directory), all or none; a run indexed again replaces its entry. "
+	  "With --rebuild, every run under REPORTS (default reports). A run "
+	  "indexes itself when it ends." },
+	{ "history", "[options]",
+	  "print each benchmark's series of runs and its change points",
+	  "Prints, per host, benchmark and metric (the primary one unless "
+	  "--metric), each run's labels, the ratio of each variant to the "
+	  "reference with its interval and each variant's typical value; "
+	  "then the runs where a series changed level, with the size of the "
+	  "shift, its interval and the labels on both sides. Writes "
+	  "history.html beside the store (or --out=FILE): one trend plot per "
+	  "host and benchmark." },
 	{ "help", "[COMMAND]",
 	  "show this help, or a command's",
 	  "Prints the list of commands, or COMMAND's options; "
@@ -103,6 +119,24 @@ static const struct usage_opt usage_opts[] = {
 	  "PATH" },
 	{ "run report", "--export-csv=PATH", "also write samples.csv to "
 	  "PATH" },
+	{ "run", "--label=KEY=VALUE", "a label of the run (release=v5, "
+	  "commit=abc123), kept in its record and history; repeatable" },
+	{ "index history", "--reports=DIR", "the reports directory whose "
+	  "history.sqlite is used (index: default the runs' parent; history: "
+	  "default reports)" },
+	{ "index", "--rebuild", "index every run directory under the reports "
+	  "directory" },
+	{ "history", "--host=NAME", "only this host" },
+	{ "history", "--bench=NAME", "only this benchmark" },
+	{ "history", "--metric=NAME", "this metric (default: each "
+	  "benchmark's primary one)" },
+	{ "history", "--variant=NAME", "only this variant's series" },
+	{ "history", "--since=DATE", "only runs started on or after DATE "
+	  "(YYYY-MM-DD)" },
+	{ "history", "--out=FILE", "write the page there (default "
+	  "REPORTS/history.html)" },
+	{ "history", "-q, --quiet", "do not print the series (the page is "
+	  "written all the same)" },
 	{ "run", "--out=DIR", "write the run into DIR (default "
 	  "reports/RUN-ID, and reports/latest points at it)" },
 	{ "run", "--max-load=F", "wait while the 1-minute load per core is "
@@ -123,7 +157,7 @@ static const struct usage_opt usage_opts[] = {
 	  "source tree, even when a prebuilt one matches" },
 	{ "run check deploy", "-v, --verbose", "log every step, with "
 	  "times" },
-	{ "run check deploy status stop report", "-h, --help",
+	{ "run check deploy status stop report index history", "-h, --help",
 	  "show this help" },
 };
 

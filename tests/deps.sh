@@ -15,7 +15,7 @@ done
 case "$(uname -s)" in
 Darwin)
 	missing=()
-	mods="libssh2 nanomsg msgpack libcrypto inih"
+	mods="libssh2 nanomsg msgpack libcrypto inih sqlite3"
 	[ "$set_name" = build ] || mods="$mods cmocka"
 	for m in $mods; do
 		[ "$m" = msgpack ] && pkg-config --exists msgpack-c 2>/dev/null && continue
@@ -24,7 +24,7 @@ Darwin)
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "orch: missing libraries for the $set_name set: ${missing[*]}" >&2
 		echo "orch: run:  brew install ${brew[*]}" >&2
-		echo "orch: and, for Homebrew's keg-only OpenSSL:  export PKG_CONFIG_PATH=\"\$(brew --prefix openssl)/lib/pkgconfig:\$PKG_CONFIG_PATH\"" >&2
+		echo "orch: and, for Homebrew's keg-only OpenSSL and SQLite:  export PKG_CONFIG_PATH=\"\$(brew --prefix openssl)/lib/pkgconfig:\$(brew --prefix sqlite)/lib/pkgconfig:\$PKG_CONFIG_PATH\"" >&2
 		exit 1
 	fi
 	exit 0

@@ -1,0 +1,489 @@
+/*
+ * Unit tests for the history store (coordinator/history.c) and the label
+ * record: the schema version, an idempotent re-index, an older schema
+ * rebuilt, a newer one refused, a file that is not SQLite, a database with
+ * objects orch does not make, hostile values in orch's own tables, and
+ * labels checked where they enter (--label and the record). The databases
+ * are real SQLite files, written through the library itself.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <msgpack.h>
+#include <sqlite3.h>
+
+#include "coordinator/dataset.h"
+#include "coordinator/history.h"
+
+#define FIXTURE	"tests/unit/fixtures/report/example.msgpack"
+
+struct fx {
+	char	dir[64];	/* a temporary reports directory */
+	char	run[128];	/* dir/run1, a copy of FIXTURE */
+	char	db[128];	/* dir/history.sqlite */
+};
+
+/* Appends one msgpack map of string pairs (k, v, k, v, ...) to path. */
+static void
+append_map(const char *path, const char *const *kv, size_t n)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+	FILE		*f;
+	size_t		 i;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, n / 2);
+	for (i = 0; i < n; i++) {
+		msgpack_pack_str(&pk, strlen(kv[i]));
+		msgpack_pack_str_body(&pk, kv[i], strlen(kv[i]));
+	}
+	assert_non_null(f = fopen(path, "a"));
+	assert_int_equal(fwrite(sb.data, 1, sb.size, f), sb.size);
+	fclose(f);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* Copies FIXTURE into a new run directory dir/name. */
+static void
+make_run(const char *dir, const char *name, char *out, size_t len)
+{
+	char	cmd[512];
+
+	snprintf(out, len, "%s/%s", dir, name);
+	assert_int_equal(mkdir(out, 0755), 0);
+	snprintf(cmd, sizeof cmd, "cp %s %s/%s", FIXTURE, out, RECORD_FILE);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int
+setup(void **state)
+{
+	struct fx	*fx = calloc(1, sizeof *fx);
+	char		 rec[256];
+	const char	*l1[] = { "t", "label", "key", "release", "value", "v5" };
+
+	snprintf(fx->dir, sizeof fx->dir, "/tmp/test-history.XXXXXX");
+	if (fx == NULL || mkdtemp(fx->dir) == NULL)
+		return (-1);
+	make_run(fx->dir, "run1", fx->run, sizeof fx->run);
+	snprintf(rec, sizeof rec, "%s/%s", fx->run, RECORD_FILE);
+	append_map(rec, l1, 6);
+	snprintf(fx->db, sizeof fx->db, "%s/%s", fx->dir, HISTORY_FILE);
+	*state = fx;
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	struct fx	*fx = *state;
+	char		 cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", fx->dir);
+	if (system(cmd) != 0)
+		return (-1);
+	free(fx);
+	return (0);
+}
+
+/* Runs one SQL statement on the file directly (as a hostile editor). */
+static void
+sql(const char *path, const char *stmt)
+{
+	sqlite3	*db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, stmt, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/* The single integer a query returns. */
+static long long
+sql_int(const char *path, const char *q)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+	long long	 v;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return (v);
+}
+
+/* Indexes fx's run into a new store; returns 0 or -1 with *cause. */
+static void
+index_ok(struct fx *fx)
+{
+	struct history	*h;
+	char		*cause = NULL;
+
+	if (history_open(fx->db, 1, &h, NULL, &cause) != 0 ||
+	    history_index(h, fx->run, &cause) != 0)
+		fail_msg("%s", cause);
+	history_close(h);
+}
+
+/* Expects history_open (create or not) to fail with want in the words. */
+static void
+open_fails(const char *path, int create, const char *want)
+{
+	struct history	*h = NULL;
+	char		*cause = NULL;
+
+	assert_int_equal(history_open(path, create, &h, NULL, &cause), -1);
+	assert_null(h);
+	assert_non_null(cause);
+	if (strstr(cause, want) == NULL || strstr(cause, path) == NULL)
+		fail_msg("'%s' does not name the file and say '%s'", cause,
+		    want);
+	free(cause);
+}
+
+/* Expects a query to fail, naming want. */
+static void
+query_fails(const char *path, const char *want)
+{
+	struct history		*h = NULL;
+	struct hist_filter	 f = { NULL, NULL, NULL, NULL, NULL };
+	struct hist_run		*runs;
+	struct hist_point	*pts;
+	size_t			 nr, np;
+	char			*cause = NULL;
+
+	if (history_open(path, 0, &h, NULL, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(history_query(h, &f, &runs, &nr, &pts, &np, &cause),
+	    -1);
+	if (strstr(cause, want) == NULL)
+		fail_msg("'%s' does not say '%s'", cause, want);
+	free(cause);
+	history_close(h);
+}
+
+/* A new store: WAL, schema version 1, the run, its label and points. */
+static void
+test_create(void **state)
+{
+	struct fx		*fx = *state;
+	struct history		*h;
+	struct hist_filter	 f = { NULL, NULL, NULL, NULL, NULL };
+	struct hist_run		*runs;
+	struct hist_point	*pts;
+	size_t			 nr, np, i, nratio = 0;
+	char			*cause = NULL;
+
+	index_ok(fx);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"),
+	    HISTORY_SCHEMA);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM "
+	    "pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	if (history_open(fx->db, 0, &h, NULL, &cause) != 0 ||
+	    history_query(h, &f, &runs, &nr, &pts, &np, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(nr, 1);
+	assert_string_equal(runs[0].labels, "release=v5");
+	assert_true(np > 0);
+	for (i = 0; i < np; i++) {
+		if (strcmp(pts[i].variant, pts[i].reference) == 0)
+			assert_true(pts[i].ratio != pts[i].ratio);	/* NAN */
+		else if (pts[i].ratio == pts[i].ratio) {
+			nratio++;
+			assert_true(pts[i].lo <= pts[i].ratio &&
+			    pts[i].ratio <= pts[i].hi);
+		}
+		assert_true(pts[i].typical > 0);
+	}
+	assert_true(nratio > 0);
+	history_query_free(runs, nr, pts, np);
+	/* --since after the run: nothing; a bad date: refused. */
+	f.since = "2099-01-01";
+	assert_int_equal(history_query(h, &f, &runs, &nr, &pts, &np, &cause),
+	    0);
+	assert_int_equal(nr, 0);
+	history_query_free(runs, nr, pts, np);
+	f.since = "2024-01-01'; DROP TABLE runs; --";
+	assert_int_equal(history_query(h, &f, &runs, &nr, &pts, &np, &cause),
+	    -1);
+	assert_non_null(strstr(cause, "not a date"));
+	free(cause);
+	history_close(h);
+}
+
+/* Indexing the same run twice keeps one entry, with the same points. */
+static void
+test_reindex(void **state)
+{
+	struct fx	*fx = *state;
+	long long	 npts;
+
+	index_ok(fx);
+	npts = sql_int(fx->db, "SELECT count(*) FROM points");
+	index_ok(fx);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM labels"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM points"), npts);
+}
+
+/* A newer schema is refused, as are versions that are not numbers. */
+static void
+test_newer(void **state)
+{
+	struct fx	*fx = *state;
+
+	index_ok(fx);
+	sql(fx->db, "UPDATE schema SET version = 7");
+	open_fails(fx->db, 1, "schema is version 7, newer than this orch's");
+	open_fails(fx->db, 0, "newer");
+	sql(fx->db, "UPDATE schema SET version = -3");
+	open_fails(fx->db, 1, "schema version is not a number");
+	sql(fx->db, "UPDATE schema SET version = 'one'");
+	open_fails(fx->db, 1, "schema version is not a number");
+	sql(fx->db, "UPDATE schema SET version = 1; INSERT INTO schema "
+	    "VALUES (1)");
+	open_fails(fx->db, 1, "more than one schema version");
+	sql(fx->db, "DROP TABLE schema");
+	open_fails(fx->db, 1, "no schema version");
+}
+
+/*
+ * An older schema (version 0: other columns): rebuilt empty with orch's
+ * tables, and the caller told to re-index; without create, refused. A
+ * table orch never made survives the rebuild and is refused.
+ */
+static void
+test_older(void **state)
+{
+	struct fx	*fx = *state;
+	struct history	*h;
+	char		*cause = NULL;
+	int		 rebuilt = 0;
+
+	sql(fx->db, "CREATE TABLE schema (version INTEGER NOT NULL); "
+	    "INSERT INTO schema VALUES (0); CREATE TABLE runs (id INTEGER "
+	    "PRIMARY KEY, old TEXT); INSERT INTO runs (old) VALUES ('x'); "
+	    "CREATE TABLE points (a, b)");
+	open_fails(fx->db, 0, "older than this orch's (1): run orch index "
+	    "--rebuild");
+	if (history_open(fx->db, 1, &h, &rebuilt, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(rebuilt, 1);
+	assert_int_equal(history_index(h, fx->run, &cause), 0);
+	history_close(h);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	/* A run's end on an older store: rebuilt, and refilled from dir. */
+	sql(fx->db, "UPDATE schema SET version = 0; DELETE FROM runs");
+	history_index_run(fx->run, 1);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	sql(fx->db, "UPDATE schema SET version = 0; CREATE TABLE mine (x)");
+	open_fails(fx->db, 1, "it has a table 'mine'");
+}
+
+/* Not SQLite at all, or empty when it must exist: clear errors. */
+static void
+test_corrupt(void **state)
+{
+	struct fx	*fx = *state;
+	FILE		*f;
+	int		 i;
+
+	assert_non_null(f = fopen(fx->db, "w"));
+	for (i = 0; i < 4096; i++)
+		fputc((i * 7919) & 0xff, f);
+	fclose(f);
+	open_fails(fx->db, 1, "not an orch history database");
+	open_fails(fx->db, 0, "not an orch history database");
+	unlink(fx->db);
+	open_fails(fx->db, 0, "no history there");
+}
+
+/* Objects orch does not make (a trigger, a view, a table): refused. */
+static void
+test_foreign_objects(void **state)
+{
+	struct fx	*fx = *state;
+
+	index_ok(fx);
+	sql(fx->db, "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM "
+	    "points; END");
+	open_fails(fx->db, 1, "it has a trigger 't' orch does not make");
+	sql(fx->db, "DROP TRIGGER t");
+	sql(fx->db, "CREATE VIEW v AS SELECT * FROM runs");
+	open_fails(fx->db, 0, "it has a view 'v'");
+	sql(fx->db, "DROP VIEW v");
+	sql(fx->db, "CREATE TABLE extra (x)");
+	open_fails(fx->db, 1, "it has a table 'extra'");
+	sql(fx->db, "DROP TABLE extra");
+	sql(fx->db, "DROP INDEX points_run");
+	open_fails(fx->db, 1, "its tables are not orch's schema");
+}
+
+/* Hostile values in orch's own tables: each refused, naming the column. */
+static void
+test_hostile_values(void **state)
+{
+	struct fx	*fx = *state;
+
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET host = '../../etc' WHERE rowid = 1");
+	query_fails(fx->db, "table points, row 1: column 'host' is not a name");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET ratio = -2 WHERE ratio IS NOT NULL");
+	query_fails(fx->db, "column 'ratio' is not a positive number");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET lo = -1e308 * 10 WHERE ratio IS NOT "
+	    "NULL");
+	query_fails(fx->db, "column 'lo' is not a non-negative number");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET typical = 'x'");
+	query_fails(fx->db, "column 'typical' is not a finite number");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET cpu = X'41421b5b326a'");
+	query_fails(fx->db, "column 'cpu' is not text");
+	index_ok(fx);
+	sql(fx->db, "UPDATE labels SET value = 'a' || char(10) || 'b'");
+	query_fails(fx->db, "table labels, row 1: column 'value' is not text");
+	index_ok(fx);
+	sql(fx->db, "UPDATE runs SET run_id = X'2e2e'");
+	query_fails(fx->db, "table runs, row 1: column 'run_id' is not a name");
+}
+
+/* Concurrent writers: two processes index at once; both land. */
+static void
+test_two_writers(void **state)
+{
+	struct fx	*fx = *state;
+	char		 run2[128];
+	pid_t		 pid[2];
+	int		 i, st;
+
+	make_run(fx->dir, "run2", run2, sizeof run2);
+	for (i = 0; i < 2; i++) {
+		if ((pid[i] = fork()) == 0) {
+			struct history	*h;
+			char		*cause = NULL;
+			int		 k, r = 0;
+
+			for (k = 0; k < 20 && r == 0; k++) {
+				if (history_open(fx->db, 1, &h, NULL,
+				    &cause) != 0 || history_index(h, i ? run2 :
+				    fx->run, &cause) != 0) {
+					fprintf(stderr, "%s\n", cause);
+					r = 1;
+				}
+				history_close(h);
+			}
+			_exit(r);
+		}
+		assert_true(pid[i] > 0);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	/* The fixture's run id twice: one entry; never two of either. */
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(DISTINCT run) FROM "
+	    "points"), 1);
+}
+
+/* Labels where they enter: --label's words and the record's. */
+static void
+test_labels(void **state)
+{
+	struct fx	*fx = *state;
+	struct dataset	*ds = NULL;
+	char		 rec[256], *k, *v, *cause = NULL, big[400];
+	const char	*dup[] = { "t", "label", "key", "release", "value", "v6" };
+	const char	*bad[] = { "t", "label", "key", "-x", "value", "v" };
+	const char	*ctl[] = { "t", "label", "key", "x", "value", "a\x1b[2J" };
+	size_t		 i;
+
+	assert_int_equal(dataset_label_parse("release=v5", &k, &v, &cause), 0);
+	assert_string_equal(k, "release");
+	assert_string_equal(v, "v5");
+	free(k);
+	assert_int_equal(dataset_label_parse("a=b=c", &k, &v, &cause), 0);
+	assert_string_equal(v, "b=c");
+	free(k);
+	assert_int_equal(dataset_label_parse("novalue", &k, &v, &cause), -1);
+	assert_non_null(strstr(cause, "not KEY=VALUE"));
+	free(cause);
+	assert_int_equal(dataset_label_parse("bad key=v", &k, &v, &cause), -1);
+	assert_non_null(strstr(cause, "is not a name"));
+	free(cause);
+	assert_int_equal(dataset_label_parse("k=", &k, &v, &cause), -1);
+	assert_non_null(strstr(cause, "printable"));
+	free(cause);
+	assert_int_equal(dataset_label_parse("k=a\tb", &k, &v, &cause), -1);
+	free(cause);
+	memset(big, 'x', sizeof big);
+	memcpy(big, "k=", 2);
+	big[sizeof big - 1] = '\0';
+	assert_int_equal(dataset_label_parse(big, &k, &v, &cause), -1);
+	free(cause);
+
+	/* The record: fx's run has release=v5. */
+	assert_int_equal(record_load(fx->run, &ds, &cause), 0);
+	assert_int_equal(ds->nlabels, 1);
+	assert_string_equal(ds->label_keys[0], "release");
+	assert_string_equal(ds->label_values[0], "v5");
+	dataset_free(ds);
+	snprintf(rec, sizeof rec, "%s/%s", fx->run, RECORD_FILE);
+	append_map(rec, dup, 6);
+	assert_int_equal(record_load(fx->run, &ds, &cause), -1);
+	assert_non_null(strstr(cause, "label 'release' given twice"));
+	free(cause);
+	for (i = 0; i < 2; i++) {
+		char	r2[128], rec2[256];
+
+		make_run(fx->dir, i ? "ctl" : "bad", r2, sizeof r2);
+		snprintf(rec2, sizeof rec2, "%s/%s", r2, RECORD_FILE);
+		append_map(rec2, i ? ctl : bad, 6);
+		assert_int_equal(record_load(r2, &ds, &cause), -1);
+		assert_non_null(strstr(cause, i ? "field 'value'" :
+		    "field 'key'"));
+		assert_non_null(strstr(cause, rec2));
+		free(cause);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reindex, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_older, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_objects, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_values, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
