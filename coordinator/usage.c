@@ -109,7 +109,8 @@ static const struct usage_opt usage_opts[] = {
 	  "above F; 0 measures anyway (default: the suite's)" },
 	{ "run report", "--fail-on=LIST", "exit 1 when a primary comparison "
 	  "trips the gate, one line each saying why; LIST is comma separated: "
-	  "worse, invalid, inconclusive, or any" },
+	  "worse, invalid, inconclusive, refuted (a claim of the suite), "
+	  "or any" },
 	{ "run", "--resume=DIR", "reconnect to the unfinished run in DIR "
 	  "and finish it (its suite, hosts, rounds and seed come from DIR)" },
 	{ "run report", "--machine-reference=HOST", "the host the Machines "
