@@ -400,9 +400,10 @@ claims_report(FILE *f, const struct report_fmt *fmt,
 	fputs(fmt->bold_close, f);
 	fprintf(f, ": each decided from its variant's primary comparisons "
 	    "with %s, whose intervals are at the run's family level (%zu "
-	    "tests, 5%% family-wise): CONFIRMED where every interval lies on "
+	    "test%s, 5%% family-wise): CONFIRMED where every interval lies on "
 	    "the claimed side, REFUTED where one lies wholly on the other "
-	    "side, else UNDECIDED.", ds->variants[ds->ref], a->family_size);
+	    "side, else UNDECIDED.", ds->variants[ds->ref], a->family_size,
+	    a->family_size == 1 ? "" : "s");
 	fputs(fmt->para_close, f);
 	fputs(fmt->table_open, f);
 	fputs(fmt->head_open, f);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/baseline.h"
+#include "coordinator/compare.h"
 #include "coordinator/check.h"
 #include "coordinator/control.h"
 #include "coordinator/deploy.h"
@@ -616,5 +618,9 @@ main(int argc, char **argv)
 		return (cmd_control(argc - 1, argv + 1, 0));
 	if (strcmp(cmd, "stop") == 0)
 		return (cmd_control(argc - 1, argv + 1, 1));
+	if (strcmp(cmd, "compare") == 0)
+		return (cmd_compare(argc - 1, argv + 1));
+	if (strcmp(cmd, "baseline") == 0)
+		return (cmd_baseline(argc - 1, argv + 1));
 	return (cmd_report(argc - 1, argv + 1));
 }

@@ -63,6 +63,21 @@ static const struct usage_cmd usage_cmds[] = {
 	  "Writes samples.csv, summary.json, report.md, report.html and "
 	  "answer.md of the run in DIR again from DIR/samples.msgpack alone "
 	  "(byte for byte what the run wrote), and prints the answer." },
+	{ "compare", "[options] OLD NEW",
+	  "compare two runs, or a baseline and a run",
+	  "Compares each host, benchmark, primary metric and variant that "
+	  "the runs OLD and NEW (run directories, or OLD a baseline's name) "
+	  "both measured, as two independent samples: the ratio new / old "
+	  "with its interval (Hodges-Lehmann, Mann-Whitney; 5% family-wise "
+	  "over the comparison), per architecture; warns where the runs "
+	  "differ in CPU, kernel, governor, boost, SMT, agent, files' "
+	  "SHA-256, load or orch version. Writes compare.md, compare.html "
+	  "and compare.json (into NEW unless --out) and prints the answer." },
+	{ "baseline", "set NAME DIR\nlist\nrm NAME",
+	  "name a run directory, for orch compare NAME DIR",
+	  "set points the baseline NAME at the run in DIR (a symbolic link "
+	  "reports/baselines/NAME), list prints every baseline and its run "
+	  "directory, rm removes one." },
 	{ "help", "[COMMAND]",
 	  "show this help, or a command's",
 	  "Prints the list of commands, or COMMAND's options; "
@@ -107,6 +122,11 @@ static const struct usage_opt usage_opts[] = {
 	  "reports/RUN-ID, and reports/latest points at it)" },
 	{ "run", "--max-load=F", "wait while the 1-minute load per core is "
 	  "above F; 0 measures anyway (default: the suite's)" },
+	{ "compare", "--out=DIR", "write compare.md, compare.html and "
+	  "compare.json into DIR (default: NEW's directory)" },
+	{ "compare", "--fail-on=LIST", "exit 1 when a comparison's verdict "
+	  "trips the gate, one line each: worse, invalid, inconclusive, or "
+	  "any (comma separated)" },
 	{ "run report", "--fail-on=LIST", "exit 1 when a primary comparison "
 	  "trips the gate, one line each saying why; LIST is comma separated: "
 	  "worse, invalid, inconclusive, refuted (a claim of the suite), "
@@ -116,7 +136,7 @@ static const struct usage_opt usage_opts[] = {
 	{ "run report", "--machine-reference=HOST", "the host the Machines "
 	  "section compares every other host with (default: the run's "
 	  "first host)" },
-	{ "run report", "-q, --quiet", "do not print the answer (the files "
+	{ "run report compare", "-q, --quiet", "do not print the answer (the files "
 	  "are written all the same)" },
 	{ "deploy", "--force", "push the agent even when the host has this "
 	  "version" },
