@@ -182,7 +182,6 @@ claims_build(const struct analysis *a, struct claims **out)
 	size_t			 ci, gi, hi, b, cap, ncap, start, gstart;
 	long			 v;
 	int			 r = -1;
-	void			*na;
 
 	*out = NULL;
 	if (ds->suite_text == NULL || strstr(ds->suite_text, "[claim.") ==
@@ -273,7 +272,6 @@ claims_build(const struct analysis *a, struct claims **out)
 			gstart = gend;
 		}
 	}
-	(void)na;
 	*out = cs;
 	cs = NULL;
 	r = 0;
@@ -321,10 +319,8 @@ claims_table_row(FILE *f, const struct report_fmt *fmt, const char *claim,
     const char *expect, const char *where, const char *bench,
     enum claim_verdict v, const struct claim_row *r)
 {
-	const struct dataset	*ds;
 	char			 ratio[160];
 
-	(void)ds;
 	claims_ratio(r, ratio, sizeof ratio);
 	fputs(fmt->row_open, f);
 	fputs(fmt->cell_open, f);
@@ -681,8 +677,8 @@ claims_gate(const struct analysis *a, size_t *n, char **lines)
 	const struct claims	*cs = a->claims;
 	const struct claim_sum	*sum;
 	const struct suite_claim *c;
-	char			 expect[64], ratio[160], who[256];
-	size_t			 i;
+	char			 expect[64], ratio[160], who[256], label[256];
+	size_t			 i, j;
 
 	if (cs == NULL || cs->suite == NULL)
 		return (0);
@@ -696,11 +692,17 @@ claims_gate(const struct analysis *a, size_t *n, char **lines)
 		claims_expect_text(c, expect, sizeof expect);
 		claims_ratio(sum->decider, ratio, sizeof ratio);
 		claims_decider(a, sum->decider, who, sizeof who, 1);
+		/* The label comes from a host's facts: no control characters. */
+		snprintf(label, sizeof label, "%s", a->groups[sum->group].label);
+		for (j = 0; label[j] != '\0'; j++) {
+			if ((unsigned char)label[j] < 0x20 || label[j] == 0x7f)
+				label[j] = '?';
+		}
 		(*n)++;
 		if (claims_appendf(lines, "orch: --fail-on: claim %s (%s %s "
 		    "vs %s) REFUTED on %s: %s ratio %s\n", c->name,
-		    c->variant, expect, ds->variants[ds->ref],
-		    a->groups[sum->group].label, who, ratio) != 0)
+		    c->variant, expect, ds->variants[ds->ref], label, who,
+		    ratio) != 0)
 			return (-1);
 	}
 	return (0);
