@@ -122,14 +122,15 @@ cmp_logs(const struct analysis *a, size_t host, size_t bench, size_t variant,
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*s;
 	const char		*metric = ds->benches[bench].metrics[0];
-	size_t			 i, n = 0;
+	size_t			 hb = host * ds->nbenches + bench, i, n = 0;
 	double			 v;
 
-	*x = xreallocarray(NULL, ds->nsamples + 1, sizeof **x);
-	for (i = 0; i < ds->nsamples; i++) {
-		s = &ds->samples[i];
-		if (s->host != host || s->bench != bench ||
-		    s->variant != variant || s->warmup || s->status != 0)
+	/* The analysis' index: only (host, bench)'s samples, in order. */
+	*x = xreallocarray(NULL, a->hb_start[hb + 1] - a->hb_start[hb] + 1,
+	    sizeof **x);
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->variant != variant || s->warmup || s->status != 0)
 			continue;
 		if (analysis_value(a, host, s, metric, &v) != 0 ||
 		    !isfinite(v) || !(v > 0))
