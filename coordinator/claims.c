@@ -14,6 +14,7 @@
 #include "coordinator/claims.h"
 #include "coordinator/json.h"
 #include "coordinator/report-text.h"
+#include "coordinator/report.h"
 #include "coordinator/suite.h"
 
 const char *
@@ -647,6 +648,44 @@ claims_text(FILE *f, const struct analysis *a)
 			    sum->verdict), ratio);
 		}
 	}
+}
+
+void
+claims_answer_md(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct claims	*cs = a->claims;
+	const struct claim_sum	*sum;
+	const struct suite_claim *c;
+	char			 expect[64], ratio[160], who[256];
+	size_t			 i;
+
+	if (cs == NULL || cs->error != NULL || cs->suite == NULL ||
+	    cs->suite->nclaims == 0)
+		return;
+	for (i = 0; i < cs->nsums; i++) {
+		sum = &cs->sums[i];
+		if (sum->host != (size_t)-1)
+			continue;
+		c = &cs->suite->claims[sum->claim];
+		claims_ratio(sum->decider, ratio, sizeof ratio);
+		claims_decider(a, sum->decider, who, sizeof who, 1);
+		if (sum->group == (size_t)-1) {
+			claims_expect_text(c, expect, sizeof expect);
+			fprintf(f, "%s**Claim `%s`** (%s %s vs %s): **%s**\n",
+			    i > 0 ? "\n" : "", c->name, c->variant, expect,
+			    ds->variants[ds->ref],
+			    claims_verdict_name(sum->verdict));
+			continue;
+		}
+		fputs("- ", f);
+		report_md_text(f, a->groups[sum->group].label);
+		fprintf(f, ": %s (`%s`, ", claims_verdict_name(sum->verdict),
+		    who);
+		report_md_text(f, ratio);
+		fputs(")\n", f);
+	}
+	fputc('\n', f);
 }
 
 /* Appends printf-style text to *s. Returns 0 or -1 (out of memory). */

@@ -123,6 +123,9 @@ void	claims_report(FILE *f, const struct report_fmt *fmt,
 /* Writes summary.json's "claims" member (with its leading ",\n"). */
 void	claims_json(FILE *f, const struct analysis *a);
 
+/* Writes the claims for answer.md: per claim its run's and groups' verdicts. */
+void	claims_answer_md(FILE *f, const struct analysis *a);
+
 /* Writes the claims for the terminal, before the answer. */
 void	claims_text(FILE *f, const struct analysis *a);
 

@@ -226,6 +226,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "> **%zu host%s failed:** partial results.\n\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
+	claims_answer_md(f, a);
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		fputs("**", f);

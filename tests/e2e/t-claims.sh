@@ -32,6 +32,8 @@ expect_grep '^\| faster \| B better vs A \| every host \| local: hash \| \*\*REF
 [ "$(grep -n '^\*\*Claims\*\*' "$T/out/report.md" | cut -d: -f1)" -lt \
   "$(grep -n '^## Answer' "$T/out/report.md" | cut -d: -f1)" ] || fail "claims are not before the answer"
 expect_grep 'REFUTED' "$T/out/report.html"
+expect_grep '^\*\*Claim `faster`\*\* \(B better vs A\): \*\*REFUTED\*\*$' "$T/out/answer.md"
+expect_grep '^- x86_64 · .*: CONFIRMED \(`local: hash`, [0-9.]+ ' "$T/out/answer.md"
 
 note "orch report: the same claims, byte for byte; --fail-on=any includes refuted"
 cp "$T/out/report.md" "$T/report.md.run"
