@@ -426,6 +426,33 @@ cmp_md_text(FILE *f, const char *s)
 	report_md_text(f, s);
 }
 
+/* Returns the row of (bench b, variant v) on analysis host k, or NULL. */
+static const struct cmp_row *
+cmp_cell(const struct cmp *c, size_t b, size_t v, size_t k)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (c->rows[i].nb == b && c->rows[i].nv == v &&
+		    c->rows[i].ahost == k)
+			return (&c->rows[i]);
+	}
+	return (NULL);
+}
+
+/* Returns 1 when some host compared (bench b, variant v). */
+static int
+cmp_has(const struct cmp *c, size_t b, size_t v)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (c->rows[i].nb == b && c->rows[i].nv == v)
+			return (1);
+	}
+	return (0);
+}
+
 /* compare.md */
 static int
 cmp_md(const void *arg, FILE *f)
@@ -495,23 +522,13 @@ cmp_md(const void *arg, FILE *f)
 		for (j = 0; j < c->new->nbenches * c->new->nvariants; j++) {
 			size_t	b = j / c->new->nvariants;
 			size_t	v = j % c->new->nvariants;
-			int	any = 0;
 
-			for (i = 0; i < c->nrows; i++)
-				any |= c->rows[i].nb == b &&
-				    c->rows[i].nv == v;
-			if (!any)
+			if (!cmp_has(c, b, v))
 				continue;
 			fprintf(f, "| `%s` | `%s` |", c->new->benches[b].name,
 			    c->new->variants[v]);
 			for (k = 0; k < c->an->nhosts; k++) {
-				for (i = 0; i < c->nrows; i++) {
-					r = &c->rows[i];
-					if (r->nb == b && r->nv == v &&
-					    r->ahost == k)
-						break;
-				}
-				if (i == c->nrows) {
+				if ((r = cmp_cell(c, b, v, k)) == NULL) {
 					fputs(" |", f);
 					continue;
 				}
@@ -559,7 +576,7 @@ cmp_html(const void *arg, FILE *f)
 	const struct cmp_row	*r;
 	const char		*g = NULL;
 	char			 ratio[128], vb[128];
-	size_t			 i;
+	size_t			 i, j, k;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
 	    "charset=\"utf-8\">\n<title>orch compare: ", f);
@@ -618,7 +635,33 @@ cmp_html(const void *arg, FILE *f)
 	}
 	if (g != NULL)
 		fputs("</table>\n", f);
-	fputs("</body>\n</html>\n", f);
+	/* The matrix: per benchmark and variant, each host's ratio. */
+	fputs("<h2>Matrix</h2>\n<table>\n<tr><th>bench</th><th>variant</th>",
+	    f);
+	for (k = 0; k < c->an->nhosts; k++)
+		fprintf(f, "<th><code>%s</code></th>", c->new->hosts[
+		    c->an->hosts[k].host].name);
+	fputs("</tr>\n", f);
+	for (j = 0; j < c->new->nbenches * c->new->nvariants; j++) {
+		size_t	b = j / c->new->nvariants;
+		size_t	v = j % c->new->nvariants;
+
+		if (!cmp_has(c, b, v))
+			continue;
+		fprintf(f, "<tr><td><code>%s</code></td><td><code>%s</code>"
+		    "</td>", c->new->benches[b].name, c->new->variants[v]);
+		for (k = 0; k < c->an->nhosts; k++) {
+			if ((r = cmp_cell(c, b, v, k)) == NULL) {
+				fputs("<td></td>", f);
+				continue;
+			}
+			cmp_ratio(r, ratio, sizeof ratio);
+			fprintf(f, "<td class=\"n\">%s %s</td>", ratio,
+			    stats_verdict_name(r->verdict));
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</body>\n</html>\n", f);
 	return (ferror(f) ? -1 : 0);
 }
 
