@@ -777,6 +777,8 @@ rep_family(struct analysis *a)
 			m += any > 1;
 		}
 	}
+	/* A claim against another reference tests in the family too. */
+	m += claims_family_extra(a);
 	a->family_size = m;
 	a->family_alpha = m > 0 ? STATS_ALPHA / (double)m : STATS_ALPHA;
 	/*

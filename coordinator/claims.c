@@ -114,6 +114,149 @@ claims_decide(const struct suite_claim *c, const struct rep_cmp *cmp,
 	return (ok ? CLAIM_CONFIRMED : CLAIM_UNDECIDED);
 }
 
+/* Returns the index of variant name in ds, or -1. */
+static long
+claims_variant(const struct dataset *ds, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ds->nvariants; i++) {
+		if (strcmp(ds->variants[i], name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+/* Returns the name of claim c's reference. */
+static const char *
+claims_ref_name(const struct dataset *ds, const struct suite_claim *c)
+{
+	return (c->reference[0] != '\0' ? c->reference :
+	    ds->variants[ds->ref]);
+}
+
+/*
+ * Fills logs (ds->rounds of them) with the per-round log ratios of variant
+ * v to variant w on (dataset host h, bench b), from the analysis' paired
+ * ratios of each to the suite's reference: the reference's own value
+ * cancels in each round. Returns how many rounds have both.
+ */
+static size_t
+claims_logs(const struct analysis *a, size_t h, size_t b, size_t v,
+    size_t w, double *logs)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*cv = NULL, *cw = NULL;
+	double			 x, y;
+	size_t			 r, n = 0;
+
+	if (v != ds->ref && ((cv = analysis_cmp(a, h, b, 0, v)) == NULL ||
+	    cv->rratio == NULL))
+		return (0);
+	if (w != ds->ref && ((cw = analysis_cmp(a, h, b, 0, w)) == NULL ||
+	    cw->rratio == NULL))
+		return (0);
+	for (r = 0; r < ds->rounds; r++) {
+		x = cv != NULL ? cv->rratio[r] : 1;
+		y = cw != NULL ? cw->rratio[r] : 1;
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0)
+			logs[n++] = log(x) - log(y);
+	}
+	return (n);
+}
+
+static int	claims_covers(const struct suite *, const struct suite_claim *,
+		    const char *);
+
+size_t
+claims_family_extra(const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct suite_claim *c;
+	struct suite		*s = NULL;
+	char			*cause = NULL;
+	double			*logs;
+	size_t			 ci, hi, b, m = 0;
+	long			 v, w;
+
+	if (ds->suite_text == NULL || strstr(ds->suite_text, "reference") ==
+	    NULL || strstr(ds->suite_text, "[claim.") == NULL)
+		return (0);
+	if (suite_load_names(ds->suite_path != NULL ? ds->suite_path :
+	    "suite", ds->suite_text, &s, &cause) != 0) {
+		free(cause);
+		return (0);
+	}
+	if ((logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL) {
+		suite_free(s);
+		return (0);
+	}
+	for (ci = 0; ci < s->nclaims; ci++) {
+		c = &s->claims[ci];
+		v = claims_variant(ds, c->variant);
+		w = c->reference[0] != '\0' ? claims_variant(ds,
+		    c->reference) : (long)ds->ref;
+		if (v < 0 || w < 0 || (size_t)w == ds->ref)
+			continue;
+		for (hi = 0; hi < a->nhosts; hi++) {
+			for (b = 0; b < ds->nbenches; b++) {
+				if (ds->benches[b].nmetrics > 0 &&
+				    claims_covers(s, c, ds->benches[b].name) &&
+				    claims_logs(a, a->hosts[hi].host, b,
+				    (size_t)v, (size_t)w, logs) >=
+				    STATS_MIN_PAIRS)
+					m++;
+			}
+		}
+	}
+	free(logs);
+	suite_free(s);
+	return (m);
+}
+
+/*
+ * Fills cmp with the comparison of variant v to variant w on (analysis
+ * host hi, bench b), tested at the family's level like a primary one.
+ * Returns 0, or -1 out of memory.
+ */
+static int
+claims_extra_cmp(const struct analysis *a, size_t hi, size_t b, size_t v,
+    size_t w, double *logs, struct rep_cmp *cmp)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_host	*rh = &a->hosts[hi];
+	struct stats_cmp	 sc;
+	size_t			 n;
+
+	memset(cmp, 0, sizeof *cmp);
+	cmp->host = rh->host;
+	cmp->bench = b;
+	cmp->variant = v;
+	cmp->family = 1;
+	cmp->alpha = a->family_alpha;
+	cmp->level = 1 - a->family_alpha;
+	cmp->ratio = cmp->lo = cmp->hi = cmp->p = NAN;
+	n = claims_logs(a, rh->host, b, v, w, logs);
+	cmp->npairs = n;
+	if (n < STATS_MIN_PAIRS) {
+		cmp->verdict = VERDICT_INVALID;
+		snprintf(cmp->reason, sizeof cmp->reason, "%zu good pairs; at "
+		    "least %d are needed", n, STATS_MIN_PAIRS);
+		return (0);
+	}
+	if (stats_compare_serial(logs, n, a->family_alpha, ds->min_effect,
+	    rh->r1, isnan(rh->r1) ? 0 : rh->r1_n, &sc) != 0)
+		return (-1);
+	cmp->level = sc.level;
+	cmp->ratio = exp(sc.est);
+	cmp->lo = exp(sc.lo);
+	cmp->hi = exp(sc.hi);
+	cmp->p = sc.p;
+	cmp->verdict = stats_verdict_test(&sc, a->family_alpha,
+	    ds->min_effect, ds->benches[b].higher[0]);
+	return (0);
+}
+
 /* Returns 1 when claim c covers dataset bench b. */
 static int
 claims_covers(const struct suite *s, const struct suite_claim *c,
@@ -179,9 +322,9 @@ claims_build(const struct analysis *a, struct claims **out)
 	struct claim_sum	*sum;
 	struct suite		*s = NULL;
 	char			*cause = NULL;
-	double			*margin = NULL;
+	double			*margin = NULL, *logs = NULL;
 	size_t			 ci, gi, hi, b, cap, ncap, start, gstart;
-	long			 v;
+	long			 v, w;
 	int			 r = -1;
 
 	*out = NULL;
@@ -210,14 +353,18 @@ claims_build(const struct analysis *a, struct claims **out)
 	ncap = s->nclaims * (1 + a->ngroups + a->nhosts);
 	if ((cs->rows = calloc(cap + 1, sizeof *cs->rows)) == NULL ||
 	    (margin = calloc(cap + 1, sizeof *margin)) == NULL ||
+	    (cs->extra = calloc(cap + 1, sizeof *cs->extra)) == NULL ||
+	    (logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL ||
 	    (cs->sums = calloc(ncap, sizeof *cs->sums)) == NULL)
 		goto out;
 	for (ci = 0; ci < s->nclaims; ci++) {
 		c = &s->claims[ci];
-		for (v = 0; (size_t)v < ds->nvariants; v++) {
-			if (strcmp(ds->variants[v], c->variant) == 0)
-				break;
-		}
+		if ((v = claims_variant(ds, c->variant)) < 0)
+			v = (long)ds->nvariants;	/* not run: no rows */
+		w = c->reference[0] != '\0' ? claims_variant(ds,
+		    c->reference) : (long)ds->ref;
+		if (w < 0)
+			v = (long)ds->nvariants;
 		start = cs->nrows;
 		for (hi = 0; hi < a->nhosts; hi++) {
 			for (b = 0; b < ds->nbenches && (size_t)v <
@@ -231,8 +378,16 @@ claims_build(const struct analysis *a, struct claims **out)
 				row->claim = ci;
 				row->host = hi;
 				row->bench = b;
-				row->cmp = analysis_cmp(a, a->hosts[hi].host, b,
-				    0, (size_t)v);
+				if ((size_t)w == ds->ref)
+					row->cmp = analysis_cmp(a,
+					    a->hosts[hi].host, b, 0, (size_t)v);
+				else {
+					if (claims_extra_cmp(a, hi, b,
+					    (size_t)v, (size_t)w, logs,
+					    &cs->extra[cs->nextra]) != 0)
+						goto out;
+					row->cmp = &cs->extra[cs->nextra++];
+				}
 				row->verdict = claims_decide(c, row->cmp,
 				    ds->benches[b].higher[0], ds->min_effect,
 				    &margin[cs->nrows]);
@@ -278,6 +433,7 @@ claims_build(const struct analysis *a, struct claims **out)
 	r = 0;
 out:
 	free(margin);
+	free(logs);
 	free(cause);
 	claims_free_set(cs);
 	return (r);
@@ -289,6 +445,7 @@ claims_free_set(struct claims *cs)
 	if (cs == NULL)
 		return;
 	suite_free(cs->suite);
+	free(cs->extra);
 	free(cs->rows);
 	free(cs->sums);
 	free(cs->error);
@@ -396,7 +553,8 @@ claims_report(FILE *f, const struct report_fmt *fmt,
 	fmt->prose(f, "Claims");
 	fputs(fmt->bold_close, f);
 	fprintf(f, ": each decided from its variant's primary comparisons "
-	    "with %s, whose intervals are at the run's family level (%zu "
+	    "with %s (or the claim's own reference), whose intervals are at "
+	    "the run's family level (%zu "
 	    "test%s, 5%% family-wise): CONFIRMED where every interval lies on "
 	    "the claimed side, REFUTED where one lies wholly on the other "
 	    "side, else UNDECIDED.", ds->variants[ds->ref], a->family_size,
@@ -427,7 +585,7 @@ claims_report(FILE *f, const struct report_fmt *fmt,
 		if (sum->group == (size_t)-1) {
 			claims_expect_text(c, expect, sizeof expect);
 			snprintf(what, sizeof what, "%s %s vs %s", c->variant,
-			    expect, ds->variants[ds->ref]);
+			    expect, claims_ref_name(ds, c));
 			claims_table_row(f, fmt, c->name, what, "every host",
 			    claims_decider(a, sum->decider, bench,
 			    sizeof bench, 1), sum->verdict, sum->decider);
@@ -529,7 +687,7 @@ claims_json(FILE *f, const struct analysis *a)
 			fputs(", \"variant\": ", f);
 			json_str(f, c->variant);
 			fputs(", \"reference\": ", f);
-			json_str(f, ds->variants[ds->ref]);
+			json_str(f, claims_ref_name(ds, c));
 			fputs(", \"expect\": ", f);
 			json_str(f, expect);
 			fputs(", \"benchmarks\": ", f);
@@ -632,7 +790,7 @@ claims_text(FILE *f, const struct analysis *a)
 			fputs(": ", f);
 			claims_tty(f, c->variant);
 			fprintf(f, " %s vs ", expect);
-			claims_tty(f, ds->variants[ds->ref]);
+			claims_tty(f, claims_ref_name(ds, c));
 			fprintf(f, ": %s\n", claims_verdict_name(sum->verdict));
 		} else if (sum->host == (size_t)-1) {
 			fputs("    ", f);
@@ -674,7 +832,7 @@ claims_answer_md(FILE *f, const struct analysis *a)
 			claims_expect_text(c, expect, sizeof expect);
 			fprintf(f, "%s**Claim `%s`** (%s %s vs %s): **%s**\n",
 			    i > 0 ? "\n" : "", c->name, c->variant, expect,
-			    ds->variants[ds->ref],
+			    claims_ref_name(ds, c),
 			    claims_verdict_name(sum->verdict));
 			continue;
 		}
@@ -740,7 +898,7 @@ claims_gate(const struct analysis *a, size_t *n, char **lines)
 		(*n)++;
 		if (claims_appendf(lines, "orch: --fail-on: claim %s (%s %s "
 		    "vs %s) REFUTED on %s: %s ratio %s\n", c->name,
-		    c->variant, expect, ds->variants[ds->ref], label, who,
+		    c->variant, expect, claims_ref_name(ds, c), label, who,
 		    ratio) != 0)
 			return (-1);
 	}

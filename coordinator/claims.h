@@ -97,6 +97,9 @@ struct claim_sum {
 
 struct claims {
 	struct suite		*suite;		/* parsed from the record */
+	struct rep_cmp		*extra;		/* comparisons against a claim's
+						   own reference, in the family */
+	size_t			 nextra;
 	size_t			 nrows;
 	struct claim_row	*rows;		/* by claim, group, host, bench */
 	size_t			 nsums;
@@ -105,6 +108,13 @@ struct claims {
 	char			*error;		/* the suite's claims could not
 						   be read: why; else NULL */
 };
+
+/*
+ * Returns how many tests the claims of a's suite add to the run's family:
+ * their comparisons against a reference other than the suite's, with
+ * enough pairs (docs/statistics.md, "Claims"). 0 when none or unreadable.
+ */
+size_t	claims_family_extra(const struct analysis *a);
 
 /*
  * Decides the claims of the suite recorded in a's dataset. Returns 0 with

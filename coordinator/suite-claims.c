@@ -259,21 +259,10 @@ claims_finish(struct ini_src *src, struct suite *s)
 			    c->reference);
 			return;
 		}
-		/*
-		 * The run's comparisons are against its reference: a claim
-		 * against another variant would need tests outside the
-		 * family, which its error control does not cover.
-		 */
-		if (c->reference_line != 0 && strcmp(c->reference, ref) != 0) {
-			ini_error(src, c->reference_line, "[claim.%s] "
-			    "reference '%s' is not the suite's reference '%s' "
-			    "(claims are decided from the run's comparisons "
-			    "against it)", c->name, c->reference, ref);
-			return;
-		}
-		if (strcmp(c->variant, ref) == 0) {
+		if (strcmp(c->variant, c->reference_line != 0 ?
+		    c->reference : ref) == 0) {
 			ini_error(src, c->variant_line, "[claim.%s] variant "
-			    "'%s' is the reference: a claim compares another "
+			    "'%s' is its reference: a claim compares another "
 			    "variant with it", c->name, c->variant);
 			return;
 		}

@@ -58,7 +58,8 @@ bad expect 's/^expect     = better$/expect = faster/' "$T/expect.ini:34: \[claim
 bad percent 's/worse by >= 50%/worse by >= 150%/' "$T/percent.ini:28: \[claim.slower\] expect: '150' is not a percentage"
 bad variant 's/^variant    = B$/variant = C/' "$T/variant.ini:27: \[claim.slower\] variant 'C' is not a variant"
 bad bench 's/^benchmarks = hash$/benchmarks = hash, nohash/' "$T/bench.ini:33: \[claim.faster\] benchmarks: 'nohash' is not a \[bench.NAME\]"
-bad ref '32s/.*/reference = B/' "$T/ref.ini:32: \[claim.faster\] reference 'B' is not the suite's reference 'A'"
+bad ref '32s/.*/reference = B/' "$T/ref.ini:31: \[claim.faster\] variant 'B' is its reference"
+bad refz '32s/.*/reference = Z/' "$T/refz.ini:32: \[claim.faster\] reference 'Z' is not a variant"
 bad key 's/^expect     = better$/expected = better/' "$T/key.ini:34: \[claim.faster\] unknown key 'expected'"
 bad section 's/^\[claim.faster\]$/[claims.faster]/' "$T/section.ini:30: unknown section \[claims.faster\]"
 rc=0; "$ORCH" report --fail-on=refuted,better "$T/out" >"$T/badgate" 2>&1 || rc=$?

@@ -136,12 +136,11 @@ test_parse_errors(void **state)
 		{ "[claim.x]\nvariant = C\nexpect = worse\n",
 		  "claims.ini:13: [claim.x] variant 'C' is not a variant" },
 		{ "[claim.x]\nvariant = A\nexpect = worse\n",
-		  "claims.ini:13: [claim.x] variant 'A' is the reference" },
+		  "claims.ini:13: [claim.x] variant 'A' is its reference" },
+		{ "[claim.x]\nvariant = B\nreference = B\nexpect = worse\n",
+		  "claims.ini:13: [claim.x] variant 'B' is its reference" },
 		{ "[claim.x]\nvariant = B\nreference = Z\nexpect = worse\n",
 		  "claims.ini:14: [claim.x] reference 'Z' is not a variant" },
-		{ "[claim.x]\nvariant = A\nreference = B\nexpect = worse\n",
-		  "claims.ini:14: [claim.x] reference 'B' is not the suite's "
-		  "reference 'A'" },
 		{ "[claim.x]\nvariant = B\nexpect = worse\nbenchmarks = k1, k9\n",
 		  "claims.ini:15: [claim.x] benchmarks: 'k9' is not a "
 		  "[bench.NAME]" },
@@ -205,15 +204,15 @@ typedef double (*ratio_fn)(size_t host, size_t bench);
  * sigma, B / A given by ratio, the suite's text text, B's bin of SHA bsha.
  */
 static void
-simulate(const char *dir, const char *text, const struct simhost *hs,
-    size_t nh, size_t nbenches, ratio_fn ratio, double sigma, uint64_t seed,
-    const char *bsha)
+simulate_n(const char *dir, const char *text, const struct simhost *hs,
+    size_t nh, size_t nbenches, size_t nvar, ratio_fn ratio, double sigma,
+    uint64_t seed, const char *bsha)
 {
 	static const char	 asha[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 				    "aaaaaaaaaaaaaaaaaaaaaaaa";
 	struct record		 rec;
 	struct suite		 s;
-	struct suite_variant	 vars[2];
+	struct suite_variant	 vars[3];
 	struct suite_bench	 bs[2];
 	struct suite_metric	 m[1];
 	struct proto_sample	 smp;
@@ -223,7 +222,7 @@ simulate(const char *dir, const char *text, const struct simhost *hs,
 	uint32_t		 round, seq = 0;
 	size_t			 i, b, k, v;
 
-	assert_true(nh <= NELEM(h) && nbenches <= 2);
+	assert_true(nh <= NELEM(h) && nbenches <= 2 && nvar >= 2 && nvar <= 3);
 	memset(&s, 0, sizeof s);
 	memset(vars, 0, sizeof vars);
 	memset(bs, 0, sizeof bs);
@@ -235,10 +234,11 @@ simulate(const char *dir, const char *text, const struct simhost *hs,
 	s.seed = seed;
 	s.has_seed = 1;
 	s.min_effect = 0.01;
-	s.nvariants = 2;
+	s.nvariants = nvar;
 	s.variants = vars;
 	snprintf(vars[0].name, sizeof vars[0].name, "A");
 	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	snprintf(vars[2].name, sizeof vars[2].name, "C");
 	s.nbenches = nbenches;
 	s.benches = bs;
 	snprintf(m[0].name, PROTO_NAME_MAX, "elapsed_ns");
@@ -281,8 +281,10 @@ simulate(const char *dir, const char *text, const struct simhost *hs,
 	for (i = 0; i < nh; i++) {
 		for (round = 1; round <= ROUNDS; round++) {
 			for (b = 0; b < nbenches; b++) {
-				for (k = 0; k < 2; k++) {
-					v = (round % 2 == 1) ? k : 1 - k;
+				for (k = 0; k < nvar; k++) {
+					/* C (when there) last: A, B balanced. */
+					v = k == 2 ? 2 : (round % 2 == 1) ? k :
+					    1 - k;
 					memset(&smp, 0, sizeof smp);
 					smp.seq = seq++;
 					smp.round = round;
@@ -354,6 +356,15 @@ slurp(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return (buf);
+}
+
+/* Two variants, A and B. */
+static void
+simulate(const char *dir, const char *text, const struct simhost *hs,
+    size_t nh, size_t nbenches, ratio_fn ratio, double sigma, uint64_t seed,
+    const char *bsha)
+{
+	simulate_n(dir, text, hs, nh, nbenches, 2, ratio, sigma, seed, bsha);
 }
 
 /* ---- deciding ----------------------------------------------------------- */
@@ -472,6 +483,72 @@ test_decide(void **state)
 	assert_non_null(json = slurp(path, &len));
 	assert_non_null(strstr(json, "| same | B same vs A | every host | x1: k1 | **REFUTED** | "));
 	free(json);
+	tmpdir_free(dir);
+}
+
+/*
+ * A claim against another variant than the suite's reference: C does A's
+ * work, so B against C is B against A; its comparisons join the family.
+ */
+static void
+test_own_reference(void **state)
+{
+	static const char	 text3[] =
+	    "[suite]\nname = c\nreference = A\n"
+	    "[variant.A]\nbin = /bin/true\n[variant.B]\nbin = /bin/true\n"
+	    "[variant.C]\nbin = /bin/true\n"
+	    "[bench.k1]\nargs = 1\n[bench.k2]\nargs = 2\n";
+	char			 text[1024];
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct claims	*cs;
+	char			*dir, *cause = NULL;
+	size_t			 xg, mg, plain, i;
+	const size_t		 ALL = (size_t)-1;
+
+	(void)state;
+	/* Without claims: 12 comparisons and 4 geometric means. */
+	dir = tmpdir_new();
+	simulate_n(dir, text3, lab, NELEM(lab), 2, 3, lab_ratio, 0.003, 9,
+	    "bb");
+	assert_int_equal(record_load(dir, &ds, &cause), 0);
+	assert_int_equal(analysis_build(ds, &a, &cause), 0);
+	plain = a->family_size;
+	assert_int_equal(plain, 16);
+	analysis_free(a);
+	dataset_free(ds);
+	tmpdir_free(dir);
+
+	snprintf(text, sizeof text, "%s[claim.vs-c]\nvariant = B\nreference "
+	    "= C\nexpect = better by >= 5%%\n[claim.c-same]\nvariant = C\n"
+	    "reference = B\nexpect = same\nbenchmarks = k2\n", text3);
+	dir = tmpdir_new();
+	simulate_n(dir, text, lab, NELEM(lab), 2, 3, lab_ratio, 0.003, 9,
+	    "bb");
+	assert_int_equal(record_load(dir, &ds, &cause), 0);
+	assert_int_equal(analysis_build(ds, &a, &cause), 0);
+	/* 6 (3 hosts, 2 benches) and 3 (k2 only) more tests. */
+	assert_int_equal(a->family_size, plain + 9);
+	cs = a->claims;
+	assert_non_null(cs);
+	assert_int_equal(cs->nextra, 9);
+	for (i = 0; i < cs->nextra; i++) {
+		assert_true(cs->extra[i].family);
+		assert_true(fabs(cs->extra[i].level - (1 - 0.05 / 25)) < 1e-9);
+	}
+	mg = strstr(a->groups[0].label, "aarch64") != NULL ? 0 : 1;
+	xg = 1 - mg;
+	assert_int_equal(verdict_of(cs, 0, xg, ALL), CLAIM_CONFIRMED);
+	assert_int_equal(verdict_of(cs, 0, mg, ALL), CLAIM_REFUTED);
+	assert_int_equal(verdict_of(cs, 1, xg, ALL), CLAIM_REFUTED);
+	assert_int_equal(verdict_of(cs, 1, mg, ALL), CLAIM_CONFIRMED);
+	/* C / B on x86_64: about 1 / 0.9. */
+	for (i = 0; i < cs->nrows; i++) {
+		if (cs->rows[i].claim == 1 && cs->rows[i].host != a->groups[mg].from)
+			assert_true(fabs(cs->rows[i].cmp->ratio - 1 / 0.9) < 0.01);
+	}
+	analysis_free(a);
+	dataset_free(ds);
 	tmpdir_free(dir);
 }
 
@@ -621,6 +698,7 @@ main(void)
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_own_reference),
 		cmocka_unit_test(test_no_claims),
 		cmocka_unit_test(test_compare),
 	};
