@@ -553,12 +553,15 @@ claims_report(FILE *f, const struct report_fmt *fmt,
 	fmt->prose(f, "Claims");
 	fputs(fmt->bold_close, f);
 	fprintf(f, ": each decided from its variant's primary comparisons "
-	    "with %s (or the claim's own reference), whose intervals are at "
-	    "the run's family level (%zu "
-	    "test%s, 5%% family-wise): CONFIRMED where every interval lies on "
-	    "the claimed side, REFUTED where one lies wholly on the other "
-	    "side, else UNDECIDED.", ds->variants[ds->ref], a->family_size,
+	    "with %s, whose intervals are at the run's family level (%zu "
+	    "test%s, 5%% family-wise", ds->variants[ds->ref], a->family_size,
 	    a->family_size == 1 ? "" : "s");
+	if (cs->nextra > 0)
+		fprintf(f, "; %zu of them the comparisons of claims against "
+		    "their own reference", cs->nextra);
+	fprintf(f, "): CONFIRMED where every interval lies on the claimed "
+	    "side, REFUTED where one lies wholly on the other side, else "
+	    "UNDECIDED.");
 	fputs(fmt->para_close, f);
 	fputs(fmt->table_open, f);
 	fputs(fmt->head_open, f);
