@@ -108,6 +108,14 @@ test_parse_ok(void **state)
 	claims_expect_text(&s->claims[3], buf, sizeof buf);
 	assert_string_equal(buf, "worse by >= 2.5%");
 	suite_free(s);
+
+	/* A sweep's name, and one of its points, are benchmarks to claim. */
+	s = NULL;
+	assert_null(parse("[bench.sw]\nargs = {param:n}\nparams = n=1,2\n"
+	    "[claim.s]\nvariant = B\nexpect = same\nbenchmarks = sw, k1\n",
+	    &s));
+	assert_int_equal(s->nclaims, 1);
+	suite_free(s);
 }
 
 static void
@@ -482,6 +490,8 @@ test_decide(void **state)
 	snprintf(path, sizeof path, "%s/report.md", dir);
 	assert_non_null(json = slurp(path, &len));
 	assert_non_null(strstr(json, "| same | B same vs A | every host | x1: k1 | **REFUTED** | "));
+	/* Several benchmarks: a row each under its host. */
+	assert_non_null(strstr(json, "|  |  | host m1, bench | k2 | **CONFIRMED** | "));
 	free(json);
 	tmpdir_free(dir);
 }
@@ -678,6 +688,28 @@ test_compare(void **state)
 	assert_non_null(json = slurp("old/compare.json", &len));
 	assert_non_null(strstr(json, "\"warnings\": [],"));
 	free(json);
+
+	/* Hosts and benchmarks of one run only: listed, not fatal. */
+	{
+		static const struct simhost	 more[] = {
+			{ "x1", "x86_64", "Zen 4", "6.1.0", "performance",
+			  "0.1.0" },
+			{ "x9", "x86_64", "Zen 4", "6.1.0", "performance",
+			  "0.1.0" },
+		};
+
+		assert_int_equal(mkdir("more", 0700), 0);
+		simulate("more", suite_head, more, 2,
+		    2, same_ratio, 0.003, 13, "bb");
+		assert_int_equal(compare_render("old", "more", "more", NULL, 0,
+		    &tripped, &cause), 0);
+		assert_non_null(json = slurp("more/compare.json", &len));
+		assert_non_null(strstr(json, "\"not_compared\": [\n    \"bench "
+		    "k2: only in the new run\",\n    \"host x9: only in the new "
+		    "run\"\n  ]"));
+		free(json);
+		tmpdir_free(strdup("more"));
+	}
 
 	/* A record that cannot load: the error names it, nothing written. */
 	assert_int_equal(compare_render("old", "nowhere", "old", NULL, 0,
