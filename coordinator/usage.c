@@ -66,7 +66,7 @@ static const struct usage_cmd usage_cmds[] = {
 	{ "compare", "[options] OLD NEW",
 	  "compare two runs, or a baseline and a run",
 	  "Compares each host, benchmark, primary metric and variant that "
-	  "the runs OLD and NEW (run directories, or OLD a baseline's name) "
+	  "the runs OLD and NEW (run directories, or baselines' names) "
 	  "both measured, as two independent samples: the ratio new / old "
 	  "with its interval (Hodges-Lehmann, Mann-Whitney; 5% family-wise "
 	  "over the comparison), per architecture; warns where the runs "
