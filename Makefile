@@ -227,7 +227,7 @@ FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inv
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) libcrypto) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
+$(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/suite-claims.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
 $(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/sshconfig.c coordinator/ini.c proto/ident.c proto/util.c
@@ -239,6 +239,7 @@ FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analys
 	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
 	coordinator/report-sweep.c coordinator/report-answer.c coordinator/report-machines.c \
 	coordinator/machines.c coordinator/stats-hl.c coordinator/suite.c coordinator/ini.c \
+	coordinator/claims.c coordinator/suite-claims.c \
 	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
 	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coordinator/analysis.h"
+#include "coordinator/claims.h"
 #include "coordinator/rng.h"
 #include "coordinator/stats.h"
 #include "proto/xmalloc.h"
@@ -776,6 +777,8 @@ rep_family(struct analysis *a)
 			m += any > 1;
 		}
 	}
+	/* A claim against another reference tests in the family too. */
+	m += claims_family_extra(a);
 	a->family_size = m;
 	a->family_alpha = m > 0 ? STATS_ALPHA / (double)m : STATS_ALPHA;
 	/*
@@ -913,7 +916,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	}
 	if (rep_groups(a) != 0 || rep_family(a) != 0 || rep_geos(a) != 0 ||
 	    rep_rows(a) != 0 ||
-	    rep_answers(a) != 0)
+	    rep_answers(a) != 0 || claims_build(a, &a->claims) != 0)
 		goto oom;
 	*out = a;
 	a = NULL;
@@ -1492,5 +1495,6 @@ analysis_free(struct analysis *a)
 	free(a->by_hb);
 	free(a->res_start);
 	free(a->cmp_start);
+	claims_free_set(a->claims);
 	free(a);
 }

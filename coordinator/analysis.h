@@ -12,6 +12,8 @@
 #include "coordinator/hygiene.h"
 #include "coordinator/stats.h"
 
+struct claims;
+
 struct rep_result {
 	size_t			 host, bench, metric, variant;
 	struct stats_summary	 sum;		/* over good measured runs */
@@ -134,6 +136,8 @@ struct analysis {
 	 * results and cmps: res_start[h * nbenches + b], cmp_start[...]. */
 	size_t			*res_start;
 	size_t			*cmp_start;
+	struct claims		*claims;	/* the suite's claims decided
+						   (claims.h); NULL: none */
 };
 
 /*

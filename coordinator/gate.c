@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/claims.h"
 #include "coordinator/gate.h"
 #include "proto/xmalloc.h"
 
@@ -15,6 +16,7 @@ static const struct {
 	{ "worse", GATE_WORSE },
 	{ "invalid", GATE_INVALID },
 	{ "inconclusive", GATE_INCONCLUSIVE },
+	{ "refuted", GATE_REFUTED },
 	{ "any", GATE_ANY },
 };
 
@@ -37,7 +39,7 @@ gate_parse(const char *list, int *mask, char **cause)
 		}
 		if (i == sizeof gate_words / sizeof gate_words[0]) {
 			xasprintf(cause, "--fail-on: '%.*s' is not one of "
-			    "worse, invalid, inconclusive, any (a comma list)",
+			    "worse, invalid, inconclusive, refuted, any (a comma list)",
 			    (int)(len > 64 ? 64 : len), p);
 			return (-1);
 		}
@@ -47,8 +49,8 @@ gate_parse(const char *list, int *mask, char **cause)
 		p = e + 1;
 	}
 bad:
-	xasprintf(cause, "--fail-on: empty; give worse, invalid, inconclusive "
-	    "or any (a comma list)");
+	xasprintf(cause, "--fail-on: empty; give worse, invalid, inconclusive, "
+	    "refuted or any (a comma list)");
 	return (-1);
 }
 
@@ -114,6 +116,8 @@ gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 			    "; neither proven different nor within "
 			    "min_effect" : "");
 	}
+	if (r == 0 && (mask & GATE_REFUTED))
+		r = claims_gate(a, n, lines);
 	if (r != 0) {
 		free(*lines);
 		*lines = NULL;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/baseline.h"
+#include "coordinator/compare.h"
 #include "coordinator/check.h"
 #include "coordinator/control.h"
 #include "coordinator/deploy.h"
@@ -666,5 +668,9 @@ main(int argc, char **argv)
 		return (history_cmd_index(argc - 1, argv + 1));
 	if (strcmp(cmd, "history") == 0)
 		return (history_cmd_history(argc - 1, argv + 1));
+	if (strcmp(cmd, "compare") == 0)
+		return (cmd_compare(argc - 1, argv + 1));
+	if (strcmp(cmd, "baseline") == 0)
+		return (cmd_baseline(argc - 1, argv + 1));
 	return (cmd_report(argc - 1, argv + 1));
 }

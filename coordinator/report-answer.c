@@ -11,6 +11,7 @@
 
 #include "coordinator/analysis.h"
 #include "coordinator/report-text.h"
+#include "coordinator/claims.h"
 #include "coordinator/report.h"
 
 /* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
@@ -119,6 +120,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 		ans_ratio(ratio, sizeof ratio, c->ratio, c->lo, c->hi);
 		wr = ans_cols(ratio) > wr ? ans_cols(ratio) : wr;
 	}
+	claims_text(f, a);
 	ans_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
 	ans_tty(f, ds->variants[ds->ref]);
@@ -224,6 +226,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "> **%zu host%s failed:** partial results.\n\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
+	claims_answer_md(f, a);
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		fputs("**", f);

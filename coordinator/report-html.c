@@ -13,6 +13,7 @@
 #include "coordinator/report-sweep.h"
 #include "coordinator/report-text.h"
 #include "coordinator/machines.h"
+#include "coordinator/claims.h"
 #include "coordinator/report.h"
 #include "proto/xmalloc.h"
 
@@ -1545,6 +1546,7 @@ report_html(const struct analysis *a, FILE *f)
 	html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
+	claims_report(f, &html_fmt, a);
 	report_text_answers(f, &html_fmt, a);
 
 	for (i = 0; i < a->nhosts; i++)

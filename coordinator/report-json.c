@@ -5,6 +5,7 @@
 #include "coordinator/analysis.h"
 #include "coordinator/json.h"
 #include "coordinator/report-sweep.h"
+#include "coordinator/claims.h"
 #include "coordinator/report.h"
 #include "coordinator/machines.h"
 
@@ -340,6 +341,7 @@ report_json(const struct analysis *a, FILE *f)
 
 	json_run(f, ds);
 	json_family(f, a);
+	claims_json(f, a);
 	fputs(",\n  \"hosts\": [", f);
 	for (i = 0; i < a->nhosts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);

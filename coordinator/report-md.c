@@ -7,6 +7,7 @@
 #include "coordinator/report-sweep.h"
 #include "coordinator/report-text.h"
 #include "coordinator/machines.h"
+#include "coordinator/claims.h"
 #include "coordinator/report.h"
 
 /* Escapes text for a table cell or a line: pipes, newlines and tags. */
@@ -549,6 +550,7 @@ report_md(const struct analysis *a, FILE *f)
 	    ds->nvariants, ds->rounds, ds->warmup, ds->warmup == 1 ? "" : "s",
 	    ds->variants[ds->ref], ds->min_effect);
 	report_text_banners(f, &md_fmt, a);
+	claims_report(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
 	report_sweep_md(f, a);

@@ -18,6 +18,7 @@
 #include "coordinator/defaults.h"
 #include "coordinator/ini.h"
 #include "coordinator/suite.h"
+#include "coordinator/claims.h"
 
 #define SUITE_FILE_MAX		(1024 * 1024)	/* largest suite file, bytes */
 #define SUITE_VARIANTS_MAX	64
@@ -37,6 +38,7 @@ enum suite_sect {
 	SECT_SUITE,
 	SECT_VARIANT,
 	SECT_BENCH,
+	SECT_CLAIM,
 };
 
 static const char *const suite_suite_keys[] = {
@@ -1452,6 +1454,9 @@ suite_handler(void *user, const char *section, const char *key,
 	case SECT_BENCH:
 		keys = suite_bench_keys;
 		break;
+	case SECT_CLAIM:
+		keys = claims_keys;
+		break;
 	default:
 		keys = NULL;	/* outside any section */
 		break;
@@ -1462,6 +1467,8 @@ suite_handler(void *user, const char *section, const char *key,
 		suite_key_suite(p, k, v);
 	else if (p->sect == SECT_VARIANT)
 		suite_key_variant(p, k, v);
+	else if (p->sect == SECT_CLAIM)
+		claims_key(&p->src, &p->s->claims[p->idx], k, v);
 	else
 		suite_key_bench(p, k, v);
 	return (!p->src.failed);
@@ -1476,6 +1483,8 @@ suite_section_end(void *arg)
 
 	if (p->src.failed)
 		goto out;
+	if (p->sect == SECT_CLAIM)
+		claims_end(&p->src, &p->s->claims[p->idx]);
 	if (p->sect == SECT_VARIANT && suite_cur_variant(p)->bin == NULL)
 		ini_error(&p->src, p->sect_line, "%s missing bin", p->label);
 	if (p->sect == SECT_BENCH) {
@@ -1598,9 +1607,18 @@ suite_section(void *arg, const char *a, size_t n)
 		suite_section_add(p, SECT_VARIANT, a + 8, n - 8);
 	else if (n >= 6 && memcmp(a, "bench.", 6) == 0)
 		suite_section_add(p, SECT_BENCH, a + 6, n - 6);
-	else
+	else if (n >= 6 && memcmp(a, "claim.", 6) == 0) {
+		if (claims_add(&p->src, p->s, a + 6, n - 6) != NULL) {
+			p->sect = SECT_CLAIM;
+			p->idx = p->s->nclaims - 1;
+			p->sect_line = p->src.line;
+			snprintf(p->label, sizeof p->label, "[claim.%s]",
+			    p->s->claims[p->idx].name);
+		}
+	} else
 		ini_error(&p->src, p->src.line, "unknown section [%.*s] (want "
-		    "[suite], [variant.NAME] or [bench.NAME])", (int)n, a);
+		    "[suite], [variant.NAME], [bench.NAME] or [claim.NAME])",
+		    (int)n, a);
 }
 
 /* Sets the suite's default name: the file's basename without ".ini". */
@@ -1676,6 +1694,8 @@ suite_finish(struct suite_parse *p)
 	else if (s->nbenches == 0)
 		ini_error(&p->src, suite_last_line(p), "no [bench.NAME] "
 		    "section: a suite runs at least one benchmark");
+	else
+		claims_finish(&p->src, s);
 }
 
 /*
@@ -1817,6 +1837,7 @@ suite_free(struct suite *s)
 		free(s->benches[i].point);
 	}
 	free(s->benches);
+	claims_free(s);
 	free(s->path);
 	free(s->text);
 	free(s);

@@ -7,6 +7,8 @@
 
 #include "proto/proto.h"
 
+struct suite_claim;
+
 struct suite_metric {
 	char		 name[PROTO_NAME_MAX];
 	int		 higher;	/* 1: higher is better; 0: lower is */
@@ -87,6 +89,9 @@ struct suite {
 	int		 subtract_floor;	/* 0 or 1; default 1 */
 	char		 counters[128];	/* hardware counters, comma separated */
 	uint32_t	 linger_s;	/* a detached agent waits this long; 3600 */
+
+	size_t		 nclaims;	/* [claim.NAME] sections (claims.h) */
+	struct suite_claim *claims;
 };
 
 /*

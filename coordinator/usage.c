@@ -79,6 +79,21 @@ static const struct usage_cmd usage_cmds[] = {
 	  "shift, its interval and the labels on both sides. Writes "
 	  "history.html beside the store (or --out=FILE): one trend plot per "
 	  "host and benchmark." },
+	{ "compare", "[options] OLD NEW",
+	  "compare two runs, or a baseline and a run",
+	  "Compares each host, benchmark, primary metric and variant that "
+	  "the runs OLD and NEW (run directories, or baselines' names) "
+	  "both measured, as two independent samples: the ratio new / old "
+	  "with its interval (Hodges-Lehmann, Mann-Whitney; 5% family-wise "
+	  "over the comparison), per architecture; warns where the runs "
+	  "differ in CPU, kernel, governor, boost, SMT, agent, files' "
+	  "SHA-256, load or orch version. Writes compare.md, compare.html "
+	  "and compare.json (into NEW unless --out) and prints the answer." },
+	{ "baseline", "set NAME DIR\nlist\nrm NAME",
+	  "name a run directory, for orch compare NAME DIR",
+	  "set points the baseline NAME at the run in DIR (a symbolic link "
+	  "reports/baselines/NAME), list prints every baseline and its run "
+	  "directory, rm removes one." },
 	{ "help", "[COMMAND]",
 	  "show this help, or a command's",
 	  "Prints the list of commands, or COMMAND's options; "
@@ -141,15 +156,21 @@ static const struct usage_opt usage_opts[] = {
 	  "reports/RUN-ID, and reports/latest points at it)" },
 	{ "run", "--max-load=F", "wait while the 1-minute load per core is "
 	  "above F; 0 measures anyway (default: the suite's)" },
+	{ "compare", "--out=DIR", "write compare.md, compare.html and "
+	  "compare.json into DIR (default: NEW's directory)" },
+	{ "compare", "--fail-on=LIST", "exit 1 when a comparison's verdict "
+	  "trips the gate, one line each: worse, invalid, inconclusive, or "
+	  "any (comma separated)" },
 	{ "run report", "--fail-on=LIST", "exit 1 when a primary comparison "
 	  "trips the gate, one line each saying why; LIST is comma separated: "
-	  "worse, invalid, inconclusive, or any" },
+	  "worse, invalid, inconclusive, refuted (a claim of the suite), "
+	  "or any" },
 	{ "run", "--resume=DIR", "reconnect to the unfinished run in DIR "
 	  "and finish it (its suite, hosts, rounds and seed come from DIR)" },
 	{ "run report", "--machine-reference=HOST", "the host the Machines "
 	  "section compares every other host with (default: the run's "
 	  "first host)" },
-	{ "run report", "-q, --quiet", "do not print the answer (the files "
+	{ "run report compare", "-q, --quiet", "do not print the answer (the files "
 	  "are written all the same)" },
 	{ "deploy", "--force", "push the agent even when the host has this "
 	  "version" },

@@ -6,7 +6,8 @@
 # three, and checks the record: both architectures in summary.json, the
 # aarch64 agent's hello, a report section per architecture, the verdicts,
 # and the cross-architecture matrix when report.md has one. Also: a suite
-# without an aarch64 binary fails before anything runs.
+# without an aarch64 binary fails before anything runs. Then the claims of
+# tests/suites/claims.ini, CONFIRMED and REFUTED per architecture.
 #
 #   bash tests/e2e/arch-check.sh          (make check-arch)
 #
@@ -242,6 +243,25 @@ cp "$R" "$T/report-before.md"
 rc=0; orch_t 120 "$T/rerender" report "$T/r1" || rc=$?
 expect_eq "orch report exit" "$rc" 0
 cmp -s "$R" "$T/report-before.md" || fail "orch report DIR does not render report.md again byte for byte"
+
+phase "claims per architecture: tests/suites/claims.ini on h1 h2 a1"
+# B does three times A's work on either architecture: "worse by >= 20%"
+# is CONFIRMED and "better" REFUTED in each group and on each host. Twelve
+# rounds (the suite's): a family of 5 tests (3 comparisons, 2 geometric means) needs
+# p <= 0.01, which 6 rounds cannot reach.
+rc=0; orch_t 600 "$T/claims" run --inventory="$INV" --hosts=lab --rounds=12 --seed=7 \
+    --max-load=0 --fail-on=refuted --out="$T/rc" tests/suites/claims.ini || rc=$?
+cat "$T/claims"
+expect_eq "claims run --fail-on=refuted exit" "$rc" 1
+C="$T/rc/summary.json"
+expect_eq "claims per group" \
+    "$(jq -r '[.claims[] | .name as $n | .groups[] | $n + " " + (.group | split(" ")[0]) + " " + .verdict] | sort | join("; ")' "$C")" \
+    "faster aarch64 REFUTED; faster x86_64 REFUTED; slower aarch64 CONFIRMED; slower x86_64 CONFIRMED"
+expect_eq "claims per host" \
+    "$(jq -r '[.claims[] | .name as $n | .groups[].hosts[] | $n + " " + .host + " " + .verdict] | sort | join("; ")' "$C")" \
+    "faster a1 REFUTED; faster h1 REFUTED; faster h2 REFUTED; slower a1 CONFIRMED; slower h1 CONFIRMED; slower h2 CONFIRMED"
+expect_eq "refuting groups on the gate" "$(grep -c '^orch: --fail-on: claim faster' "$T/claims")" 2
+expect_grep '^    aarch64 · .*: CONFIRMED  a1: hash  ' "$T/claims"
 
 phase "no agent left on a1"
 ns=${_ARM64_NS[1]}

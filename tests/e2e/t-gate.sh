@@ -40,7 +40,7 @@ expect_grep 'cannot prove an effect at 6 rounds' "$T/out/report.md"
 note "a word it does not know: exit 2, nothing run"
 rc=0; run_orch "$T/bad" run --out="$T/bad-out" --fail-on=worse,better tests/suites/gate.ini || rc=$?
 expect_eq "bad list exit" "$rc" 2
-expect_grep "^orch: --fail-on: 'better' is not one of worse, invalid, inconclusive, any" "$T/bad"
+expect_grep "^orch: --fail-on: 'better' is not one of worse, invalid, inconclusive, refuted, any" "$T/bad"
 [ ! -e "$T/bad-out" ] || fail "a refused --fail-on wrote $T/bad-out"
 rc=0; "$ORCH" report --fail-on= "$T/out" >"$T/bad2" 2>&1 || rc=$?
 expect_eq "empty list exit" "$rc" 2

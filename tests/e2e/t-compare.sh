@@ -1,0 +1,87 @@
+# orch compare OLD NEW and orch baseline (docs/evidence.md): two real runs
+# of tests/suites/triple.ini, the second with A doing B's three-fold work
+# and A's program a different file: A new / old is worse (an effect no
+# noise can flip) and the changed SHA-256 is warned of; the files go into
+# NEW's directory or --out; baselines name a run for compare; bad input
+# exits 2 naming the problem, writing nothing.
+. tests/e2e/lib.sh
+
+note "two runs: the second with A three times slower and A's program changed"
+run_orch "$T/log1" run -q --rounds=12 --out="$T/old" --seed=5 tests/suites/triple.ini
+bindir="$PWD/suites/example/bin/$(uname -s | tr A-Z a-z)-$(uname -m)"
+cp "$bindir/hashloop" "$T/hashloop"
+printf 'x' >>"$T/hashloop"	# the same program, another SHA-256
+sed -e "s#suites/example/data.bin#$PWD/suites/example/data.bin#" \
+    -e "s#suites/example/bin/{os}-{arch}#$bindir#" \
+    -e "/^\[variant.A\]/,/^\[variant.B\]/s#^bin .*#bin  = $T/hashloop\nenv  = HASHLOOP_EXTRA=200#" \
+    tests/suites/triple.ini >"$T/triple2.ini"
+run_orch "$T/log2" run -q --rounds=12 --out="$T/new" --seed=5 "$T/triple2.ini"
+
+note "compare OLD NEW: A worse, a loud warning, files in NEW's directory"
+rc=0; "$ORCH" compare --fail-on=worse "$T/old" "$T/new" >"$T/cmp" 2>"$T/cmp.err" || rc=$?
+cat "$T/cmp" "$T/cmp.err"
+expect_eq "compare --fail-on=worse exit" "$rc" 1
+expect_grep "^compare: new run [0-9a-f-]+ against old run [0-9a-f-]+: ratio new / old on each primary metric, with its interval at 97.50% \(2 comparisons, 5% family-wise\)$" "$T/cmp"
+expect_grep "^WARNING: host local: A bin's SHA-256 differs: [0-9a-f]{12} then, [0-9a-f]{12} now$" "$T/cmp"
+expect_grep '^    local  hash  elapsed_ns  A  [0-9.]+ \[[0-9.]+, [0-9.]+\]  worse$' "$T/cmp"
+expect_grep '^orch: --fail-on: local hash elapsed_ns A: new vs old worse: ratio ' "$T/cmp.err"
+for f in compare.md compare.html compare.json; do
+	[ -s "$T/new/$f" ] || fail "$f not in NEW's directory"
+done
+J="$T/new/compare.json"
+expect_eq "comparisons" "$(jq -r '[.comparisons[] | .variant] | join(",")' "$J")" "A,B"
+jq -e '.comparisons[0] | .ratio > 1.5 and .lo > 1 and .old_runs == 12 and .new_runs == 12' "$J" >/dev/null \
+	|| fail "A: $(jq -c '.comparisons[0]' "$J")"
+jq -e '.family_size == 2 and .level == 0.975 and (.warnings | length) >= 1' "$J" >/dev/null \
+	|| fail "family or warnings: $(jq -c '{family_size, level, warnings}' "$J")"
+expect_grep '^- \*\*warning:\*\* host local: A bin.s SHA-256 differs' "$T/new/compare.md"
+expect_grep '^## Matrix$' "$T/new/compare.md"
+expect_grep 'class="warn"' "$T/new/compare.html"
+
+note "--out=DIR, --quiet; a run against itself trips nothing"
+mkdir "$T/cmpout"
+rc=0; "$ORCH" compare -q --out="$T/cmpout" --fail-on=worse,invalid "$T/old" "$T/old" >"$T/self" 2>&1 || rc=$?
+expect_eq "self compare exit" "$rc" 0
+[ -s "$T/cmpout/compare.json" ] || fail "--out: nothing in $T/cmpout"
+expect_eq "self: quiet" "$(grep -c 'elapsed_ns' "$T/self" || true)" 0
+jq -e '.warnings == [] and ([.comparisons[] | .ratio] == [1, 1])' "$T/cmpout/compare.json" >/dev/null \
+	|| fail "self: $(jq -c '{warnings, r: [.comparisons[].ratio]}' "$T/cmpout/compare.json")"
+
+note "baselines: set, list, compare NAME DIR, rm"
+cd "$T"
+"$ORCH" baseline set rel-1.0 "$T/old" >"$T/set"
+expect_grep "^baseline rel-1.0 -> $T/old$" "$T/set"
+[ -L "$T/reports/baselines/rel-1.0" ] || fail "no link reports/baselines/rel-1.0"
+expect_eq "list" "$("$ORCH" baseline list)" "rel-1.0	$T/old"
+rc=0; "$ORCH" compare -q --out="$T/cmpout" rel-1.0 "$T/new" >"$T/bl" 2>&1 || rc=$?
+expect_eq "compare NAME DIR exit" "$rc" 0
+expect_eq "baseline's run" "$(jq -r .old.dir "$T/cmpout/compare.json")" "$T/old"
+"$ORCH" baseline set rel-1.0 "$T/new" >/dev/null	# replaces it
+expect_eq "list after replace" "$("$ORCH" baseline list)" "rel-1.0	$T/new"
+"$ORCH" baseline rm rel-1.0
+expect_eq "list after rm" "$("$ORCH" baseline list)" ""
+
+note "bad input: exit 2, naming the problem, nothing written"
+bad() {	# bad NAME WANT orch-args...
+	local name=$1 want=$2; shift 2
+	rc=0; "$ORCH" "$@" >"$T/$name.log" 2>&1 || rc=$?
+	expect_eq "$name exit" "$rc" 2
+	expect_grep "$want" "$T/$name.log"
+}
+bad name "bad name '../x'" baseline set ../x "$T/old"
+bad nodir "$T/nowhere: " baseline set rel "$T/nowhere"
+bad norm "no baseline 'rel'" baseline rm rel
+bad verb "want 'set NAME DIR', 'list' or 'rm NAME'" baseline show
+bad nobase "rel: neither a run directory \(no samples.msgpack in it\) nor a baseline" compare rel "$T/new"
+bad args "compare takes OLD and NEW, got 1 argument" compare "$T/new"
+bad gate "refuted is for a run's claims" compare --fail-on=refuted "$T/old" "$T/new"
+bad word "'better' is not one of" compare --fail-on=better "$T/old" "$T/new"
+mkdir "$T/junk"; printf 'not a record' >"$T/junk/samples.msgpack"
+bad junk "old run $T/junk: " compare "$T/junk" "$T/new"
+[ ! -e "$T/junk/compare.md" ] && [ ! -e "$T/new/compare.json.tmp" ] || fail "a refused compare wrote files"
+cd - >/dev/null
+run_orch "$T/log3" run -q --max-load=0 --rounds=2 --out="$T/other" -n X -n Y -- true true
+bad nothing "nothing to compare" compare --out="$T/junk" "$T/old" "$T/other"
+[ ! -e "$T/junk/compare.md" ] || fail "nothing in common, yet compare.md was written"
+no_leftovers
+echo PASS
