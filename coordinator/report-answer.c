@@ -15,6 +15,23 @@
 #include "coordinator/report.h"
 
 /* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
+/*
+ * Writes the primary intervals' level, "95%" for a family of one, else
+ * e.g. "99.75% (5% family-wise over 20 tests)": the level the answer's
+ * intervals are at (docs/statistics.md).
+ */
+static void
+ans_level(const struct analysis *a, char *buf, size_t len)
+{
+	double	lvl = 100 * (1 - a->family_alpha);
+
+	if (a->family_size <= 1 || !(a->family_alpha > 0))
+		snprintf(buf, len, "95%%");
+	else
+		snprintf(buf, len, "%.4g%% (5%% family-wise over %zu tests)",
+		    lvl, a->family_size);
+}
+
 static void
 ans_ratio(char *buf, size_t len, double est, double lo, double hi)
 {
@@ -102,7 +119,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 	const struct rep_geo	*geo;
 	const struct rep_cmp	*c;
 	const struct rep_group	*g;
-	char			 ratio[128], verdict[512], count[128];
+	char			 ratio[128], verdict[512], count[128], lvl[64];
 	size_t			 i, gi, h, b, wh = 0, wb = 0, wm = 0, wr = 0;
 
 	/* Column widths over every line to come. */
@@ -124,8 +141,9 @@ report_answer_text(const struct analysis *a, FILE *f)
 	ans_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
 	ans_tty(f, ds->variants[ds->ref]);
-	fprintf(f, " on its primary metric, with its 95%% interval (%u "
-	    "round%s)\n", ds->rounds, ds->rounds == 1 ? "" : "s");
+	ans_level(a, lvl, sizeof lvl);
+	fprintf(f, " on its primary metric, with its interval at %s (%u "
+	    "round%s)\n", lvl, ds->rounds, ds->rounds == 1 ? "" : "s");
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		ans_tty(f, ds->variants[ans->variant]);
@@ -214,7 +232,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 	const struct rep_geo	*geo;
 	const struct rep_cmp	*c;
 	const struct rep_group	*g;
-	char			 ratio[128], verdict[512], count[160];
+	char			 ratio[128], verdict[512], count[160], lvl[64];
 	size_t			 i, gi, h, b;
 
 	fputs("### orch: ", f);
@@ -236,7 +254,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 		fputs(": ", f);
 		report_md_text(f, ans->headline);
 		fputs("**\n\n| architecture | host | benchmark | metric | "
-		    "ratio [95% CI] | verdict |\n|---|---|---|---|---|---|\n",
+		    "ratio [CI] | verdict |\n|---|---|---|---|---|---|\n",
 		    f);
 		for (gi = 0; gi < a->ngroups; gi++) {
 			g = &a->groups[gi];
@@ -282,10 +300,12 @@ report_answer_md(const struct analysis *a, FILE *f)
 		}
 		fputs("\n", f);
 	}
+	ans_level(a, lvl, sizeof lvl);
 	fprintf(f, "Ratio = variant / reference on each benchmark's primary "
-	    "metric: the median of per-round paired ratios, with its 95%% "
-	    "bootstrap interval%s; %u round%s, seed %llu, min_effect %g. "
-	    "Run ", a->inverted ? " (in the geomean, higher-is-better "
+	    "metric: the Hodges-Lehmann estimate from the per-round paired "
+	    "ratios, with its interval at %s; geometric means with a "
+	    "bootstrap interval at the same level%s; %u round%s, seed %llu, "
+	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, higher-is-better "
 	    "metrics are inverted, so below 1 is better)" : "", ds->rounds,
 	    ds->rounds == 1 ? "" : "s", (unsigned long long)ds->seed,
 	    ds->min_effect);
