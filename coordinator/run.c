@@ -1061,8 +1061,28 @@ run_prepare_new(struct run *run, char **cause)
 		return (-1);
 	if (opts->has_warmup)
 		run->suite->warmup = opts->warmup;
-	if (opts->rounds > 0)
+	if (opts->rounds > 0) {
 		run->suite->rounds = opts->rounds;
+		run->suite->auto_rounds = 0;
+	}
+	if (opts->auto_rounds) {
+		run->suite->auto_rounds = 1;
+		if (run->suite->min_rounds > run->suite->max_rounds) {
+			xasprintf(cause, "--rounds=auto: %s: min_rounds %u is "
+			    "above max_rounds %u", opts->suite,
+			    run->suite->min_rounds, run->suite->max_rounds);
+			return (-1);
+		}
+		run->suite->rounds = run->suite->max_rounds;
+	}
+	if (opts->budget_s > 0) {
+		if (!run->suite->auto_rounds) {
+			xasprintf(cause, "--budget=%us needs rounds = auto "
+			    "(--rounds=auto, or in the suite)", opts->budget_s);
+			return (-1);
+		}
+		run->suite->budget_s = opts->budget_s;
+	}
 	if (opts->has_seed)
 		run->suite->seed = opts->seed;
 	else if (!run->suite->has_seed) {
@@ -1137,6 +1157,10 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
+	run->suite->auto_rounds = ds->auto_rounds;
+	run->suite->max_rounds = ds->rounds;
+	run->suite->min_rounds = ds->min_rounds;
+	run->suite->budget_s = ds->budget_s;
 	if (plan_order(run->suite, run->suite->seed, &run->order,
 	    &run->norder) != 0)
 		fatalx("out of memory planning");
