@@ -759,8 +759,14 @@ rep_family(struct analysis *a)
 	mdes = calloc(ds->nbenches * ds->nvariants + 1, sizeof *mdes);
 	if (logs == NULL || mdes == NULL)
 		goto out;
+	/*
+	 * rounds = auto counts every planned test, valid or not yet: the
+	 * family, and so each look's level, must not grow as hosts' early
+	 * rounds become valid comparisons.
+	 */
 	for (i = 0; i < a->ncmps; i++) {
-		if (a->cmps[i].family && a->cmps[i].verdict != VERDICT_INVALID)
+		if (a->cmps[i].family && (ds->auto_rounds ||
+		    a->cmps[i].verdict != VERDICT_INVALID))
 			m++;
 	}
 	for (g = 0; g < a->ngroups; g++) {
@@ -771,8 +777,8 @@ rep_family(struct analysis *a)
 					c = (struct rep_cmp *)(uintptr_t)
 					    analysis_cmp(a, a->hosts[j].host,
 					    b, 0, v);
-					if (c != NULL &&
-					    c->verdict != VERDICT_INVALID)
+					if (c != NULL && (ds->auto_rounds ||
+					    c->verdict != VERDICT_INVALID))
 						any++;
 				}
 			}

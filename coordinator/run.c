@@ -19,6 +19,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/analysis.h"
 #include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
 #include "coordinator/host.h"
@@ -28,6 +29,7 @@
 #include "coordinator/report-export.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
+#include "coordinator/seq.h"
 #include "coordinator/suite.h"
 #include "proto/util.h"
 #include "proto/hash.h"
@@ -72,6 +74,11 @@ struct run_host {
 	size_t			 measured_total; /* measured runs in the plan */
 	int64_t			 wait_line_ms;	/* last load-wait line shown */
 	uint8_t			*told;		/* per command: a failure shown */
+	/* rounds = auto (coordinator/seq.h) */
+	uint32_t		*round_end;	/* [R]: steps of rounds <= R */
+	uint32_t		 granted;	/* rounds the agent may run */
+	size_t			 ndecided, nprimary;	/* at the last look */
+	int			 stop;		/* enum seq_stop at the last look */
 };
 
 struct run {
@@ -520,6 +527,105 @@ run_plan_from_record(struct run *run, struct run_host *rh,
 }
 
 /*
+ * rounds = auto: the plan holds every round up to max_rounds, and the
+ * agent may run the first block (a resumed run: up to the block its
+ * record reached); each look grants the next (run_look).
+ */
+static void
+run_plan_open(struct run *run, struct run_host *rh)
+{
+	const struct suite	*s = run->suite;
+	struct proto_plan	*p = &rh->plan;
+	const struct ds_sample	*smp;
+	uint32_t		 r, maxr = 0;
+	size_t			 i;
+	long			 hi;
+
+	rh->round_end = xcalloc((size_t)s->rounds + 1, sizeof *rh->round_end);
+	for (i = 0; i < p->nsteps; i++) {
+		r = p->steps[i].round;
+		if (r <= s->rounds)
+			rh->round_end[r] = (uint32_t)i + 1;
+	}
+	for (r = 1; r <= s->rounds; r++) {
+		if (rh->round_end[r] < rh->round_end[r - 1])
+			rh->round_end[r] = rh->round_end[r - 1];
+	}
+	if (run->ds != NULL &&
+	    (hi = dataset_host(run->ds, rh->h->name)) >= 0) {
+		for (i = 0; i < run->ds->nsamples; i++) {
+			smp = &run->ds->samples[i];
+			if (smp->host == (size_t)hi && smp->round > maxr &&
+			    smp->round <= s->rounds)
+				maxr = smp->round;
+		}
+	}
+	rh->granted = s->min_rounds;
+	if (maxr > rh->granted)
+		rh->granted = maxr % s->min_rounds == 0 ? maxr :
+		    seq_next(maxr, s->min_rounds, s->rounds);
+	if (rh->granted > s->rounds)
+		rh->granted = s->rounds;
+	p->granted = rh->round_end[rh->granted];
+	if (p->granted == 0)
+		p->granted = (uint32_t)p->nsteps;
+}
+
+/*
+ * rounds = auto, the agent at the end of its grant: looks at the host's
+ * primary comparisons in the record so far (the analysis tests each at its
+ * look's share of alpha, coordinator/seq.h) and grants the next block, or
+ * ends the plan when they are all decided, at max_rounds, or when another
+ * block would pass the budget.
+ */
+static void
+run_look(struct run *run, struct run_host *rh)
+{
+	struct dataset		*ds = NULL;
+	struct analysis		*a = NULL;
+	const struct rep_host	*ah = NULL;
+	char			*cause = NULL;
+	uint32_t		 next;
+	size_t			 i;
+	int			 final = 0;
+
+	if (record_load(run->dir, &ds, &cause) != 0 ||
+	    analysis_build(ds, &a, &cause) != 0) {
+		log_warnx("%s: look: %s", rh->h->name, cause);
+		free(cause);
+		goto out;
+	}
+	for (i = 0; i < a->nhosts; i++) {
+		if (strcmp(ds->hosts[a->hosts[i].host].name, rh->h->name) == 0)
+			ah = &a->hosts[i];
+	}
+	if (ah == NULL)
+		goto out;
+	pthread_mutex_lock(&run->mtx);
+	rh->ndecided = ah->ndecided;
+	rh->nprimary = ah->nprimary;
+	rh->stop = ah->stop;
+	pthread_mutex_unlock(&run->mtx);
+	next = rh->granted;
+	if (ah->stop != SEQ_GOING)
+		final = 1;
+	else {
+		next = seq_next(ah->rounds_used > rh->granted ?
+		    ah->rounds_used : rh->granted, run->suite->min_rounds,
+		    run->suite->rounds);
+		rh->granted = next;
+	}
+	log_info("%s: look at %u rounds: %zu of %zu decided%s%s", rh->h->name,
+	    ah->rounds_used, ah->ndecided, ah->nprimary,
+	    final ? ": stop, " : "", final ? seq_stop_name(ah->stop) : "");
+	if (host_grant(rh->h, rh->round_end[next], final) != 0)
+		log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+out:
+	analysis_free(a);
+	dataset_free(ds);
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order.
  * Long because the plan's parts (files, commands, the floor, the steps)
  * index each other and are filled in one order.
@@ -624,6 +730,8 @@ run_build_plan(struct run *run, struct run_host *rh)
 	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
 	    s->pin);
 	run_plan_from_record(run, rh, p);
+	if (s->auto_rounds)
+		run_plan_open(run, rh);
 	rh->total = p->nsteps;
 	for (i = 0; i < p->nsteps; i++)
 		rh->measured_total += !p->steps[i].warmup &&
@@ -815,6 +923,11 @@ run_state_cb(struct host *h, const struct proto_state *st, void *arg)
 	struct run_host	*rh = arg;
 	struct run	*run = rh->run;
 
+	if (strcmp(st->state, "waiting-grant") == 0) {
+		if (run->suite->auto_rounds && rh->round_end != NULL)
+			run_look(run, rh);
+		return;
+	}
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);
 	pthread_mutex_lock(&run->mtx);
@@ -1715,6 +1828,7 @@ run_free(struct run *run)
 		free(rh->progs);
 		free(rh->data);
 		free(rh->seen);
+		free(rh->round_end);
 		free(rh->told);
 		run_free_plan(&rh->plan);
 	}
