@@ -12,6 +12,7 @@
 #include "coordinator/analysis.h"
 #include "coordinator/report-text.h"
 #include "coordinator/report.h"
+#include "coordinator/seq.h"
 
 /* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
 static void
@@ -69,6 +70,28 @@ ans_cols(const char *s)
 	return (n);
 }
 
+/*
+ * The headline's tail for rounds = auto: per host its rounds and how it
+ * stopped ("local 15 rounds, decided").
+ */
+static void
+ans_auto_rounds(FILE *f, const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	size_t			 i;
+
+	fputs(" on its primary metric, with its interval (rounds = auto: ", f);
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		fputs(i > 0 ? "; " : "", f);
+		ans_tty(f, a->ds->hosts[rh->host].name);
+		fprintf(f, " %u round%s, %s", rh->rounds_used,
+		    rh->rounds_used == 1 ? "" : "s",
+		    seq_stop_name((enum seq_stop)rh->stop));
+	}
+	fputs(")\n", f);
+}
+
 /* Writes s for the terminal padded with blanks to width columns. */
 static void
 ans_tty_pad(FILE *f, const char *s, size_t width)
@@ -122,8 +145,11 @@ report_answer_text(const struct analysis *a, FILE *f)
 	ans_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
 	ans_tty(f, ds->variants[ds->ref]);
-	fprintf(f, " on its primary metric, with its 95%% interval (%u "
-	    "round%s)\n", ds->rounds, ds->rounds == 1 ? "" : "s");
+	if (ds->auto_rounds)
+		ans_auto_rounds(f, a);
+	else
+		fprintf(f, " on its primary metric, with its 95%% interval (%u "
+		    "round%s)\n", ds->rounds, ds->rounds == 1 ? "" : "s");
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		ans_tty(f, ds->variants[ans->variant]);
