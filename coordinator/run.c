@@ -79,6 +79,7 @@ struct run_host {
 	uint32_t		 granted;	/* rounds the agent may run */
 	size_t			 ndecided, nprimary;	/* at the last look */
 	int			 stop;		/* enum seq_stop at the last look */
+	int			 ended;		/* its host_run returned */
 };
 
 struct run {
@@ -168,6 +169,7 @@ run_cols(void)
 #define RUN_EV_SAMPLE	0	/* a sample arrived */
 #define RUN_EV_ROUND	1	/* a host started a new round */
 #define RUN_EV_END	2	/* a host finished */
+#define RUN_EV_LOOK	3	/* rounds = auto: a host was looked at */
 
 /*
  * Writes ", ETA 1m05s" from the pace of the measured runs so far (warmups
@@ -215,7 +217,15 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			fprintf(stderr, "orch: %s: failed after %zu of %zu "
 			    "measured runs: %s\n", rh->h->name, rh->measured,
 			    rh->measured_total, rh->h->error);
-		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0)
+		else if (ev == RUN_EV_LOOK)
+			fprintf(stderr, "orch: %s: round %u/%u: %zu of %zu "
+			    "primary comparisons decided%s%s\n", rh->h->name,
+			    rh->round, run->suite->rounds, rh->ndecided,
+			    rh->nprimary, rh->stop != SEQ_GOING ? ": stop, " :
+			    "", rh->stop != SEQ_GOING ?
+			    seq_stop_name((enum seq_stop)rh->stop) : "");
+		else if (ev == RUN_EV_ROUND && !run->suite->auto_rounds &&
+		    (rh->round - 1) % step == 0)
 			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
 			    "measured runs%s)\n", rh->h->name, rh->round,
 			    run->suite->rounds, rh->measured, rh->measured_total,
@@ -235,9 +245,16 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			    "runs\n", x->measured, x->measured_total);
 		else if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
-		else if (x->done >= x->total && x->total > 0)
-			fprintf(stderr, "done: %zu measured runs\n",
-			    x->measured);
+		else if ((x->done >= x->total && x->total > 0) ||
+		    (x->ended && run->suite->auto_rounds))
+			fprintf(stderr, "done: %zu measured runs%s%s\n",
+			    x->measured, run->suite->auto_rounds ? ", " : "",
+			    run->suite->auto_rounds ?
+			    seq_stop_name((enum seq_stop)x->stop) : "");
+		else if (run->suite->auto_rounds && x->state[0] == '\0')
+			fprintf(stderr, "round %u/%u  %zu/%zu comparisons "
+			    "decided\n", x->round > 0 ? x->round : 1,
+			    run->suite->rounds, x->ndecided, x->nprimary);
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
 		else if (x->state[0] != '\0')
@@ -606,6 +623,7 @@ run_look(struct run *run, struct run_host *rh)
 	rh->nprimary = ah->nprimary;
 	rh->stop = ah->stop;
 	pthread_mutex_unlock(&run->mtx);
+	run_progress(run, rh, RUN_EV_LOOK);
 	next = rh->granted;
 	if (ah->stop != SEQ_GOING)
 		final = 1;
@@ -615,7 +633,7 @@ run_look(struct run *run, struct run_host *rh)
 		    run->suite->rounds);
 		rh->granted = next;
 	}
-	log_info("%s: look at %u rounds: %zu of %zu decided%s%s", rh->h->name,
+	log_debug("%s: look at %u rounds: %zu of %zu decided%s%s", rh->h->name,
 	    ah->rounds_used, ah->ndecided, ah->nprimary,
 	    final ? ": stop, " : "", final ? seq_stop_name(ah->stop) : "");
 	if (host_grant(rh->h, rh->round_end[next], final) != 0)
@@ -1116,6 +1134,7 @@ run_host_thread(void *arg)
 	else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
+	rh->ended = 1;
 	if (!rh->detached || run->tty)
 		run_progress(run, rh, RUN_EV_END);
 	free(paths);
