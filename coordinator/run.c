@@ -1467,10 +1467,24 @@ run_resume_flags(struct run_opts *opts, const char *suite,
 		    "run writes where it started (drop --out)", opts->out, dir);
 		goto out;
 	}
-	if (opts->rounds > 0 && opts->rounds != ds->rounds) {
+	if (opts->rounds > 0 && (opts->rounds != ds->rounds ||
+	    ds->auto_rounds)) {
 		snprintf(flag, sizeof flag, "--rounds=%u", opts->rounds);
-		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		snprintf(was, sizeof was, ds->auto_rounds ? "with rounds = "
+		    "auto" : "with %u rounds", ds->rounds);
 		run_contra(cause, flag, "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->auto_rounds && !ds->auto_rounds) {
+		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		run_contra(cause, "--rounds=auto", "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->budget_s > 0 && opts->budget_s != ds->budget_s) {
+		snprintf(flag, sizeof flag, "--budget=%us", opts->budget_s);
+		snprintf(was, sizeof was, ds->budget_s > 0 ? "with a budget "
+		    "of %us" : "without a budget", ds->budget_s);
+		run_contra(cause, flag, "--budget", ds, dir, was);
 		goto out;
 	}
 	if (opts->has_seed && opts->seed != ds->seed) {
