@@ -11,7 +11,9 @@
  * calib --quick    a few runs per scenario: the code paths, not the rates
  *                  (for valgrind);
  * calib --doc FILE also checks that FILE holds this very table between
- *                  its markers (make docs-stats rewrites them).
+ *                  its markers (make docs-stats rewrites them);
+ * calib --payoff N rounds = auto against fixed rounds of the same power,
+ *                  N runs each (bench/run.sh auto), JSON lines.
  *
  * Exit 0 when every target holds, 1 when one does not (each is named).
  */
@@ -34,6 +36,7 @@
 #include "coordinator/suite.h"
 
 #define CAL_MAXB	10
+#define NELEMS(a)	(sizeof(a) / sizeof((a)[0]))
 #define CAL_MARK_BEGIN	"<!-- check-stats table: begin -->"
 #define CAL_MARK_END	"<!-- check-stats table: end -->"
 #define CAL_SEQ_BEGIN	"<!-- check-stats adaptive table: begin -->"
@@ -596,6 +599,97 @@ print_seq_table(FILE *f, const struct seqtally *t)
 	}
 }
 
+/*
+ * The power of fixed rounds n against sc's effect (one host, one
+ * benchmark, a family of one: alpha 0.05), and its false verdicts with no
+ * effect, over nsim runs each.
+ */
+static void
+payoff_fixed(const struct scenario *sc0, uint32_t n, int nsim, double *power,
+    double *falses)
+{
+	struct scenario	 sc = *sc0;
+	struct tally	 t;
+
+	sc.rounds = n;
+	run_scenario(&sc, nsim, 70000000 + n, &t);
+	*power = pct(t.fam_found, t.cmps) / 100;
+	sc.effect = 0;
+	run_scenario(&sc, nsim, 80000000 + n, &t);
+	*falses = pct(t.fam_false, t.cmps) / 100;
+}
+
+/*
+ * calib --payoff: the machine time to a decided answer for a 3% slowdown at
+ * sigma 2% and 5%, rounds = auto (max_rounds 200) against the fewest fixed
+ * rounds that reach the same power, through the real record and analysis;
+ * one JSON object a line (bench/run.sh auto).
+ */
+static void
+payoff(int nsim)
+{
+	static const double sigmas[] = { 0.02, 0.05 };
+	struct seqscen	 q;
+	struct seqtally	 ta, t0;
+	double		 mean, power, fpow = 0, ffalse = 0;
+	uint32_t	 n, lo, hi, nfix;
+	size_t		 i, k;
+
+	for (i = 0; i < NELEMS(sigmas); i++) {
+		memset(&q, 0, sizeof q);
+		q.sc.name = "payoff";
+		q.sc.nhosts = 1;
+		q.sc.nbenches = 1;
+		q.sc.rounds = 200;
+		q.sc.sigma = sigmas[i];
+		q.sc.effect = 0.03;
+		q.min_rounds = 5;
+		memset(&ta, 0, sizeof ta);
+		memset(&t0, 0, sizeof t0);
+		ta.used = calloc((size_t)nsim + 1, sizeof *ta.used);
+		t0.used = calloc((size_t)nsim + 1, sizeof *t0.used);
+		if (ta.used == NULL || t0.used == NULL)
+			die("calloc", "out of memory");
+		for (k = 0; k < (size_t)nsim; k++)
+			seq_run(&q, 90000000 + k, &ta);
+		q.sc.effect = 0;
+		for (k = 0; k < (size_t)nsim; k++)
+			seq_run(&q, 95000000 + k, &t0);
+		qsort(ta.used, ta.nused, sizeof *ta.used, cmp_u32);
+		qsort(t0.used, t0.nused, sizeof *t0.used, cmp_u32);
+		for (mean = 0, k = 0; k < ta.nused; k++)
+			mean += ta.used[k];
+		mean /= (double)(ta.nused > 0 ? ta.nused : 1);
+		power = pct(ta.found, ta.cmps) / 100;
+		/* The fewest fixed rounds (a multiple of 5) as powerful. */
+		q.sc.effect = 0.03;
+		for (lo = 1, hi = 40, nfix = 0; lo <= hi; ) {
+			n = (lo + hi) / 2;
+			payoff_fixed(&q.sc, n * 5, nsim, &fpow, &ffalse);
+			if (fpow >= power) {
+				nfix = n * 5;
+				hi = n - 1;
+			} else
+				lo = n + 1;
+		}
+		if (nfix > 0)
+			payoff_fixed(&q.sc, nfix, nsim, &fpow, &ffalse);
+		printf("{\"sigma\": %g, \"effect\": 0.03, \"runs\": %d, "
+		    "\"auto_power\": %.4f, \"auto_median_rounds\": %u, "
+		    "\"auto_mean_rounds\": %.1f, \"auto_false\": %.4f, "
+		    "\"aa_median_rounds\": %u, \"aa_same\": %zu, "
+		    "\"fixed_rounds\": %u, \"fixed_power\": %.4f, "
+		    "\"fixed_false\": %.4f}\n", sigmas[i], nsim, power,
+		    ta.used[ta.nused / 2], mean,
+		    pct(t0.false_stop, t0.cmps) / 100, t0.used[t0.nused / 2],
+		    t0.stops[SEQ_DECIDED] - t0.false_stop,
+		    nfix, nfix > 0 ? fpow : 0, nfix > 0 ? ffalse : 0);
+		fflush(stdout);
+		free(ta.used);
+		free(t0.used);
+	}
+}
+
 /* Prints one table row of sc and t into f. */
 static void
 print_row(FILE *f, const struct scenario *sc, const struct tally *t)
@@ -695,15 +789,18 @@ main(int argc, char **argv)
 	char		*doc = NULL, *want;
 	size_t		 i, len = 0;
 	FILE		*mem;
-	int		 quick = 0, bad = 0, nsim, ai;
+	int		 quick = 0, bad = 0, nsim, ai, pay = 0;
 
 	for (ai = 1; ai < argc; ai++) {
 		if (strcmp(argv[ai], "--quick") == 0)
 			quick = 1;
 		else if (strcmp(argv[ai], "--doc") == 0 && ai + 1 < argc)
 			doc = argv[++ai];
+		else if (strcmp(argv[ai], "--payoff") == 0 && ai + 1 < argc)
+			pay = atoi(argv[++ai]);
 		else {
-			fprintf(stderr, "usage: calib [--quick] [--doc FILE]\n");
+			fprintf(stderr, "usage: calib [--quick] [--doc FILE] "
+			    "[--payoff RUNS]\n");
 			return (2);
 		}
 	}
@@ -711,6 +808,15 @@ main(int argc, char **argv)
 		memcpy(tmpl, "/dev/shm/orch-c.XXXXXX", sizeof tmpl - 1);
 	if ((tmp_root = mkdtemp(tmpl)) == NULL)
 		die("mkdtemp", strerror(errno));
+	if (pay > 0) {
+		char	p[4200];
+
+		payoff(pay);
+		snprintf(p, sizeof p, "%s/run", tmp_root);
+		rmdir(p);
+		rmdir(tmp_root);
+		return (0);
+	}
 	for (i = 0; i < NSCEN; i++) {
 		nsim = quick ? 3 : scenarios[i].nsim;
 		run_scenario(&scenarios[i], nsim, 1000000 * (i + 1), &t[i]);
