@@ -245,6 +245,24 @@ j scale 'header, .data as $d |
 "Growth: \($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples.\n"'
 note scale
 echo
+# ---------------------------------------------------------------------
+echo "## 7. Adaptive rounds: time to a decided answer"
+echo
+j auto 'header, .data as $d |
+"**In simulation, through the real code** (`tests/stats/calib.c --payoff`: records written by `coordinator/record.c`, loaded by `record_load`, analysed by `analysis_build`, looked at block by block as `orch run` does): one host, one benchmark, B 3% slower, log-normal noise σ per run, `rounds = auto` (blocks of 5, max_rounds 200) against the fewest fixed rounds (a multiple of 5) whose power is at least auto'\''s. Machine time is rounds run. *A/A* is the same host with no effect: the rounds it ran (no budget: it stops at `same` or at max_rounds).\n",
+"| σ | runs | auto: power | auto: median (mean) rounds | fixed rounds, same power | fixed: power | false verdicts, auto / fixed | time saved | A/A: median rounds, stopped at `same` |",
+"|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+($d.sim[] | "| \(.sigma | pct) | \(.runs) | \(.auto_power | pct) | \(.auto_median_rounds) (\(.auto_mean_rounds | f(1))) | \(.fixed_rounds) | \(.fixed_power | pct) | \(.auto_false | pct) / \(.fixed_false | pct) | \(if .auto_mean_rounds > 0 then (.fixed_rounds / .auto_mean_rounds | x) else "n/a" end) | \(.aa_median_rounds), \(.aa_same) of \(.runs) |"),
+"",
+(($d.sim | map(.fixed_rounds) | max) as $fx | ($d.sim | map(.auto_mean_rounds) | add) as $au |
+"**A lab of one quiet host (σ 2%) and one noisy host (σ 5%)**: fixed rounds must be the noisy host'\''s for both (\($fx) rounds each, \($fx * ($d.sim | length)) host-rounds); with `rounds = auto` each host stops on its own (\($au | f(1)) host-rounds on average): **\(if $au > 0 then ($fx * ($d.sim | length) / $au | x) else "n/a" end) less machine time** for the same power.\n"),
+"**On this machine**: `bench/slowdown.c`, ITER = \($d.iter) (about 5 ms), B with `--pct=3`; `rounds = auto` against \($d.fixed_rounds) fixed rounds (the simulation'\''s at σ 2%); machine time is the benchmark runs'\'' own wall time (both variants). The A/A run has no effect and a budget:\n",
+"| run | rounds | stop | machine time | verdict |",
+"|---|---:|---|---:|---|",
+($d.machine[] | "| \(.kind) | \(.rounds) | \(.stop) | \(.seconds | f(2)) s\(if .budget then " (budget \(.budget) s)" else "" end) | \(.verdict) |"),
+""'
+note auto
+echo
 if [ -s "$OUT/stale-agents.log" ]; then
 	echo "## Observed while measuring"
 	echo
