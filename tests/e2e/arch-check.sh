@@ -17,7 +17,8 @@
 # that a failure. Timing: the first run on a machine builds the arm64 root
 # filesystem (~7 min, cached in /var/cache/orch-lab); later runs ~2 min.
 # The whole script is bounded by ARCH_CHECK_TIMEOUT (default 1800 s).
-# ARCH_CHECK_ROUNDS (default 6) sets the rounds; ARCH_CHECK_OUT=DIR keeps a
+# ARCH_CHECK_ROUNDS (default 6) sets the rounds (then one rounds = auto
+# run of tests/suites/triple.ini on h1 and a1); ARCH_CHECK_OUT=DIR keeps a
 # copy of the run's directory (samples, summary.json, report.md) there;
 # LAB_KEEP=1 keeps the lab's and the aarch64 host's directories.
 set -uo pipefail
@@ -242,6 +243,18 @@ cp "$R" "$T/report-before.md"
 rc=0; orch_t 120 "$T/rerender" report "$T/r1" || rc=$?
 expect_eq "orch report exit" "$rc" 0
 cmp -s "$R" "$T/report-before.md" || fail "orch report DIR does not render report.md again byte for byte"
+
+phase "rounds = auto on h1 and a1: each host decides on its own (triple)"
+sed -e 's/^rounds .*/rounds = auto\nmax_rounds = 40/' tests/suites/triple.ini >"$T/triple-auto.ini"
+rc=0; orch_t 900 "$T/auto" run --inventory="$INV" --hosts=h1,a1 --max-load=0 \
+    --budget=10m --out="$T/ra" "$T/triple-auto.ini" || rc=$?
+cat "$T/auto"
+expect_eq "auto run exit" "$rc" 0
+expect_eq "auto: how each host stopped" \
+    "$(jq -r '[.hosts[] | .name + ":" + .stop] | sort | join(" ")' "$T/ra/summary.json")" \
+    "a1:decided h1:decided"
+jq -e '[.hosts[] | select(.rounds_used >= 40)] | length == 0' "$T/ra/summary.json" >/dev/null ||
+    fail "a host of the adaptive run reached max_rounds"
 
 phase "no agent left on a1"
 ns=${_ARM64_NS[1]}
