@@ -606,18 +606,30 @@ run_look(struct run *run, struct run_host *rh)
 	size_t			 i;
 	int			 final = 0;
 
+	/*
+	 * A look that cannot be made ends the host where it is: its agent
+	 * would otherwise wait for a grant that never comes.
+	 */
 	if (record_load(run->dir, &ds, &cause) != 0 ||
 	    analysis_build(ds, &a, &cause) != 0) {
-		log_warnx("%s: look: %s", rh->h->name, cause);
+		log_warnx("%s: look: %s: ending the host at %u rounds",
+		    rh->h->name, cause, rh->granted);
 		free(cause);
+		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
+			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
 		goto out;
 	}
 	for (i = 0; i < a->nhosts; i++) {
 		if (strcmp(ds->hosts[a->hosts[i].host].name, rh->h->name) == 0)
 			ah = &a->hosts[i];
 	}
-	if (ah == NULL)
+	if (ah == NULL) {
+		log_warnx("%s: look: the host is not in the record: ending it",
+		    rh->h->name);
+		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
+			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
 		goto out;
+	}
 	pthread_mutex_lock(&run->mtx);
 	rh->ndecided = ah->ndecided;
 	rh->nprimary = ah->nprimary;
