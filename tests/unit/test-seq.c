@@ -14,7 +14,13 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coordinator/analysis.h"
+#include "coordinator/host.h"
 #include "coordinator/plan.h"
+#include "coordinator/record.h"
 #include "coordinator/seq.h"
 #include "coordinator/suite.h"
 
@@ -226,6 +232,143 @@ test_plan_blocks(void **state)
 	suite_free(s);
 }
 
+/*
+ * Writes an A/A record of one host, one benchmark and `rounds` rounds into
+ * dir, each run 0.4 s back to back, B +-5% of A in turn (never `same` at
+ * min_effect 0, never better or worse), auto with min_rounds 5 when
+ * max_rounds > 0; analyses it into *a (*ds to free).
+ */
+static void
+aa_record(const char *dir, uint32_t rounds, uint32_t max_rounds,
+    uint32_t budget_s, struct dataset **ds, struct analysis **a)
+{
+	struct record		 rec;
+	struct suite		 st;
+	struct suite_variant	 vars[2];
+	struct suite_bench	 b;
+	struct suite_metric	 m;
+	struct proto_sample	 smp;
+	struct host		 h;
+	char			*cause = NULL;
+	uint32_t		 r, v, seq = 0;
+	int64_t			 t = 1700000000LL * 1000000000LL;
+
+	memset(&st, 0, sizeof st);
+	memset(vars, 0, sizeof vars);
+	memset(&b, 0, sizeof b);
+	memset(&m, 0, sizeof m);
+	memset(&h, 0, sizeof h);
+	st.path = (char *)(uintptr_t)"t.ini";
+	st.text = (char *)(uintptr_t)"[suite]\n";
+	snprintf(st.name, sizeof st.name, "t");
+	st.rounds = max_rounds > 0 ? max_rounds : rounds;
+	st.auto_rounds = max_rounds > 0;
+	st.min_rounds = 5;
+	st.max_rounds = max_rounds;
+	st.budget_s = budget_s;
+	st.nvariants = 2;
+	st.variants = vars;
+	snprintf(vars[0].name, sizeof vars[0].name, "A");
+	snprintf(vars[1].name, sizeof vars[1].name, "B");
+	snprintf(m.name, sizeof m.name, "elapsed_ns");
+	snprintf(b.name, sizeof b.name, "k");
+	b.nmetrics = 1;
+	b.metrics = &m;
+	st.nbenches = 1;
+	st.benches = &b;
+	snprintf(h.name, sizeof h.name, "h1");
+	snprintf(h.facts.os, sizeof h.facts.os, "linux");
+	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
+	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "cpu");
+	h.facts.cores = 2;
+	h.status = HOST_OK;
+	assert_int_equal(record_open(&rec, dir, &cause), 0);
+	assert_int_equal(record_run(&rec, "r1", &st, 1, "orch run t.ini",
+	    "2026-01-01T00:00:00Z", &h, 1), 0);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (r = 1; r <= rounds; r++) {
+		for (v = 0; v < 2; v++) {
+			memset(&smp, 0, sizeof smp);
+			smp.seq = seq++;
+			smp.round = r;
+			smp.attempt = 1;
+			smp.start_ns = t;
+			smp.wall_ns = 400000000;
+			t += 400000000;
+			smp.nmetrics = 1;
+			snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
+			    "elapsed_ns");
+			smp.metrics[0].value = 1e6 * (v == 1 ?
+			    (r % 2 ? 1.05 : 0.95) : 1);
+			assert_int_equal(record_sample(&rec, "h1", "k",
+			    vars[v].name, &smp), 0);
+		}
+	}
+	assert_int_equal(record_hostend(&rec, &h), 0);
+	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+	assert_int_equal(record_load(dir, ds, &cause), 0);
+	assert_int_equal(analysis_build(*ds, a, &cause), 0);
+	assert_int_equal((*a)->nhosts, 1);
+}
+
+/*
+ * The analysis's stop, as the coordinator's look uses it: the budget
+ * (10 rounds of 0.4 s runs: 8 s spent, blocks of 4 s), max_rounds, a host
+ * still going, and a run of fixed rounds tested at the family's level.
+ */
+static void
+test_stop(void **state)
+{
+	char			 dir[] = "/tmp/orch-test-seq.XXXXXX", path[64];
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct rep_host	*rh;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/samples.msgpack", dir);
+
+	aa_record(dir, 10, 200, 11, &ds, &a);	/* 8 s + 4 s > 11 s */
+	rh = &a->hosts[0];
+	assert_int_equal(rh->rounds_used, 10);
+	assert_true(rh->spent_ns == 8000000000LL);
+	assert_true(rh->pace_ns == 4000000000LL);
+	assert_int_equal(rh->stop, SEQ_BUDGET);
+	assert_int_equal(rh->nprimary, 1);
+	assert_int_equal(rh->ndecided, 0);
+	assert_true(rh->seq_alpha > 0.05 * 5 / 200 * 0.999 &&
+	    rh->seq_alpha < 0.05 * 5 / 200 * 1.001);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+
+	aa_record(dir, 10, 200, 12, &ds, &a);	/* 8 s + 4 s fits 12 s */
+	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+
+	aa_record(dir, 10, 200, 0, &ds, &a);	/* no budget */
+	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+
+	aa_record(dir, 10, 10, 0, &ds, &a);	/* at max_rounds */
+	assert_int_equal(a->hosts[0].stop, SEQ_MAX);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+
+	aa_record(dir, 10, 0, 0, &ds, &a);	/* fixed rounds */
+	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
+	assert_true(a->hosts[0].seq_alpha == a->family_alpha);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -237,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_suite_keys),
 		cmocka_unit_test(test_suite_bad),
 		cmocka_unit_test(test_plan_blocks),
+		cmocka_unit_test(test_stop),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
