@@ -1203,6 +1203,26 @@ rep_geo_widen(struct rep_geo *geo, double f)
 }
 
 /*
+ * The level a group's geometric means are tested at: the family's; with
+ * rounds = auto the smallest last-look share among the group's hosts,
+ * since each of its comparisons was tested at no more.
+ */
+static double
+rep_geo_alpha(const struct analysis *a, size_t g)
+{
+	double	alpha = a->family_alpha;
+	size_t	i;
+
+	if (!a->ds->auto_rounds)
+		return (alpha);
+	for (i = a->groups[g].from; i < a->groups[g].to; i++) {
+		if (a->hosts[i].seq_alpha > 0 && a->hosts[i].seq_alpha < alpha)
+			alpha = a->hosts[i].seq_alpha;
+	}
+	return (alpha);
+}
+
+/*
  * The geometric mean of each variant's primary ratios per known group,
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
@@ -1286,7 +1306,7 @@ rep_geos(struct analysis *a)
 				geo->nhosts += k > kh;
 			}
 			geo->nused = k;
-			geo->level = 1 - a->family_alpha;
+			geo->level = 1 - rep_geo_alpha(a, g);
 			geo->aa = nhosts > 0 && naa == nhosts;
 			geo->verdict = VERDICT_INVALID;
 			if (k == 1) {

@@ -476,6 +476,11 @@ seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
 			if (false_call(c->verdict, sc->effect))
 				t->false_stop++;
 		}
+		/* The geometric means are primary verdicts too. */
+		for (i = 0; i < a->ngeos; i++) {
+			if (false_call(a->geos[i].verdict, sc->effect))
+				anyfalse = 1;
+		}
 		for (h = 0; h < sc->nhosts; h++) {
 			rh = seq_host(a, h);
 			if (done[h] || stopat[h] > 0 || rh == NULL ||
