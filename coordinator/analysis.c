@@ -1240,6 +1240,7 @@ rep_geos(struct analysis *a)
 	const double		**rr;
 	double			**inv;
 	size_t			*n, g, v, i, b, k, kh, ninv = 0, r, naa, nhosts;
+	size_t			 minpairs;
 	double			 wsum;
 	char			*key, *bused;
 	int			 ret = -1;
@@ -1268,6 +1269,7 @@ rep_geos(struct analysis *a)
 			geo->est = geo->lo = geo->hi = NAN;
 			geo->widen = 1;
 			k = ninv = naa = nhosts = 0;
+			minpairs = SIZE_MAX;
 			memset(bused, 0, ds->nbenches);
 			wsum = 0;
 			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
@@ -1286,6 +1288,8 @@ rep_geos(struct analysis *a)
 						continue;
 					}
 					one = c;
+					if (c->npairs < minpairs)
+						minpairs = c->npairs;
 					wsum += sqrt(c->widen);
 					n[k] = ds->rounds;
 					geo->nbenches += !bused[b];
@@ -1335,6 +1339,17 @@ rep_geos(struct analysis *a)
 					geo->verdict = stats_verdict(geo->est,
 					    geo->lo, geo->hi, ds->min_effect,
 					    0, STATS_MIN_PAIRS, 1);
+				/*
+				 * rounds = auto looks at few rounds at a tiny
+				 * level, where a bootstrap of a handful of
+				 * rounds is too narrow: a mean decides only
+				 * when each of its comparisons could.
+				 */
+				if (ds->auto_rounds && geo->verdict !=
+				    VERDICT_INVALID && ldexp(2.0,
+				    -(int)(minpairs < 60 ? minpairs : 60)) >
+				    1 - geo->level)
+					geo->verdict = VERDICT_INCONCLUSIVE;
 			}
 			for (i = 0; i < ninv; i++)
 				free(inv[i]);
