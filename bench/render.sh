@@ -107,6 +107,9 @@ s scale '.data as $d | ($d.report | map(select(.rounds == 50000)) | .[0]) as $m 
   "| 6 | `orch report` on 1M samples under 5 s | \(if $m.finished then ($m.wall_s | f(1)) + " s" + (if $m.runs_s then " (median of \($m.runs_s | map(f(1)) | join(", ")) s)" else "" end) else "not done after \($m.limit_s) s (killed); \($d.million_projection_s | f(0)) s projected from the smaller records" end) | \(met($m.finished and $m.wall_s < 5)) |",
   "| 6 | … and under 500 MiB | peak \($m.maxrss_kb | mib)\(if $m.finished then "" else " (until killed)" end) | \(met($m.maxrss_kb < 512000)) |",
   "| 6 | coordinator memory flat over a long run | \($d.long.rss_start_kb | mib) → \($d.long.rss_end_kb | mib) over \($d.long.samples) samples (\($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples) | \(met(if $d.long.growth_kb_per_1000 == null then null else ($d.long.growth_kb_per_1000 | fabs) < 64 end)) |"'
+s auto '.data as $d | (($d.sim | map(.fixed_rounds) | max) * ($d.sim | length)) as $fx | ($d.sim | map(.auto_mean_rounds) | add) as $au | ($d.machine | map(select(.kind == "aa")) | .[0]) as $aa |
+  "| 7 | `rounds = auto`: at least 2x less machine time than fixed rounds of the same power (simulated lab: a σ 2% and a σ 5% host, B 3% slower) | \(if $au > 0 then ($fx / $au | x) else "n/a" end) (\($au | f(1)) host-rounds against \($fx)); one host alone: \($d.sim | map("σ \(.sigma | pct) \(.fixed_rounds / .auto_mean_rounds | x)") | join(", ")) | \(met(if $au > 0 then $fx / $au >= 2 else null end)) |",
+  "| 7 | … with no effect: stopped at `same` or the budget, never past it | A/A on this machine: \($aa.rounds) rounds, stop \($aa.stop), \($aa.seconds | f(2)) s of a \($aa.budget) s budget; simulated A/A: median rounds \($d.sim | map("σ \(.sigma | pct) \(.aa_median_rounds)") | join(", ")) (max_rounds 200) | \(met($aa.seconds <= $aa.budget)) |"'
 echo
 
 # ---------------------------------------------------------------------
