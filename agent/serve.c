@@ -88,9 +88,9 @@ struct serve {
 	int			 detached;	/* stdin closed: no coordinator */
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
-	uint32_t		 granted;	/* an open plan runs [0, granted);
-						   0: the whole plan */
-	int			 final;		/* the plan ends at granted */
+	uint32_t		 granted;	/* an open plan runs steps
+						   [0, granted); 0: all */
+	int			 final;		/* it ends at granted */
 	uint32_t		 linger_ms;	/* the plan's */
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;

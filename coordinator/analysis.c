@@ -954,7 +954,7 @@ rep_seq_times(const struct analysis *a, struct rep_host *rh)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_sample	*smp;
-	int64_t			 first = INT64_MAX, end, last = INT64_MIN;
+	int64_t			 first = INT64_MAX, last = INT64_MIN, end;
 	int64_t			*bend;
 	uint32_t		 nb, blk, k;
 	size_t			 i;

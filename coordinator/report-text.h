@@ -139,8 +139,8 @@ const char *report_text_last_line(const char *s, size_t *len);
  * minimum detectable effect and the rounds it would still need. "" for a
  * run of fixed rounds.
  */
-void	report_text_stop(const struct analysis *a, const struct rep_host *rh,
-	    char *buf, size_t len);
+void	report_text_stop(const struct analysis *a,
+	    const struct rep_host *rh, char *buf, size_t len);
 
 /* Writes a run's status: "timeout", "signal 9", "failed (exit 2)", … */
 void	report_text_status(FILE *f, const struct ds_sample *s);

@@ -77,9 +77,10 @@ struct run_host {
 	/* rounds = auto (coordinator/seq.h) */
 	uint32_t		*round_end;	/* [R]: steps of rounds <= R */
 	uint32_t		 granted;	/* rounds the agent may run */
-	size_t			 ndecided, nprimary;	/* at the last look */
-	int			 stop;		/* enum seq_stop at the last look */
-	int			 ended;		/* its host_run returned */
+	size_t			 ndecided;	/* at the last look */
+	size_t			 nprimary;
+	int			 stop;		/* enum seq_stop, last look */
+	int			 ended;		/* host_run returned */
 };
 
 struct run {

@@ -39,7 +39,8 @@ uint32_t	seq_prev(uint32_t n, uint32_t min_rounds, uint32_t max_rounds);
  * of all looks sum to at most 1 whatever the looks were, so the family's
  * error holds at every look. 0 when n is 0.
  */
-double		seq_share(uint32_t n, uint32_t min_rounds, uint32_t max_rounds);
+double		seq_share(uint32_t n, uint32_t min_rounds,
+		    uint32_t max_rounds);
 
 /*
  * Returns 1 when a block taking pace_ns more would end past the budget,

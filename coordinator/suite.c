@@ -507,9 +507,9 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		break;
 	case SK_BUDGET:
 		if (suite_parse_budget(v, &s->budget_s) != 0)
-			ini_error(&p->src, p->src.line, "%s budget: '%s' is not "
-			    "a duration (want e.g. 90s, 20m, 2h; at most 30d)",
-			    p->label, v);
+			ini_error(&p->src, p->src.line, "%s budget: '%s' is "
+			    "not a duration (want e.g. 90s, 20m, 2h; at most "
+			    "30d)", p->label, v);
 		break;
 	case SK_WARMUP:
 		if (suite_uint(p, "warmup", v, 0, 1000, &u) == 0)
