@@ -240,7 +240,7 @@ FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analys
 	coordinator/report-sweep.c coordinator/report-answer.c coordinator/report-machines.c \
 	coordinator/machines.c coordinator/stats-hl.c coordinator/suite.c coordinator/ini.c \
 	coordinator/claims.c coordinator/suite-claims.c \
-	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c \
+	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c coordinator/seq.c \
 	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)

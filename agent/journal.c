@@ -6,6 +6,7 @@
  *   'C' step, attempt and the benchmark's pid (3 x 4 bytes), then what
  *       identifies that process (proc_ident, since protocol 4): it runs
  *   'R' an encoded SAMPLE message: an attempt ended
+ *   'G' an open plan's grant (4 bytes) and whether it is final (1 byte)
  */
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -61,6 +62,7 @@ journal_plan_sha(const struct proto_plan *plan, char sha[PROTO_SHA_HEX])
 
 	/* What differs between a run and its resume is not the plan. */
 	p.resume_seq = -1;
+	p.granted = 0;	/* grows as the run goes: 'G' records */
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_PLAN;
 	msg.u.plan = p;
@@ -144,6 +146,13 @@ journal_replay(int fd, const struct proto_plan *plan, const char *plan_sha,
 				memcpy(pr->ident[step], buf + 12, rlen - 12);
 				pr->ident[step][rlen - 12] = '\0';
 			}
+		} else if (hdr[0] == 'G' && rlen == 5) {
+			/* Only grows; a final one fixes the end. */
+			if (be32_get(buf) > pr->granted &&
+			    be32_get(buf) <= plan->nsteps)
+				pr->granted = be32_get(buf);
+			if (buf[4] == 1)
+				pr->final = 1;
 		} else if (hdr[0] == 'R') {
 			if (journal_replay_result(buf, rlen, plan, pr, resend,
 			    arg) != 0)
@@ -244,6 +253,16 @@ journal_step_done(const struct proto_plan *plan,
 {
 	return (pr->ended[i] > 0 && pr->ended[i] >= pr->started[i] &&
 	    (pr->status[i] != PROTO_ST_SIGNAL || pr->ended[i] > plan->retries));
+}
+
+int
+journal_granted(int fd, uint32_t granted, int final)
+{
+	uint8_t	rec[5];
+
+	be32_put(rec, granted);
+	rec[4] = final ? 1 : 0;
+	return (journal_put(fd, 'G', rec, sizeof rec, 1));
 }
 
 int

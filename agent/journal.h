@@ -22,6 +22,8 @@ struct journal_progress {
 	uint32_t	 nsamples;
 	int64_t		 last_seq;	/* -1: none */
 	int		 resumed;	/* the journal held records already */
+	uint32_t	 granted;	/* the largest 'G' record; 0 none */
+	int		 final;		/* a 'G' record ended the plan */
 };
 
 /* Called for each journaled sample the coordinator does not have. */
@@ -56,6 +58,12 @@ int	journal_step_done(const struct proto_plan *plan,
  * Journals that an attempt started, without flushing it: lost, its attempt
  * simply never happened. Returns 0 or -1 (errno).
  */
+/*
+ * Journals, flushed, a GRANT of an open plan: steps [0, granted) may run,
+ * and final says the plan ends there. Returns 0 or -1 (errno).
+ */
+int	journal_granted(int fd, uint32_t granted, int final);
+
 int	journal_started(int fd, uint32_t step, uint32_t attempt);
 
 /*

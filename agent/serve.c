@@ -88,6 +88,9 @@ struct serve {
 	int			 detached;	/* stdin closed: no coordinator */
 	int			 journal;	/* WORKDIR/runs/ID/journal, append */
 	int			 plan_done;	/* every step ran (or was refused) */
+	uint32_t		 granted;	/* an open plan runs steps
+						   [0, granted); 0: all */
+	int			 final;		/* it ends at granted */
 	uint32_t		 linger_ms;	/* the plan's */
 	uint32_t		 cur_step;	/* what runs now, for the journal */
 	uint32_t		 cur_attempt;
@@ -490,6 +493,66 @@ serve_install_null(struct serve *s)
 }
 
 /*
+ * Takes a GRANT of an open plan: it only grows (a late, smaller one is a
+ * no-op), and a final one ends the plan at the next step boundary.
+ * Journaled first, so that a resumed agent knows how far it may go.
+ */
+static void
+serve_grant(struct serve *s, const struct proto_grant *g)
+{
+	if (g->granted <= s->granted && !g->final)
+		return;
+	if (journal_granted(s->journal, g->granted, g->final) != 0)
+		log_warn("journal");
+	if (g->granted > s->granted)
+		s->granted = g->granted;
+	if (g->final)
+		s->final = 1;
+	log_debug("grant: steps up to %u%s", s->granted,
+	    s->final ? ", final" : "");
+}
+
+static int	serve_between_msg(struct serve *, struct proto_msg *);
+
+/*
+ * An open plan at the end of its grant: tells the coordinator (which then
+ * looks at the rounds so far and answers with a GRANT) and waits for it,
+ * again every SERVE_WAIT_TELL. Detached, it waits for nobody: the plan
+ * ends with the blocks it was granted. Returns 0 when step i may run, 1
+ * when the plan ends before it, SERVE_STOP or -1.
+ */
+static int
+serve_wait_grant(struct serve *s, uint32_t i)
+{
+	struct proto_msg	msg;
+	int64_t			start = util_now_ms(), told = -1, now;
+	int			r;
+	char			detail[128];
+
+	while (!s->final && i >= s->granted) {
+		if (s->detached)
+			return (1);
+		now = util_now_ms();
+		if (told < 0 || now - told >= SERVE_WAIT_TELL) {
+			snprintf(detail, sizeof detail, "block done at step "
+			    "%u: waiting for the coordinator's look", i);
+			serve_status(s, "waiting-grant", 0, 0,
+			    (uint32_t)(now - start), detail);
+			told = now;
+		}
+		r = serve_wait(s, &msg, SERVE_WAIT_TELL);
+		if (r == 0) {
+			if (serve_between_msg(s, &msg) != 0)
+				return (SERVE_STOP);
+		} else if (r == SERVE_STOP)
+			return (SERVE_STOP);
+		else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
+			return (r);
+	}
+	return (i >= s->granted ? 1 : 0);
+}
+
+/*
  * Handles a message that arrives while a plan runs: an ACK moves what is
  * acknowledged, a BYE stops the plan (returns -1), anything else is noted
  * and ignored. Frees msg.
@@ -499,6 +562,8 @@ serve_between_msg(struct serve *s, struct proto_msg *msg)
 {
 	if (msg->type == PROTO_BYE)
 		s->bye = 1;
+	else if (msg->type == PROTO_GRANT && s->granted > 0)
+		serve_grant(s, &msg->u.grant);
 	else if (msg->type == PROTO_ACK) {
 		if ((int64_t)msg->u.ack.seq > s->acked)
 			s->acked = msg->u.ack.seq;
@@ -1180,6 +1245,12 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 			continue;
 		if ((r = serve_poll_between(s)) != 0)
 			return (r);
+		if (s->granted > 0 && i >= s->granted) {
+			if ((r = serve_wait_grant(s, i)) == 1)
+				break;
+			if (r != 0)
+				return (r);
+		}
 		r = serve_wait_quiet(s, plan, reason, len);
 		if (r == 1) {
 			*ok = 0;
@@ -1342,6 +1413,14 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	}
 	serve_plan_counters(s, plan);
 	serve_plan_hooks(s, plan);
+	/* An open plan: as far as either the coordinator or the journal
+	 * (grants a lost coordinator gave) says. */
+	s->granted = plan->granted;
+	s->final = 0;
+	if (plan->granted > 0 && pr.granted > s->granted)
+		s->granted = pr.granted;
+	if (plan->granted > 0 && pr.final)
+		s->final = 1;
 	if ((r = serve_plan_progs(s, plan, why, sizeof why)) == 1) {
 		r = serve_error(s, "program", "%s", why);
 		goto out;
@@ -1538,6 +1617,8 @@ serve_dispatch(struct serve *s, struct proto_msg *msg)
 		if ((int64_t)msg->u.ack.seq > s->acked)
 			s->acked = msg->u.ack.seq;
 		return (0);
+	case PROTO_GRANT:
+		return (0);	/* late: the plan it was for has ended */
 	default:
 		return (serve_error(s, "protocol", "unexpected %s",
 		    proto_type_name(msg->type)));

@@ -107,6 +107,9 @@ s scale '.data as $d | ($d.report | map(select(.rounds == 50000)) | .[0]) as $m 
   "| 6 | `orch report` on 1M samples under 5 s | \(if $m.finished then ($m.wall_s | f(1)) + " s" + (if $m.runs_s then " (median of \($m.runs_s | map(f(1)) | join(", ")) s)" else "" end) else "not done after \($m.limit_s) s (killed); \($d.million_projection_s | f(0)) s projected from the smaller records" end) | \(met($m.finished and $m.wall_s < 5)) |",
   "| 6 | … and under 500 MiB | peak \($m.maxrss_kb | mib)\(if $m.finished then "" else " (until killed)" end) | \(met($m.maxrss_kb < 512000)) |",
   "| 6 | coordinator memory flat over a long run | \($d.long.rss_start_kb | mib) → \($d.long.rss_end_kb | mib) over \($d.long.samples) samples (\($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples) | \(met(if $d.long.growth_kb_per_1000 == null then null else ($d.long.growth_kb_per_1000 | fabs) < 64 end)) |"'
+s auto '.data as $d | (($d.sim | map(.fixed_rounds) | max) * ($d.sim | length)) as $fx | ($d.sim | map(.auto_mean_rounds) | add) as $au | ($d.machine | map(select(.kind == "aa")) | .[0]) as $aa |
+  "| 7 | `rounds = auto`: at least 2x less machine time than fixed rounds of the same power (simulated lab: a σ 2% and a σ 5% host, B 3% slower) | \(if $au > 0 then ($fx / $au | x) else "n/a" end) (\($au | f(1)) host-rounds against \($fx)); one host alone: \($d.sim | map("σ \(.sigma | pct) \(.fixed_rounds / .auto_mean_rounds | x)") | join(", ")) | \(met(if $au > 0 then $fx / $au >= 2 else null end)) |",
+  "| 7 | … with no effect: stopped at `same` or the budget, never past it | A/A on this machine: \($aa.rounds) rounds, stop \($aa.stop), \($aa.seconds | f(2)) s of a \($aa.budget) s budget; simulated A/A: median rounds \($d.sim | map("σ \(.sigma | pct) \(.aa_median_rounds)") | join(", ")) (max_rounds 200) | \(met($aa.seconds <= $aa.budget)) |"'
 echo
 
 # ---------------------------------------------------------------------
@@ -244,6 +247,24 @@ j scale 'header, .data as $d |
 "",
 "Growth: \($d.long.growth_kb_per_1000 | f(1)) KiB per 1000 samples.\n"'
 note scale
+echo
+# ---------------------------------------------------------------------
+echo "## 7. Adaptive rounds: time to a decided answer"
+echo
+j auto 'header, .data as $d |
+"**In simulation, through the real code** (`tests/stats/calib.c --payoff`: records written by `coordinator/record.c`, loaded by `record_load`, analysed by `analysis_build`, looked at block by block as `orch run` does): one host, one benchmark, B 3% slower, log-normal noise σ per run, `rounds = auto` (blocks of 5, max_rounds 200) against the fewest fixed rounds (a multiple of 5) whose power is at least auto'\''s. Machine time is rounds run. *A/A* is the same host with no effect: the rounds it ran (no budget: it stops at `same` or at max_rounds).\n",
+"| σ | runs | auto: power | auto: median (mean) rounds | fixed rounds, same power | fixed: power | false verdicts, auto / fixed | time saved | A/A: median rounds, stopped at `same` |",
+"|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+($d.sim[] | "| \(.sigma | pct) | \(.runs) | \(.auto_power | pct) | \(.auto_median_rounds) (\(.auto_mean_rounds | f(1))) | \(.fixed_rounds) | \(.fixed_power | pct) | \(.auto_false | pct) / \(.fixed_false | pct) | \(if .auto_mean_rounds > 0 then (.fixed_rounds / .auto_mean_rounds | x) else "n/a" end) | \(.aa_median_rounds), \(.aa_same) of \(.runs) |"),
+"",
+(($d.sim | map(.fixed_rounds) | max) as $fx | ($d.sim | map(.auto_mean_rounds) | add) as $au |
+"**A lab of one quiet host (σ 2%) and one noisy host (σ 5%)**: fixed rounds must be the noisy host'\''s for both (\($fx) rounds each, \($fx * ($d.sim | length)) host-rounds); with `rounds = auto` each host stops on its own (\($au | f(1)) host-rounds on average): **\(if $au > 0 then ($fx * ($d.sim | length) / $au | x) else "n/a" end) less machine time** for the same power.\n"),
+"**On this machine**: `bench/slowdown.c`, ITER = \($d.iter) (about 5 ms), B with `--pct=3`; `rounds = auto` against \($d.fixed_rounds) fixed rounds (the simulation'\''s at σ 2%); machine time is the benchmark runs'\'' own wall time (both variants). The A/A run has no effect and a budget:\n",
+"| run | rounds | stop | machine time | verdict |",
+"|---|---:|---|---:|---|",
+($d.machine[] | "| \(.kind) | \(.rounds) | \(.stop) | \(.seconds | f(2)) s\(if .budget then " (budget \(.budget) s)" else "" end) | \(.verdict) |"),
+""'
+note auto
 echo
 if [ -s "$OUT/stale-agents.log" ]; then
 	echo "## Observed while measuring"

@@ -11,6 +11,9 @@
 #           interleaved vs sequential
 #   scale   orch report on up to a million samples; coordinator memory over
 #           a long run
+#   auto    rounds = auto against fixed rounds of the same power: simulated
+#           through the real code (tests/stats/calib.c --payoff), and on
+#           this machine with an injected 3% slowdown
 #
 # With no SECTION, all of them. Output: bench/out/SECTION.json (+ the raw
 # runs under bench/out/SECTION/), then bench/render.sh writes
@@ -965,7 +968,67 @@ EOF
 }
 
 # ======================================================================
-ALL="floor agree fanout push power scale"
+# 7. Adaptive rounds
+# ======================================================================
+sec_auto() {
+	local d ITER runs reps rep nfix budget
+	section_begin auto "Adaptive rounds: machine time to a decided answer, rounds = auto against fixed rounds"
+	d=$SECTION_DIR
+	# (a) simulation through the real record writer, loader and analysis.
+	cc $PROG_CFLAGS -I. -o "$BB/calib" tests/stats/calib.c \
+	    "$LIBDIR/libcoord.a" "$LIBDIR/libagent.a" "$LIBDIR/libproto.a" \
+	    $(pkg-config --cflags --libs libssh2 nanomsg msgpack libcrypto inih) \
+	    -lpthread -lm || die "cannot build tests/stats/calib.c"
+	runs=$(q 300 20)
+	cmd "bench/out/bin/calib --payoff $runs  # tests/stats/calib.c: 1 host, 1 benchmark, 3% slower, sigma 2% and 5%, max_rounds 200"
+	"$BB/calib" --payoff "$runs" > "$d/sim.jsonl" || die "calib --payoff failed"
+
+	# (b) this machine: an injected 3% slowdown, auto against the fixed
+	# rounds the simulation at sigma 2% needs for the same power.
+	ITER=$("$BB/slowdown" --calibrate=5000)
+	nfix=$(jq -s '.[0].fixed_rounds' "$d/sim.jsonl")
+	[ "$nfix" -gt 0 ] 2>/dev/null || nfix=40
+	budget=$(q 600 60)
+	for v in auto fixed aa; do
+		{
+			printf '[suite]\nname = %s\nwarmup = 1\nmin_effect = 0.01\n' "$v"
+			case $v in
+			auto) printf 'rounds = auto\nbudget = %ss\n' "$budget" ;;
+			fixed) printf 'rounds = %s\n' "$nfix" ;;
+			aa) printf 'rounds = auto\nbudget = 3s\n' ;;
+			esac
+			printf '[variant.A]\nbin = %s\n[variant.B]\nbin = %s\n' "$BB/slowdown" "$BB/slowdown"
+			[ "$v" = aa ] || printf 'args = --pct=3\n'
+			printf '[bench.s]\nargs = %s\nmetrics = elapsed_ns, wall_ns\nchecksum = checksum\ntimeout = 30\n' "$ITER"
+		} > "$d/$v.ini"
+		show "$d/$v.ini"
+	done
+	reps=$(q 5 1)
+	cmd "$reps x $ORCH run --max-load=0 --out=DIR $d/auto.ini; $reps x $ORCH run --max-load=0 --out=DIR $d/fixed.ini; $ORCH run --max-load=0 --out=DIR $d/aa.ini"
+	: > "$d/machine.jsonl"
+	for ((rep = 0; rep < reps; rep++)); do
+		for v in auto fixed; do
+			orch_run "$d/$v.$rep" "$d/$v.ini"
+			jq -c --arg v "$v" '{kind: $v, rounds: (.hosts[0].rounds_used // .rounds),
+			    stop: (.hosts[0].stop // "fixed"),
+			    seconds: ([.results[] | select(.metric == "wall_ns") | .median * .n] | add / 1e9),
+			    verdict: ([.comparisons[] | select(.metric == "elapsed_ns") | .verdict][0])}' \
+			    "$d/$v.$rep/summary.json" >> "$d/machine.jsonl"
+		done
+	done
+	orch_run "$d/aa.0" "$d/aa.ini"
+	jq -c '{kind: "aa", rounds: .hosts[0].rounds_used, stop: .hosts[0].stop,
+	    seconds: .hosts[0].seconds, budget: .auto.budget_s,
+	    verdict: ([.comparisons[] | select(.metric == "elapsed_ns") | .verdict][0])}' \
+	    "$d/aa.0/summary.json" >> "$d/machine.jsonl"
+	jq -n --slurpfile sim "$d/sim.jsonl" --slurpfile m "$d/machine.jsonl" \
+	    --argjson nfix "$nfix" --argjson iter "$ITER" \
+	    '{sim: $sim, machine: $m, fixed_rounds: $nfix, iter: $iter}' > "$d/data.json"
+	section_end "$d/data.json"
+}
+
+# ======================================================================
+ALL="floor agree fanout push power scale auto"
 SECTIONS=${*:-$ALL}
 for s in $SECTIONS; do
 	case " $ALL " in *" $s "*) ;; *) die "unknown section '$s' (one of: $ALL)" ;; esac

@@ -10,6 +10,7 @@
 #include "coordinator/analysis.h"
 #include "coordinator/claims.h"
 #include "coordinator/rng.h"
+#include "coordinator/seq.h"
 #include "coordinator/stats.h"
 #include "proto/xmalloc.h"
 /*
@@ -339,6 +340,9 @@ rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
 
 static int	rep_groups(struct analysis *);
 static int	rep_family(struct analysis *);
+static double	rep_seq_alpha(const struct analysis *, struct rep_host *);
+static void	rep_seq_times(const struct analysis *, struct rep_host *);
+static void	rep_seq_stop(const struct analysis *, struct rep_host *);
 static int	rep_geos(struct analysis *);
 static int	rep_rows(struct analysis *);
 static int	rep_answers(struct analysis *);
@@ -756,8 +760,14 @@ rep_family(struct analysis *a)
 	mdes = calloc(ds->nbenches * ds->nvariants + 1, sizeof *mdes);
 	if (logs == NULL || mdes == NULL)
 		goto out;
+	/*
+	 * rounds = auto counts every planned test, valid or not yet: the
+	 * family, and so each look's level, must not grow as hosts' early
+	 * rounds become valid comparisons.
+	 */
 	for (i = 0; i < a->ncmps; i++) {
-		if (a->cmps[i].family && a->cmps[i].verdict != VERDICT_INVALID)
+		if (a->cmps[i].family && (ds->auto_rounds ||
+		    a->cmps[i].verdict != VERDICT_INVALID))
 			m++;
 	}
 	for (g = 0; g < a->ngroups; g++) {
@@ -768,8 +778,8 @@ rep_family(struct analysis *a)
 					c = (struct rep_cmp *)(uintptr_t)
 					    analysis_cmp(a, a->hosts[j].host,
 					    b, 0, v);
-					if (c != NULL &&
-					    c->verdict != VERDICT_INVALID)
+					if (c != NULL && (ds->auto_rounds ||
+					    c->verdict != VERDICT_INVALID))
 						any++;
 				}
 			}
@@ -811,7 +821,7 @@ rep_family(struct analysis *a)
 		}
 		for (j = 0; a->hosts[j].host != c->host; j++)
 			;
-		if (rep_test(ds, c, logs, n, a->family_alpha,
+		if (rep_test(ds, c, logs, n, rep_seq_alpha(a, &a->hosts[j]),
 		    a->hosts[j].r1, a->hosts[j].r1_n) != 0)
 			goto out;
 		if (c->widen > a->hosts[j].widen)
@@ -914,7 +924,13 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		if (rep_host(a, &a->hosts[hi], &w) != 0)
 			goto oom;
 	}
-	if (rep_groups(a) != 0 || rep_family(a) != 0 || rep_geos(a) != 0 ||
+	for (hi = 0; hi < a->nhosts; hi++)
+		rep_seq_times(a, &a->hosts[hi]);
+	if (rep_groups(a) != 0 || rep_family(a) != 0)
+		goto oom;
+	for (hi = 0; hi < a->nhosts; hi++)
+		rep_seq_stop(a, &a->hosts[hi]);
+	if (rep_geos(a) != 0 ||
 	    rep_rows(a) != 0 ||
 	    rep_answers(a) != 0 || claims_build(a, &a->claims) != 0)
 		goto oom;
@@ -928,6 +944,106 @@ out:
 	rep_work_free(&w);
 	analysis_free(a);
 	return (r);
+}
+
+/*
+ * A host's rounds and times from its samples: the highest measured round,
+ * the time from its first start to its last end, and its longest block of
+ * min_rounds rounds (warmups count in the first), the pace a budget is
+ * checked against.
+ */
+static void
+rep_seq_times(const struct analysis *a, struct rep_host *rh)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*smp;
+	int64_t			 first = INT64_MAX, last = INT64_MIN, end;
+	int64_t			*bend;
+	uint32_t		 nb, blk, k;
+	size_t			 i;
+
+	rh->rounds_used = 0;
+	rh->spent_ns = rh->pace_ns = 0;
+	nb = ds->min_rounds > 0 ? ds->rounds / ds->min_rounds + 2 : 2;
+	if ((bend = calloc(nb, sizeof *bend)) == NULL)
+		return;
+	for (i = 0; i < ds->nsamples; i++) {
+		smp = &ds->samples[i];
+		if (smp->host != rh->host)
+			continue;
+		if (!smp->warmup && smp->round > rh->rounds_used)
+			rh->rounds_used = smp->round;
+		/* A record's times are untrusted: none may overflow. */
+		if (smp->start_ns < 0 || smp->start_ns > INT64_MAX / 4 ||
+		    smp->builtin[DS_WALL_NS] > INT64_MAX / 4)
+			continue;
+		end = smp->start_ns + (int64_t)smp->builtin[DS_WALL_NS];
+		if (smp->start_ns < first)
+			first = smp->start_ns;
+		if (end > last)
+			last = end;
+		blk = ds->min_rounds > 0 && smp->round > 0 ?
+		    (smp->round - 1) / ds->min_rounds : 0;
+		if (blk < nb && end > bend[blk])
+			bend[blk] = end;
+	}
+	if (last > first) {
+		rh->spent_ns = last - first;
+		for (k = 0, end = first; k < nb && bend[k] > 0; k++) {
+			if (bend[k] - end > rh->pace_ns)
+				rh->pace_ns = bend[k] - end;
+			end = bend[k];
+		}
+	}
+	free(bend);
+}
+
+/* The level of host rh's primary tests: its last look's share. */
+static double
+rep_seq_alpha(const struct analysis *a, struct rep_host *rh)
+{
+	const struct dataset	*ds = a->ds;
+
+	rh->seq_alpha = a->family_alpha;
+	if (ds->auto_rounds)
+		rh->seq_alpha = a->family_alpha * seq_share(rh->rounds_used,
+		    ds->min_rounds, ds->rounds);
+	if (!(rh->seq_alpha > 0))
+		rh->seq_alpha = a->family_alpha;
+	return (rh->seq_alpha);
+}
+
+/*
+ * How host rh stopped, from its primary verdicts, rounds and times (the
+ * coordinator's look after each block is this): decided when every
+ * primary comparison is, else at max_rounds, else when another block of
+ * its longest so far would pass its budget.
+ */
+static void
+rep_seq_stop(const struct analysis *a, struct rep_host *rh)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	size_t			 i;
+
+	rh->nprimary = rh->ndecided = 0;
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->host != rh->host || !c->family)
+			continue;
+		rh->nprimary++;
+		rh->ndecided += c->verdict != VERDICT_INCONCLUSIVE;
+	}
+	rh->stop = SEQ_GOING;
+	if (!ds->auto_rounds)
+		return;
+	if (rh->nprimary > 0 && rh->ndecided == rh->nprimary &&
+	    rh->rounds_used >= ds->min_rounds)
+		rh->stop = SEQ_DECIDED;
+	else if (rh->rounds_used >= ds->rounds)
+		rh->stop = SEQ_MAX;
+	else if (seq_over_budget(rh->spent_ns, rh->pace_ns, ds->budget_s))
+		rh->stop = SEQ_BUDGET;
 }
 
 /* Returns the index of (host, bench) in res_start and cmp_start, or -1. */
@@ -1090,6 +1206,26 @@ rep_geo_widen(struct rep_geo *geo, double f)
 }
 
 /*
+ * The level a group's geometric means are tested at: the family's; with
+ * rounds = auto the smallest last-look share among the group's hosts,
+ * since each of its comparisons was tested at no more.
+ */
+static double
+rep_geo_alpha(const struct analysis *a, size_t g)
+{
+	double	alpha = a->family_alpha;
+	size_t	i;
+
+	if (!a->ds->auto_rounds)
+		return (alpha);
+	for (i = a->groups[g].from; i < a->groups[g].to; i++) {
+		if (a->hosts[i].seq_alpha > 0 && a->hosts[i].seq_alpha < alpha)
+			alpha = a->hosts[i].seq_alpha;
+	}
+	return (alpha);
+}
+
+/*
  * The geometric mean of each variant's primary ratios per known group,
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
@@ -1107,6 +1243,7 @@ rep_geos(struct analysis *a)
 	const double		**rr;
 	double			**inv;
 	size_t			*n, g, v, i, b, k, kh, ninv = 0, r, naa, nhosts;
+	size_t			 minpairs;
 	double			 wsum;
 	char			*key, *bused;
 	int			 ret = -1;
@@ -1135,6 +1272,7 @@ rep_geos(struct analysis *a)
 			geo->est = geo->lo = geo->hi = NAN;
 			geo->widen = 1;
 			k = ninv = naa = nhosts = 0;
+			minpairs = SIZE_MAX;
 			memset(bused, 0, ds->nbenches);
 			wsum = 0;
 			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
@@ -1153,6 +1291,8 @@ rep_geos(struct analysis *a)
 						continue;
 					}
 					one = c;
+					if (c->npairs < minpairs)
+						minpairs = c->npairs;
 					wsum += sqrt(c->widen);
 					n[k] = ds->rounds;
 					geo->nbenches += !bused[b];
@@ -1173,7 +1313,7 @@ rep_geos(struct analysis *a)
 				geo->nhosts += k > kh;
 			}
 			geo->nused = k;
-			geo->level = 1 - a->family_alpha;
+			geo->level = 1 - rep_geo_alpha(a, g);
 			geo->aa = nhosts > 0 && naa == nhosts;
 			geo->verdict = VERDICT_INVALID;
 			if (k == 1) {
@@ -1202,6 +1342,17 @@ rep_geos(struct analysis *a)
 					geo->verdict = stats_verdict(geo->est,
 					    geo->lo, geo->hi, ds->min_effect,
 					    0, STATS_MIN_PAIRS, 1);
+				/*
+				 * rounds = auto looks at few rounds at a tiny
+				 * level, where a bootstrap of a handful of
+				 * rounds is too narrow: a mean decides only
+				 * when each of its comparisons could.
+				 */
+				if (ds->auto_rounds && geo->verdict !=
+				    VERDICT_INVALID && ldexp(2.0,
+				    -(int)(minpairs < 60 ? minpairs : 60)) >
+				    1 - geo->level)
+					geo->verdict = VERDICT_INCONCLUSIVE;
 			}
 			for (i = 0; i < ninv; i++)
 				free(inv[i]);

@@ -66,6 +66,16 @@ struct rep_host {
 					   primary comparisons; NAN */
 	size_t		 r1_n;		/* over this many rounds */
 	double		 widen;		/* largest variance factor it gave */
+	/* rounds = auto (coordinator/seq.h); also filled for fixed rounds. */
+	uint32_t	 rounds_used;	/* its highest measured round */
+	double		 seq_alpha;	/* its primary tests' level at its
+					   last look; family_alpha when fixed */
+	int		 stop;		/* enum seq_stop */
+	size_t		 nprimary;	/* its primary comparisons */
+	size_t		 ndecided;	/* of them better, worse, same or
+					   invalid (more rounds mend none) */
+	int64_t		 spent_ns;	/* first start to last end */
+	int64_t		 pace_ns;	/* its longest block */
 };
 
 /* Hosts of one architecture and CPU model: a section of the report. */

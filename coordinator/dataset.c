@@ -563,6 +563,20 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		return (-1);
 	}
 	ds->rounds = (uint32_t)u;
+	if ((v = rec_get(o, "auto")) != NULL) {
+		if (rec_gmax(c, o, "min_rounds", ds->rounds, &u) != 0)
+			return (-1);
+		if (u < 2) {
+			xasprintf(&c->cause, "%s: record %zu: field "
+			    "'min_rounds' is below 2", c->path, c->index);
+			return (-1);
+		}
+		ds->min_rounds = (uint32_t)u;
+		if (rec_gmax(c, o, "budget_s", 30 * 86400, &u) != 0)
+			return (-1);
+		ds->budget_s = (uint32_t)u;
+		ds->auto_rounds = 1;
+	}
 	if (rec_gmax(c, o, "warmup", RECORD_WARMUP_MAX, &u) != 0)
 		return (-1);
 	ds->warmup = (uint32_t)u;

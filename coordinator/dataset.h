@@ -106,8 +106,11 @@ struct dataset {
 	char		*ended;		/* "" when the record has no end */
 	uint64_t	 seed;
 	double		 min_effect;
-	uint32_t	 rounds;
+	uint32_t	 rounds;	/* max_rounds when auto_rounds */
 	uint32_t	 warmup;
+	int		 auto_rounds;	/* rounds = auto (seq.h) */
+	uint32_t	 min_rounds;	/* its first look and block size */
+	uint32_t	 budget_s;	/* per host; 0 none */
 	size_t		 ref;		/* reference variant */
 	size_t		 nvariants;
 	char		**variants;

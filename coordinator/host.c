@@ -316,6 +316,19 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 	}
 }
 
+int
+host_grant(struct host *h, uint32_t granted, int final)
+{
+	struct proto_msg	msg;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_GRANT;
+	msg.u.grant.granted = granted;
+	msg.u.grant.final = final ? 1 : 0;
+	log_debug("%s: grant %u%s", h->name, granted, final ? " final" : "");
+	return (host_send(h, &msg));
+}
+
 void
 host_close(struct host *h)
 {

@@ -206,6 +206,12 @@ int	host_run(struct host *h, const struct proto_plan *plan,
 	    host_sample_cb cb, host_state_cb scb, void *arg,
 	    volatile sig_atomic_t *stop);
 
+/*
+ * During host_run (from its callbacks): lets an open plan run its steps
+ * [0, granted), or, final, ends it there. Returns 0 or -1.
+ */
+int	host_grant(struct host *h, uint32_t granted, int final);
+
 /* Says BYE and stops the agent; safe after any failure. */
 void	host_close(struct host *h);
 

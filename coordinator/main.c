@@ -20,6 +20,7 @@
 #include "coordinator/report-export.h"
 #include "coordinator/report-history.h"
 #include "coordinator/sshconfig.h"
+#include "coordinator/suite.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
 #include "coordinator/ssh.h"
@@ -32,6 +33,7 @@
 /* A long option without a short one: getopt_long's value above any char. */
 #define OPT_SSH_CONFIG	0x100
 #define OPT_LABEL	0x110	/* run --label */
+#define OPT_BUDGET	0x101
 
 /* Exits 2 with the command list: no command, or an unknown one. */
 static void __attribute__((noreturn))
@@ -223,6 +225,7 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
 		{ "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "max-load", required_argument, NULL, 'L' },
@@ -300,7 +303,19 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			break;
 		case 'h':
 			help_exit("run");
+		case OPT_BUDGET:
+			if (suite_parse_budget(optarg, &opts.budget_s) != 0) {
+				fprintf(stderr, "orch: --budget: '%s' is not a "
+				    "duration (want e.g. 90s, 20m, 2h)\n",
+				    optarg);
+				return (2);
+			}
+			break;
 		case 'r':
+			if (strcmp(optarg, "auto") == 0) {
+				opts.auto_rounds = 1;
+				break;
+			}
 			opts.rounds = (uint32_t)parse_u64("--rounds", optarg,
 			    100000);
 			if (opts.rounds < 1) {

@@ -23,6 +23,27 @@ plan_set(struct plan_entry *e, size_t bench, uint32_t variant, uint32_t round,
 	e->warmup = warmup;
 }
 
+/*
+ * rounds = auto: the rotations balanced and shuffled within each block of
+ * block rounds, so that a host stopped after any block ran a balanced
+ * order.
+ */
+static void
+plan_blocks(struct rng *rng, uint32_t *rot, size_t rounds, size_t block,
+    size_t k)
+{
+	size_t	from, len, r;
+
+	if (block == 0)
+		block = rounds;
+	for (from = 0; from < rounds; from += len) {
+		len = rounds - from < block ? rounds - from : block;
+		for (r = 0; r < len; r++)
+			rot[from + r] = (uint32_t)(r % k);
+		rng_shuffle(rng, rot + from, len, sizeof *rot);
+	}
+}
+
 /* Builds one host's run order from the suite and seed (see plan.h). */
 int
 plan_order(const struct suite *s, uint64_t seed, struct plan_entry **out,
@@ -67,9 +88,12 @@ plan_order(const struct suite *s, uint64_t seed, struct plan_entry **out,
 		for (v = 0; v < k; v++)
 			perm[v] = (uint32_t)v;
 		rng_shuffle(&rng, perm, k, sizeof *perm);
-		for (r = 0; r < rounds; r++)
-			rot[r] = (uint32_t)(r % k);
-		rng_shuffle(&rng, rot, rounds, sizeof *rot);
+		if (!s->auto_rounds) {
+			for (r = 0; r < rounds; r++)
+				rot[r] = (uint32_t)(r % k);
+			rng_shuffle(&rng, rot, rounds, sizeof *rot);
+		} else
+			plan_blocks(&rng, rot, rounds, s->min_rounds, k);
 		for (r = 0; r < rounds; r++) {
 			base = at + (r * nb + b) * k;
 			for (j = 0; j < k; j++)

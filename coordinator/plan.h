@@ -21,8 +21,9 @@ struct plan_entry {
  * order is balanced across rounds and shuffled from seed: each variant
  * stands in each position equally often (up to one when rounds is not a
  * multiple of the number of variants) — with two variants half the rounds
- * run A first. The same seed gives the same order. Returns 0 or -1 (out of
- * memory); *out is freed by the caller.
+ * run A first. With rounds = auto the same holds within each block of
+ * min_rounds rounds. The same seed gives the same order. Returns 0 or -1
+ * (out of memory); *out is freed by the caller.
  */
 int	plan_order(const struct suite *s, uint64_t seed,
 	    struct plan_entry **out, size_t *n);

@@ -166,8 +166,14 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 20);
+	msgpack_pack_map(&pk, s->auto_rounds ? 23 : 20);
 	rec_kstr(&pk, "t", "run");
+	if (s->auto_rounds) {
+		/* rounds = auto: "rounds" is max_rounds. */
+		rec_kuint(&pk, "auto", 1);
+		rec_kuint(&pk, "min_rounds", s->min_rounds);
+		rec_kuint(&pk, "budget_s", s->budget_s);
+	}
 	rec_str(&pk, "hosts");
 	msgpack_pack_array(&pk, nhosts);
 	for (i = 0; i < nhosts; i++)

@@ -13,8 +13,8 @@
 #include "coordinator/report-text.h"
 #include "coordinator/claims.h"
 #include "coordinator/report.h"
+#include "coordinator/seq.h"
 
-/* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
 /*
  * Writes the primary intervals' level, "95%" for a family of one, else
  * e.g. "99.75% (5% family-wise over 20 tests)": the level the answer's
@@ -32,6 +32,7 @@ ans_level(const struct analysis *a, char *buf, size_t len)
 		    lvl, a->family_size);
 }
 
+/* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
 static void
 ans_ratio(char *buf, size_t len, double est, double lo, double hi)
 {
@@ -85,6 +86,28 @@ ans_cols(const char *s)
 	for (; *s != '\0'; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	return (n);
+}
+
+/*
+ * The headline's tail for rounds = auto: per host its rounds and how it
+ * stopped ("local 15 rounds, decided").
+ */
+static void
+ans_auto_rounds(FILE *f, const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	size_t			 i;
+
+	fputs(" on its primary metric, with its interval (rounds = auto: ", f);
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		fputs(i > 0 ? "; " : "", f);
+		ans_tty(f, a->ds->hosts[rh->host].name);
+		fprintf(f, " %u round%s, %s", rh->rounds_used,
+		    rh->rounds_used == 1 ? "" : "s",
+		    seq_stop_name((enum seq_stop)rh->stop));
+	}
+	fputs(")\n", f);
 }
 
 /* Writes s for the terminal padded with blanks to width columns. */
@@ -141,9 +164,14 @@ report_answer_text(const struct analysis *a, FILE *f)
 	ans_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
 	ans_tty(f, ds->variants[ds->ref]);
-	ans_level(a, lvl, sizeof lvl);
-	fprintf(f, " on its primary metric, with its interval at %s (%u "
-	    "round%s)\n", lvl, ds->rounds, ds->rounds == 1 ? "" : "s");
+	if (ds->auto_rounds)
+		ans_auto_rounds(f, a);
+	else {
+		ans_level(a, lvl, sizeof lvl);
+		fprintf(f, " on its primary metric, with its interval at %s "
+		    "(%u round%s)\n", lvl, ds->rounds, ds->rounds == 1 ? "" :
+		    "s");
+	}
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		ans_tty(f, ds->variants[ans->variant]);

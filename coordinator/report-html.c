@@ -268,6 +268,7 @@ static void
 html_family(FILE *f, const struct analysis *a)
 {
 	const struct rep_host	*rh;
+	char			 stop[2048];
 	size_t			 i, k;
 
 	if (a->family_size == 0) {
@@ -299,6 +300,18 @@ html_family(FILE *f, const struct analysis *a)
 	}
 	if (k > 0)
 		fputs(".</p>\n", f);
+	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		report_text_stop(a, rh, stop, sizeof stop);
+		fputs(i == 0 ? "<p>Adaptive rounds (rounds = auto, alpha spent "
+		    "over the looks: docs/statistics.md):</p>\n<ul "
+		    "class=\"stops\">\n" : "", f);
+		fputs("<li><code>", f);
+		html_esc(f, a->ds->hosts[rh->host].name);
+		fputs("</code>", f);
+		html_esc(f, stop);
+		fputs(i + 1 == a->nhosts ? "</li>\n</ul>\n" : "</li>\n", f);
+	}
 	for (i = 0; i < a->nhosts; i++) {
 		rh = &a->hosts[i];
 		if (!(rh->widen > 1))

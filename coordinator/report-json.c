@@ -7,6 +7,7 @@
 #include "coordinator/report-sweep.h"
 #include "coordinator/claims.h"
 #include "coordinator/report.h"
+#include "coordinator/seq.h"
 #include "coordinator/machines.h"
 
 /* How a variant's files relate to the reference's (REP_FILES_*). */
@@ -131,6 +132,10 @@ json_run(FILE *f, const struct dataset *ds)
 	fputs(",\n  \"min_effect\": ", f);
 	json_num(f, ds->min_effect);
 	fprintf(f, ",\n  \"rounds\": %u", ds->rounds);
+	if (ds->auto_rounds)
+		fprintf(f, ",\n  \"auto\": {\"min_rounds\": %u, "
+		    "\"max_rounds\": %u, \"budget_s\": %u}", ds->min_rounds,
+		    ds->rounds, ds->budget_s);
 	fputs(",\n  \"started\": ", f);
 	json_str(f, ds->started);
 	fputs(",\n  \"ended\": ", f);
@@ -226,6 +231,17 @@ json_host(FILE *f, const struct analysis *a, size_t i)
 	json_num(f, rh->r1);
 	fputs(", \"widened\": ", f);
 	json_num(f, rh->widen);
+	/* rounds = auto: how the host stopped (docs/output.md). */
+	if (a->ds->auto_rounds) {
+		fprintf(f, ", \"rounds_used\": %u, \"stop\": ",
+		    rh->rounds_used);
+		json_str(f, seq_stop_name((enum seq_stop)rh->stop));
+		fprintf(f, ", \"decided\": %zu, \"primary\": %zu, "
+		    "\"seconds\": ", rh->ndecided, rh->nprimary);
+		json_num(f, (double)rh->spent_ns / 1e9);
+		fputs(", \"look_alpha\": ", f);
+		json_num(f, rh->seq_alpha);
+	}
 }
 
 /* The fields that name a result's or comparison's cell. */

@@ -199,6 +199,7 @@ static void
 md_family(FILE *f, const struct analysis *a)
 {
 	const struct rep_host	*rh;
+	char			 stop[2048];
 	size_t			 i, k;
 
 	if (a->family_size == 0) {
@@ -229,6 +230,15 @@ md_family(FILE *f, const struct analysis *a)
 	}
 	if (k > 0)
 		fputs(".\n\n", f);
+	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		report_text_stop(a, rh, stop, sizeof stop);
+		fprintf(f, "%s`%s`", i == 0 ? "Adaptive rounds (rounds = "
+		    "auto, alpha spent over the looks: docs/statistics.md):"
+		    "\n\n- " : "- ", a->ds->hosts[rh->host].name);
+		report_md_text(f, stop);
+		fputs(i + 1 == a->nhosts ? "\n\n" : "\n", f);
+	}
 	for (i = 0; i < a->nhosts; i++) {
 		rh = &a->hosts[i];
 		if (rh->widen > 1)

@@ -1,10 +1,12 @@
 /* Text report.md and report.html share, written once through a format table. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "coordinator/defaults.h"
 #include "coordinator/report-text.h"
+#include "coordinator/seq.h"
 
 void
 report_text_value(const char *metric, double v, char *buf, size_t len)
@@ -569,4 +571,74 @@ report_text_failures(FILE *f, const struct report_fmt *fmt,
 		fprintf(f, "%s%zu more in samples.csv%s", fmt->more_open,
 		    other, fmt->more_close);
 	fputs(fmt->table_close, f);
+}
+
+/* Appends to buf[len] what fits. */
+static void __attribute__((format(printf, 3, 4)))
+rt_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list	ap;
+	size_t	at = strlen(buf);
+
+	if (at + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
+void
+report_text_stop(const struct analysis *a, const struct rep_host *rh,
+    char *buf, size_t len)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	double			 sec = (double)rh->spent_ns / 1e9;
+	size_t			 i, more;
+
+	buf[0] = '\0';
+	if (!ds->auto_rounds || len == 0)
+		return;
+	rt_cat(buf, len, ": %u of at most %u rounds, ", rh->rounds_used,
+	    ds->rounds);
+	switch (rh->stop) {
+	case SEQ_DECIDED:
+		rt_cat(buf, len, "stopped: every primary comparison decided "
+		    "(%zu of %zu)", rh->ndecided, rh->nprimary);
+		break;
+	case SEQ_MAX:
+		rt_cat(buf, len, "stopped at max_rounds, %zu of %zu primary "
+		    "comparisons decided", rh->ndecided, rh->nprimary);
+		break;
+	case SEQ_BUDGET:
+		rt_cat(buf, len, "stopped: another block would pass the budget "
+		    "of %us, %zu of %zu primary comparisons decided",
+		    ds->budget_s, rh->ndecided, rh->nprimary);
+		break;
+	default:
+		rt_cat(buf, len, "ended before a stop (failed or interrupted), "
+		    "%zu of %zu primary comparisons decided", rh->ndecided,
+		    rh->nprimary);
+		break;
+	}
+	rt_cat(buf, len, ", %.0f s measuring, tested at p <= %.2g at its "
+	    "last look", sec, rh->seq_alpha);
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->host != rh->host || !c->family ||
+		    c->verdict != VERDICT_INCONCLUSIVE)
+			continue;
+		rt_cat(buf, len, "; undecided %s %s vs %s: ",
+		    ds->benches[c->bench].name, ds->variants[c->variant],
+		    ds->variants[ds->ref]);
+		if (isfinite(c->mde))
+			rt_cat(buf, len, "resolves %.1f%%", c->mde * 100);
+		else
+			rt_cat(buf, len, "cannot prove an effect yet");
+		more = c->decide_rounds > rh->rounds_used ?
+		    c->decide_rounds - rh->rounds_used : 0;
+		if (c->decide_rounds > 0)
+			rt_cat(buf, len, ", about %zu more rounds to decide "
+			    "min_effect", more);
+	}
 }

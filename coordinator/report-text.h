@@ -132,6 +132,16 @@ void	report_text_failures(FILE *f, const struct report_fmt *fmt,
  */
 const char *report_text_last_line(const char *s, size_t *len);
 
+/*
+ * rounds = auto: how host rh stopped, as plain text after its name (": 15
+ * of at most 200 rounds, stopped: every primary comparison decided (1 of
+ * 1), 41 s measuring"), then each undecided primary comparison with its
+ * minimum detectable effect and the rounds it would still need. "" for a
+ * run of fixed rounds.
+ */
+void	report_text_stop(const struct analysis *a,
+	    const struct rep_host *rh, char *buf, size_t len);
+
 /* Writes a run's status: "timeout", "signal 9", "failed (exit 2)", … */
 void	report_text_status(FILE *f, const struct ds_sample *s);
 

@@ -19,6 +19,7 @@
 
 #include <openssl/rand.h>
 
+#include "coordinator/analysis.h"
 #include "coordinator/dataset.h"
 #include "coordinator/defaults.h"
 #include "coordinator/history.h"
@@ -29,6 +30,7 @@
 #include "coordinator/report-export.h"
 #include "coordinator/report.h"
 #include "coordinator/run.h"
+#include "coordinator/seq.h"
 #include "coordinator/suite.h"
 #include "proto/util.h"
 #include "proto/hash.h"
@@ -73,6 +75,13 @@ struct run_host {
 	size_t			 measured_total; /* measured runs in the plan */
 	int64_t			 wait_line_ms;	/* last load-wait line shown */
 	uint8_t			*told;		/* per command: a failure shown */
+	/* rounds = auto (coordinator/seq.h) */
+	uint32_t		*round_end;	/* [R]: steps of rounds <= R */
+	uint32_t		 granted;	/* rounds the agent may run */
+	size_t			 ndecided;	/* at the last look */
+	size_t			 nprimary;
+	int			 stop;		/* enum seq_stop, last look */
+	int			 ended;		/* host_run returned */
 };
 
 struct run {
@@ -162,6 +171,7 @@ run_cols(void)
 #define RUN_EV_SAMPLE	0	/* a sample arrived */
 #define RUN_EV_ROUND	1	/* a host started a new round */
 #define RUN_EV_END	2	/* a host finished */
+#define RUN_EV_LOOK	3	/* rounds = auto: a host was looked at */
 
 /*
  * Writes ", ETA 1m05s" from the pace of the measured runs so far (warmups
@@ -209,7 +219,15 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			fprintf(stderr, "orch: %s: failed after %zu of %zu "
 			    "measured runs: %s\n", rh->h->name, rh->measured,
 			    rh->measured_total, rh->h->error);
-		else if (ev == RUN_EV_ROUND && (rh->round - 1) % step == 0)
+		else if (ev == RUN_EV_LOOK)
+			fprintf(stderr, "orch: %s: round %u/%u: %zu of %zu "
+			    "primary comparisons decided%s%s\n", rh->h->name,
+			    rh->round, run->suite->rounds, rh->ndecided,
+			    rh->nprimary, rh->stop != SEQ_GOING ? ": stop, " :
+			    "", rh->stop != SEQ_GOING ?
+			    seq_stop_name((enum seq_stop)rh->stop) : "");
+		else if (ev == RUN_EV_ROUND && !run->suite->auto_rounds &&
+		    (rh->round - 1) % step == 0)
 			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
 			    "measured runs%s)\n", rh->h->name, rh->round,
 			    run->suite->rounds, rh->measured, rh->measured_total,
@@ -229,9 +247,16 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			    "runs\n", x->measured, x->measured_total);
 		else if (x->h->status != HOST_OK)
 			fprintf(stderr, "failed: %.60s\n", x->h->error);
-		else if (x->done >= x->total && x->total > 0)
-			fprintf(stderr, "done: %zu measured runs\n",
-			    x->measured);
+		else if ((x->done >= x->total && x->total > 0) ||
+		    (x->ended && run->suite->auto_rounds))
+			fprintf(stderr, "done: %zu measured runs%s%s\n",
+			    x->measured, run->suite->auto_rounds ? ", " : "",
+			    run->suite->auto_rounds ?
+			    seq_stop_name((enum seq_stop)x->stop) : "");
+		else if (run->suite->auto_rounds && x->state[0] == '\0')
+			fprintf(stderr, "round %u/%u  %zu/%zu comparisons "
+			    "decided\n", x->round > 0 ? x->round : 1,
+			    run->suite->rounds, x->ndecided, x->nprimary);
 		else if (!x->opened)
 			fprintf(stderr, "connecting\n");
 		else if (x->state[0] != '\0')
@@ -521,6 +546,118 @@ run_plan_from_record(struct run *run, struct run_host *rh,
 }
 
 /*
+ * rounds = auto: the plan holds every round up to max_rounds, and the
+ * agent may run the first block (a resumed run: up to the block its
+ * record reached); each look grants the next (run_look).
+ */
+static void
+run_plan_open(struct run *run, struct run_host *rh)
+{
+	const struct suite	*s = run->suite;
+	struct proto_plan	*p = &rh->plan;
+	const struct ds_sample	*smp;
+	uint32_t		 r, maxr = 0;
+	size_t			 i;
+	long			 hi;
+
+	rh->round_end = xcalloc((size_t)s->rounds + 1, sizeof *rh->round_end);
+	for (i = 0; i < p->nsteps; i++) {
+		r = p->steps[i].round;
+		if (r <= s->rounds)
+			rh->round_end[r] = (uint32_t)i + 1;
+	}
+	for (r = 1; r <= s->rounds; r++) {
+		if (rh->round_end[r] < rh->round_end[r - 1])
+			rh->round_end[r] = rh->round_end[r - 1];
+	}
+	if (run->ds != NULL &&
+	    (hi = dataset_host(run->ds, rh->h->name)) >= 0) {
+		for (i = 0; i < run->ds->nsamples; i++) {
+			smp = &run->ds->samples[i];
+			if (smp->host == (size_t)hi && smp->round > maxr &&
+			    smp->round <= s->rounds)
+				maxr = smp->round;
+		}
+	}
+	rh->granted = s->min_rounds;
+	if (maxr > rh->granted)
+		rh->granted = maxr % s->min_rounds == 0 ? maxr :
+		    seq_next(maxr, s->min_rounds, s->rounds);
+	if (rh->granted > s->rounds)
+		rh->granted = s->rounds;
+	p->granted = rh->round_end[rh->granted];
+	if (p->granted == 0)
+		p->granted = (uint32_t)p->nsteps;
+}
+
+/*
+ * rounds = auto, the agent at the end of its grant: looks at the host's
+ * primary comparisons in the record so far (the analysis tests each at its
+ * look's share of alpha, coordinator/seq.h) and grants the next block, or
+ * ends the plan when they are all decided, at max_rounds, or when another
+ * block would pass the budget.
+ */
+static void
+run_look(struct run *run, struct run_host *rh)
+{
+	struct dataset		*ds = NULL;
+	struct analysis		*a = NULL;
+	const struct rep_host	*ah = NULL;
+	char			*cause = NULL;
+	uint32_t		 next;
+	size_t			 i;
+	int			 final = 0;
+
+	/*
+	 * A look that cannot be made ends the host where it is: its agent
+	 * would otherwise wait for a grant that never comes.
+	 */
+	if (record_load(run->dir, &ds, &cause) != 0 ||
+	    analysis_build(ds, &a, &cause) != 0) {
+		log_warnx("%s: look: %s: ending the host at %u rounds",
+		    rh->h->name, cause, rh->granted);
+		free(cause);
+		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
+			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+		goto out;
+	}
+	for (i = 0; i < a->nhosts; i++) {
+		if (strcmp(ds->hosts[a->hosts[i].host].name, rh->h->name) == 0)
+			ah = &a->hosts[i];
+	}
+	if (ah == NULL) {
+		log_warnx("%s: look: the host is not in the record: ending it",
+		    rh->h->name);
+		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
+			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+		goto out;
+	}
+	pthread_mutex_lock(&run->mtx);
+	rh->ndecided = ah->ndecided;
+	rh->nprimary = ah->nprimary;
+	rh->stop = ah->stop;
+	pthread_mutex_unlock(&run->mtx);
+	run_progress(run, rh, RUN_EV_LOOK);
+	next = rh->granted;
+	if (ah->stop != SEQ_GOING)
+		final = 1;
+	else {
+		next = seq_next(ah->rounds_used > rh->granted ?
+		    ah->rounds_used : rh->granted, run->suite->min_rounds,
+		    run->suite->rounds);
+		rh->granted = next;
+	}
+	log_debug("%s: look at %u rounds: %zu of %zu decided%s%s", rh->h->name,
+	    ah->rounds_used, ah->ndecided, ah->nprimary,
+	    final ? ": stop, " : "", final ? seq_stop_name(ah->stop) : "");
+	if (host_grant(rh->h, rh->round_end[next], final) != 0)
+		log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+out:
+	analysis_free(a);
+	dataset_free(ds);
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order.
  * Long because the plan's parts (files, commands, the floor, the steps)
  * index each other and are filled in one order.
@@ -625,6 +762,8 @@ run_build_plan(struct run *run, struct run_host *rh)
 	snprintf(p->pin, sizeof p->pin, "%s", rh->h->pin[0] ? rh->h->pin :
 	    s->pin);
 	run_plan_from_record(run, rh, p);
+	if (s->auto_rounds)
+		run_plan_open(run, rh);
 	rh->total = p->nsteps;
 	for (i = 0; i < p->nsteps; i++)
 		rh->measured_total += !p->steps[i].warmup &&
@@ -816,6 +955,11 @@ run_state_cb(struct host *h, const struct proto_state *st, void *arg)
 	struct run_host	*rh = arg;
 	struct run	*run = rh->run;
 
+	if (strcmp(st->state, "waiting-grant") == 0) {
+		if (run->suite->auto_rounds && rh->round_end != NULL)
+			run_look(run, rh);
+		return;
+	}
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);
 	pthread_mutex_lock(&run->mtx);
@@ -1004,6 +1148,7 @@ run_host_thread(void *arg)
 	else if (record_hostend(&run->rec, rh->h) != 0)
 		log_warnx("%s", run->rec.err);
 	host_close(rh->h);
+	rh->ended = 1;
 	if (!rh->detached || run->tty)
 		run_progress(run, rh, RUN_EV_END);
 	free(paths);
@@ -1062,8 +1207,28 @@ run_prepare_new(struct run *run, char **cause)
 		return (-1);
 	if (opts->has_warmup)
 		run->suite->warmup = opts->warmup;
-	if (opts->rounds > 0)
+	if (opts->rounds > 0) {
 		run->suite->rounds = opts->rounds;
+		run->suite->auto_rounds = 0;
+	}
+	if (opts->auto_rounds) {
+		run->suite->auto_rounds = 1;
+		if (run->suite->min_rounds > run->suite->max_rounds) {
+			xasprintf(cause, "--rounds=auto: %s: min_rounds %u is "
+			    "above max_rounds %u", opts->suite,
+			    run->suite->min_rounds, run->suite->max_rounds);
+			return (-1);
+		}
+		run->suite->rounds = run->suite->max_rounds;
+	}
+	if (opts->budget_s > 0) {
+		if (!run->suite->auto_rounds) {
+			xasprintf(cause, "--budget=%us needs rounds = auto "
+			    "(--rounds=auto, or in the suite)", opts->budget_s);
+			return (-1);
+		}
+		run->suite->budget_s = opts->budget_s;
+	}
 	if (opts->has_seed)
 		run->suite->seed = opts->seed;
 	else if (!run->suite->has_seed) {
@@ -1138,6 +1303,10 @@ run_prepare_resume(struct run *run, const char *dir, struct dataset **dsp,
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
+	run->suite->auto_rounds = ds->auto_rounds;
+	run->suite->max_rounds = ds->rounds;
+	run->suite->min_rounds = ds->min_rounds;
+	run->suite->budget_s = ds->budget_s;
 	if (plan_order(run->suite, run->suite->seed, &run->order,
 	    &run->norder) != 0)
 		fatalx("out of memory planning");
@@ -1312,10 +1481,24 @@ run_resume_flags(struct run_opts *opts, const char *suite,
 		    "run writes where it started (drop --out)", opts->out, dir);
 		goto out;
 	}
-	if (opts->rounds > 0 && opts->rounds != ds->rounds) {
+	if (opts->rounds > 0 && (opts->rounds != ds->rounds ||
+	    ds->auto_rounds)) {
 		snprintf(flag, sizeof flag, "--rounds=%u", opts->rounds);
-		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		snprintf(was, sizeof was, ds->auto_rounds ? "with rounds = "
+		    "auto" : "with %u rounds", ds->rounds);
 		run_contra(cause, flag, "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->auto_rounds && !ds->auto_rounds) {
+		snprintf(was, sizeof was, "with %u rounds", ds->rounds);
+		run_contra(cause, "--rounds=auto", "--rounds", ds, dir, was);
+		goto out;
+	}
+	if (opts->budget_s > 0 && opts->budget_s != ds->budget_s) {
+		snprintf(flag, sizeof flag, "--budget=%us", opts->budget_s);
+		snprintf(was, sizeof was, ds->budget_s > 0 ? "with a budget "
+		    "of %us" : "without a budget", ds->budget_s);
+		run_contra(cause, flag, "--budget", ds, dir, was);
 		goto out;
 	}
 	if (opts->has_seed && opts->seed != ds->seed) {
@@ -1710,6 +1893,7 @@ run_free(struct run *run)
 		free(rh->progs);
 		free(rh->data);
 		free(rh->seen);
+		free(rh->round_end);
 		free(rh->told);
 		run_free_plan(&rh->plan);
 	}

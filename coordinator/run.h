@@ -13,6 +13,8 @@ struct run_opts {
 	struct host	*hosts;		/* resolved hosts */
 	size_t		 nhosts;
 	uint32_t	 rounds;	/* 0: the suite's */
+	int		 auto_rounds;	/* --rounds=auto */
+	uint32_t	 budget_s;	/* --budget; 0: the suite's */
 	uint64_t	 seed;
 	int		 has_seed;
 	double		 max_load;	/* < 0: the suite's */

@@ -44,12 +44,13 @@ enum suite_sect {
 static const char *const suite_suite_keys[] = {
 	"name", "rounds", "warmup", "seed", "min_effect", "reference",
 	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
-	"counters", "linger", NULL
+	"counters", "linger", "min_rounds", "max_rounds", "budget", NULL
 };
 enum {
 	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
 	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
-	SK_TIMEOUT, SK_COUNTERS, SK_LINGER,
+	SK_TIMEOUT, SK_COUNTERS, SK_LINGER, SK_MIN_ROUNDS, SK_MAX_ROUNDS,
+	SK_BUDGET,
 };
 
 /* Counters the agent can read (agent/facts-linux.c has the same list). */
@@ -92,12 +93,13 @@ struct suite_parse {
 	size_t		 idx;		/* its variant or bench index */
 	int		 sect_line;
 	char		 label[PROTO_NAME_MAX + 16];	/* "[bench.NAME]" */
-	int		 seen[16];	/* line of each key seen, or 0 */
+	int		 seen[24];	/* line of each key seen, or 0 */
 
 	int		 suite_line;	/* of [suite]; 0: none */
 	char		 ref[PROTO_NAME_MAX];
 	int		 ref_line;	/* of reference; 0: none */
 	uint32_t	 timeout_ms;	/* [suite] timeout: benches' default */
+	int		 suite_seen[24];	/* [suite]'s keys: line, or 0 */
 
 	/* [bench.NAME] checks that need two keys, done once both are known. */
 	char		*better;	/* not yet checked against metrics */
@@ -161,6 +163,40 @@ suite_parse_u64(const char *v, uint64_t *out)
 		x = x * 10 + d;
 	}
 	*out = x;
+	return (0);
+}
+
+int
+suite_parse_budget(const char *v, uint32_t *out)
+{
+	uint64_t	x, mul = 1;
+	char		num[32];
+	size_t		n = strlen(v);
+
+	if (n == 0 || n >= sizeof num)
+		return (-1);
+	memcpy(num, v, n + 1);
+	switch (num[n - 1]) {
+	case 's':
+		num[--n] = '\0';
+		break;
+	case 'm':
+		mul = 60;
+		num[--n] = '\0';
+		break;
+	case 'h':
+		mul = 3600;
+		num[--n] = '\0';
+		break;
+	case 'd':
+		mul = 86400;
+		num[--n] = '\0';
+		break;
+	}
+	if (suite_parse_u64(num, &x) != 0 || x == 0 || x > SUITE_BUDGET_MAX ||
+	    x * mul > SUITE_BUDGET_MAX)
+		return (-1);
+	*out = (uint32_t)(x * mul);
 	return (0);
 }
 
@@ -458,8 +494,24 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		snprintf(s->name, sizeof s->name, "%s", v);
 		break;
 	case SK_ROUNDS:
-		if (suite_uint(p, "rounds", v, 1, 100000, &u) == 0)
+		if (strcmp(v, "auto") == 0)
+			s->auto_rounds = 1;
+		else if (suite_uint(p, "rounds", v, 1, 100000, &u) == 0)
 			s->rounds = (uint32_t)u;
+		break;
+	case SK_MIN_ROUNDS:
+		if (suite_uint(p, "min_rounds", v, 2, 100000, &u) == 0)
+			s->min_rounds = (uint32_t)u;
+		break;
+	case SK_MAX_ROUNDS:
+		if (suite_uint(p, "max_rounds", v, 2, 100000, &u) == 0)
+			s->max_rounds = (uint32_t)u;
+		break;
+	case SK_BUDGET:
+		if (suite_parse_budget(v, &s->budget_s) != 0)
+			ini_error(&p->src, p->src.line, "%s budget: '%s' is "
+			    "not a duration (want e.g. 90s, 20m, 2h; at most "
+			    "30d)", p->label, v);
 		break;
 	case SK_WARMUP:
 		if (suite_uint(p, "warmup", v, 0, 1000, &u) == 0)
@@ -1463,9 +1515,10 @@ suite_handler(void *user, const char *section, const char *key,
 	}
 	if ((k = ini_key(&p->src, p->label, keys, p->seen, key)) < 0)
 		return (0);
-	if (p->sect == SECT_SUITE)
+	if (p->sect == SECT_SUITE) {
+		p->suite_seen[k] = p->src.line;
 		suite_key_suite(p, k, v);
-	else if (p->sect == SECT_VARIANT)
+	} else if (p->sect == SECT_VARIANT)
 		suite_key_variant(p, k, v);
 	else if (p->sect == SECT_CLAIM)
 		claims_key(&p->src, &p->s->claims[p->idx], k, v);
@@ -1660,6 +1713,39 @@ suite_last_line(const struct suite_parse *p)
 	return (n);
 }
 
+/*
+ * Checks the adaptive keys together: min_rounds, max_rounds and budget
+ * belong to rounds = auto, and min_rounds may not pass max_rounds. An
+ * adaptive suite plans up to max_rounds (s->rounds).
+ */
+static void
+suite_finish_auto(struct suite_parse *p)
+{
+	struct suite	*s = p->s;
+	static const int keys[] = { SK_MIN_ROUNDS, SK_MAX_ROUNDS, SK_BUDGET };
+	size_t		 i;
+
+	if (!s->auto_rounds) {
+		for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			if (p->suite_seen[keys[i]] == 0)
+				continue;
+			ini_error(&p->src, p->suite_seen[keys[i]], "[suite] %s "
+			    "needs rounds = auto (rounds is %u)",
+			    suite_suite_keys[keys[i]], s->rounds);
+			return;
+		}
+		return;
+	}
+	if (s->min_rounds > s->max_rounds) {
+		ini_error(&p->src, p->suite_seen[SK_MIN_ROUNDS] != 0 ?
+		    p->suite_seen[SK_MIN_ROUNDS] : p->suite_seen[SK_MAX_ROUNDS],
+		    "[suite] min_rounds %u is above max_rounds %u",
+		    s->min_rounds, s->max_rounds);
+		return;
+	}
+	s->rounds = s->max_rounds;
+}
+
 /* Checks across sections once the whole file is read. */
 static void
 suite_finish(struct suite_parse *p)
@@ -1683,6 +1769,7 @@ suite_finish(struct suite_parse *p)
 		}
 		s->ref = i;
 	}
+	suite_finish_auto(p);
 	/* [suite] is optional: every one of its keys has a default. */
 	if (s->nvariants == 0)
 		ini_error(&p->src, suite_last_line(p), "no [variant.NAME] "
@@ -1775,6 +1862,8 @@ suite_parse(const char *path, const char *text, int names_only,
 	s->retries = 2;
 	s->subtract_floor = 1;
 	s->linger_s = 3600;
+	s->min_rounds = SUITE_MIN_ROUNDS;
+	s->max_rounds = SUITE_MAX_ROUNDS;
 	suite_default_name(s, path);
 	if ((slash = strrchr(path, '/')) != NULL &&
 	    (p.dir = strndup(path, slash == path ? 1 : (size_t)(slash -

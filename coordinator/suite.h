@@ -92,7 +92,23 @@ struct suite {
 
 	size_t		 nclaims;	/* [claim.NAME] sections (claims.h) */
 	struct suite_claim *claims;
+
+	/* rounds = auto: blocks of min_rounds, looked at after each. */
+	int		 auto_rounds;	/* 0: rounds fixed */
+	uint32_t	 min_rounds;	/* the first look and block; default 5 */
+	uint32_t	 max_rounds;	/* = rounds when auto; default 200 */
+	uint32_t	 budget_s;	/* per host; 0: none */
 };
+
+#define SUITE_MIN_ROUNDS	5
+#define SUITE_MAX_ROUNDS	200
+#define SUITE_BUDGET_MAX	(30 * 86400)	/* seconds */
+
+/*
+ * Parses a duration such as "90s", "20m", "2h", "1d" or "600" (seconds)
+ * into seconds, 1..SUITE_BUDGET_MAX. Returns 0, or -1 when it is not one.
+ */
+int	suite_parse_budget(const char *v, uint32_t *out);
 
 /*
  * Parses the suite file at path. On error returns -1 and sets *cause

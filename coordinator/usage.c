@@ -119,8 +119,11 @@ static const struct usage_opt usage_opts[] = {
 	{ "run check deploy", "--accept-new-host-keys",
 	  "add the key of a host not in ~/.ssh/known_hosts (never a changed "
 	  "one)" },
-	{ "run", "--rounds=N", "measured rounds per host (default: the "
-	  "suite's)" },
+	{ "run", "--rounds=N|auto", "measured rounds per host (default: the "
+	  "suite's); auto: each host stops once its primary comparisons are "
+	  "decided, at the suite's max_rounds, or at its budget" },
+	{ "run", "--budget=DURATION", "with rounds = auto, the time each host "
+	  "may measure (90s, 20m, 2h; default: the suite's, else none)" },
 	{ "run", "--seed=N", "the seed of the order and the bootstrap "
 	  "(default: the suite's, else random and recorded)" },
 	{ "run", "--warmup=N", "unmeasured runs of each variant first "

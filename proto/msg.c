@@ -169,6 +169,12 @@ static const struct msg_field msg_plan_tab[] = {
 	MSG_F(struct proto_plan, counters, MSG_STR),
 	MSG_F(struct proto_plan, resume_seq, MSG_I64),
 	MSG_F(struct proto_plan, linger_ms, MSG_U32),
+	MSG_F(struct proto_plan, granted, MSG_U32),
+};
+
+static const struct msg_field msg_grant_tab[] = {
+	MSG_F(struct proto_grant, granted, MSG_U32),
+	MSG_FMAX(struct proto_grant, final, 1),
 };
 
 static const struct msg_field msg_sample_tab[] = {
@@ -237,6 +243,8 @@ static const struct msg_type {
 	{ PROTO_STATUS, "status", msg_status_tab, MSG_NITEMS(msg_status_tab),
 	    NULL },
 	{ PROTO_PROGS, "progs", msg_progs_tab, MSG_NITEMS(msg_progs_tab),
+	    NULL },
+	{ PROTO_GRANT, "grant", msg_grant_tab, MSG_NITEMS(msg_grant_tab),
 	    NULL },
 };
 
@@ -812,6 +820,8 @@ msg_check_plan(const void *base)
 	size_t			 i, j, k, nprog = 0;
 	int			 r = 0;
 
+	if (p->granted > p->nsteps)
+		return (PROTO_ERR_FIELD);
 	if ((hook = calloc(p->ncmds + 1, 1)) == NULL)
 		return (PROTO_ERR_NOMEM);
 	for (i = 0; i < p->ncmds; i++) {

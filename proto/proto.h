@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	5	/* bump on any change */
+#define PROTO_VERSION	6	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -62,6 +62,7 @@ enum proto_type {
 	PROTO_BYE = 9,		/* coordinator: exit now */
 	PROTO_STATUS = 10,	/* agent: what it is doing between samples */
 	PROTO_PROGS = 11,	/* agent: the host programs it resolved */
+	PROTO_GRANT = 12,	/* coordinator: run the plan up to a step */
 };
 
 /* Sample status; the value is the "status" field. */
@@ -189,6 +190,8 @@ struct proto_plan {
 	int64_t		 resume_seq;	/* the coordinator stores every sample with
 					   seq <= this; -1: a new run */
 	uint32_t	 linger_ms;	/* stay this long, detached, for a resume */
+	uint32_t	 granted;	/* run steps [0, granted) until a GRANT
+					   extends it; 0: the whole plan */
 };
 
 struct proto_metric {
@@ -225,6 +228,12 @@ struct proto_ack {
 	uint32_t	seq;		/* every sample with seq <= this is stored */
 };
 
+/* GRANT: how far an open plan (granted > 0) may run. */
+struct proto_grant {
+	uint32_t	granted;	/* steps [0, granted); never shrinks */
+	uint8_t		final;		/* 1: the plan ends at granted */
+};
+
 struct proto_done {
 	uint32_t	nsamples;	/* samples sent in all */
 	char		reason[256];	/* "" when the plan completed */
@@ -253,6 +262,7 @@ struct proto_msg {
 		struct proto_done	done;
 		struct proto_state	state;
 		struct proto_progs	progs;
+		struct proto_grant	grant;
 	} u;
 };
 

@@ -18,7 +18,8 @@
 # that a failure. Timing: the first run on a machine builds the arm64 root
 # filesystem (~7 min, cached in /var/cache/orch-lab); later runs ~2 min.
 # The whole script is bounded by ARCH_CHECK_TIMEOUT (default 1800 s).
-# ARCH_CHECK_ROUNDS (default 6) sets the rounds; ARCH_CHECK_OUT=DIR keeps a
+# ARCH_CHECK_ROUNDS (default 6) sets the rounds (then one rounds = auto
+# run of tests/suites/triple.ini on h1 and a1); ARCH_CHECK_OUT=DIR keeps a
 # copy of the run's directory (samples, summary.json, report.md) there;
 # LAB_KEEP=1 keeps the lab's and the aarch64 host's directories.
 set -uo pipefail
@@ -247,8 +248,8 @@ cmp -s "$R" "$T/report-before.md" || fail "orch report DIR does not render repor
 phase "claims per architecture: tests/suites/claims.ini on h1 h2 a1"
 # B does three times A's work on either architecture: "worse by >= 20%"
 # is CONFIRMED and "better" REFUTED in each group and on each host. Twelve
-# rounds (the suite's): a family of 5 tests (3 comparisons, 2 geometric means) needs
-# p <= 0.01, which 6 rounds cannot reach.
+# rounds (the suite's): a family of 4 tests (3 comparisons and the x86_64
+# group's geometric mean) needs p <= 0.0125, which 6 rounds cannot reach.
 rc=0; orch_t 600 "$T/claims" run --inventory="$INV" --hosts=lab --rounds=12 --seed=7 \
     --max-load=0 --fail-on=refuted --out="$T/rc" tests/suites/claims.ini || rc=$?
 cat "$T/claims"
@@ -262,6 +263,18 @@ expect_eq "claims per host" \
     "faster a1 REFUTED; faster h1 REFUTED; faster h2 REFUTED; slower a1 CONFIRMED; slower h1 CONFIRMED; slower h2 CONFIRMED"
 expect_eq "refuting groups on the gate" "$(grep -c '^orch: --fail-on: claim faster' "$T/claims")" 2
 expect_grep '^    aarch64 · .*: CONFIRMED  a1: hash  ' "$T/claims"
+
+phase "rounds = auto on h1 and a1: each host decides on its own (triple)"
+sed -e 's/^rounds .*/rounds = auto\nmax_rounds = 40/' tests/suites/triple.ini >"$T/triple-auto.ini"
+rc=0; orch_t 900 "$T/auto" run --inventory="$INV" --hosts=h1,a1 --max-load=0 \
+    --budget=10m --out="$T/ra" "$T/triple-auto.ini" || rc=$?
+cat "$T/auto"
+expect_eq "auto run exit" "$rc" 0
+expect_eq "auto: how each host stopped" \
+    "$(jq -r '[.hosts[] | .name + ":" + .stop] | sort | join(" ")' "$T/ra/summary.json")" \
+    "a1:decided h1:decided"
+jq -e '[.hosts[] | select(.rounds_used >= 40)] | length == 0' "$T/ra/summary.json" >/dev/null ||
+    fail "a host of the adaptive run reached max_rounds"
 
 phase "no agent left on a1"
 ns=${_ARM64_NS[1]}

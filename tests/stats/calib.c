@@ -11,7 +11,9 @@
  * calib --quick    a few runs per scenario: the code paths, not the rates
  *                  (for valgrind);
  * calib --doc FILE also checks that FILE holds this very table between
- *                  its markers (make docs-stats rewrites them).
+ *                  its markers (make docs-stats rewrites them);
+ * calib --payoff N rounds = auto against fixed rounds of the same power,
+ *                  N runs each (bench/run.sh auto), JSON lines.
  *
  * Exit 0 when every target holds, 1 when one does not (each is named).
  */
@@ -30,11 +32,15 @@
 #include "coordinator/host.h"
 #include "coordinator/record.h"
 #include "coordinator/rng.h"
+#include "coordinator/seq.h"
 #include "coordinator/suite.h"
 
 #define CAL_MAXB	10
+#define NELEMS(a)	(sizeof(a) / sizeof((a)[0]))
 #define CAL_MARK_BEGIN	"<!-- check-stats table: begin -->"
 #define CAL_MARK_END	"<!-- check-stats table: end -->"
+#define CAL_SEQ_BEGIN	"<!-- check-stats adaptive table: begin -->"
+#define CAL_SEQ_END	"<!-- check-stats adaptive table: end -->"
 
 struct scenario {
 	const char	*name;
@@ -101,7 +107,8 @@ die(const char *what, const char *cause)
  * Long: a suite, hosts and samples filled field by field, as run.c would.
  */
 static void
-simulate(const char *dir, const struct scenario *sc, uint64_t seed)
+simulate_seq(const char *dir, const struct scenario *sc, uint64_t seed,
+    const uint32_t *limit, uint32_t min_rounds)
 {
 	static const char *const arch[] = { "x86_64", "aarch64" };
 	static const char *const cpu[] = { "AMD EPYC 9654", "Apple M2" };
@@ -126,6 +133,11 @@ simulate(const char *dir, const struct scenario *sc, uint64_t seed)
 	s.text = (char *)(uintptr_t)"[suite]\nname = calib\n";
 	snprintf(s.name, sizeof s.name, "calib");
 	s.rounds = sc->rounds;
+	if (limit != NULL) {
+		s.auto_rounds = 1;
+		s.min_rounds = min_rounds;
+		s.max_rounds = sc->rounds;
+	}
 	s.seed = seed;
 	s.has_seed = 1;
 	s.min_effect = 0.01;
@@ -186,6 +198,10 @@ simulate(const char *dir, const struct scenario *sc, uint64_t seed)
 					if (sc->outliers > 0 &&
 					    unif(&r) < sc->outliers)
 						x *= 1.3;
+					/* The same draws whatever is written. */
+					if (limit != NULL &&
+					    round > limit[hi])
+						continue;
 					memset(&smp, 0, sizeof smp);
 					smp.seq = seq[hi]++;
 					smp.round = round;
@@ -208,6 +224,13 @@ simulate(const char *dir, const struct scenario *sc, uint64_t seed)
 	}
 	if (record_close(&rec, "2026-01-01T00:01:00Z") != 0)
 		die(dir, rec.err);
+}
+
+/* A run of fixed rounds. */
+static void
+simulate(const char *dir, const struct scenario *sc, uint64_t seed)
+{
+	simulate_seq(dir, sc, seed, NULL, 0);
 }
 
 /* Whether a verdict is a wrong better/worse given the truth. */
@@ -364,6 +387,314 @@ static const struct scenario scenarios[] = {
 };
 #define NSCEN	(sizeof scenarios / sizeof scenarios[0])
 
+/*
+ * rounds = auto: a scenario (its rounds are max_rounds) looked at after
+ * every block of min_rounds, each host stopping on its own as the
+ * coordinator's look would (analysis's stop). With every_look the looks
+ * go on to max_rounds whatever the stops, so that "a false verdict at any
+ * look" and "an interval that missed the truth at any look" are counted
+ * over every look a run could have stopped at.
+ */
+struct seqscen {
+	struct scenario	 sc;
+	uint32_t	 min_rounds;
+	int		 every_look;
+};
+
+struct seqtally {
+	size_t	sims;
+	size_t	cmps;		/* primary comparisons */
+	size_t	runs_false;	/* runs: a false verdict at some look */
+	size_t	cmps_missed;	/* comparisons: truth outside at some look */
+	size_t	found;		/* worse at its host's stop */
+	size_t	false_stop;	/* false better/worse at its host's stop */
+	size_t	hosts;
+	size_t	stops[4];	/* per enum seq_stop */
+	uint32_t *used;		/* rounds used per host, for the median */
+	size_t	nused;
+};
+
+/* Returns host's analysis, or NULL. */
+static const struct rep_host *
+seq_host(const struct analysis *a, size_t host)
+{
+	size_t	h;
+
+	for (h = 0; h < a->nhosts; h++) {
+		if (a->hosts[h].host == host)
+			return (&a->hosts[h]);
+	}
+	return (NULL);
+}
+
+/*
+ * Simulates one adaptive run look by look (the record rewritten with each
+ * host's rounds so far, loaded and analysed as `orch report` does) and
+ * tallies it. Long: the looks' loop keeps each host's state.
+ */
+static void
+seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
+{
+	const struct scenario	*sc = &q->sc;
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct rep_cmp	*c;
+	const struct rep_host	*rh;
+	uint32_t		 limit[2], stopat[2] = { 0, 0 };
+	int			 done[2] = { 0, 0 }, anyfalse = 0, more;
+	uint8_t			 missed[2 * CAL_MAXB];
+	char			 dir[4096], path[4200], *cause = NULL;
+	size_t			 i, h;
+
+	memset(missed, 0, sizeof missed);
+	snprintf(dir, sizeof dir, "%s/run", tmp_root);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		die(dir, strerror(errno));
+	limit[0] = limit[1] = q->min_rounds;
+	for (;;) {
+		simulate_seq(dir, sc, seed, limit, q->min_rounds);
+		snprintf(path, sizeof path, "%s/samples.msgpack", dir);
+		if (record_load(dir, &ds, &cause) != 0)
+			die(sc->name, cause);
+		if (analysis_build(ds, &a, &cause) != 0)
+			die(sc->name, cause);
+		for (i = 0; i < a->ncmps; i++) {
+			c = &a->cmps[i];
+			if (!c->family || c->host >= 2 || done[c->host])
+				continue;
+			if (false_call(c->verdict, sc->effect))
+				anyfalse = 1;
+			if (!(c->lo <= 1 + sc->effect &&
+			    1 + sc->effect <= c->hi))
+				missed[c->host * CAL_MAXB + c->bench] = 1;
+			rh = seq_host(a, c->host);
+			if (stopat[c->host] > 0 || rh == NULL ||
+			    rh->stop == SEQ_GOING)
+				continue;
+			if (c->verdict == VERDICT_WORSE && sc->effect != 0)
+				t->found++;
+			if (false_call(c->verdict, sc->effect))
+				t->false_stop++;
+		}
+		/* The geometric means are primary verdicts too. */
+		for (i = 0; i < a->ngeos; i++) {
+			if (false_call(a->geos[i].verdict, sc->effect))
+				anyfalse = 1;
+		}
+		for (h = 0; h < sc->nhosts; h++) {
+			rh = seq_host(a, h);
+			if (done[h] || stopat[h] > 0 || rh == NULL ||
+			    rh->stop == SEQ_GOING)
+				continue;
+			stopat[h] = rh->rounds_used;
+			t->stops[rh->stop]++;
+		}
+		analysis_free(a);
+		dataset_free(ds);
+		unlink(path);
+		for (more = 0, h = 0; h < sc->nhosts; h++) {
+			if ((stopat[h] > 0 && !q->every_look) ||
+			    limit[h] >= sc->rounds)
+				done[h] = 1;
+			if (done[h])
+				continue;
+			limit[h] = seq_next(limit[h], q->min_rounds,
+			    sc->rounds);
+			more = 1;
+		}
+		if (!more)
+			break;
+	}
+	t->sims++;
+	t->runs_false += (size_t)anyfalse;
+	for (h = 0; h < sc->nhosts; h++) {
+		t->hosts++;
+		t->used[t->nused++] = stopat[h] > 0 ? stopat[h] : sc->rounds;
+		for (i = 0; i < sc->nbenches; i++) {
+			t->cmps++;
+			t->cmps_missed += missed[h * CAL_MAXB + i];
+		}
+	}
+}
+
+/* The adaptive scenarios; their order is the second table's. */
+static const struct seqscen seqscens[] = {
+	{ { "A/A, σ 5%, every look to 60", 1, 1, 60, 0.05, 0, 0, 0, 0,
+	    1000 }, 5, 1 },
+	{ { "A/A, σ 5%, every look to 60", 2, 5, 60, 0.05, 0, 0, 0, 0,
+	    150 }, 5, 1 },
+	{ { "A/A, σ 2%, stops, max 60", 1, 1, 60, 0.02, 0, 0, 0, 0, 400 },
+	    5, 0 },
+	{ { "B 1% slower, σ 2%, stops, max 200", 1, 1, 200, 0.02, 0.01, 0, 0,
+	    0, 300 }, 5, 0 },
+	{ { "B 3% slower, σ 5%, stops, max 200", 1, 1, 200, 0.05, 0.03, 0, 0,
+	    0, 300 }, 5, 0 },
+	{ { "B 3% slower, σ 2%, stops, max 200", 1, 1, 200, 0.02, 0.03, 0, 0,
+	    0, 300 }, 5, 0 },
+};
+#define NSEQ	(sizeof seqscens / sizeof seqscens[0])
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* Runs every adaptive scenario, nsim_cap runs each when not 0. */
+static void
+seq_all(struct seqtally *t, int nsim_cap)
+{
+	size_t	i;
+	int	k, nsim;
+
+	for (i = 0; i < NSEQ; i++) {
+		memset(&t[i], 0, sizeof t[i]);
+		nsim = nsim_cap > 0 ? nsim_cap : seqscens[i].sc.nsim;
+		t[i].used = calloc((size_t)nsim * 2 + 1, sizeof *t[i].used);
+		if (t[i].used == NULL)
+			die("calloc", "out of memory");
+		for (k = 0; k < nsim; k++)
+			seq_run(&seqscens[i], 50000000 * (i + 1) + (uint64_t)k,
+			    &t[i]);
+		qsort(t[i].used, t[i].nused, sizeof *t[i].used, cmp_u32);
+	}
+}
+
+static void
+seq_free(struct seqtally *t)
+{
+	size_t	i;
+
+	for (i = 0; i < NSEQ; i++)
+		free(t[i].used);
+}
+
+/* Prints the adaptive table into f. */
+static void
+print_seq_table(FILE *f, const struct seqtally *t)
+{
+	const struct scenario	*sc;
+	size_t			 i;
+
+	fputs("| adaptive scenario | hosts×benches | runs | runs with a false "
+	    "verdict at any look | comparisons whose interval missed at any "
+	    "look | false verdicts at the stop | power at the stop | median "
+	    "rounds used | stops: decided / max_rounds |\n", f);
+	fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	for (i = 0; i < NSEQ; i++) {
+		sc = &seqscens[i].sc;
+		fprintf(f, "| %s | %zu×%zu | %zu | ", sc->name, sc->nhosts,
+		    sc->nbenches, t[i].sims);
+		if (seqscens[i].every_look)
+			fprintf(f, "%.1f%% | %.1f%% | ",
+			    pct(t[i].runs_false, t[i].sims),
+			    pct(t[i].cmps_missed, t[i].cmps));
+		else
+			fputs("— | — | ", f);
+		fprintf(f, "%.1f%% | ", pct(t[i].false_stop, t[i].cmps));
+		if (sc->effect != 0)
+			fprintf(f, "%.1f%% | ", pct(t[i].found, t[i].cmps));
+		else
+			fputs("— | ", f);
+		fprintf(f, "%u | %zu / %zu |\n", t[i].nused > 0 ?
+		    t[i].used[t[i].nused / 2] : 0, t[i].stops[SEQ_DECIDED],
+		    t[i].stops[SEQ_MAX]);
+	}
+}
+
+/*
+ * The power of fixed rounds n against sc's effect (one host, one
+ * benchmark, a family of one: alpha 0.05), and its false verdicts with no
+ * effect, over nsim runs each.
+ */
+static void
+payoff_fixed(const struct scenario *sc0, uint32_t n, int nsim, double *power,
+    double *falses)
+{
+	struct scenario	 sc = *sc0;
+	struct tally	 t;
+
+	sc.rounds = n;
+	run_scenario(&sc, nsim, 70000000 + n, &t);
+	*power = pct(t.fam_found, t.cmps) / 100;
+	sc.effect = 0;
+	run_scenario(&sc, nsim, 80000000 + n, &t);
+	*falses = pct(t.fam_false, t.cmps) / 100;
+}
+
+/*
+ * calib --payoff: the machine time to a decided answer for a 3% slowdown at
+ * sigma 2% and 5%, rounds = auto (max_rounds 200) against the fewest fixed
+ * rounds that reach the same power, through the real record and analysis;
+ * one JSON object a line (bench/run.sh auto).
+ */
+static void
+payoff(int nsim)
+{
+	static const double sigmas[] = { 0.02, 0.05 };
+	struct seqscen	 q;
+	struct seqtally	 ta, t0;
+	double		 mean, power, fpow = 0, ffalse = 0;
+	uint32_t	 n, lo, hi, nfix;
+	size_t		 i, k;
+
+	for (i = 0; i < NELEMS(sigmas); i++) {
+		memset(&q, 0, sizeof q);
+		q.sc.name = "payoff";
+		q.sc.nhosts = 1;
+		q.sc.nbenches = 1;
+		q.sc.rounds = 200;
+		q.sc.sigma = sigmas[i];
+		q.sc.effect = 0.03;
+		q.min_rounds = 5;
+		memset(&ta, 0, sizeof ta);
+		memset(&t0, 0, sizeof t0);
+		ta.used = calloc((size_t)nsim + 1, sizeof *ta.used);
+		t0.used = calloc((size_t)nsim + 1, sizeof *t0.used);
+		if (ta.used == NULL || t0.used == NULL)
+			die("calloc", "out of memory");
+		for (k = 0; k < (size_t)nsim; k++)
+			seq_run(&q, 90000000 + k, &ta);
+		q.sc.effect = 0;
+		for (k = 0; k < (size_t)nsim; k++)
+			seq_run(&q, 95000000 + k, &t0);
+		qsort(ta.used, ta.nused, sizeof *ta.used, cmp_u32);
+		qsort(t0.used, t0.nused, sizeof *t0.used, cmp_u32);
+		for (mean = 0, k = 0; k < ta.nused; k++)
+			mean += ta.used[k];
+		mean /= (double)(ta.nused > 0 ? ta.nused : 1);
+		power = pct(ta.found, ta.cmps) / 100;
+		/* The fewest fixed rounds (a multiple of 5) as powerful. */
+		q.sc.effect = 0.03;
+		for (lo = 1, hi = 40, nfix = 0; lo <= hi; ) {
+			n = (lo + hi) / 2;
+			payoff_fixed(&q.sc, n * 5, nsim, &fpow, &ffalse);
+			if (fpow >= power) {
+				nfix = n * 5;
+				hi = n - 1;
+			} else
+				lo = n + 1;
+		}
+		if (nfix > 0)
+			payoff_fixed(&q.sc, nfix, nsim, &fpow, &ffalse);
+		printf("{\"sigma\": %g, \"effect\": 0.03, \"runs\": %d, "
+		    "\"auto_power\": %.4f, \"auto_median_rounds\": %u, "
+		    "\"auto_mean_rounds\": %.1f, \"auto_false\": %.4f, "
+		    "\"aa_median_rounds\": %u, \"aa_same\": %zu, "
+		    "\"fixed_rounds\": %u, \"fixed_power\": %.4f, "
+		    "\"fixed_false\": %.4f}\n", sigmas[i], nsim, power,
+		    ta.used[ta.nused / 2], mean,
+		    pct(t0.false_stop, t0.cmps) / 100, t0.used[t0.nused / 2],
+		    t0.stops[SEQ_DECIDED] - t0.false_stop,
+		    nfix, nfix > 0 ? fpow : 0, nfix > 0 ? ffalse : 0);
+		fflush(stdout);
+		free(ta.used);
+		free(t0.used);
+	}
+}
+
 /* Prints one table row of sc and t into f. */
 static void
 print_row(FILE *f, const struct scenario *sc, const struct tally *t)
@@ -415,9 +746,9 @@ target(const char *what, size_t k, size_t n, double goal, int at_least)
 	return (!ok);
 }
 
-/* Returns the text of f between the markers, or NULL. */
+/* Returns the text of f between the markers begin and end, or NULL. */
 static char *
-doc_table(const char *path)
+doc_table_at(const char *path, const char *mbegin, const char *mend)
 {
 	FILE	*f;
 	char	*buf, *b, *e;
@@ -433,15 +764,22 @@ doc_table(const char *path)
 	if (fread(buf, 1, (size_t)len, f) != (size_t)len)
 		die(path, "cannot read");
 	fclose(f);
-	if ((b = strstr(buf, CAL_MARK_BEGIN)) == NULL ||
-	    (e = strstr(b, CAL_MARK_END)) == NULL) {
+	if ((b = strstr(buf, mbegin)) == NULL ||
+	    (e = strstr(b, mend)) == NULL) {
 		free(buf);
 		return (NULL);
 	}
-	b += strlen(CAL_MARK_BEGIN) + 1;
+	b += strlen(mbegin) + 1;
 	memmove(buf, b, (size_t)(e - b));
 	buf[e - b] = '\0';
 	return (buf);
+}
+
+/* Returns the text of f between the first table's markers, or NULL. */
+static char *
+doc_table(const char *path)
+{
+	return (doc_table_at(path, CAL_MARK_BEGIN, CAL_MARK_END));
 }
 
 /* Long: options, the scenarios, the table, then each target in turn. */
@@ -449,19 +787,25 @@ int
 main(int argc, char **argv)
 {
 	struct tally	 t[NSCEN];
+	struct seqtally	 st[NSEQ];
 	char		 tmpl[] = "/tmp/orch-calib.XXXXXX", *table = NULL;
+	char		*seqtable = NULL, *seqwant = NULL;
+	size_t		 seqlen = 0;
 	char		*doc = NULL, *want;
 	size_t		 i, len = 0;
 	FILE		*mem;
-	int		 quick = 0, bad = 0, nsim, ai;
+	int		 quick = 0, bad = 0, nsim, ai, pay = 0;
 
 	for (ai = 1; ai < argc; ai++) {
 		if (strcmp(argv[ai], "--quick") == 0)
 			quick = 1;
 		else if (strcmp(argv[ai], "--doc") == 0 && ai + 1 < argc)
 			doc = argv[++ai];
+		else if (strcmp(argv[ai], "--payoff") == 0 && ai + 1 < argc)
+			pay = atoi(argv[++ai]);
 		else {
-			fprintf(stderr, "usage: calib [--quick] [--doc FILE]\n");
+			fprintf(stderr, "usage: calib [--quick] [--doc FILE] "
+			    "[--payoff RUNS]\n");
 			return (2);
 		}
 	}
@@ -469,10 +813,20 @@ main(int argc, char **argv)
 		memcpy(tmpl, "/dev/shm/orch-c.XXXXXX", sizeof tmpl - 1);
 	if ((tmp_root = mkdtemp(tmpl)) == NULL)
 		die("mkdtemp", strerror(errno));
+	if (pay > 0) {
+		char	p[4200];
+
+		payoff(pay);
+		snprintf(p, sizeof p, "%s/run", tmp_root);
+		rmdir(p);
+		rmdir(tmp_root);
+		return (0);
+	}
 	for (i = 0; i < NSCEN; i++) {
 		nsim = quick ? 3 : scenarios[i].nsim;
 		run_scenario(&scenarios[i], nsim, 1000000 * (i + 1), &t[i]);
 	}
+	seq_all(st, quick ? 2 : 0);
 	{
 		char	p[4200];
 
@@ -484,10 +838,18 @@ main(int argc, char **argv)
 		die("open_memstream", strerror(errno));
 	print_table(mem, t, quick ? 3 : 0);
 	fclose(mem);
+	if ((mem = open_memstream(&seqtable, &seqlen)) == NULL)
+		die("open_memstream", strerror(errno));
+	print_seq_table(mem, st);
+	fclose(mem);
 	fputs(table, stdout);
+	putchar('\n');
+	fputs(seqtable, stdout);
 	putchar('\n');
 	if (quick) {
 		free(table);
+		free(seqtable);
+		seq_free(st);
 		return (0);
 	}
 	/* The targets of docs/statistics.md (σ 5%, 2 hosts × 10 benchmarks). */
@@ -509,6 +871,17 @@ main(int argc, char **argv)
 	    t[7].fam_false, t[7].cmps, 0.05, 0);
 	bad |= target("3% slower, σ 5%, 30 rounds, 1 bench: power",
 	    t[11].fam_found, t[11].cmps, 0.55, 1);
+	/* rounds = auto (docs/statistics.md, "Adaptive rounds"). */
+	bad |= target("auto, A/A σ 5%, 1 bench: false verdict at any look",
+	    st[0].runs_false, st[0].sims, 0.05, 0);
+	bad |= target("auto, A/A σ 5%, 2×5: runs with a false verdict at any "
+	    "look (FWER)", st[1].runs_false, st[1].sims, 0.05, 0);
+	bad |= target("auto, A/A σ 5%, 1 bench: interval missed at any look",
+	    st[0].cmps_missed, st[0].cmps, 0.05, 0);
+	bad |= target("auto, 3% slower, σ 5%: power at the stop",
+	    st[4].found, st[4].cmps, 0.80, 1);
+	bad |= target("auto, 1% slower, σ 2%: power at the stop",
+	    st[3].found, st[3].cmps, 0.50, 1);
 	for (i = 0; i < NSCEN; i++) {
 		if (t[i].disagree != 0) {
 			printf("target p/interval agreement: %s: %zu "
@@ -523,14 +896,19 @@ main(int argc, char **argv)
 		if ((want = doc_table(doc)) == NULL) {
 			printf("%s: no table between the markers\n", doc);
 			bad = 1;
-		} else if (strcmp(want, table) != 0) {
+		} else if (strcmp(want, table) != 0 ||
+		    (seqwant = doc_table_at(doc, CAL_SEQ_BEGIN,
+		    CAL_SEQ_END)) == NULL || strcmp(seqwant, seqtable) != 0) {
 			printf("%s: its table is not this output; run "
 			    "make docs-stats\n", doc);
 			bad = 1;
 		} else
 			printf("%s: its table is this output\n", doc);
 		free(want);
+		free(seqwant);
 	}
 	free(table);
+	free(seqtable);
+	seq_free(st);
 	return (bad);
 }

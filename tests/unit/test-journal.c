@@ -258,6 +258,39 @@ test_other_plan(void **state)
 	finish(fd, &pr);
 }
 
+/*
+ * An open plan's grants: journaled, the largest one (never beyond the
+ * plan) and a final one come back on a resume; the grant is not part of
+ * the plan's identity, so a resume granted less is the same plan.
+ */
+static void
+test_grants(void **state)
+{
+	struct journal_progress	pr;
+	int			fd;
+
+	(void)state;
+	plan.granted = 1;
+	fd = reopen(&pr, NULL);
+	assert_int_equal(pr.granted, 0);
+	assert_int_equal(journal_granted(fd, 2, 0), 0);
+	assert_int_equal(journal_granted(fd, 1, 0), 0);
+	assert_int_equal(journal_granted(fd, 99, 0), 0);	/* beyond */
+	finish(fd, &pr);
+	plan.granted = 2;
+	fd = reopen(&pr, NULL);
+	assert_int_equal(pr.granted, 2);
+	assert_int_equal(pr.final, 0);
+	assert_int_equal(journal_granted(fd, 2, 1), 0);
+	finish(fd, &pr);
+	plan.granted = 1;
+	fd = reopen(&pr, NULL);
+	assert_int_equal(pr.granted, 2);
+	assert_int_equal(pr.final, 1);
+	finish(fd, &pr);
+	plan.granted = 0;
+}
+
 int
 main(void)
 {
@@ -273,6 +306,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_other_plan, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("journal", tests, NULL, NULL));

@@ -180,6 +180,7 @@ make_plan(struct proto_msg *m)
 	strcpy(p->counters, "instructions,cycles");
 	p->resume_seq = 41;
 	p->linger_ms = 3600000;
+	p->granted = 1;
 }
 
 static void
@@ -219,6 +220,7 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 	assert_string_equal(y->counters, x->counters);
 	assert_int_equal(y->resume_seq, x->resume_seq);
 	assert_int_equal(y->linger_ms, x->linger_ms);
+	assert_int_equal(y->granted, x->granted);
 }
 
 static void
@@ -1612,7 +1614,7 @@ test_decode_type(void **state)
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	u = 0;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
-	u = 12;
+	u = 13;
 	test_edit_decode(&m, "t", put_uint, &u, PROTO_ERR_TYPE);
 	i = -7;
 	test_edit_decode(&m, "t", put_int, &i, PROTO_ERR_TYPE);
@@ -1830,7 +1832,8 @@ test_names(void **state)
 	assert_string_equal(proto_type_name(-1), "unknown");
 	assert_string_equal(proto_type_name(PROTO_STATUS), "status");
 	assert_string_equal(proto_type_name(PROTO_PROGS), "progs");
-	assert_string_equal(proto_type_name(12), "unknown");
+	assert_string_equal(proto_type_name(PROTO_GRANT), "grant");
+	assert_string_equal(proto_type_name(13), "unknown");
 	assert_string_equal(proto_status_name(PROTO_ST_OK), "ok");
 	assert_string_equal(proto_status_name(PROTO_ST_FAILED), "failed");
 	assert_string_equal(proto_status_name(PROTO_ST_TIMEOUT), "timeout");
@@ -1842,6 +1845,40 @@ test_names(void **state)
 	assert_string_equal(proto_strerror(PROTO_ERR_VERSION),
 	    "peer speaks another protocol version");
 	assert_string_equal(proto_strerror(-99), "unknown error");
+}
+
+/*
+ * Version 6: an open plan's grant is at most its steps, GRANT round-trips,
+ * and a final flag other than 0 or 1 is refused.
+ */
+static void
+test_grant(void **state)
+{
+	struct proto_msg	m, out;
+	uint8_t			*buf;
+	size_t			 len;
+	uint64_t		 u;
+
+	(void)state;
+	make_plan(&m);
+	m.u.plan.granted = (uint32_t)m.u.plan.nsteps + 1;
+	assert_int_equal(proto_encode(&m, &buf, &len), PROTO_ERR_FIELD);
+	m.u.plan.granted = (uint32_t)m.u.plan.nsteps;
+	u = m.u.plan.nsteps + 1;
+	test_edit_decode(&m, "granted", put_uint, &u, PROTO_ERR_FIELD);
+	test_edit_decode(&m, "granted", NULL, NULL, PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+	memset(&m, 0, sizeof m);
+	m.type = PROTO_GRANT;
+	m.u.grant.granted = 4000000000U;
+	m.u.grant.final = 1;
+	test_roundtrip(&m, &out);
+	assert_int_equal(out.u.grant.granted, 4000000000U);
+	assert_int_equal(out.u.grant.final, 1);
+	proto_msg_free(&out);
+	u = 2;
+	test_edit_decode(&m, "final", put_uint, &u, PROTO_ERR_FIELD);
+	test_edit_decode(&m, "granted", NULL, NULL, PROTO_ERR_FIELD);
 }
 
 int
@@ -1891,6 +1928,7 @@ main(void)
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_msg_free_null),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_grant),
 	};
 
 	return (cmocka_run_group_tests_name("proto", tests, NULL, NULL));
