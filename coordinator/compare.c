@@ -21,6 +21,7 @@
 #include "coordinator/compare.h"
 #include "coordinator/gate.h"
 #include "coordinator/json.h"
+#include "coordinator/report-text.h"
 #include "coordinator/report.h"
 #include "coordinator/stats-hl.h"
 #include "coordinator/usage.h"
@@ -544,30 +545,6 @@ cmp_md(const void *arg, FILE *f)
 	return (ferror(f) ? -1 : 0);
 }
 
-/* Writes s escaped for HTML. */
-static void
-cmp_html_text(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* compare.html */
 static int
 cmp_html(const void *arg, FILE *f)
@@ -580,22 +557,22 @@ cmp_html(const void *arg, FILE *f)
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
 	    "charset=\"utf-8\">\n<title>orch compare: ", f);
-	cmp_html_text(f, c->old->suite_name);
+	report_html_esc(f, c->old->suite_name);
 	fputs("</title>\n<style>body{font-family:sans-serif;max-width:72em;"
 	    "margin:1em auto}table{border-collapse:collapse}td,th{border:1px "
 	    "solid #ccc;padding:.2em .5em}.warn{color:#a00;font-weight:bold}"
 	    "td.n{text-align:right}</style>\n</head>\n<body>\n<h1>orch "
 	    "compare: ", f);
-	cmp_html_text(f, c->old->suite_name);
+	report_html_esc(f, c->old->suite_name);
 	fputs("</h1>\n<p>", f);
-	cmp_intro(c, f, cmp_html_text);
+	cmp_intro(c, f, report_html_esc);
 	fputs("</p>\n", f);
 	if (c->nwarn > 0) {
 		fputs("<h2>Warnings: the runs differ in what matters</h2>\n"
 		    "<ul>\n", f);
 		for (i = 0; i < c->nwarn; i++) {
 			fputs("<li class=\"warn\">warning: ", f);
-			cmp_html_text(f, c->warn[i]);
+			report_html_esc(f, c->warn[i]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -604,7 +581,7 @@ cmp_html(const void *arg, FILE *f)
 		fputs("<h2>Not compared</h2>\n<ul>\n", f);
 		for (i = 0; i < c->nonly; i++) {
 			fputs("<li>", f);
-			cmp_html_text(f, c->only[i]);
+			report_html_esc(f, c->only[i]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -616,7 +593,7 @@ cmp_html(const void *arg, FILE *f)
 				fputs("</table>\n", f);
 			g = cmp_group(c, r);
 			fputs("<h2>", f);
-			cmp_html_text(f, g);
+			report_html_esc(f, g);
 			fputs("</h2>\n<table>\n<tr><th>host</th><th>bench</th>"
 			    "<th>metric</th><th>variant</th><th>old runs</th>"
 			    "<th>new runs</th><th>new / old [interval]</th>"
@@ -630,7 +607,7 @@ cmp_html(const void *arg, FILE *f)
 		    c->new->benches[r->nb].name,
 		    c->new->benches[r->nb].metrics[0],
 		    c->new->variants[r->nv], r->nold, r->nnew, ratio);
-		cmp_html_text(f, cmp_verdict(r, vb, sizeof vb));
+		report_html_esc(f, cmp_verdict(r, vb, sizeof vb));
 		fputs("</td></tr>\n", f);
 	}
 	if (g != NULL)

@@ -18,6 +18,7 @@
 #include "coordinator/changepoint.h"
 #include "coordinator/history.h"
 #include "coordinator/report-history.h"
+#include "coordinator/report-text.h"
 #include "coordinator/usage.h"
 #include "proto/xmalloc.h"
 
@@ -291,32 +292,6 @@ hs_print(FILE *f, const struct hs_ctx *c)
 	return (n);
 }
 
-static void
-hs_esc(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* The trend plot's geometry, in px. */
 #define HP_W	1100
 #define HP_H	260
@@ -416,7 +391,7 @@ hs_svg(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			    "fill=\"%s\"><title>run %zu ", HX(s->run[j]),
 			    HY(p->ratio), col_s, s->run[j] + 1);
-			hs_esc(f, hs_labels(&c->runs[s->run[j]]));
+			report_html_esc(f, hs_labels(&c->runs[s->run[j]]));
 			fprintf(f, ": %s/%s %.3f [%.3f, %.3f]</title></circle>\n",
 			    p->variant, p->reference, p->ratio, p->lo, p->hi);
 		}
@@ -471,13 +446,13 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 	    "svg{display:block;max-width:100%;height:auto}\n"
 	    "</style>\n</head>\n<body>\n<main>\n<h1>orch history</h1>\n", f);
 	fputs("<p>From <code>", f);
-	hs_esc(f, store);
+	report_html_esc(f, store);
 	fprintf(f, "</code>: %zu runs", c->nruns);
 	if (c->nruns > 0) {
 		fputs(", ", f);
-		hs_esc(f, c->runs[0].started);
+		report_html_esc(f, c->runs[0].started);
 		fputs(" to ", f);
-		hs_esc(f, c->runs[c->nruns - 1].started);
+		report_html_esc(f, c->runs[c->nruns - 1].started);
 	}
 	fprintf(f, ". Each plot: the ratio of each variant to the reference "
 	    "per run (Hodges–Lehmann estimate) with its interval as a band; "
@@ -490,15 +465,15 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 		g = &c->groups[i];
 		p = &c->pts[g->first];
 		fputs("<section>\n<h2>", f);
-		hs_esc(f, p->host);
+		report_html_esc(f, p->host);
 		fputs(" · ", f);
-		hs_esc(f, p->bench);
+		report_html_esc(f, p->bench);
 		fputs(" · ", f);
-		hs_esc(f, p->metric);
+		report_html_esc(f, p->metric);
 		fputs("</h2>\n<p>", f);
-		hs_esc(f, p->arch);
+		report_html_esc(f, p->arch);
 		fputs(" · ", f);
-		hs_esc(f, p->cpu);
+		report_html_esc(f, p->cpu);
 		fputs("</p>\n", f);
 		hs_svg(f, c, g);
 		m = 0;
@@ -516,15 +491,15 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 				hs_shift(sh, sizeof sh, cp);
 				fprintf(f, "<tr><td>%zu</td><td>",
 				    s->run[cp->at] + 1);
-				hs_esc(f, what);
+				report_html_esc(f, what);
 				fprintf(f, "</td><td>%s</td><td>%.3f</td><td>"
 				    "run %zu ", sh, cp->p,
 				    s->run[cp->at - 1] + 1);
-				hs_esc(f, hs_labels(&c->runs[s->run[cp->at -
+				report_html_esc(f, hs_labels(&c->runs[s->run[cp->at -
 				    1]]));
 				fprintf(f, "</td><td>run %zu ",
 				    s->run[cp->at] + 1);
-				hs_esc(f, hs_labels(&c->runs[s->run[cp->at]]));
+				report_html_esc(f, hs_labels(&c->runs[s->run[cp->at]]));
 				fputs("</td></tr>\n", f);
 			}
 		}
@@ -535,11 +510,11 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 	    "</th><th>started</th><th>labels</th></tr>\n", f);
 	for (i = 0; i < c->nruns; i++) {
 		fprintf(f, "<tr><td>%zu</td><td>", i + 1);
-		hs_esc(f, c->runs[i].run_id);
+		report_html_esc(f, c->runs[i].run_id);
 		fputs("</td><td>", f);
-		hs_esc(f, c->runs[i].started);
+		report_html_esc(f, c->runs[i].started);
 		fputs("</td><td>", f);
-		hs_esc(f, c->runs[i].labels);
+		report_html_esc(f, c->runs[i].labels);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n</section>\n</main>\n</body>\n</html>\n", f);

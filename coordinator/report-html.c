@@ -113,33 +113,6 @@ static const char html_css[] =
     "summary{cursor:pointer;font-weight:600}\n"
     "footer{margin-top:40px;color:#57606a;font-size:12px}\n";
 
-/* Writes s escaped for HTML text and attribute values. */
-static void
-html_esc(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* Writes at most max (> 0) characters of s, escaped, "…" ending a cut. */
 static void
 html_esc_cut(FILE *f, const char *s, size_t max)
@@ -156,13 +129,13 @@ html_esc_cut(FILE *f, const char *s, size_t max)
 		n++;
 	}
 	if (n <= max) {
-		html_esc(f, s);
+		report_html_esc(f, s);
 		return;
 	}
 	copy = xmalloc(keep + 1);
 	memcpy(copy, s, keep);
 	copy[keep] = '\0';
-	html_esc(f, copy);
+	report_html_esc(f, copy);
 	fputs("…", f);
 	free(copy);
 }
@@ -181,15 +154,15 @@ html_err_tail(FILE *f, const char *s, size_t len)
 }
 
 static const struct report_fmt html_fmt = {
-	.text = html_esc,
-	.name = html_esc,
+	.text = report_html_esc,
+	.name = report_html_esc,
 	.code_open = "<code>", .code_close = "</code>",
 	.bold_open = "<b>", .bold_close = "</b>",
 	.item_open = "<li>", .item_close = "</li>\n",
 	.para_open = "<p>", .para_close = "</p>\n",
 	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
 	.small_open = "<p class=\"small\">",
-	.prose = html_esc,
+	.prose = report_html_esc,
 	.table_open = "<div class=\"scroll\"><table>\n",
 	.table_close = "</table></div>\n",
 	.head_open = "<tr>", .th_open = "<th>", .th_close = "</th>",
@@ -291,7 +264,7 @@ html_family(FILE *f, const struct analysis *a)
 		fputs(k++ ? ", " : "<p>Resolution (effect found with 80% "
 		    "power, median over the host's primary comparisons): ", f);
 		fputs("<code>", f);
-		html_esc(f, a->ds->hosts[rh->host].name);
+		report_html_esc(f, a->ds->hosts[rh->host].name);
 		if (isfinite(rh->mde))
 			fprintf(f, "</code> resolves %.1f%%", rh->mde * 100);
 		else
@@ -307,9 +280,9 @@ html_family(FILE *f, const struct analysis *a)
 		    "over the looks: docs/statistics.md):</p>\n<ul "
 		    "class=\"stops\">\n" : "", f);
 		fputs("<li><code>", f);
-		html_esc(f, a->ds->hosts[rh->host].name);
+		report_html_esc(f, a->ds->hosts[rh->host].name);
 		fputs("</code>", f);
-		html_esc(f, stop);
+		report_html_esc(f, stop);
 		fputs(i + 1 == a->nhosts ? "</li>\n</ul>\n" : "</li>\n", f);
 	}
 	for (i = 0; i < a->nhosts; i++) {
@@ -317,7 +290,7 @@ html_family(FILE *f, const struct analysis *a)
 		if (!(rh->widen > 1))
 			continue;
 		fputs("<div class=\"banner\">Rounds on <code>", f);
-		html_esc(f, a->ds->hosts[rh->host].name);
+		report_html_esc(f, a->ds->hosts[rh->host].name);
 		fprintf(f, "</code> are serially correlated (mean lag-1 r %.2f "
 		    "over %zu rounds): its primary intervals are widened "
 		    "(variance up to ×%.1f).</div>\n", rh->r1, rh->r1_n,
@@ -353,7 +326,7 @@ html_matrix_cell(FILE *f, const struct rep_cmp *c)
 	if (c->verdict == VERDICT_INVALID) {
 		report_text_reason(c->reason, reason, sizeof reason);
 		fputs("<span class=\"why\">", f);
-		html_esc(f, reason);
+		report_html_esc(f, reason);
 		fputs("</span>", f);
 	} else {
 		fputs("<span class=\"r\">", f);
@@ -384,7 +357,7 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 		if (!g->known)
 			continue;
 		fprintf(f, "<th colspan=\"%zu\">", g->to - g->from);
-		html_esc(f, g->label);
+		report_html_esc(f, g->label);
 		fputs("</th>", f);
 	}
 	if (ncols > 1)
@@ -394,7 +367,7 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 		if (!a->groups[a->hosts[i].group].known)
 			continue;
 		fputs("<th><code>", f);
-		html_esc(f, ds->hosts[a->hosts[i].host].name);
+		report_html_esc(f, ds->hosts[a->hosts[i].host].name);
 		fputs("</code></th>", f);
 	}
 	fputs("</tr>\n", f);
@@ -402,11 +375,11 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 		row = &a->rows[j];
 		fputs(row->differs ? "<tr class=\"flag\"><td><code>" :
 		    "<tr><td><code>", f);
-		html_esc(f, ds->benches[row->bench].name);
+		report_html_esc(f, ds->benches[row->bench].name);
 		fputs("</code></td><td>", f);
-		html_esc(f, ds->benches[row->bench].metrics[0]);
+		report_html_esc(f, ds->benches[row->bench].metrics[0]);
 		fputs("</td><td>", f);
-		html_esc(f, ds->variants[row->variant]);
+		report_html_esc(f, ds->variants[row->variant]);
 		fputs("</td>", f);
 		for (i = 0; i < a->nhosts; i++) {
 			if (!a->groups[a->hosts[i].group].known)
@@ -419,7 +392,7 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 			if (row->differs)
 				fputs("<span class=\"differs\">⚠ differs:"
 				    "</span> ", f);
-			html_esc(f, row->agreement);
+			report_html_esc(f, row->agreement);
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
@@ -448,15 +421,15 @@ html_geomeans(FILE *f, const struct analysis *a)
 		geo = &a->geos[i];
 		g = &a->groups[geo->group];
 		fputs("<tr><td>", f);
-		html_esc(f, g->label);
+		report_html_esc(f, g->label);
 		fputs("</td><td>", f);
 		for (j = g->from; j < g->to; j++) {
 			if (j > g->from)
 				fputs(", ", f);
-			html_esc(f, ds->hosts[a->hosts[j].host].name);
+			report_html_esc(f, ds->hosts[a->hosts[j].host].name);
 		}
 		fputs("</td><td>", f);
-		html_esc(f, ds->variants[geo->variant]);
+		report_html_esc(f, ds->variants[geo->variant]);
 		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">",
 		    geo->nused);
 		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
@@ -615,7 +588,7 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and intervals on ",
 	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
-	html_esc(f, g->label);
+	report_html_esc(f, g->label);
 	fputs("\">\n", f);
 	xl = fp_x(1 - me, lo, hi);
 	xh = fp_x(1 + me, lo, hi);
@@ -866,7 +839,7 @@ rp_fail_mark(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
 
 	fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" "
 	    "stroke=\"#cf222e\" stroke-width=\"2\"><title>", x - 4, y - 4);
-	html_esc(f, ds->variants[vr]);
+	report_html_esc(f, ds->variants[vr]);
 }
 
 /*
@@ -1127,7 +1100,7 @@ html_rounds_dot(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 		    "fill=\"%s\">", x, y, col);
 	fputs("<title>", f);
-	html_esc(f, ds->variants[s->variant]);
+	report_html_esc(f, ds->variants[s->variant]);
 	if (s->warmup)
 		fprintf(f, " warmup: %s%s</title>", buf,
 		    clip ? " (off the scale)" : "");
@@ -1247,7 +1220,7 @@ html_rounds_caption(FILE *f, const struct analysis *a, size_t host,
 	size_t	i;
 
 	fputs("</svg><figcaption>", f);
-	html_esc(f, mn);
+	report_html_esc(f, mn);
 	for (i = 0; i < a->nhosts; i++) {
 		if (a->hosts[i].host == host && a->hosts[i].floor_sub > 0 &&
 		    strcmp(mn, "wall_ns") == 0)
@@ -1262,7 +1235,7 @@ html_rounds_caption(FILE *f, const struct analysis *a, size_t host,
 		    "outlier as a lone point.", f);
 	if (offscale[0] != '\0') {
 		fputs(" Warmups off the scale (triangles at the edge): ", f);
-		html_esc(f, offscale);
+		report_html_esc(f, offscale);
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
@@ -1292,7 +1265,7 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 
 	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
-	html_esc(f, mn);
+	report_html_esc(f, mn);
 	fputs(" by round\">\n", f);
 	html_rounds_axes(f, &fr, mn);
 	for (vr = 0; vr < nv; vr++) {
@@ -1337,9 +1310,9 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 	const char		*mn;
 
 	fputs("<h4><code>", f);
-	html_esc(f, ds->benches[b].name);
+	report_html_esc(f, ds->benches[b].name);
 	fputs("</code> on <code>", f);
-	html_esc(f, ds->hosts[host].name);
+	report_html_esc(f, ds->hosts[host].name);
 	fputs("</code></h4>\n<div class=\"scroll\"><table>\n<tr><th>metric"
 	    "</th><th>variant</th><th>n</th><th>median</th><th>min … max</th>"
 	    "<th>IQR %</th><th>CV %</th><th>ratio [CI]</th><th>p</th>"
@@ -1358,10 +1331,10 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		c = analysis_cmp(a, host, b, res->metric, res->variant);
 		fprintf(f, "<tr%s><td>", res->metric == 0 ?
 		    " class=\"primary\"" : "");
-		html_esc(f, mn);
+		report_html_esc(f, mn);
 		fprintf(f, "</td><td><span style=\"color:%s\">●</span> ",
 		    html_vcol(ds, res->variant));
-		html_esc(f, ds->variants[res->variant]);
+		report_html_esc(f, ds->variants[res->variant]);
 		fputs(res->variant == ds->ref ? " (ref)" : c != NULL &&
 		    c->files == REP_FILES_AA ? " <span class=\"aa\">A/A</span>" :
 		    "", f);
@@ -1399,11 +1372,11 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		    c->verdict != VERDICT_INVALID)
 			continue;
 		fputs("<div class=\"banner\"><b>No ratio for ", f);
-		html_esc(f, ds->variants[c->variant]);
+		report_html_esc(f, ds->variants[c->variant]);
 		fputs(" vs ", f);
-		html_esc(f, ds->variants[ds->ref]);
+		report_html_esc(f, ds->variants[ds->ref]);
 		fputs(":</b> ", f);
-		html_esc(f, c->reason);
+		report_html_esc(f, c->reason);
 		fputs("</div>\n", f);
 	}
 	report_text_bench_counts(f, &html_fmt, a, host, b, 0);
@@ -1420,16 +1393,16 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 	size_t			 j, b;
 
 	fprintf(f, "<section id=\"group-%zu\">\n<h2>", gi);
-	html_esc(f, g->known ? g->label : "Hosts that gave no facts");
+	report_html_esc(f, g->known ? g->label : "Hosts that gave no facts");
 	fputs("</h2>\n", f);
 	if (!g->known) {
 		fputs("<ul>\n", f);
 		for (j = g->from; j < g->to; j++) {
 			h = &ds->hosts[a->hosts[j].host];
 			fputs("<li><code>", f);
-			html_esc(f, h->name);
+			report_html_esc(f, h->name);
 			fputs("</code>: no facts and no runs; ", f);
-			html_esc(f, h->error[0] ? h->error : "it never started");
+			report_html_esc(f, h->error[0] ? h->error : "it never started");
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n</section>\n", f);
@@ -1459,11 +1432,11 @@ html_run(FILE *f, const struct analysis *a)
 	size_t			 i, b, v;
 
 	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n<li>orch ", f);
-	html_esc(f, ds->orch_version);
+	report_html_esc(f, ds->orch_version);
 	fputs("; started ", f);
-	html_esc(f, ds->started);
+	report_html_esc(f, ds->started);
 	fputs(", ended ", f);
-	html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
+	report_html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
 	fputs("</li>\n", f);
 	if (ds->resumed > 0)
 		fprintf(f, "<li>resumed %d time%s after an interruption (<code>"
@@ -1471,23 +1444,23 @@ html_run(FILE *f, const struct analysis *a)
 		    ds->resumed == 1 ? "" : "s");
 	for (i = 0; i < ds->nlabels; i++) {
 		fputs(i == 0 ? "<li>labels: <code>" : ", <code>", f);
-		html_esc(f, ds->label_keys[i]);
+		report_html_esc(f, ds->label_keys[i]);
 		fputc('=', f);
-		html_esc(f, ds->label_values[i]);
+		report_html_esc(f, ds->label_values[i]);
 		fputs(i + 1 == ds->nlabels ? "</code></li>\n" : "</code>", f);
 	}
 	fputs("<li>command: <code>", f);
-	html_esc(f, ds->cmdline);
+	report_html_esc(f, ds->cmdline);
 	fprintf(f, "</code></li>\n<li>seed: %llu (the plan's order and every "
 	    "bootstrap interval follow from it)</li>\n<li>benchmarks: ",
 	    (unsigned long long)ds->seed);
 	for (b = 0; b < ds->nbenches; b++) {
 		fputs(b ? ", <code>" : "<code>", f);
-		html_esc(f, ds->benches[b].name);
+		report_html_esc(f, ds->benches[b].name);
 		fputs("</code> (", f);
 		for (v = 0; v < ds->benches[b].nmetrics; v++) {
 			fputs(v ? ", " : "", f);
-			html_esc(f, ds->benches[b].metrics[v]);
+			report_html_esc(f, ds->benches[b].metrics[v]);
 			fputs(ds->benches[b].higher[v] ? " higher is better" :
 			    " lower is better", f);
 		}
@@ -1500,32 +1473,32 @@ html_run(FILE *f, const struct analysis *a)
 		    "<th>path</th><th>sha256</th></tr>\n", f);
 		for (i = 0; i < ds->nfiles; i++) {
 			fputs("<tr><td>", f);
-			html_esc(f, ds->hosts[ds->files[i].host].name);
+			report_html_esc(f, ds->hosts[ds->files[i].host].name);
 			fputs("</td><td>", f);
-			html_esc(f, ds->files[i].variant);
+			report_html_esc(f, ds->files[i].variant);
 			fputs("</td><td>", f);
-			html_esc(f, ds->files[i].role);
+			report_html_esc(f, ds->files[i].role);
 			fputs("</td><td><code>", f);
-			html_esc(f, ds->files[i].path);
+			report_html_esc(f, ds->files[i].path);
 			fputs("</code>", f);
 			if (ds->files[i].host_prog != NULL) {
 				fputs(" (the host's own <code>host:", f);
-				html_esc(f, ds->files[i].host_prog);
+				report_html_esc(f, ds->files[i].host_prog);
 				fputs("</code>", f);
 				if (ds->files[i].version[0] != '\0') {
 					fputs("; --version: ", f);
-					html_esc(f, ds->files[i].version);
+					report_html_esc(f, ds->files[i].version);
 				}
 				fputs(")", f);
 			}
 			fputs("</td><td><code>", f);
-			html_esc(f, ds->files[i].sha);
+			report_html_esc(f, ds->files[i].sha);
 			fputs("</code></td></tr>\n", f);
 		}
 		fputs("</table></div>\n", f);
 	}
 	fputs("<details><summary>Suite file as run</summary>\n<pre>", f);
-	html_esc(f, ds->suite_text);
+	report_html_esc(f, ds->suite_text);
 	fputs("</pre>\n</details>\n</section>\n", f);
 }
 
@@ -1538,25 +1511,25 @@ report_html(const struct analysis *a, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\""
 	    "utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, "
 	    "initial-scale=1\">\n<title>orch report: ", f);
-	html_esc(f, ds->suite_name);
+	report_html_esc(f, ds->suite_name);
 	fputs(" — ", f);
-	html_esc(f, ds->run_id);
+	report_html_esc(f, ds->run_id);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n",
 	    html_css);
 	fputs("<h1>orch report: ", f);
-	html_esc(f, ds->suite_name);
+	report_html_esc(f, ds->suite_name);
 	fputs("</h1>\n<p class=\"meta\">Run <code>", f);
-	html_esc(f, ds->run_id);
+	report_html_esc(f, ds->run_id);
 	fputs("</code> of suite <code>", f);
-	html_esc(f, ds->suite_name);
+	report_html_esc(f, ds->suite_name);
 	fputs("</code> (", f);
-	html_esc(f, ds->suite_path);
+	report_html_esc(f, ds->suite_path);
 	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
 	    "run%s each first), reference <code>", ds->nvariants, ds->rounds,
 	    ds->warmup, ds->warmup == 1 ? "" : "s");
-	html_esc(f, ds->variants[ds->ref]);
+	report_html_esc(f, ds->variants[ds->ref]);
 	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
-	html_esc(f, ds->started);
+	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
 	claims_report(f, &html_fmt, a);
@@ -1580,7 +1553,7 @@ report_html(const struct analysis *a, FILE *f)
 			if (!a->groups[i].known)
 				continue;
 			fputs("<h3>", f);
-			html_esc(f, a->groups[i].label);
+			report_html_esc(f, a->groups[i].label);
 			fputs("</h3>\n", f);
 			html_forest(f, a, i);
 		}
@@ -1593,7 +1566,7 @@ report_html(const struct analysis *a, FILE *f)
 		return (-1);
 	html_run(f, a);
 	fputs("<footer>Recorded by orch ", f);
-	html_esc(f, ds->orch_version);
+	report_html_esc(f, ds->orch_version);
 	fputs("; rendered from samples.msgpack alone: <code>orch report "
 	    "DIR</code> renders it again, byte for byte.</footer>\n</main>\n</body>\n</html>\n", f);
 	return (ferror(f) ? -1 : 0);

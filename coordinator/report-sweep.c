@@ -9,6 +9,7 @@
 
 #include "coordinator/json.h"
 #include "coordinator/report-sweep.h"
+#include "coordinator/report-text.h"
 #include "coordinator/suite.h"
 #include "proto/xmalloc.h"
 
@@ -97,30 +98,6 @@ sw_find(const struct dataset *ds, struct sw_set *set)
 		w->point = xreallocarray(w->point, w->n + 1, sizeof *w->point);
 		w->bench[w->n] = b;
 		w->point[w->n++] = sb->point;
-	}
-}
-
-/* Writes s with the characters HTML gives a meaning escaped. */
-static void
-sw_esc(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
 	}
 }
 
@@ -302,7 +279,7 @@ sw_frame(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 	for (k = 0; k < w->n; k++) {
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
 		    "class=\"mono\">", sw_x(k, w->n), SW_H - SW_B + 18);
-		sw_esc(f, w->point[k]);
+		report_html_esc(f, w->point[k]);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"dim\">ratio (log "
@@ -349,9 +326,9 @@ sw_series(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 			    sw_y(c->hi, lo, hi), col, x, sw_y(c->ratio, lo,
 			    hi), col);
 		}
-		sw_esc(f, ds->hosts[a->hosts[h].host].name);
+		report_html_esc(f, ds->hosts[a->hosts[h].host].name);
 		fputs(", ", f);
-		sw_esc(f, w->point[k]);
+		report_html_esc(f, w->point[k]);
 		fputs(": ", f);
 		sw_cell(f, c);
 		fputs(sw_drawable(c) ? "</title></circle>\n" :
@@ -361,7 +338,7 @@ sw_series(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 	    "fill=\"%s\"/><text x=\"%d\" y=\"%.0f\" class=\"mono\">",
 	    SW_W - SW_R + 16, SW_T + 16.0 * (double)h, col, SW_W - SW_R + 32,
 	    SW_T + 9 + 16.0 * (double)h);
-	sw_esc(f, ds->hosts[a->hosts[h].host].name);
+	report_html_esc(f, ds->hosts[a->hosts[h].host].name);
 	fputs("</text>\n", f);
 }
 
@@ -390,13 +367,13 @@ report_sweep_html(FILE *f, const struct analysis *a)
 				continue;
 			sw_scale(a, w, v, &lo, &hi);
 			fputs("<h3><code>", f);
-			sw_esc(f, w->base);
+			report_html_esc(f, w->base);
 			fputs("</code>: ", f);
-			sw_esc(f, ds->variants[v]);
+			report_html_esc(f, ds->variants[v]);
 			fputs(" / ", f);
-			sw_esc(f, ds->variants[ds->ref]);
+			report_html_esc(f, ds->variants[ds->ref]);
 			fputs(" (", f);
-			sw_esc(f, ds->benches[w->bench[0]].metrics[0]);
+			report_html_esc(f, ds->benches[w->bench[0]].metrics[0]);
 			fputs(")</h3>\n", f);
 			fprintf(f, "<figure><svg class=\"sweep\" width=\"%d\" "
 			    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "

@@ -642,3 +642,30 @@ report_text_stop(const struct analysis *a, const struct rep_host *rh,
 			    "min_effect", more);
 	}
 }
+
+/* Writes s escaped for HTML (see report-text.h). */
+void
+report_html_esc(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}

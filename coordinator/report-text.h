@@ -58,6 +58,12 @@ struct report_fmt {
 };
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
+/*
+ * Writes s escaped for HTML text and attribute values (& < > " '): the one
+ * escaping of every HTML file orch writes.
+ */
+void	report_html_esc(FILE *f, const char *s);
+
 void	report_text_value(const char *metric, double v, char *buf, size_t len);
 
 /*
