@@ -55,10 +55,13 @@ expect_eq "variants in the csv" "$(awk -F, 'NR>1 && $5 != "" {print $5}' "$OUT/s
 
 note "host:NAME: the host's own program, nothing pushed"
 OUT="$T/oh"
+# The input is the test's own (a minimal Debian has no /etc/services).
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "%d-%d\n", (i * 7919) % 2003, i }' > "$T/lines.txt"
 rc=0; run_orch "$T/logh" run --out="$OUT" --rounds=3 --max-load=0 \
-	-n plain -n stable -- "host:sort /etc/services" "host:sort -s /etc/services" || rc=$?
+	-n plain -n stable -- "host:sort $T/lines.txt" "host:sort -s $T/lines.txt" || rc=$?
 cat "$T/logh"
 expect_eq "exit code" "$rc" 0
+expect_eq "failed runs" "$(jq -r '.hosts[0].failed_samples' "$OUT/summary.json")" 0
 expect_grep '^bin = host:sort$' "$OUT/suite.ini"
 expect_eq "the program the agent found" "$(jq -r '.hosts[0].host_programs[0].path' "$OUT/summary.json")" "$(command -v sort)"
 expect_eq "pushed files" "$(jq -r '.hosts[0].pushed_files' "$OUT/summary.json")" 0
