@@ -241,7 +241,7 @@ FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analys
 	coordinator/machines.c coordinator/stats-hl.c coordinator/suite.c coordinator/ini.c \
 	coordinator/claims.c coordinator/suite-claims.c \
 	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c coordinator/seq.c \
-	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/xmalloc.c
+	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/util.c proto/xmalloc.c
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto) -lpthread -lm -o $@

@@ -12,6 +12,7 @@
 #include "coordinator/rng.h"
 #include "coordinator/seq.h"
 #include "coordinator/stats.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 /*
  * The value of metric key (dataset_metric) in sample s as the analysis uses
@@ -224,33 +225,6 @@ analysis_value(const struct analysis *a, size_t hostidx,
 	return (dataset_value(a->ds, s, metric, v));
 }
 
-/*
- * Appends printf-style text to the string *s (NULL: start one). Returns 0,
- * or -1 out of memory or on a format vsnprintf refuses (*s is left as it
- * was, for the caller to free).
- */
-static int __attribute__((format(printf, 2, 3)))
-rep_appendf(char **s, const char *fmt, ...)
-{
-	va_list	 ap;
-	size_t	 old = *s == NULL ? 0 : strlen(*s);
-	char	*p;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return (-1);
-	if ((p = realloc(*s, old + (size_t)n + 1)) == NULL)
-		return (-1);
-	*s = p;
-	va_start(ap, fmt);
-	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return (0);
-}
-
 /* Collects the settings (every key but bin) of each variant's section. */
 struct rep_settings_ctx {
 	const struct dataset	*ds;
@@ -270,7 +244,7 @@ rep_settings_cb(void *user, const char *section, const char *name,
 		return (1);
 	for (v = 0; v < c->ds->nvariants; v++) {
 		if (strcmp(section + 8, c->ds->variants[v]) == 0 &&
-		    rep_appendf(&c->text[v], "%s=%s\n", name, value) != 0)
+		    util_appendf(&c->text[v], "%s=%s\n", name, value) != 0)
 			c->oom = 1;
 	}
 	return (1);
@@ -301,7 +275,7 @@ rep_settings(const struct dataset *ds, char ***out)
 		goto out;
 	for (v = 0; v < ds->nvariants; v++) {
 		if (c.text[v] == NULL &&
-		    rep_appendf(&c.text[v], "%s", "") != 0)
+		    util_appendf(&c.text[v], "%s", "") != 0)
 			goto out;
 	}
 	*out = c.text;
@@ -1177,7 +1151,7 @@ rep_groups(struct analysis *a)
 		g->to = j;
 		h = &a->ds->hosts[a->hosts[i].host];
 		g->known = h->facts.arch[0] != '\0';
-		if (rep_appendf(&g->label, "%s · %s", h->facts.arch[0] ?
+		if (util_appendf(&g->label, "%s · %s", h->facts.arch[0] ?
 		    h->facts.arch : "unknown arch", h->facts.cpu_model[0] ?
 		    h->facts.cpu_model : "unknown CPU") != 0)
 			return (-1);
@@ -1330,7 +1304,7 @@ rep_geos(struct analysis *a)
 				geo->verdict = one->verdict;
 			} else if (k > 0) {
 				key = NULL;
-				if (rep_appendf(&key, "geomean/%s/%s",
+				if (util_appendf(&key, "geomean/%s/%s",
 				    a->groups[g].label, ds->variants[v]) != 0)
 					goto out;
 				rng_seed_str(&rng, ds->seed, key);
@@ -1398,14 +1372,14 @@ rep_where(const struct analysis *a, size_t bench, size_t variant,
 			t++;
 			if (c->verdict != vd)
 				continue;
-			if (rep_appendf(&hosts, "%s%s", nin++ ? ", " : "",
+			if (util_appendf(&hosts, "%s%s", nin++ ? ", " : "",
 			    a->ds->hosts[a->hosts[i].host].name) != 0)
 				r = -1;
 		}
 		if (r == 0 && nin > 0) {
-			if (rep_appendf(s, "%s%s", k++ ? " and " : "",
+			if (util_appendf(s, "%s%s", k++ ? " and " : "",
 			    grp->label) != 0 ||
-			    (nin < t && rep_appendf(s, " (%s)", hosts) != 0))
+			    (nin < t && util_appendf(s, " (%s)", hosts) != 0))
 				r = -1;
 		}
 		free(hosts);
@@ -1452,14 +1426,14 @@ rep_rows(struct analysis *a)
 			for (ndistinct = 0, vd = 0; vd <= VERDICT_INVALID; vd++)
 				ndistinct += (size_t)seen[vd];
 			if (ncells < 2) {
-				if (rep_appendf(&row->agreement, "%s", "") != 0)
+				if (util_appendf(&row->agreement, "%s", "") != 0)
 					return (-1);
 				continue;
 			}
 			if (ndistinct == 1) {
 				for (vd = 0; !seen[vd]; vd++)
 					;
-				if (rep_appendf(&row->agreement,
+				if (util_appendf(&row->agreement,
 				    "%s on every host", stats_verdict_name(
 				    (enum stats_verdict)vd)) != 0)
 					return (-1);
@@ -1468,7 +1442,7 @@ rep_rows(struct analysis *a)
 			for (nclause = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
 				if (!seen[vd])
 					continue;
-				if (rep_appendf(&row->agreement, "%s%s on ",
+				if (util_appendf(&row->agreement, "%s%s on ",
 				    nclause++ ? ", " : "",
 				    stats_verdict_name((enum stats_verdict)vd))
 				    != 0 || rep_where(a, b, v,
@@ -1498,11 +1472,11 @@ rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
 	size_t				 g, k, i, nclause = 0;
 	int				 r = 0;
 
-	if (rep_appendf(out, "%s", word) != 0)
+	if (util_appendf(out, "%s", word) != 0)
 		return (-1);
 	if (strstr(word, " some ") == NULL && strcmp(word, "mixed") != 0)
 		return (0);
-	r |= rep_appendf(out, " (");
+	r |= util_appendf(out, " (");
 	for (i = 0; i < sizeof shown / sizeof shown[0]; i++) {
 		if (strncmp(word, stats_verdict_name(shown[i]),
 		    strlen(stats_verdict_name(shown[i]))) != 0 &&
@@ -1514,16 +1488,16 @@ rep_headline(const struct analysis *a, size_t v, const enum stats_verdict *vs,
 			if (geo == NULL || geo->verdict != shown[i])
 				continue;
 			if (k++ == 0 && strcmp(word, "mixed") == 0)
-				r |= rep_appendf(out, "%s%s on ",
+				r |= util_appendf(out, "%s%s on ",
 				    nclause ? "; " : "",
 				    stats_verdict_name(shown[i]));
 			else if (k > 1)
-				r |= rep_appendf(out, ", ");
-			r |= rep_appendf(out, "%s", a->groups[g].label);
+				r |= util_appendf(out, ", ");
+			r |= util_appendf(out, "%s", a->groups[g].label);
 		}
 		nclause += k > 0;
 	}
-	r |= rep_appendf(out, ")");
+	r |= util_appendf(out, ")");
 	return (r);
 }
 
@@ -1558,8 +1532,8 @@ rep_answers(struct analysis *a)
 				continue;
 			vs[n] = geo->verdict;
 			if (n > 0)
-				r |= rep_appendf(&ans->detail, "; ");
-			r |= rep_appendf(&ans->detail, "%s: %s",
+				r |= util_appendf(&ans->detail, "; ");
+			r |= util_appendf(&ans->detail, "%s: %s",
 			    a->groups[g].label,
 			    stats_verdict_name(geo->verdict));
 			if (geo->nused > 0) {
@@ -1573,7 +1547,7 @@ rep_answers(struct analysis *a)
 					    geo->lo, geo->hi);
 				/* Several hosts: counted per comparison. */
 				if (geo->nhosts > 1)
-					r |= rep_appendf(&ans->detail,
+					r |= util_appendf(&ans->detail,
 					    ", geomean %.3f %s over %zu "
 					    "comparisons, %zu benchmark%s on "
 					    "%zu hosts (", geo->est, ci,
@@ -1581,35 +1555,35 @@ rep_answers(struct analysis *a)
 					    geo->nbenches == 1 ? "" : "s",
 					    geo->nhosts);
 				else
-					r |= rep_appendf(&ans->detail,
+					r |= util_appendf(&ans->detail,
 					    ", geomean %.3f %s over %zu "
 					    "benchmark%s (", geo->est, ci,
 					    geo->nused,
 					    geo->nused == 1 ? "" : "s");
 			} else
-				r |= rep_appendf(&ans->detail, ", no valid "
+				r |= util_appendf(&ans->detail, ", no valid "
 				    "comparison (");
 			for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
 				if (geo->count[vd] == 0)
 					continue;
-				r |= rep_appendf(&ans->detail, "%s%zu %s",
+				r |= util_appendf(&ans->detail, "%s%zu %s",
 				    k++ ? ", " : "", geo->count[vd],
 				    stats_verdict_name((enum stats_verdict)vd));
 			}
-			r |= rep_appendf(&ans->detail, ")");
+			r |= util_appendf(&ans->detail, ")");
 			if (geo->aa)
-				r |= rep_appendf(&ans->detail, ", A/A "
+				r |= util_appendf(&ans->detail, ", A/A "
 				    "comparison (identical files)");
 			n++;
 		}
 		if (n == 0) {
-			r |= rep_appendf(&ans->headline, "invalid");
-			r |= rep_appendf(&ans->detail, "no host gave results");
+			r |= util_appendf(&ans->headline, "invalid");
+			r |= util_appendf(&ans->detail, "no host gave results");
 		} else if (n == 1) {
 			/* One architecture: name it rather than say "all". */
 			for (g = 0; analysis_geo(a, g, v) == NULL; g++)
 				;
-			r |= rep_appendf(&ans->headline, "%s on %s",
+			r |= util_appendf(&ans->headline, "%s on %s",
 			    stats_verdict_name(vs[0]), a->groups[g].label);
 		} else
 			r |= rep_headline(a, v, vs, n, &ans->headline);

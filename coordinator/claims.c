@@ -16,6 +16,7 @@
 #include "coordinator/report-text.h"
 #include "coordinator/report.h"
 #include "coordinator/suite.h"
+#include "proto/util.h"
 
 const char *
 claims_verdict_name(enum claim_verdict v)
@@ -849,27 +850,6 @@ claims_answer_md(FILE *f, const struct analysis *a)
 	fputc('\n', f);
 }
 
-/* Appends printf-style text to *s. Returns 0 or -1 (out of memory). */
-static int __attribute__((format(printf, 2, 3)))
-claims_appendf(char **s, const char *fmt, ...)
-{
-	va_list	 ap;
-	size_t	 old = *s == NULL ? 0 : strlen(*s);
-	char	*p;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (p = realloc(*s, old + (size_t)n + 1)) == NULL)
-		return (-1);
-	*s = p;
-	va_start(ap, fmt);
-	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return (0);
-}
-
 int
 claims_gate(const struct analysis *a, size_t *n, char **lines)
 {
@@ -899,7 +879,7 @@ claims_gate(const struct analysis *a, size_t *n, char **lines)
 				label[j] = '?';
 		}
 		(*n)++;
-		if (claims_appendf(lines, "orch: --fail-on: claim %s (%s %s "
+		if (util_appendf(lines, "orch: --fail-on: claim %s (%s %s "
 		    "vs %s) REFUTED on %s: %s ratio %s\n", c->name,
 		    c->variant, expect, claims_ref_name(ds, c), label, who,
 		    ratio) != 0)

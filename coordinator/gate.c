@@ -7,6 +7,7 @@
 
 #include "coordinator/claims.h"
 #include "coordinator/gate.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 static const struct {
@@ -54,27 +55,6 @@ bad:
 	return (-1);
 }
 
-/* Appends printf-style text to *s. Returns 0 or -1 (out of memory). */
-static int __attribute__((format(printf, 2, 3)))
-gate_appendf(char **s, const char *fmt, ...)
-{
-	va_list	 ap;
-	size_t	 old = *s == NULL ? 0 : strlen(*s);
-	char	*p;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (p = realloc(*s, old + (size_t)n + 1)) == NULL)
-		return (-1);
-	*s = p;
-	va_start(ap, fmt);
-	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return (0);
-}
-
 int
 gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 {
@@ -95,20 +75,20 @@ gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 		if ((bit & mask) == 0)
 			continue;
 		(*n)++;
-		r = gate_appendf(lines, "orch: --fail-on: %s %s %s: %s vs %s "
+		r = util_appendf(lines, "orch: --fail-on: %s %s %s: %s vs %s "
 		    "%s", ds->hosts[c->host].name, ds->benches[c->bench].name,
 		    ds->benches[c->bench].metrics[c->metric],
 		    ds->variants[c->variant], ds->variants[ds->ref],
 		    stats_verdict_name(c->verdict));
 		if (r == 0 && c->verdict == VERDICT_INVALID)
-			r = gate_appendf(lines, ": %s\n", c->reason);
+			r = util_appendf(lines, ": %s\n", c->reason);
 		else if (r == 0 && (!(c->lo > 0) || !isfinite(c->hi)))
-			r = gate_appendf(lines, ": ratio %.3f, interval "
+			r = util_appendf(lines, ": ratio %.3f, interval "
 			    "unbounded: %zu rounds cannot reach p <= %.2g "
 			    "(family of %zu)\n", c->ratio, c->npairs, c->alpha,
 			    a->family_size);
 		else if (r == 0)
-			r = gate_appendf(lines, ": ratio %.3f [%.3f, %.3f] "
+			r = util_appendf(lines, ": ratio %.3f [%.3f, %.3f] "
 			    "at %.2f%%, p %.2g (family of %zu: p <= %.2g "
 			    "decides)%s\n", c->ratio, c->lo, c->hi,
 			    c->level * 100, c->p, a->family_size,

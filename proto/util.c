@@ -1,6 +1,9 @@
 /* Small helpers both programs share: time, whole writes, arch names. */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,4 +56,25 @@ util_arch(const char *machine)
 	if (strcmp(machine, "amd64") == 0)
 		return ("x86_64");
 	return (machine);
+}
+
+/* Appends printf-style text to *s (see util.h). */
+int
+util_appendf(char **s, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 old = *s == NULL ? 0 : strlen(*s);
+	char	*p;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (p = realloc(*s, old + (size_t)n + 1)) == NULL)
+		return (-1);
+	*s = p;
+	va_start(ap, fmt);
+	vsnprintf(*s + old, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return (0);
 }

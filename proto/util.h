@@ -21,4 +21,12 @@ int	util_write_all(int fd, const void *buf, size_t len);
  */
 const char *util_arch(const char *machine);
 
+/*
+ * Appends printf-style text to the string *s (NULL: start one). Returns 0,
+ * or -1 out of memory or on a format vsnprintf refuses (*s is left as it
+ * was, for the caller to free).
+ */
+int	util_appendf(char **s, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 #endif
