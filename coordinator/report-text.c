@@ -105,8 +105,17 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 void
 report_text_reason(const char *reason, char *buf, size_t len)
 {
-	size_t	n = strcspn(reason, ":;");
+	size_t	n = strcspn(reason, ":;"), skip = 0;
 
+	/*
+	 * "round 2: B took ... ns after the harness floor ...": the round
+	 * alone says nothing, so the short form keeps what follows it.
+	 */
+	if (strncmp(reason, "round ", 6) == 0 && reason[n] == ':' &&
+	    strspn(reason + 6, "0123456789") == n - 6 && n > 6) {
+		skip = n + 1;
+		n = skip + strcspn(reason + skip, ":;");
+	}
 	snprintf(buf, len, "%.*s", (int)n, reason);
 }
 

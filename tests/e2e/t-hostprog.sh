@@ -12,7 +12,7 @@ mkdir -p "$T/pbin"
 cp "$(command -v sort)" "$T/pbin/mysort"
 want_sha=$(sha256sum "$T/pbin/mysort" | cut -d' ' -f1)
 # Unique lines, so that sort and sort -s write the same bytes.
-awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%d-%d\n", (i * 7919) % 20011, i }' > "$T/in.txt"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%d-%d\n", (i * 7919) % 100003, i }' > "$T/in.txt"
 
 note "host:NAME from the agent's PATH and host:/ABS, stdout checksums that match"
 cat > "$T/match.ini" <<INI

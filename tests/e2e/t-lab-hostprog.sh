@@ -10,7 +10,7 @@ export ORCH_KNOWN_HOSTS="$LAB_KNOWN_HOSTS"
 INV="$LAB_INVENTORY"
 CLEANUPS+=("pkill -9 -f '$LAB/' 2>/dev/null")
 
-awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%d-%d\n", (i * 7919) % 5003, i }' > "$T/in.txt"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%d-%d\n", (i * 7919) % 100003, i }' > "$T/in.txt"
 cat > "$T/lab.ini" <<INI
 [suite]
 rounds   = 5

@@ -1144,7 +1144,7 @@ test_headline(void **state)
 static void
 test_short_reason(void **state)
 {
-	char	buf[64];
+	char	buf[128];
 
 	(void)state;
 	report_text_reason("checksums disagree: A round 1 gave x", buf,
@@ -1155,6 +1155,19 @@ test_short_reason(void **state)
 	assert_string_equal(buf, "3 good pairs");
 	report_text_reason("", buf, sizeof buf);
 	assert_string_equal(buf, "");
+	/* A round alone says nothing: what happened in it is kept. */
+	report_text_reason("round 2: B took -5 ns after the harness floor "
+	    "is subtracted, not above 0: lengthen the benchmark", buf,
+	    sizeof buf);
+	assert_string_equal(buf, "round 2: B took -5 ns after the harness "
+	    "floor is subtracted, not above 0");
+	report_text_reason("round 12: B gave wall_ns = 0; a ratio needs",
+	    buf, sizeof buf);
+	assert_string_equal(buf, "round 12: B gave wall_ns = 0");
+	report_text_reason("round x: y", buf, sizeof buf);
+	assert_string_equal(buf, "round x");
+	report_text_reason("round : y", buf, sizeof buf);
+	assert_string_equal(buf, "round ");
 }
 
 int
