@@ -20,13 +20,9 @@ tests=("$@")
 logs=${E2E_LOGS:-$(mktemp -d /tmp/orch-e2e.XXXXXX)}
 mkdir -p "$logs"
 bound=${E2E_TIMEOUT:-900}
-cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-jobs=${E2E_JOBS:-$([ "$cores" -ge 2 ] && echo 2 || echo 1)}
-case "$jobs" in
-''|*[!0-9]*|0) echo "run-e2e: E2E_JOBS must be a number above 0, not '$jobs'" >&2; exit 2 ;;
-esac
+. tests/pool.sh
+pool_init E2E_JOBS || exit 2
 pass=0; fail=0
-declare -A name_of=()
 
 # one NAME FILE: runs one test; its exit code and time go beside its log.
 one() {
@@ -35,14 +31,9 @@ one() {
 	echo "$rc $((SECONDS - start))" > "$logs/$1.rc"
 }
 
-# reap: waits for one running test to end and says how it went.
-reap() {
-	local pid name rc secs
-	wait -n -p pid || true
-	[ -n "${pid:-}" ] || return 0
-	name=${name_of[$pid]:-}
-	[ -n "$name" ] || return 0
-	unset "name_of[$pid]"
+# pool_done NAME: says how test NAME went.
+pool_done() {
+	local name=$1 rc secs
 	read -r rc secs < "$logs/$name.rc" || { rc=1; secs=?; }
 	if [ "$rc" -eq 0 ]; then
 		pass=$((pass + 1))
@@ -56,13 +47,10 @@ reap() {
 }
 
 for t in "${tests[@]}"; do
-	while [ ${#name_of[@]} -ge "$jobs" ]; do reap; done
-	name=$(basename "$t" .sh)
-	one "$name" "$t" &
-	name_of[$!]=$name
+	pool_start "$(basename "$t" .sh)" one "$(basename "$t" .sh)" "$t"
 done
-while [ ${#name_of[@]} -gt 0 ]; do reap; done
-echo "e2e: $pass passed, $fail failed ($jobs at a time)"
+pool_wait
+echo "e2e: $pass passed, $fail failed ($POOL_JOBS at a time)"
 # The logs of a run that passed are not kept, unless E2E_LOGS asked.
 [ "$fail" -ne 0 ] || [ -n "${E2E_LOGS:-}" ] || rm -rf "$logs"
 [ "$fail" -eq 0 ]
