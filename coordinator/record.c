@@ -21,6 +21,25 @@
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* One record being packed: a map whose first key is "t", its type. */
+struct rec_w {
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+};
+
+static void	rec_str(msgpack_packer *, const char *);
+
+/* Starts a record of type t with nkeys keys, "t" counted. */
+static void
+rec_begin(struct rec_w *w, size_t nkeys, const char *t)
+{
+	msgpack_sbuffer_init(&w->sb);
+	msgpack_packer_init(&w->pk, &w->sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&w->pk, nkeys);
+	rec_str(&w->pk, "t");
+	rec_str(&w->pk, t);
+}
+
 static void
 rec_str(msgpack_packer *pk, const char *s)
 {
@@ -96,6 +115,31 @@ out:
 	return (rv);
 }
 
+/*
+ * Writes the record's last record (its end, or the coordinator's detach),
+ * makes it durable and closes the record; returns 0 or -1 with r->err.
+ */
+static int
+rec_last(struct record *r, struct rec_w *w)
+{
+	int	rv;
+
+	rv = rec_flush(r, &w->sb);
+	if (fsync(r->fd) == -1 && rv == 0) {
+		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
+		    strerror(errno));
+		rv = -1;
+	}
+	if (close(r->fd) == -1 && rv == 0) {
+		snprintf(r->err, sizeof r->err, "close %s: %s", r->path,
+		    strerror(errno));
+		rv = -1;
+	}
+	r->fd = -1;
+	pthread_mutex_destroy(&r->mtx);
+	return (rv);
+}
+
 int
 record_open(struct record *r, const char *dir, char **cause)
 {
@@ -144,15 +188,11 @@ record_reopen(struct record *r, const char *dir, uint64_t good_len,
 int
 record_resume(struct record *r, const char *at)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 2);
-	rec_kstr(&pk, "t", "resume");
-	rec_kstr(&pk, "at", at);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 2, "resume");
+	rec_kstr(&w.pk, "at", at);
+	return (rec_flush(r, &w.sb));
 }
 
 int
@@ -160,98 +200,90 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
     uint64_t seed, const char *cmdline, const char *started,
     const struct host *hosts, size_t nhosts)
 {
-	msgpack_sbuffer	 sb;
-	msgpack_packer	 pk;
+	struct rec_w	 w;
 	size_t		 i, j;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, s->auto_rounds ? 23 : 20);
-	rec_kstr(&pk, "t", "run");
+	rec_begin(&w, s->auto_rounds ? 23 : 20, "run");
 	if (s->auto_rounds) {
 		/* rounds = auto: "rounds" is max_rounds. */
-		rec_kuint(&pk, "auto", 1);
-		rec_kuint(&pk, "min_rounds", s->min_rounds);
-		rec_kuint(&pk, "budget_s", s->budget_s);
+		rec_kuint(&w.pk, "auto", 1);
+		rec_kuint(&w.pk, "min_rounds", s->min_rounds);
+		rec_kuint(&w.pk, "budget_s", s->budget_s);
 	}
-	rec_str(&pk, "hosts");
-	msgpack_pack_array(&pk, nhosts);
+	rec_str(&w.pk, "hosts");
+	msgpack_pack_array(&w.pk, nhosts);
 	for (i = 0; i < nhosts; i++)
-		rec_str(&pk, hosts[i].name);
-	rec_kuint(&pk, "subtract_floor", (uint64_t)s->subtract_floor);
-	rec_kstr(&pk, "counters", s->counters);
-	rec_kuint(&pk, "retries", s->retries);
-	rec_kdouble(&pk, "max_load", s->max_load);
-	rec_kstr(&pk, "run_id", run_id);
-	rec_kstr(&pk, "orch_version", ORCH_VERSION);
-	rec_kstr(&pk, "suite", s->name);
-	rec_kstr(&pk, "suite_path", s->path);
-	rec_kstr(&pk, "suite_text", s->text);
-	rec_kstr(&pk, "cmdline", cmdline);
-	rec_kstr(&pk, "started", started);
-	rec_kuint(&pk, "seed", seed);
-	rec_kdouble(&pk, "min_effect", s->min_effect);
-	rec_kuint(&pk, "rounds", s->rounds);
-	rec_kuint(&pk, "warmup", s->warmup);
-	rec_kuint(&pk, "reference", s->ref);
-	rec_str(&pk, "variants");
-	msgpack_pack_array(&pk, s->nvariants);
+		rec_str(&w.pk, hosts[i].name);
+	rec_kuint(&w.pk, "subtract_floor", (uint64_t)s->subtract_floor);
+	rec_kstr(&w.pk, "counters", s->counters);
+	rec_kuint(&w.pk, "retries", s->retries);
+	rec_kdouble(&w.pk, "max_load", s->max_load);
+	rec_kstr(&w.pk, "run_id", run_id);
+	rec_kstr(&w.pk, "orch_version", ORCH_VERSION);
+	rec_kstr(&w.pk, "suite", s->name);
+	rec_kstr(&w.pk, "suite_path", s->path);
+	rec_kstr(&w.pk, "suite_text", s->text);
+	rec_kstr(&w.pk, "cmdline", cmdline);
+	rec_kstr(&w.pk, "started", started);
+	rec_kuint(&w.pk, "seed", seed);
+	rec_kdouble(&w.pk, "min_effect", s->min_effect);
+	rec_kuint(&w.pk, "rounds", s->rounds);
+	rec_kuint(&w.pk, "warmup", s->warmup);
+	rec_kuint(&w.pk, "reference", s->ref);
+	rec_str(&w.pk, "variants");
+	msgpack_pack_array(&w.pk, s->nvariants);
 	for (i = 0; i < s->nvariants; i++)
-		rec_str(&pk, s->variants[i].name);
-	rec_str(&pk, "benches");
-	msgpack_pack_array(&pk, s->nbenches);
+		rec_str(&w.pk, s->variants[i].name);
+	rec_str(&w.pk, "benches");
+	msgpack_pack_array(&w.pk, s->nbenches);
 	for (i = 0; i < s->nbenches; i++) {
-		msgpack_pack_map(&pk, 4);
-		rec_kstr(&pk, "name", s->benches[i].name);
-		rec_kstr(&pk, "checksum", s->benches[i].checksum);
-		rec_str(&pk, "metrics");
-		msgpack_pack_array(&pk, s->benches[i].nmetrics);
+		msgpack_pack_map(&w.pk, 4);
+		rec_kstr(&w.pk, "name", s->benches[i].name);
+		rec_kstr(&w.pk, "checksum", s->benches[i].checksum);
+		rec_str(&w.pk, "metrics");
+		msgpack_pack_array(&w.pk, s->benches[i].nmetrics);
 		for (j = 0; j < s->benches[i].nmetrics; j++)
-			rec_str(&pk, s->benches[i].metrics[j].name);
-		rec_str(&pk, "higher");
-		msgpack_pack_array(&pk, s->benches[i].nmetrics);
+			rec_str(&w.pk, s->benches[i].metrics[j].name);
+		rec_str(&w.pk, "higher");
+		msgpack_pack_array(&w.pk, s->benches[i].nmetrics);
 		for (j = 0; j < s->benches[i].nmetrics; j++) {
 			if (s->benches[i].metrics[j].higher)
-				msgpack_pack_true(&pk);
+				msgpack_pack_true(&w.pk);
 			else
-				msgpack_pack_false(&pk);
+				msgpack_pack_false(&w.pk);
 		}
 	}
-	return (rec_flush(r, &sb));
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_host(struct record *r, const struct host *h)
 {
-	msgpack_sbuffer			 sb;
-	msgpack_packer			 pk;
+	struct rec_w			 w;
 	const struct proto_facts	*f = &h->facts;
 	size_t				 i;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 14);
-	rec_kstr(&pk, "t", "host");
-	rec_kstr(&pk, "host", h->name);
-	rec_kstr(&pk, "agent_version", h->agent_version);
-	rec_kstr(&pk, "os", f->os);
-	rec_kstr(&pk, "arch", f->arch);
-	rec_kstr(&pk, "cpu_model", f->cpu_model);
-	rec_kstr(&pk, "kernel", f->kernel);
-	rec_kstr(&pk, "hostname", f->hostname);
-	rec_kstr(&pk, "workdir", f->workdir);
-	rec_kuint(&pk, "cores", f->cores);
-	rec_kuint(&pk, "mem_kb", f->mem_kb);
-	rec_str(&pk, "load");
-	msgpack_pack_array(&pk, 3);
+	rec_begin(&w, 14, "host");
+	rec_kstr(&w.pk, "host", h->name);
+	rec_kstr(&w.pk, "agent_version", h->agent_version);
+	rec_kstr(&w.pk, "os", f->os);
+	rec_kstr(&w.pk, "arch", f->arch);
+	rec_kstr(&w.pk, "cpu_model", f->cpu_model);
+	rec_kstr(&w.pk, "kernel", f->kernel);
+	rec_kstr(&w.pk, "hostname", f->hostname);
+	rec_kstr(&w.pk, "workdir", f->workdir);
+	rec_kuint(&w.pk, "cores", f->cores);
+	rec_kuint(&w.pk, "mem_kb", f->mem_kb);
+	rec_str(&w.pk, "load");
+	msgpack_pack_array(&w.pk, 3);
 	for (i = 0; i < 3; i++)
-		msgpack_pack_double(&pk, f->load[i]);
-	rec_kstr(&pk, "kind", h->ops != NULL ? h->ops->kind : "");
-	rec_str(&pk, "extra");
-	msgpack_pack_map(&pk, f->nextra);
+		msgpack_pack_double(&w.pk, f->load[i]);
+	rec_kstr(&w.pk, "kind", h->ops != NULL ? h->ops->kind : "");
+	rec_str(&w.pk, "extra");
+	msgpack_pack_map(&w.pk, f->nextra);
 	for (i = 0; i < f->nextra; i++)
-		rec_kstr(&pk, f->extra[i].key, f->extra[i].value);
-	return (rec_flush(r, &sb));
+		rec_kstr(&w.pk, f->extra[i].key, f->extra[i].value);
+	return (rec_flush(r, &w.sb));
 }
 
 int
@@ -273,219 +305,155 @@ record_busy(const char *dir)
 int
 record_opts(struct record *r, double max_load)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 2);
-	rec_kstr(&pk, "t", "opts");
-	rec_kdouble(&pk, "max_load", max_load >= 0 ? max_load : -1);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 2, "opts");
+	rec_kdouble(&w.pk, "max_load", max_load >= 0 ? max_load : -1);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_label(struct record *r, const char *key, const char *value)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 3);
-	rec_kstr(&pk, "t", "label");
-	rec_kstr(&pk, "key", key);
-	rec_kstr(&pk, "value", value);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 3, "label");
+	rec_kstr(&w.pk, "key", key);
+	rec_kstr(&w.pk, "value", value);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_plan(struct record *r, const struct host *h, const struct proto_plan *p)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 6);
-	rec_kstr(&pk, "t", "plan");
-	rec_kstr(&pk, "host", h->name);
-	rec_kstr(&pk, "workdir", h->workdir);
-	rec_kdouble(&pk, "max_load", p->max_load);
-	rec_kuint(&pk, "load_wait_ms", p->load_wait_ms);
-	rec_kstr(&pk, "pin", p->pin);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 6, "plan");
+	rec_kstr(&w.pk, "host", h->name);
+	rec_kstr(&w.pk, "workdir", h->workdir);
+	rec_kdouble(&w.pk, "max_load", p->max_load);
+	rec_kuint(&w.pk, "load_wait_ms", p->load_wait_ms);
+	rec_kstr(&w.pk, "pin", p->pin);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_detach(struct record *r, const char *at)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
-	int		rv;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 2);
-	rec_kstr(&pk, "t", "detach");
-	rec_kstr(&pk, "at", at);
-	rv = rec_flush(r, &sb);
-	if (fsync(r->fd) == -1 && rv == 0) {
-		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
-		    strerror(errno));
-		rv = -1;
-	}
-	close(r->fd);
-	r->fd = -1;
-	pthread_mutex_destroy(&r->mtx);
-	return (rv);
+	rec_begin(&w, 2, "detach");
+	rec_kstr(&w.pk, "at", at);
+	return (rec_last(r, &w));
 }
 
 int
 record_file(struct record *r, const char *host, const char *variant,
     const char *role, const char *path, const char *sha, int fresh)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 7);
-	rec_kuint(&pk, "fresh", fresh ? 1 : 0);
-	rec_kstr(&pk, "t", "file");
-	rec_kstr(&pk, "host", host);
-	rec_kstr(&pk, "variant", variant);
-	rec_kstr(&pk, "role", role);
-	rec_kstr(&pk, "path", path);
-	rec_kstr(&pk, "sha256", sha);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 7, "file");
+	rec_kuint(&w.pk, "fresh", fresh ? 1 : 0);
+	rec_kstr(&w.pk, "host", host);
+	rec_kstr(&w.pk, "variant", variant);
+	rec_kstr(&w.pk, "role", role);
+	rec_kstr(&w.pk, "path", path);
+	rec_kstr(&w.pk, "sha256", sha);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_hostprog(struct record *r, const char *host, const char *variant,
     const char *role, const struct proto_prog *pg)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 9);
-	rec_kuint(&pk, "fresh", 0);
-	rec_kstr(&pk, "t", "file");
-	rec_kstr(&pk, "host", host);
-	rec_kstr(&pk, "variant", variant);
-	rec_kstr(&pk, "role", role);
-	rec_kstr(&pk, "path", pg->path);
-	rec_kstr(&pk, "sha256", pg->sha);
-	rec_kstr(&pk, "host_prog", pg->prog);
-	rec_kstr(&pk, "version", pg->version);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 9, "file");
+	rec_kuint(&w.pk, "fresh", 0);
+	rec_kstr(&w.pk, "host", host);
+	rec_kstr(&w.pk, "variant", variant);
+	rec_kstr(&w.pk, "role", role);
+	rec_kstr(&w.pk, "path", pg->path);
+	rec_kstr(&w.pk, "sha256", pg->sha);
+	rec_kstr(&w.pk, "host_prog", pg->prog);
+	rec_kstr(&w.pk, "version", pg->version);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_sample(struct record *r, const char *host, const char *bench,
     const char *variant, const struct proto_sample *smp)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 	size_t		i;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 22 + (smp->has_checksum ? 1 : 0));
-	rec_kstr(&pk, "t", "sample");
-	rec_kstr(&pk, "host", host);
-	rec_kstr(&pk, "bench", bench);
-	rec_kstr(&pk, "variant", variant);
-	rec_kuint(&pk, "round", smp->round);
-	rec_kuint(&pk, "attempt", smp->attempt);
-	rec_kuint(&pk, "seq", smp->seq);
-	rec_kuint(&pk, "warmup", smp->warmup);
-	rec_kstr(&pk, "status", proto_status_name(smp->status));
-	rec_kint(&pk, "exit", smp->exit_code);
-	rec_kint(&pk, "signal", smp->signal);
-	rec_kdouble(&pk, "load1", smp->load1);
-	rec_kint(&pk, "start_ns", smp->start_ns);
-	rec_kuint(&pk, "wall_ns", smp->wall_ns);
-	rec_kuint(&pk, "user_ns", smp->user_ns);
-	rec_kuint(&pk, "sys_ns", smp->sys_ns);
-	rec_kuint(&pk, "maxrss_kb", smp->maxrss_kb);
-	rec_kuint(&pk, "nvcsw", smp->nvcsw);
-	rec_kuint(&pk, "nivcsw", smp->nivcsw);
-	rec_kstr(&pk, "err", smp->err_tail);
-	rec_kuint(&pk, "step", smp->step);
-	rec_str(&pk, "metrics");
-	msgpack_pack_map(&pk, smp->nmetrics);
+	rec_begin(&w, 22 + (smp->has_checksum ? 1 : 0), "sample");
+	rec_kstr(&w.pk, "host", host);
+	rec_kstr(&w.pk, "bench", bench);
+	rec_kstr(&w.pk, "variant", variant);
+	rec_kuint(&w.pk, "round", smp->round);
+	rec_kuint(&w.pk, "attempt", smp->attempt);
+	rec_kuint(&w.pk, "seq", smp->seq);
+	rec_kuint(&w.pk, "warmup", smp->warmup);
+	rec_kstr(&w.pk, "status", proto_status_name(smp->status));
+	rec_kint(&w.pk, "exit", smp->exit_code);
+	rec_kint(&w.pk, "signal", smp->signal);
+	rec_kdouble(&w.pk, "load1", smp->load1);
+	rec_kint(&w.pk, "start_ns", smp->start_ns);
+	rec_kuint(&w.pk, "wall_ns", smp->wall_ns);
+	rec_kuint(&w.pk, "user_ns", smp->user_ns);
+	rec_kuint(&w.pk, "sys_ns", smp->sys_ns);
+	rec_kuint(&w.pk, "maxrss_kb", smp->maxrss_kb);
+	rec_kuint(&w.pk, "nvcsw", smp->nvcsw);
+	rec_kuint(&w.pk, "nivcsw", smp->nivcsw);
+	rec_kstr(&w.pk, "err", smp->err_tail);
+	rec_kuint(&w.pk, "step", smp->step);
+	rec_str(&w.pk, "metrics");
+	msgpack_pack_map(&w.pk, smp->nmetrics);
 	for (i = 0; i < smp->nmetrics; i++) {
-		rec_str(&pk, smp->metrics[i].key);
-		msgpack_pack_double(&pk, smp->metrics[i].value);
+		rec_str(&w.pk, smp->metrics[i].key);
+		msgpack_pack_double(&w.pk, smp->metrics[i].value);
 	}
 	if (smp->has_checksum)
-		rec_kstr(&pk, "checksum", smp->checksum);
-	return (rec_flush(r, &sb));
+		rec_kstr(&w.pk, "checksum", smp->checksum);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_state(struct record *r, const char *host, const struct proto_state *st)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 6);
-	rec_kstr(&pk, "t", "state");
-	rec_kstr(&pk, "host", host);
-	rec_kstr(&pk, "state", st->state);
-	rec_kstr(&pk, "detail", st->detail);
-	rec_kdouble(&pk, "load1", st->load1);
-	rec_kuint(&pk, "waited_ms", st->waited_ms);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 6, "state");
+	rec_kstr(&w.pk, "host", host);
+	rec_kstr(&w.pk, "state", st->state);
+	rec_kstr(&w.pk, "detail", st->detail);
+	rec_kdouble(&w.pk, "load1", st->load1);
+	rec_kuint(&w.pk, "waited_ms", st->waited_ms);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_hostend(struct record *r, const struct host *h)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 6);
-	rec_kstr(&pk, "t", "hostend");
-	rec_kstr(&pk, "host", h->name);
-	rec_kuint(&pk, "pushed_bytes", h->pushed);
-	rec_kuint(&pk, "pushed_files", h->npushed);
-	rec_kstr(&pk, "status", h->status == HOST_OK ? "ok" : "failed");
-	rec_kstr(&pk, "error", h->error);
-	return (rec_flush(r, &sb));
+	rec_begin(&w, 6, "hostend");
+	rec_kstr(&w.pk, "host", h->name);
+	rec_kuint(&w.pk, "pushed_bytes", h->pushed);
+	rec_kuint(&w.pk, "pushed_files", h->npushed);
+	rec_kstr(&w.pk, "status", h->status == HOST_OK ? "ok" : "failed");
+	rec_kstr(&w.pk, "error", h->error);
+	return (rec_flush(r, &w.sb));
 }
 
 int
 record_close(struct record *r, const char *ended)
 {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
-	int		rv;
+	struct rec_w	w;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 2);
-	rec_kstr(&pk, "t", "end");
-	rec_kstr(&pk, "ended", ended);
-	rv = rec_flush(r, &sb);
-	if (fsync(r->fd) == -1 && rv == 0) {
-		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
-		    strerror(errno));
-		rv = -1;
-	}
-	if (close(r->fd) == -1 && rv == 0) {
-		snprintf(r->err, sizeof r->err, "close %s: %s", r->path,
-		    strerror(errno));
-		rv = -1;
-	}
-	r->fd = -1;
-	pthread_mutex_destroy(&r->mtx);
-	return (rv);
+	rec_begin(&w, 2, "end");
+	rec_kstr(&w.pk, "ended", ended);
+	return (rec_last(r, &w));
 }
