@@ -1,7 +1,8 @@
 /*
  * Synthetic run records for the unit tests and the calibration (synth.h).
- * What each writes is what the tests had each written by hand before, to
- * the byte: the same fields, the same draws, the same order.
+ * Their bytes are load-bearing: test-machines' and test-claims' golden
+ * files and the tables of docs/statistics.md are functions of them, so a
+ * change of a field or a draw here is a change of those too.
  */
 #include <math.h>
 #include <stdint.h>
