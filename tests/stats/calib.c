@@ -34,6 +34,7 @@
 #include "coordinator/rng.h"
 #include "coordinator/seq.h"
 #include "coordinator/suite.h"
+#include "tests/unit/synth.h"
 
 #define CAL_MAXB	10
 #define NELEMS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -74,19 +75,6 @@ struct tally {
 
 static const char	*tmp_root;
 
-/* A standard normal deviate (Box-Muller), from r. */
-static double
-gauss(struct rng *r)
-{
-	double	u1, u2;
-
-	do {
-		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	} while (u1 <= 0);
-	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
-}
-
 static double
 unif(struct rng *r)
 {
@@ -104,7 +92,6 @@ die(const char *what, const char *cause)
  * Writes one simulated run into dir: nhosts hosts of different
  * architectures, nbenches benchmarks, variants A and B interleaved in a
  * balanced order, one primary metric per benchmark.
- * Long: a suite, hosts and samples filled field by field, as run.c would.
  */
 static void
 simulate_seq(const char *dir, const struct scenario *sc, uint64_t seed,
@@ -113,66 +100,30 @@ simulate_seq(const char *dir, const struct scenario *sc, uint64_t seed,
 	static const char *const arch[] = { "x86_64", "aarch64" };
 	static const char *const cpu[] = { "AMD EPYC 9654", "Apple M2" };
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[2];
-	struct suite_bench	 bs[CAL_MAXB];
-	struct suite_metric	 m[CAL_MAXB];
+	struct synth_suite	 ss;
 	struct proto_sample	 smp;
 	struct host		 h[2];
 	struct rng		 r;
-	char			*cause = NULL, bname[CAL_MAXB][16];
+	char			*cause = NULL, hname[8];
 	double			 ar[2], x, t;
 	uint32_t		 round, seq[2] = { 0, 0 };
 	size_t			 k, v, b, hi;
 
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
-	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"calib.ini";
-	s.text = (char *)(uintptr_t)"[suite]\nname = calib\n";
-	snprintf(s.name, sizeof s.name, "calib");
-	s.rounds = sc->rounds;
+	if (synth_suite(&ss, "calib", 2, sc->nbenches, sc->rounds, seed) != 0)
+		die(dir, "too many benchmarks");
 	if (limit != NULL) {
-		s.auto_rounds = 1;
-		s.min_rounds = min_rounds;
-		s.max_rounds = sc->rounds;
+		ss.s.auto_rounds = 1;
+		ss.s.min_rounds = min_rounds;
+		ss.s.max_rounds = sc->rounds;
 	}
-	s.seed = seed;
-	s.has_seed = 1;
-	s.min_effect = 0.01;
-	s.nvariants = 2;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	s.nbenches = sc->nbenches;
-	s.benches = bs;
-	for (b = 0; b < sc->nbenches; b++) {
-		snprintf(m[b].name, PROTO_NAME_MAX, "elapsed_ns");
-		snprintf(bname[b], sizeof bname[b], "k%zu", b);
-		snprintf(bs[b].name, sizeof bs[b].name, "%s", bname[b]);
-		bs[b].nmetrics = 1;
-		bs[b].metrics = &m[b];
-	}
-	memset(h, 0, sizeof h);
 	for (hi = 0; hi < sc->nhosts; hi++) {
-		snprintf(h[hi].name, sizeof h[hi].name, "h%zu", hi + 1);
-		snprintf(h[hi].agent_version, sizeof h[hi].agent_version,
-		    "0.1.0");
-		snprintf(h[hi].facts.os, sizeof h[hi].facts.os, "linux");
-		snprintf(h[hi].facts.arch, sizeof h[hi].facts.arch, "%s",
-		    arch[hi]);
-		snprintf(h[hi].facts.cpu_model, sizeof h[hi].facts.cpu_model,
-		    "%s", cpu[hi]);
-		h[hi].facts.cores = 2;
-		h[hi].status = HOST_OK;
+		snprintf(hname, sizeof hname, "h%zu", hi + 1);
+		synth_host(&h[hi], hname, arch[hi], cpu[hi], 2);
 	}
 	rng_seed(&r, seed);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-calib", &ss.s,
+	    "orch run calib.ini", h, sc->nhosts, &cause) != 0)
 		die(dir, cause);
-	if (record_run(&rec, "20260101-000000-calib", &s, seed,
-	    "orch run calib.ini", "2026-01-01T00:00:00Z", h, sc->nhosts) != 0)
-		die(dir, rec.err);
 	for (hi = 0; hi < sc->nhosts; hi++) {
 		if (record_host(&rec, &h[hi]) != 0)
 			die(dir, rec.err);
@@ -180,15 +131,15 @@ simulate_seq(const char *dir, const struct scenario *sc, uint64_t seed,
 	for (hi = 0; hi < sc->nhosts; hi++) {
 		for (b = 0; b < sc->nbenches; b++) {
 			/* Each variant's noise: AR(1) across rounds. */
-			ar[0] = gauss(&r) * sc->sigma;
-			ar[1] = gauss(&r) * sc->sigma;
+			ar[0] = synth_gauss(&r) * sc->sigma;
+			ar[1] = synth_gauss(&r) * sc->sigma;
 			for (round = 1; round <= sc->rounds; round++) {
 				for (k = 0; k < 2; k++) {
 					v = (round % 2 == 1) ? k : 1 - k;
 					if (round > 1)
 						ar[v] = sc->phi * ar[v] +
 						    sqrt(1 - sc->phi * sc->phi) *
-						    sc->sigma * gauss(&r);
+						    sc->sigma * synth_gauss(&r);
 					/* Drift: time through the run. */
 					t = ((double)(round - 1) * 2 +
 					    (double)k) / (2.0 * sc->rounds);
@@ -202,27 +153,17 @@ simulate_seq(const char *dir, const struct scenario *sc, uint64_t seed,
 					if (limit != NULL &&
 					    round > limit[hi])
 						continue;
-					memset(&smp, 0, sizeof smp);
-					smp.seq = seq[hi]++;
-					smp.round = round;
-					smp.attempt = 1;
-					smp.wall_ns = (uint64_t)x + 100000;
-					smp.nmetrics = 1;
-					snprintf(smp.metrics[0].key,
-					    PROTO_NAME_MAX, "elapsed_ns");
-					smp.metrics[0].value = x;
+					synth_elapsed(&smp, seq[hi]++, round,
+					    (uint64_t)x + 100000, x);
 					if (record_sample(&rec, h[hi].name,
-					    bname[b], vars[v].name, &smp) != 0)
+					    ss.bs[b].name, ss.vars[v].name,
+					    &smp) != 0)
 						die(dir, rec.err);
 				}
 			}
 		}
 	}
-	for (hi = 0; hi < sc->nhosts; hi++) {
-		if (record_hostend(&rec, &h[hi]) != 0)
-			die(dir, rec.err);
-	}
-	if (record_close(&rec, "2026-01-01T00:01:00Z") != 0)
+	if (synth_close(&rec, h, sc->nhosts) != 0)
 		die(dir, rec.err);
 }
 
@@ -332,9 +273,7 @@ run_scenario(const struct scenario *sc, int nsim, uint64_t seed0,
 		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 			die(dir, strerror(errno));
 		simulate(dir, sc, seed0 + (uint64_t)i);
-		if (record_load(dir, &ds, &cause) != 0)
-			die(sc->name, cause);
-		if (analysis_build(ds, &a, &cause) != 0)
+		if (synth_load(dir, &ds, &a, &cause) != 0)
 			die(sc->name, cause);
 		tally_run(a, sc, t);
 		analysis_free(a);
@@ -454,9 +393,7 @@ seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
 	for (;;) {
 		simulate_seq(dir, sc, seed, limit, q->min_rounds);
 		snprintf(path, sizeof path, "%s/samples.msgpack", dir);
-		if (record_load(dir, &ds, &cause) != 0)
-			die(sc->name, cause);
-		if (analysis_build(ds, &a, &cause) != 0)
+		if (synth_load(dir, &ds, &a, &cause) != 0)
 			die(sc->name, cause);
 		for (i = 0; i < a->ncmps; i++) {
 			c = &a->cmps[i];

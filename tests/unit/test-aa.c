@@ -31,7 +31,6 @@
  * (families of 20, drift, outliers, correlated rounds) is make
  * check-stats (tests/stats/calib.c).
  */
-#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -49,6 +47,7 @@
 #include "coordinator/report.h"
 #include "coordinator/rng.h"
 #include "coordinator/suite.h"
+#include "tests/unit/synth.h"
 
 #define ROUNDS	20
 
@@ -68,41 +67,6 @@ struct tally {
 	size_t	missed_plain;	/* neither worse nor widened (effects) */
 };
 
-/* A standard normal deviate (Box-Muller), from r. */
-static double
-gauss(struct rng *r)
-{
-	double	u1, u2;
-
-	do {
-		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	} while (u1 <= 0);
-	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
-}
-
-static char *
-tmpdir_new(void)
-{
-	char	tmpl[] = "/tmp/orch-test-aa.XXXXXX";
-	char	*d;
-
-	d = mkdtemp(tmpl);
-	assert_non_null(d);
-	return (strdup(d));
-}
-
-static void
-tmpdir_free(char *d)
-{
-	char	path[4096];
-
-	snprintf(path, sizeof path, "%s/samples.msgpack", d);
-	unlink(path);
-	rmdir(d);
-	free(d);
-}
-
 /*
  * Writes one simulated run into dir: host "h", bench "k", variants A and B
  * interleaved (balanced: odd rounds A first), elapsed_ns per sample.
@@ -111,10 +75,7 @@ static void
 simulate(const char *dir, const struct scenario *sc, uint64_t seed)
 {
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[2];
-	struct suite_bench	 bs[1];
-	struct suite_metric	 m[1];
+	struct synth_suite	 ss;
 	struct proto_sample	 smp;
 	struct host		 h;
 	struct rng		 r;
@@ -122,62 +83,27 @@ simulate(const char *dir, const struct scenario *sc, uint64_t seed)
 	uint32_t		 round, seq = 0;
 	size_t			 k, v;
 
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
-	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"aa.ini";
-	s.text = (char *)(uintptr_t)"[suite]\nname = aa\n";
-	snprintf(s.name, sizeof s.name, "aa");
-	s.rounds = ROUNDS;
-	s.seed = seed;
-	s.has_seed = 1;
-	s.min_effect = sc->min_effect;
-	s.nvariants = 2;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	s.nbenches = 1;
-	s.benches = bs;
-	snprintf(m[0].name, PROTO_NAME_MAX, "elapsed_ns");
-	snprintf(bs[0].name, sizeof bs[0].name, "k");
-	bs[0].nmetrics = 1;
-	bs[0].metrics = m;
-
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "h");
-	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
-	snprintf(h.facts.os, sizeof h.facts.os, "linux");
-	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
-	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
-	h.facts.cores = 2;
-	h.status = HOST_OK;
+	assert_int_equal(synth_suite(&ss, "aa", 2, 1, ROUNDS, seed), 0);
+	ss.s.min_effect = sc->min_effect;
+	snprintf(ss.bs[0].name, sizeof ss.bs[0].name, "k");
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
 
 	rng_seed(&r, seed);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-aa", &ss.s,
+	    "orch run aa.ini", &h, 1, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260101-000000-aa", &s, seed,
-	    "orch run aa.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
 	assert_int_equal(record_host(&rec, &h), 0);
 	for (round = 1; round <= ROUNDS; round++) {
 		for (k = 0; k < 2; k++) {
 			v = (round % 2 == 1) ? k : 1 - k;
-			memset(&smp, 0, sizeof smp);
-			smp.seq = seq++;
-			smp.round = round;
-			smp.attempt = 1;
-			smp.wall_ns = 2000000;
-			smp.nmetrics = 1;
-			snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
-			    "elapsed_ns");
-			smp.metrics[0].value = 1e6 * (v == 1 ? sc->ratio : 1) *
-			    exp(sc->sigma * gauss(&r));
+			synth_elapsed(&smp, seq++, round, 2000000, 1e6 *
+			    (v == 1 ? sc->ratio : 1) *
+			    exp(sc->sigma * synth_gauss(&r)));
 			assert_int_equal(record_sample(&rec, "h", "k",
-			    vars[v].name, &smp), 0);
+			    ss.vars[v].name, &smp), 0);
 		}
 	}
-	assert_int_equal(record_hostend(&rec, &h), 0);
-	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
 }
 
 /* Simulates nruns runs of sc and counts what the analysis says. */
@@ -192,11 +118,9 @@ run_scenario(const struct scenario *sc, uint64_t seed0, struct tally *t)
 
 	memset(t, 0, sizeof *t);
 	for (i = 0; i < (size_t)nruns; i++) {
-		dir = tmpdir_new();
+		assert_non_null(dir = synth_tmpdir_new("aa"));
 		simulate(dir, sc, seed0 + i);
-		if (record_load(dir, &ds, &cause) != 0)
-			fail_msg("%s: %s", sc->name, cause);
-		if (analysis_build(ds, &a, &cause) != 0)
+		if (synth_load(dir, &ds, &a, &cause) != 0)
 			fail_msg("%s: %s", sc->name, cause);
 		c = analysis_cmp(a, 0, 0, 0, 1);
 		assert_non_null(c);
@@ -208,7 +132,7 @@ run_scenario(const struct scenario *sc, uint64_t seed0, struct tally *t)
 			t->missed_plain++;
 		analysis_free(a);
 		dataset_free(ds);
-		tmpdir_free(dir);
+		synth_tmpdir_free(dir);
 	}
 	print_message("%-28s better %3zu worse %3zu same %3zu inconclusive "
 	    "%3zu invalid %zu; interval covers the truth in %zu of %d\n",

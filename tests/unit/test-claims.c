@@ -41,6 +41,7 @@
 #include "coordinator/report.h"
 #include "coordinator/rng.h"
 #include "coordinator/suite.h"
+#include "tests/unit/synth.h"
 
 #define FX_DIR		"tests/unit/fixtures/compare"
 #define ROUNDS		20
@@ -186,19 +187,6 @@ test_parse_errors(void **state)
 
 /* ---- synthetic records -------------------------------------------------- */
 
-/* A standard normal deviate (Box-Muller), from r. */
-static double
-gauss(struct rng *r)
-{
-	double	u1, u2;
-
-	do {
-		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	} while (u1 <= 0);
-	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
-}
-
 struct simhost {
 	const char	*name, *arch, *cpu, *kernel, *governor, *agent;
 };
@@ -219,10 +207,7 @@ simulate_n(const char *dir, const char *text, const struct simhost *hs,
 	static const char	 asha[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 				    "aaaaaaaaaaaaaaaaaaaaaaaa";
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[3];
-	struct suite_bench	 bs[2];
-	struct suite_metric	 m[1];
+	struct synth_suite	 ss;
 	struct proto_sample	 smp;
 	struct host		 h[4];
 	struct rng		 r;
@@ -231,54 +216,25 @@ simulate_n(const char *dir, const char *text, const struct simhost *hs,
 	size_t			 i, b, k, v;
 
 	assert_true(nh <= NELEM(h) && nbenches <= 2 && nvar >= 2 && nvar <= 3);
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
-	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"claims.ini";
-	s.text = (char *)(uintptr_t)text;
-	snprintf(s.name, sizeof s.name, "c");
-	s.rounds = ROUNDS;
-	s.seed = seed;
-	s.has_seed = 1;
-	s.min_effect = 0.01;
-	s.nvariants = nvar;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	snprintf(vars[2].name, sizeof vars[2].name, "C");
-	s.nbenches = nbenches;
-	s.benches = bs;
-	snprintf(m[0].name, PROTO_NAME_MAX, "elapsed_ns");
-	for (b = 0; b < nbenches; b++) {
-		snprintf(bs[b].name, sizeof bs[b].name, "k%zu", b + 1);
-		bs[b].nmetrics = 1;
-		bs[b].metrics = m;
-	}
-	memset(h, 0, sizeof h);
+	assert_int_equal(synth_suite(&ss, "claims", nvar, nbenches, ROUNDS,
+	    seed), 0);
+	ss.s.text = (char *)(uintptr_t)text;
+	snprintf(ss.s.name, sizeof ss.s.name, "c");
+	for (b = 0; b < nbenches; b++)
+		snprintf(ss.bs[b].name, sizeof ss.bs[b].name, "k%zu", b + 1);
 	for (i = 0; i < nh; i++) {
-		snprintf(h[i].name, sizeof h[i].name, "%s", hs[i].name);
+		synth_host(&h[i], hs[i].name, hs[i].arch, hs[i].cpu, 4);
 		snprintf(h[i].agent_version, sizeof h[i].agent_version, "%s",
 		    hs[i].agent);
-		snprintf(h[i].facts.os, sizeof h[i].facts.os, "linux");
-		snprintf(h[i].facts.arch, sizeof h[i].facts.arch, "%s",
-		    hs[i].arch);
-		snprintf(h[i].facts.cpu_model, sizeof h[i].facts.cpu_model,
-		    "%s", hs[i].cpu);
 		snprintf(h[i].facts.kernel, sizeof h[i].facts.kernel, "%s",
 		    hs[i].kernel);
-		h[i].facts.cores = 4;
-		h[i].facts.nextra = 1;
-		snprintf(h[i].facts.extra[0].key, PROTO_NAME_MAX, "governor");
-		snprintf(h[i].facts.extra[0].value, 128, "%s",
-		    hs[i].governor);
-		h[i].status = HOST_OK;
+		assert_int_equal(synth_fact(&h[i], "governor", hs[i].governor),
+		    0);
 	}
 	rng_seed(&r, seed);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-cc", &ss.s,
+	    "orch run claims.ini", h, nh, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260101-000000-cc", &s, seed,
-	    "orch run claims.ini", "2026-01-01T00:00:00Z", h, nh), 0);
 	for (i = 0; i < nh; i++) {
 		assert_int_equal(record_host(&rec, &h[i]), 0);
 		assert_int_equal(record_file(&rec, h[i].name, "A", "bin",
@@ -293,55 +249,20 @@ simulate_n(const char *dir, const char *text, const struct simhost *hs,
 					/* C (when there) last: A, B balanced. */
 					v = k == 2 ? 2 : (round % 2 == 1) ? k :
 					    1 - k;
-					memset(&smp, 0, sizeof smp);
-					smp.seq = seq++;
-					smp.round = round;
-					smp.attempt = 1;
-					smp.wall_ns = 2000000;
-					smp.nmetrics = 1;
-					snprintf(smp.metrics[0].key,
-					    PROTO_NAME_MAX, "elapsed_ns");
-					smp.metrics[0].value = 1e6 *
+					synth_elapsed(&smp, seq++, round,
+					    2000000, 1e6 *
 					    (v == 1 ? ratio(i, b) : 1) *
-					    exp(sigma * gauss(&r));
+					    exp(sigma * synth_gauss(&r)));
 					assert_int_equal(record_sample(&rec,
-					    h[i].name, bs[b].name,
-					    vars[v].name, &smp), 0);
+					    h[i].name, ss.bs[b].name,
+					    ss.vars[v].name, &smp), 0);
 				}
 			}
 		}
+		/* Each host ends after its own samples, as in a run. */
 		assert_int_equal(record_hostend(&rec, &h[i]), 0);
 	}
-	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
-}
-
-static char *
-tmpdir_new(void)
-{
-	char	tmpl[] = "/tmp/orch-test-claims.XXXXXX";
-
-	assert_non_null(mkdtemp(tmpl));
-	return (strdup(tmpl));
-}
-
-/* Removes dir and the files orch writes into it. */
-static void
-tmpdir_free(char *d)
-{
-	static const char *const files[] = {
-		"samples.msgpack", "samples.csv", "summary.json", "report.md",
-		"report.html", "answer.md", "compare.md", "compare.html",
-		"compare.json"
-	};
-	char	path[4096];
-	size_t	i;
-
-	for (i = 0; i < NELEM(files); i++) {
-		snprintf(path, sizeof path, "%s/%s", d, files[i]);
-		unlink(path);
-	}
-	rmdir(d);
-	free(d);
+	assert_int_equal(synth_close(&rec, h, 0), 0);
 }
 
 /* Reads a whole file; returns its bytes (NUL-terminated) or NULL. */
@@ -429,12 +350,10 @@ test_decide(void **state)
 	const size_t		 ALL = (size_t)-1;
 
 	(void)state;
-	dir = tmpdir_new();
+	assert_non_null(dir = synth_tmpdir_new("claims"));
 	simulate(dir, lab_suite, lab, NELEM(lab), 2, lab_ratio, 0.003, 7,
 	    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
-	if (record_load(dir, &ds, &cause) != 0)
-		fail_msg("%s", cause);
-	if (analysis_build(ds, &a, &cause) != 0)
+	if (synth_load(dir, &ds, &a, &cause) != 0)
 		fail_msg("%s", cause);
 	cs = a->claims;
 	assert_non_null(cs);
@@ -493,7 +412,7 @@ test_decide(void **state)
 	/* Several benchmarks: a row each under its host. */
 	assert_non_null(strstr(json, "|  |  | host m1, bench | k2 | **CONFIRMED** | "));
 	free(json);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /*
@@ -518,25 +437,23 @@ test_own_reference(void **state)
 
 	(void)state;
 	/* Without claims: 12 comparisons and 4 geometric means. */
-	dir = tmpdir_new();
+	assert_non_null(dir = synth_tmpdir_new("claims"));
 	simulate_n(dir, text3, lab, NELEM(lab), 2, 3, lab_ratio, 0.003, 9,
 	    "bb");
-	assert_int_equal(record_load(dir, &ds, &cause), 0);
-	assert_int_equal(analysis_build(ds, &a, &cause), 0);
+	assert_int_equal(synth_load(dir, &ds, &a, &cause), 0);
 	plain = a->family_size;
 	assert_int_equal(plain, 16);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 
 	snprintf(text, sizeof text, "%s[claim.vs-c]\nvariant = B\nreference "
 	    "= C\nexpect = better by >= 5%%\n[claim.c-same]\nvariant = C\n"
 	    "reference = B\nexpect = same\nbenchmarks = k2\n", text3);
-	dir = tmpdir_new();
+	assert_non_null(dir = synth_tmpdir_new("claims"));
 	simulate_n(dir, text, lab, NELEM(lab), 2, 3, lab_ratio, 0.003, 9,
 	    "bb");
-	assert_int_equal(record_load(dir, &ds, &cause), 0);
-	assert_int_equal(analysis_build(ds, &a, &cause), 0);
+	assert_int_equal(synth_load(dir, &ds, &a, &cause), 0);
 	/* 6 (3 hosts, 2 benches) and 3 (k2 only) more tests. */
 	assert_int_equal(a->family_size, plain + 9);
 	cs = a->claims;
@@ -559,7 +476,7 @@ test_own_reference(void **state)
 	}
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* A suite without claims: nothing about them anywhere. */
@@ -571,14 +488,13 @@ test_no_claims(void **state)
 	char		*dir, *cause = NULL;
 
 	(void)state;
-	dir = tmpdir_new();
+	assert_non_null(dir = synth_tmpdir_new("claims"));
 	simulate(dir, suite_head, lab, 1, 1, lab_ratio, 0.003, 8, "bb");
-	assert_int_equal(record_load(dir, &ds, &cause), 0);
-	assert_int_equal(analysis_build(ds, &a, &cause), 0);
+	assert_int_equal(synth_load(dir, &ds, &a, &cause), 0);
 	assert_null(a->claims);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* ---- compare ------------------------------------------------------------ */
@@ -646,7 +562,7 @@ test_compare(void **state)
 
 	(void)state;
 	assert_non_null(getcwd(root, sizeof root));
-	top = tmpdir_new();
+	assert_non_null(top = synth_tmpdir_new("claims"));
 	snprintf(old, sizeof old, "%s/old", top);
 	snprintf(new, sizeof new, "%s/new", top);
 	assert_int_equal(mkdir(old, 0700), 0);
@@ -708,7 +624,7 @@ test_compare(void **state)
 		    "k2: only in the new run\",\n    \"host x9: only in the new "
 		    "run\"\n  ]"));
 		free(json);
-		tmpdir_free(strdup("more"));
+		synth_tmpdir_free(strdup("more"));
 	}
 
 	/* A record that cannot load: the error names it, nothing written. */
@@ -717,8 +633,8 @@ test_compare(void **state)
 	assert_non_null(strstr(cause, "new run nowhere: "));
 	free(cause);
 	assert_int_equal(chdir(root), 0);
-	tmpdir_free(strdup(old));
-	tmpdir_free(strdup(new));
+	synth_tmpdir_free(strdup(old));
+	synth_tmpdir_free(strdup(new));
 	rmdir(top);
 	free(top);
 }

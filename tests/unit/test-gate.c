@@ -31,6 +31,7 @@
 #include "coordinator/report.h"
 #include "coordinator/rng.h"
 #include "coordinator/suite.h"
+#include "tests/unit/synth.h"
 
 #define ROUNDS	12
 #define NB	6
@@ -40,31 +41,6 @@ enum { B_OK, B_NOMETRIC, B_NOSUM, B_CMISMATCH, B_SHORT, B_HUGE };
 static const char *const bnames[NB] = {
 	"slow", "nometric", "nosum", "cmismatch", "short", "huge"
 };
-
-static char *
-tmpdir_new(void)
-{
-	char	tmpl[] = "/tmp/orch-test-gate.XXXXXX";
-
-	assert_non_null(mkdtemp(tmpl));
-	return (strdup(tmpl));
-}
-
-static void
-tmpdir_free(char *d)
-{
-	static const char *const files[] = { "samples.msgpack", "samples.csv",
-	    "summary.json", "report.md", "report.html" };
-	char	path[4096];
-	size_t	i;
-
-	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(path, sizeof path, "%s/%s", d, files[i]);
-		unlink(path);
-	}
-	rmdir(d);
-	free(d);
-}
 
 /*
  * Writes the record: variants A, B, C; wall_ns is every benchmark's
@@ -77,87 +53,51 @@ static void
 gen(const char *dir)
 {
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[3];
-	struct suite_bench	 bs[NB];
-	struct suite_metric	 m[NB];
+	struct synth_suite	 ss;
 	struct proto_sample	 smp;
 	struct host		 h;
 	struct rng		 r;
 	char			*cause = NULL;
 	uint32_t		 round, seq = 0;
+	uint64_t		 wall;
 	size_t			 b, v;
 	double			 base;
 
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
-	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"gate.ini";
-	s.text = (char *)(uintptr_t)"[suite]\nname = gate\n";
-	snprintf(s.name, sizeof s.name, "gate");
-	s.rounds = ROUNDS;
-	s.seed = 1;
-	s.has_seed = 1;
-	s.min_effect = 0.01;
-	s.subtract_floor = 1;
-	s.nvariants = 3;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	snprintf(vars[2].name, sizeof vars[2].name, "C");
-	s.nbenches = NB;
-	s.benches = bs;
+	assert_int_equal(synth_suite(&ss, "gate", 3, NB, ROUNDS, 1), 0);
+	ss.s.subtract_floor = 1;
 	for (b = 0; b < NB; b++) {
-		snprintf(bs[b].name, sizeof bs[b].name, "%s", bnames[b]);
-		snprintf(m[b].name, PROTO_NAME_MAX, "%s", b == B_NOMETRIC ||
+		snprintf(ss.bs[b].name, sizeof ss.bs[b].name, "%s", bnames[b]);
+		snprintf(ss.m[b].name, PROTO_NAME_MAX, "%s", b == B_NOMETRIC ||
 		    b == B_HUGE ? "elapsed_ns" : "wall_ns");
-		bs[b].nmetrics = 1;
-		bs[b].metrics = &m[b];
 		if (b == B_NOSUM || b == B_CMISMATCH)
-			snprintf(bs[b].checksum, sizeof bs[b].checksum,
+			snprintf(ss.bs[b].checksum, sizeof ss.bs[b].checksum,
 			    "checksum");
 	}
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "h");
-	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
-	snprintf(h.facts.os, sizeof h.facts.os, "linux");
-	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
-	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
-	h.facts.cores = 2;
-	h.status = HOST_OK;
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
 
 	rng_seed(&r, 3);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-gate", &ss.s,
+	    "orch run gate.ini", &h, 1, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260101-000000-gate", &s, 1,
-	    "orch run gate.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
 	assert_int_equal(record_host(&rec, &h), 0);
 	for (round = 1; round <= ROUNDS; round++) {
 		/* The harness floor: 1 ms. */
-		memset(&smp, 0, sizeof smp);
-		smp.seq = seq++;
-		smp.round = round;
-		smp.attempt = 1;
-		smp.wall_ns = 1000000 + (round % 3) * 1000;
+		synth_sample(&smp, seq++, round, 1000000 + (round % 3) * 1000);
 		assert_int_equal(record_sample(&rec, "h", RECORD_FLOOR, "",
 		    &smp), 0);
 		for (b = 0; b < NB; b++) {
 			for (v = 0; v < 3; v++) {
-				memset(&smp, 0, sizeof smp);
-				smp.seq = seq++;
-				smp.round = round;
-				smp.attempt = 1;
 				base = b == B_SHORT ? 40000 : 5e7;
 				if (b == B_OK && v == 1)
 					base *= 2;
 				/* Noise of a few percent; a short one's
 				 * value sinks under the floor's. */
-				smp.wall_ns = (uint64_t)(1000000 + base *
+				wall = (uint64_t)(1000000 + base *
 				    (1 + 0.03 * ((double)(rng_next(&r) %
 				    1000) / 1000 - 0.5)));
 				if (b == B_SHORT && round == 4 && v == 2)
-					smp.wall_ns = 990000;
+					wall = 990000;
+				synth_sample(&smp, seq++, round, wall);
 				if (b == B_HUGE) {
 					smp.nmetrics = 1;
 					snprintf(smp.metrics[0].key,
@@ -173,12 +113,11 @@ gen(const char *dir)
 					    round == 5 ? "cafe" : "beef");
 				}
 				assert_int_equal(record_sample(&rec, "h",
-				    bnames[b], vars[v].name, &smp), 0);
+				    bnames[b], ss.vars[v].name, &smp), 0);
 			}
 		}
 	}
-	assert_int_equal(record_hostend(&rec, &h), 0);
-	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
 }
 
 /* Returns the primary comparison of bench b, variant v. */
@@ -206,13 +145,12 @@ test_invalids(void **state)
 	struct dataset		*ds;
 	struct analysis		*a;
 	const struct rep_cmp	*c;
-	char			*dir = tmpdir_new(), *cause = NULL;
+	char			*dir, *cause = NULL;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("gate"));
 	gen(dir);
-	if (record_load(dir, &ds, &cause) != 0)
-		fail_msg("%s", cause);
-	if (analysis_build(ds, &a, &cause) != 0)
+	if (synth_load(dir, &ds, &a, &cause) != 0)
 		fail_msg("%s", cause);
 
 	c = cmp(a, B_NOMETRIC, 1);
@@ -252,7 +190,7 @@ test_invalids(void **state)
 	assert_true(c->lo > 1);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* The gate: one line per tripped primary comparison, saying why. */
@@ -261,15 +199,14 @@ test_gate_lines(void **state)
 {
 	struct dataset		*ds;
 	struct analysis		*a;
-	char			*dir = tmpdir_new(), *cause = NULL, *lines;
+	char			*dir, *cause = NULL, *lines;
 	size_t			 n;
 	int			 mask = 0;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("gate"));
 	gen(dir);
-	if (record_load(dir, &ds, &cause) != 0)
-		fail_msg("%s", cause);
-	if (analysis_build(ds, &a, &cause) != 0)
+	if (synth_load(dir, &ds, &a, &cause) != 0)
 		fail_msg("%s", cause);
 
 	assert_int_equal(gate_check(a, GATE_WORSE, &n, &lines), 0);
@@ -308,20 +245,7 @@ test_gate_lines(void **state)
 	assert_null(lines);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
-}
-
-/* A standard normal deviate (Box-Muller), from r. */
-static double
-gauss(struct rng *r)
-{
-	double	u1, u2;
-
-	do {
-		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	} while (u1 <= 0);
-	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+	synth_tmpdir_free(dir);
 }
 
 /*
@@ -332,77 +256,36 @@ static void
 gen_serial(const char *dir)
 {
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[2];
-	struct suite_bench	 bs[3];
-	struct suite_metric	 m[3];
+	struct synth_suite	 ss;
 	struct proto_sample	 smp;
 	struct host		 h;
 	struct rng		 r;
-	char			*cause = NULL, name[3][8];
+	char			*cause = NULL;
 	double			 ar[3][2];
 	uint32_t		 round, seq = 0;
 	size_t			 b, v;
 
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
-	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"serial.ini";
-	s.text = (char *)(uintptr_t)"[suite]\nname = serial\n";
-	snprintf(s.name, sizeof s.name, "serial");
-	s.rounds = 40;
-	s.seed = 1;
-	s.has_seed = 1;
-	s.min_effect = 0.01;
-	s.nvariants = 2;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	s.nbenches = 3;
-	s.benches = bs;
-	for (b = 0; b < 3; b++) {
-		snprintf(name[b], sizeof name[b], "k%zu", b);
-		snprintf(bs[b].name, sizeof bs[b].name, "%s", name[b]);
-		snprintf(m[b].name, PROTO_NAME_MAX, "elapsed_ns");
-		bs[b].nmetrics = 1;
-		bs[b].metrics = &m[b];
-	}
-	memset(&h, 0, sizeof h);
-	snprintf(h.name, sizeof h.name, "h");
-	snprintf(h.agent_version, sizeof h.agent_version, "0.1.0");
-	snprintf(h.facts.os, sizeof h.facts.os, "linux");
-	snprintf(h.facts.arch, sizeof h.facts.arch, "x86_64");
-	snprintf(h.facts.cpu_model, sizeof h.facts.cpu_model, "Synthetic");
-	h.facts.cores = 2;
-	h.status = HOST_OK;
+	assert_int_equal(synth_suite(&ss, "serial", 2, 3, 40, 1), 0);
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
 	rng_seed(&r, 11);
 	memset(ar, 0, sizeof ar);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-serial", &ss.s,
+	    "orch run serial.ini", &h, 1, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260101-000000-serial", &s, 1,
-	    "orch run serial.ini", "2026-01-01T00:00:00Z", &h, 1), 0);
 	assert_int_equal(record_host(&rec, &h), 0);
 	for (round = 1; round <= 40; round++) {
 		for (b = 0; b < 3; b++) {
 			for (v = 0; v < 2; v++) {
-				ar[b][v] = 0.6 * ar[b][v] + 0.02 * gauss(&r);
-				memset(&smp, 0, sizeof smp);
-				smp.seq = seq++;
-				smp.round = round;
-				smp.attempt = 1;
-				smp.wall_ns = 2000000;
-				smp.nmetrics = 1;
-				snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
-				    "elapsed_ns");
-				smp.metrics[0].value = 1e6 * exp(ar[b][v]);
+				ar[b][v] = 0.6 * ar[b][v] + 0.02 *
+				    synth_gauss(&r);
+				synth_elapsed(&smp, seq++, round, 2000000,
+				    1e6 * exp(ar[b][v]));
 				assert_int_equal(record_sample(&rec, "h",
-				    name[b], vars[v].name, &smp), 0);
+				    ss.bs[b].name, ss.vars[v].name, &smp), 0);
 			}
 		}
 	}
-	assert_int_equal(record_hostend(&rec, &h), 0);
-	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
 }
 
 /* Reads dir/name whole (caller frees). */
@@ -433,15 +316,14 @@ test_serial_report(void **state)
 {
 	struct dataset		*ds;
 	struct analysis		*a;
-	char			*dir = tmpdir_new(), *cause = NULL, *md, *json;
+	char			*dir, *cause = NULL, *md, *json;
 	char			*html, *p;
 	size_t			 b;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("gate"));
 	gen_serial(dir);
-	if (record_load(dir, &ds, &cause) != 0)
-		fail_msg("%s", cause);
-	if (analysis_build(ds, &a, &cause) != 0)
+	if (synth_load(dir, &ds, &a, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_true(a->hosts[0].r1 > 0.4);
 	assert_true(a->hosts[0].widen > 2);
@@ -473,7 +355,7 @@ test_serial_report(void **state)
 	free(md);
 	free(json);
 	free(html);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* The list: words, commas, any, and what it refuses. */

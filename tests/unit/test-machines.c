@@ -39,24 +39,13 @@
 #include "coordinator/rng.h"
 #include "coordinator/stats-hl.h"
 #include "coordinator/suite.h"
+#include "tests/unit/synth.h"
 
 #define FX_DIR	"tests/unit/fixtures/machines"
 #define ROUNDS	12
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static double
-gauss(struct rng *r)
-{
-	double	u1, u2;
-
-	do {
-		u1 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	} while (u1 <= 0);
-	u2 = (double)(rng_next(r) >> 11) * 0x1p-53;
-	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
-}
 
 static int
 cmp_dbl(const void *a, const void *b)
@@ -83,33 +72,6 @@ slurp(const char *path)
 	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
 	return (s);
-}
-
-static char *
-tmpdir_new(void)
-{
-	char	tmpl[] = "/tmp/orch-test-machines.XXXXXX";
-
-	assert_non_null(mkdtemp(tmpl));
-	return (strdup(tmpl));
-}
-
-static void
-tmpdir_free(char *d)
-{
-	static const char *const files[] = {
-		"samples.msgpack", "samples.csv", "summary.json", "report.md",
-		"report.html"
-	};
-	char	path[4096];
-	size_t	i;
-
-	for (i = 0; i < NELEM(files); i++) {
-		snprintf(path, sizeof path, "%s/%s", d, files[i]);
-		unlink(path);
-	}
-	rmdir(d);
-	free(d);
 }
 
 /* ---- the statistic -------------------------------------------------------- */
@@ -151,10 +113,10 @@ test_hl_brute(void **state)
 		m = sizes[c][1];
 		for (i = 0; i < n; i++)
 			x[i] = sizes[c][2] ? (double)(rng_next(&r) % 4) :
-			    gauss(&r);
+			    synth_gauss(&r);
 		for (j = 0; j < m; j++)
 			y[j] = sizes[c][2] ? (double)(rng_next(&r) % 5) :
-			    0.5 + gauss(&r);
+			    0.5 + synth_gauss(&r);
 		nm = n * m;
 		d = calloc(nm, sizeof *d);
 		assert_non_null(d);
@@ -227,9 +189,7 @@ gen_machines(const char *dir, size_t nhosts, const char *cmdline)
 	    "[bench.serial]\nmetrics = elapsed_ns, instructions, cycles\n"
 	    "[bench.par]\nthreads = 4\nmetrics = elapsed_ns\n";
 	struct record		 rec;
-	struct suite		 s;
-	struct suite_variant	 vars[2];
-	struct suite_bench	 bs[2];
+	struct synth_suite	 ss;
 	struct suite_metric	 m[3];
 	struct proto_sample	 smp;
 	struct host		 h[NELEM(gen_hosts)];
@@ -240,65 +200,35 @@ gen_machines(const char *dir, size_t nhosts, const char *cmdline)
 	size_t			 i, b, k, v;
 	double			 noise, instr, cycles, t;
 
-	memset(&s, 0, sizeof s);
-	memset(vars, 0, sizeof vars);
-	memset(bs, 0, sizeof bs);
+	/* serial's three metrics; par's one is the suite's elapsed_ns. */
+	assert_int_equal(synth_suite(&ss, "machines", 2, 2, ROUNDS, 7), 0);
+	ss.s.text = (char *)(uintptr_t)text;
+	snprintf(ss.s.counters, sizeof ss.s.counters, "instructions,cycles");
 	memset(m, 0, sizeof m);
-	s.path = (char *)(uintptr_t)"machines.ini";
-	s.text = (char *)(uintptr_t)text;
-	snprintf(s.name, sizeof s.name, "machines");
-	s.rounds = ROUNDS;
-	s.seed = 7;
-	s.has_seed = 1;
-	s.min_effect = 0.01;
-	s.nvariants = 2;
-	s.variants = vars;
-	snprintf(vars[0].name, sizeof vars[0].name, "A");
-	snprintf(vars[1].name, sizeof vars[1].name, "B");
-	snprintf(s.counters, sizeof s.counters, "instructions,cycles");
-	s.nbenches = 2;
-	s.benches = bs;
 	snprintf(m[0].name, PROTO_NAME_MAX, "elapsed_ns");
 	snprintf(m[1].name, PROTO_NAME_MAX, "instructions");
 	snprintf(m[2].name, PROTO_NAME_MAX, "cycles");
-	snprintf(bs[0].name, sizeof bs[0].name, "serial");
-	bs[0].nmetrics = 3;
-	bs[0].metrics = m;
-	snprintf(bs[1].name, sizeof bs[1].name, "par");
-	bs[1].nmetrics = 1;
-	bs[1].metrics = m;
-	bs[1].threads = 4;
+	snprintf(ss.bs[0].name, sizeof ss.bs[0].name, "serial");
+	ss.bs[0].nmetrics = 3;
+	ss.bs[0].metrics = m;
+	snprintf(ss.bs[1].name, sizeof ss.bs[1].name, "par");
+	ss.bs[1].threads = 4;
 
-	memset(h, 0, sizeof h);
 	for (i = 0; i < nhosts; i++) {
 		g = &gen_hosts[i];
-		snprintf(h[i].name, sizeof h[i].name, "%s", g->name);
-		snprintf(h[i].agent_version, sizeof h[i].agent_version,
-		    "0.1.0");
+		synth_host(&h[i], g->name, g->arch, g->cpu, g->cores);
 		snprintf(h[i].facts.os, sizeof h[i].facts.os, "%s", g->os);
-		snprintf(h[i].facts.arch, sizeof h[i].facts.arch, "%s",
-		    g->arch);
-		snprintf(h[i].facts.cpu_model, sizeof h[i].facts.cpu_model,
-		    "%s", g->cpu);
 		snprintf(h[i].facts.kernel, sizeof h[i].facts.kernel, "%s",
 		    g->kernel);
-		h[i].facts.cores = g->cores;
 		h[i].facts.mem_kb = 16ULL * 1024 * 1024;
-		if (g->governor[0] != '\0') {
-			h[i].facts.nextra = 1;
-			snprintf(h[i].facts.extra[0].key,
-			    sizeof h[i].facts.extra[0].key, "governor");
-			snprintf(h[i].facts.extra[0].value,
-			    sizeof h[i].facts.extra[0].value, "%s",
-			    g->governor);
-		}
-		h[i].status = HOST_OK;
+		if (g->governor[0] != '\0')
+			assert_int_equal(synth_fact(&h[i], "governor",
+			    g->governor), 0);
 	}
 	rng_seed(&r, 7);
-	if (record_open(&rec, dir, &cause) != 0)
+	if (synth_open(&rec, dir, "20260101-000000-mach", &ss.s, cmdline, h,
+	    nhosts, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260101-000000-mach", &s, 7,
-	    cmdline, "2026-01-01T00:00:00Z", h, nhosts), 0);
 	for (i = 0; i < nhosts; i++)
 		assert_int_equal(record_host(&rec, &h[i]), 0);
 	for (i = 0; i < nhosts; i++) {
@@ -308,22 +238,14 @@ gen_machines(const char *dir, size_t nhosts, const char *cmdline)
 			for (k = 0; k < 4; k++) {
 				b = k / 2;
 				v = (rnd % 2 == 1) ? k % 2 : 1 - k % 2;
-				memset(&smp, 0, sizeof smp);
-				smp.seq = seq++;
-				smp.round = rnd;
-				smp.attempt = 1;
-				smp.wall_ns = 500000000;
-				noise = exp(0.005 * gauss(&r));
+				noise = exp(0.005 * synth_gauss(&r));
 				/* B runs 10% more instructions. */
 				instr = g->instr * (v == 1 ? 1.1 : 1) *
-				    exp(0.0005 * gauss(&r));
+				    exp(0.0005 * synth_gauss(&r));
 				cycles = instr * g->cpi * noise;
 				t = b == 0 ? cycles / g->ghz :
 				    2e8 * g->par * (v == 1 ? 1.1 : 1) * noise;
-				snprintf(smp.metrics[0].key, PROTO_NAME_MAX,
-				    "elapsed_ns");
-				smp.metrics[0].value = t;
-				smp.nmetrics = 1;
+				synth_elapsed(&smp, seq++, rnd, 500000000, t);
 				if (b == 0) {
 					snprintf(smp.metrics[1].key,
 					    PROTO_NAME_MAX, "instructions");
@@ -334,13 +256,11 @@ gen_machines(const char *dir, size_t nhosts, const char *cmdline)
 					smp.nmetrics = 3;
 				}
 				assert_int_equal(record_sample(&rec, g->name,
-				    bs[b].name, vars[v].name, &smp), 0);
+				    ss.bs[b].name, ss.vars[v].name, &smp), 0);
 			}
 		}
 	}
-	for (i = 0; i < nhosts; i++)
-		assert_int_equal(record_hostend(&rec, &h[i]), 0);
-	assert_int_equal(record_close(&rec, "2026-01-01T00:01:00Z"), 0);
+	assert_int_equal(synth_close(&rec, h, nhosts), 0);
 }
 
 /* Loads dir and builds its analysis and machines. */
@@ -350,9 +270,7 @@ load(const char *dir, struct dataset **ds, struct analysis **a,
 {
 	char	*cause = NULL;
 
-	if (record_load(dir, ds, &cause) != 0)
-		fail_msg("%s", cause);
-	if (analysis_build(*ds, a, &cause) != 0)
+	if (synth_load(dir, ds, a, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_int_equal(machines_build(*a, m), 0);
 }
@@ -387,11 +305,12 @@ test_known(void **state)
 	struct analysis		*a;
 	struct machines		*m;
 	const struct mach_cell	*c;
-	char			*dir = tmpdir_new();
+	char			*dir;
 	double			 truth, prod, tol;
 	size_t			 i, v;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("machines"));
 	gen_machines(dir, 3, "orch run machines.ini");
 	load(dir, &ds, &a, &m);
 	assert_non_null(m);
@@ -453,7 +372,7 @@ test_known(void **state)
 	machines_free(m);
 	analysis_free(a);
 	dataset_free((struct dataset *)ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* The reference the run named on its command line is the report's. */
@@ -464,9 +383,10 @@ test_cmdline_ref(void **state)
 	struct analysis		*a;
 	struct machines		*m;
 	const struct mach_cell	*c;
-	char			*dir = tmpdir_new();
+	char			*dir;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("machines"));
 	gen_machines(dir, 3, "orch run --machine-reference=m2 machines.ini");
 	load(dir, &ds, &a, &m);
 	assert_string_equal(ds->hosts[m->ref].name, "m2");
@@ -476,10 +396,10 @@ test_cmdline_ref(void **state)
 	machines_free(m);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 
 	/* A name that is no host of the record: the first host. */
-	dir = tmpdir_new();
+	assert_non_null(dir = synth_tmpdir_new("machines"));
 	gen_machines(dir, 3, "orch run --machine-reference nohost x.ini");
 	load(dir, &ds, &a, &m);
 	assert_string_equal(ds->hosts[m->ref].name, "x86");
@@ -487,7 +407,7 @@ test_cmdline_ref(void **state)
 	machines_free(m);
 	analysis_free(a);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* One host: no section, "machines": null. */
@@ -497,9 +417,10 @@ test_one_host(void **state)
 	struct dataset	*ds;
 	struct analysis	*a;
 	struct machines	*m;
-	char		*dir = tmpdir_new(), *cause = NULL, path[4096], *s;
+	char		*dir, *cause = NULL, path[4096], *s;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("machines"));
 	gen_machines(dir, 1, "orch run machines.ini");
 	load(dir, &ds, &a, &m);
 	assert_null(m);
@@ -515,7 +436,7 @@ test_one_host(void **state)
 	s = slurp(path);
 	assert_non_null(strstr(s, "\"machines\": null"));
 	free(s);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* report.md, report.html and summary.json of the three machines. */
@@ -526,12 +447,13 @@ test_golden(void **state)
 		"report.md", "report.html", "summary.json"
 	};
 	const char	*upd = getenv("ORCH_UPDATE_GOLDEN");
-	char		*dir = tmpdir_new(), *cause = NULL, path[4096];
+	char		*dir, *cause = NULL, path[4096];
 	char		*got, *want;
 	FILE		*f;
 	size_t		 i;
 
 	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("machines"));
 	gen_machines(dir, 3, "orch run machines.ini");
 	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("%s", cause);
@@ -567,7 +489,7 @@ test_golden(void **state)
 	assert_non_null(strstr(got, "<section id=\"machines\">"));
 	assert_non_null(strstr(got, "aria-label=\"m2 relative to x86\""));
 	free(got);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* ---- the suite keys --------------------------------------------------------- */
