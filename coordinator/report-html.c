@@ -435,7 +435,8 @@ static void
 fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
     double y)
 {
-	double	x, xl, xh;
+	const struct report_scale	sc = { lo, hi, FP_X0, FP_X1 };
+	double				xl, xh;
 
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and intervals on ",
@@ -446,11 +447,7 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	xh = fp_x(1 + me, lo, hi);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
 	    "fill=\"#eaeef2\"/>\n", xl, FP_TOP - 6, xh - xl, y - FP_TOP + 6);
-	x = fp_x(1, lo, hi);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, FP_TOP - 6, x, y);
-	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"#8c959f\"/>\n", FP_X0, y, FP_X1, y);
+	report_scale_axis(f, &sc, FP_TOP - 6, y);
 	fprintf(f, "<text x=\"0\" y=\"16\" class=\"dim\">benchmark · metric · "
 	    "variant%s</text>", g->to - g->from > 1 ? " · host" : "");
 	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio (log scale), "

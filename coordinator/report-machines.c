@@ -541,17 +541,13 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	fputs(" relative to ", f);
 	mf_esc(f, fmt, ds->hosts[m->ref].name);
 	fputs("\">\n", f);
-	x = mf_x(1, lo, hi);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, MF_TOP - 6, x, y);
-	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"#8c959f\"/>\n", MF_X0, y, MF_X1, y);
+	sc.lo = lo;
+	sc.hi = hi;
+	report_scale_axis(f, &sc, MF_TOP - 6, y);
 	fprintf(f, "<text x=\"0\" y=\"16\" class=\"dim\">benchmark · "
 	    "variant</text><text x=\"%d\" y=\"16\" class=\"dim\">host / "
 	    "reference (log scale)</text><text x=\"%d\" y=\"16\" "
 	    "class=\"dim\">ratio [95%% CI]</text>\n", MF_X0, MF_TXT);
-	sc.lo = lo;
-	sc.hi = hi;
 	report_scale_ticks(f, &sc, nice, sizeof nice / sizeof nice[0],
 	    MF_ONE, y);
 	k = 0;

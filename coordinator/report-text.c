@@ -954,6 +954,17 @@ report_scale_x(const struct report_scale *sc, double r)
 }
 
 void
+report_scale_axis(FILE *f, const struct report_scale *sc, int top, double y)
+{
+	double	x = report_scale_x(sc, 1);
+
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, top, x, y);
+	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+	    "stroke=\"#8c959f\"/>\n", sc->x0, y, sc->x1, y);
+}
+
+void
 report_scale_ticks(FILE *f, const struct report_scale *sc,
     const double *nice, long n, long one, double y)
 {

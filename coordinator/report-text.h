@@ -259,6 +259,13 @@ double	report_scale_x(const struct report_scale *sc, double r);
 void	report_scale_ticks(FILE *f, const struct report_scale *sc,
 	    const double *nice, long n, long one, double y);
 
+/*
+ * Writes the line at 1 of scale sc, from top down to y, and the axis along
+ * y.
+ */
+void	report_scale_axis(FILE *f, const struct report_scale *sc, int top,
+	    double y);
+
 /* Writes a run's status: "timeout", "signal 9", "failed (exit 2)", … */
 void	report_text_status(FILE *f, const struct ds_sample *s);
 
