@@ -1251,17 +1251,9 @@ html_run(FILE *f, const struct analysis *a)
 	const struct dataset	*ds = a->ds;
 	size_t			 i;
 
-	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n<li>orch ", f);
-	report_html_esc(f, ds->orch_version);
-	fputs("; started ", f);
-	report_html_esc(f, ds->started);
-	fputs(", ended ", f);
-	report_html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
-	fputs("</li>\n", f);
-	if (ds->resumed > 0)
-		fprintf(f, "<li>resumed %d time%s after an interruption (<code>"
-		    "orch run --resume</code>)</li>\n", ds->resumed,
-		    ds->resumed == 1 ? "" : "s");
+	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n", f);
+	report_text_versions(f, &html_fmt, ds);
+	report_text_resumed(f, &html_fmt, ds);
 	for (i = 0; i < ds->nlabels; i++) {
 		fputs(i == 0 ? "<li>labels: <code>" : ", <code>", f);
 		report_html_esc(f, ds->label_keys[i]);
@@ -1322,13 +1314,9 @@ report_html(const struct analysis *a, FILE *f)
 	report_html_esc(f, ds->run_id);
 	fputs("</code> of suite <code>", f);
 	report_html_esc(f, ds->suite_name);
-	fputs("</code> (", f);
-	report_html_esc(f, ds->suite_path);
-	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
-	    "run%s each first), reference <code>", ds->nvariants, ds->rounds,
-	    ds->warmup, ds->warmup == 1 ? "" : "s");
-	report_html_esc(f, ds->variants[ds->ref]);
-	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
+	fputs("</code>", f);
+	report_text_plan(f, &html_fmt, ds);
+	fputs("; started ", f);
 	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
@@ -1338,15 +1326,8 @@ report_html(const struct analysis *a, FILE *f)
 	for (i = 0; i < a->nhosts; i++)
 		ncols += a->groups[a->hosts[i].group].known;
 	fputs("<section id=\"across\">\n<h2>Across architectures</h2>\n", f);
-	if (ncols == 0)
-		fputs("<p>No host gave results.</p>\n", f);
-	else {
-		fputs("<p>Primary metric of each benchmark; ratio = variant / "
-		    "reference (Hodges–Lehmann estimate from the per-round "
-		    "paired ratios) with the interval of its Wilcoxon "
-		    "signed-rank test. One column per host, under its "
-		    "architecture and CPU model.</p>\n", f);
-		report_text_family(f, &html_fmt, a);
+	report_text_across(f, &html_fmt, a, ncols);
+	if (ncols > 0) {
 		html_matrix(f, a, ncols);
 		html_geomeans(f, a);
 		for (i = 0; i < a->ngroups; i++) {

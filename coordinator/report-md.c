@@ -174,15 +174,9 @@ md_across(FILE *f, const struct analysis *a)
 	for (i = 0; i < a->nhosts; i++)
 		ncols += a->groups[a->hosts[i].group].known;
 	fputs("## Across architectures\n\n", f);
-	if (ncols == 0) {
-		fputs("No host gave results.\n\n", f);
+	report_text_across(f, &md_fmt, a, ncols);
+	if (ncols == 0)
 		return;
-	}
-	fputs("Primary metric of each benchmark; ratio = variant / reference "
-	    "(Hodges–Lehmann estimate from the per-round paired ratios) with "
-	    "the interval of its Wilcoxon signed-rank test. One column per "
-	    "host, under its architecture and CPU model.\n\n", f);
-	report_text_family(f, &md_fmt, a);
 	fputs("| bench | metric | variant |", f);
 	for (i = 0; i < a->nhosts; i++) {
 		g = &a->groups[a->hosts[i].group];
@@ -319,13 +313,8 @@ md_run(FILE *f, const struct analysis *a)
 	size_t			 i, n;
 
 	fputs("## Run\n\n", f);
-	fputs("- orch ", f);
-	md_text(f, ds->orch_version);
-	fputs("; started ", f);
-	md_text(f, ds->started);
-	fputs(", ended ", f);
-	md_text(f, ds->ended[0] ? ds->ended : "(not recorded)");
-	fputs("\n- command: ", f);
+	report_text_versions(f, &md_fmt, ds);
+	fputs("- command: ", f);
 	md_code(f, ds->cmdline);
 	fputc('\n', f);
 	/* Only with labels: a run without them renders as it always did. */
@@ -337,9 +326,7 @@ md_run(FILE *f, const struct analysis *a)
 		if (i + 1 == ds->nlabels)
 			fputc('\n', f);
 	}
-	if (ds->resumed > 0)
-		fprintf(f, "- resumed %d time%s after an interruption (`orch "
-		    "run --resume`)\n", ds->resumed, ds->resumed == 1 ? "" : "s");
+	report_text_resumed(f, &md_fmt, ds);
 	fprintf(f, "- seed: %llu (the plan's order and the geometric means' "
 	    "bootstrap intervals follow from it)\n",
 	    (unsigned long long)ds->seed);
@@ -387,12 +374,8 @@ report_md(const struct analysis *a, FILE *f)
 	md_text(f, ds->suite_name);
 	fprintf(f, "\n\nRun `%s` of suite ", ds->run_id);
 	md_code(f, ds->suite_name);
-	fputs(" (", f);
-	md_text(f, ds->suite_path);
-	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
-	    "run%s each first), reference `%s`, min_effect %.3g.\n\n",
-	    ds->nvariants, ds->rounds, ds->warmup, ds->warmup == 1 ? "" : "s",
-	    ds->variants[ds->ref], ds->min_effect);
+	report_text_plan(f, &md_fmt, ds);
+	fputs(".\n\n", f);
 	report_text_banners(f, &md_fmt, a);
 	claims_report(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);

@@ -402,6 +402,66 @@ report_text_range(const char *metric, const struct rep_result *res,
 }
 
 void
+report_text_plan(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	fputs(" (", f);
+	fmt->text(f, ds->suite_path);
+	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
+	    "run%s each first), reference ", ds->nvariants, ds->rounds,
+	    ds->warmup, ds->warmup == 1 ? "" : "s");
+	fputs(fmt->code_open, f);
+	fmt->name(f, ds->variants[ds->ref]);
+	fputs(fmt->code_close, f);
+	fprintf(f, ", min_effect %.3g", ds->min_effect);
+}
+
+void
+report_text_across(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t ncols)
+{
+	fputs(fmt->para_open, f);
+	if (ncols == 0) {
+		fputs("No host gave results.", f);
+		fputs(fmt->para_close, f);
+		return;
+	}
+	fputs("Primary metric of each benchmark; ratio = variant / reference "
+	    "(Hodges–Lehmann estimate from the per-round paired ratios) with "
+	    "the interval of its Wilcoxon signed-rank test. One column per "
+	    "host, under its architecture and CPU model.", f);
+	fputs(fmt->para_close, f);
+	report_text_family(f, fmt, a);
+}
+
+void
+report_text_versions(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	fputs(fmt->item_open, f);
+	fputs("orch ", f);
+	fmt->text(f, ds->orch_version);
+	fputs("; started ", f);
+	fmt->text(f, ds->started);
+	fputs(", ended ", f);
+	fmt->text(f, ds->ended[0] ? ds->ended : "(not recorded)");
+	fputs(fmt->item_close, f);
+}
+
+void
+report_text_resumed(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	if (ds->resumed <= 0)
+		return;
+	fputs(fmt->item_open, f);
+	fprintf(f, "resumed %d time%s after an interruption (%sorch run "
+	    "--resume%s)", ds->resumed, ds->resumed == 1 ? "" : "s",
+	    fmt->code_open, fmt->code_close);
+	fputs(fmt->item_close, f);
+}
+
+void
 report_text_benches(FILE *f, const struct report_fmt *fmt,
     const struct dataset *ds)
 {

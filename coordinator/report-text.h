@@ -228,6 +228,28 @@ void	report_text_measures(FILE *f, const struct report_fmt *fmt,
 void	report_text_no_facts(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, const struct rep_group *g);
 
+/*
+ * Writes " (PATH): N variants over R interleaved rounds ..., reference
+ * REF, min_effect E": the suite's path and its plan, after its name.
+ */
+void	report_text_plan(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/*
+ * Writes the paragraph that opens the matrix and the family's guarantee,
+ * or that no host gave results (ncols, the hosts with results, 0).
+ */
+void	report_text_across(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t ncols);
+
+/* Writes the list item of orch's version and when the run started, ended. */
+void	report_text_versions(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/* Writes the list item of how often the run resumed; nothing if never. */
+void	report_text_resumed(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
 /* Writes the benchmarks, each with its metrics and their direction. */
 void	report_text_benches(FILE *f, const struct report_fmt *fmt,
 	    const struct dataset *ds);
