@@ -192,6 +192,35 @@ main_label(char *arg, char **labels, size_t *n)
 }
 
 /*
+ * Takes an option that picks the hosts, which run, check and deploy share
+ * (-H, -i, --ssh-config, -A), into *list and *inv or the ssh settings.
+ */
+static void
+main_hosts_opt(int ch, const char *arg, const char **list, const char **inv)
+{
+	if (ch == 'H')
+		*list = arg;
+	else if (ch == 'i')
+		*inv = arg;
+	else if (ch == OPT_SSH_CONFIG)
+		sshcfg_set_file(arg);
+	else
+		host_ssh_accept_new(1);
+}
+
+/* Takes the path of an --export-* option (-J, -M or -C) into e. */
+static void
+main_export(int ch, const char *path, struct report_exports *e)
+{
+	if (ch == 'J')
+		e->json = path;
+	else if (ch == 'M')
+		e->md = path;
+	else
+		e->csv = path;
+}
+
+/*
  * Checks the --export-* paths (report-export.c) and points *out at e when
  * one was given. Returns 0, or -1 with the error printed.
  */
@@ -274,29 +303,19 @@ cmd_run(int argc, char **argv, int all_argc, char **all_argv)
 			names[nnames++] = optarg;
 			break;
 		case 'J':
-			exp.json = optarg;
-			break;
 		case 'M':
-			exp.md = optarg;
-			break;
 		case 'C':
-			exp.csv = optarg;
+			main_export(ch, optarg, &exp);
 			break;
 		case OPT_LABEL:
 			if (main_label(optarg, labels, &opts.nlabels) != 0)
 				return (2);
 			break;
 		case 'H':
-			hosts = optarg;
-			break;
 		case 'i':
-			inv = optarg;
-			break;
 		case OPT_SSH_CONFIG:
-			sshcfg_set_file(optarg);
-			break;
 		case 'A':
-			host_ssh_accept_new(1);
+			main_hosts_opt(ch, optarg, &hosts, &inv);
 			break;
 		case 'q':
 			opts.quiet = 1;
@@ -480,13 +499,9 @@ cmd_report(int argc, char **argv)
 				return (2);
 			break;
 		case 'J':
-			exp.json = optarg;
-			break;
 		case 'M':
-			exp.md = optarg;
-			break;
 		case 'C':
-			exp.csv = optarg;
+			main_export(ch, optarg, &exp);
 			break;
 		default:
 			usage_bad_option("report", argv, optind, optopt, ch);
@@ -580,16 +595,10 @@ cmd_hosts(int argc, char **argv, int deploy)
 	while ((ch = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
-			list = optarg;
-			break;
 		case 'i':
-			inv = optarg;
-			break;
 		case OPT_SSH_CONFIG:
-			sshcfg_set_file(optarg);
-			break;
 		case 'A':
-			host_ssh_accept_new(1);
+			main_hosts_opt(ch, optarg, &list, &inv);
 			break;
 		case 'F':
 			if (!deploy)

@@ -153,6 +153,17 @@ html_err_tail(FILE *f, const char *s, size_t len)
 	free(tail);
 }
 
+/* Writes a verdict badge, with the size of the effect when proven. */
+static void
+html_badge(FILE *f, enum stats_verdict v, double ratio)
+{
+	fprintf(f, "<span class=\"v v-%s\">%s", stats_verdict_name(v),
+	    stats_verdict_name(v));
+	if ((v == VERDICT_BETTER || v == VERDICT_WORSE) && isfinite(ratio))
+		fprintf(f, " %+.1f%%", (ratio - 1) * 100);
+	fputs("</span>", f);
+}
+
 static const struct report_fmt html_fmt = {
 	.text = report_html_esc,
 	.name = report_html_esc,
@@ -162,6 +173,9 @@ static const struct report_fmt html_fmt = {
 	.para_open = "<p>", .para_close = "</p>\n",
 	.note_open = "<div class=\"note\">", .note_close = "</div>\n",
 	.small_open = "<p class=\"small\">",
+	.list_open = "<ul>\n", .list_close = "</ul>\n",
+	.stops_open = "<ul class=\"stops\">\n",
+	.alert_open = "<div class=\"banner\">", .alert_close = "</div>\n",
 	.prose = report_html_esc,
 	.table_open = "<div class=\"scroll\"><table>\n",
 	.table_close = "</table></div>\n",
@@ -173,6 +187,11 @@ static const struct report_fmt html_fmt = {
 	.cell_close = "</td>",
 	.cell_code_open = "<code>", .cell_code_close = "</code>",
 	.failed_open = "<span class=\"v v-worse\">", .failed_close = "</span> ",
+	.verdict = html_badge,
+	.ratio_open = "<span class=\"r\">", .ratio_close = "</span>",
+	.why_open = "<span class=\"why\">", .aa_open = "<span class=\"aa\">",
+	.aside_close = "</span>",
+	.reason_open = "<span class=\"why\">", .reason_close = "</span>",
 	.answers_open = "<section id=\"answer\">\n<h2>Answer</h2>\n"
 	    "<ul class=\"answers\">\n",
 	.answers_close = "</ul>\n",
@@ -190,114 +209,6 @@ static const struct report_fmt html_fmt = {
 	.err_tail = html_err_tail,
 };
 
-/* Writes a verdict badge, with the size of the effect when proven. */
-static void
-html_badge(FILE *f, enum stats_verdict v, double ratio)
-{
-	fprintf(f, "<span class=\"v v-%s\">%s", stats_verdict_name(v),
-	    stats_verdict_name(v));
-	if ((v == VERDICT_BETTER || v == VERDICT_WORSE) && isfinite(ratio))
-		fprintf(f, " %+.1f%%", (ratio - 1) * 100);
-	fputs("</span>", f);
-}
-
-/* Writes a ratio with its interval, or a dash. */
-static void
-html_ratio(FILE *f, const struct rep_cmp *c)
-{
-	if (c->verdict == VERDICT_INVALID || !isfinite(c->ratio))
-		fputs("—", f);
-	else if (!(c->lo > 0) || !isfinite(c->hi))
-		fprintf(f, "%.3f [unbounded: too few rounds]", c->ratio);
-	else
-		fprintf(f, "%.3f [%.3f, %.3f]", c->ratio, c->lo, c->hi);
-}
-
-/*
- * Writes what qualifies a comparison's interval: serially correlated
- * rounds that widened it, and for an inconclusive one the rounds that
- * would decide it at min_effect (docs/statistics.md).
- */
-static void
-html_cmp_notes(FILE *f, const struct rep_cmp *c)
-{
-	if (c->verdict == VERDICT_INVALID)
-		return;
-	if (c->widen > 1)
-		fprintf(f, "<br><span class=\"why\">rounds serially correlated "
-		    "(lag-1 r %.2f): interval widened, variance ×%.1f</span>",
-		    c->r1, c->widen);
-	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0)
-		fprintf(f, "<br><span class=\"why\">about %zu rounds would "
-		    "decide it at min_effect</span>", c->decide_rounds);
-}
-
-/*
- * Writes the guarantee of the primary verdicts and what each host can
- * resolve (the median effect its primary comparisons find with 80%
- * power), and which hosts' rounds were serially correlated.
- */
-static void
-html_family(FILE *f, const struct analysis *a)
-{
-	const struct rep_host	*rh;
-	char			 stop[2048];
-	size_t			 i, k;
-
-	if (a->family_size == 0) {
-		fputs("<p>No primary comparison could be tested: each is "
-		    "invalid (the matrix says why).</p>\n", f);
-		return;
-	}
-	fprintf(f, "<p>Primary verdicts (this matrix, the geometric means, "
-	    "the answer and <code>--fail-on</code>) are one family of %zu "
-	    "test%s held to a %.0f%% family-wise error rate: each is tested "
-	    "at p ≤ %.2g (Bonferroni), its interval at %.2f%%. Secondary "
-	    "metrics are judged one comparison at a time (95%%). See "
-	    "docs/statistics.md.</p>\n", a->family_size,
-	    a->family_size == 1 ? "" : "s", STATS_ALPHA * 100,
-	    a->family_alpha, (1 - a->family_alpha) * 100);
-	for (k = 0, i = 0; i < a->nhosts; i++) {
-		rh = &a->hosts[i];
-		if (isnan(rh->mde))
-			continue;
-		fputs(k++ ? ", " : "<p>Resolution (effect found with 80% "
-		    "power, median over the host's primary comparisons): ", f);
-		fputs("<code>", f);
-		report_html_esc(f, a->ds->hosts[rh->host].name);
-		if (isfinite(rh->mde))
-			fprintf(f, "</code> resolves %.1f%%", rh->mde * 100);
-		else
-			fprintf(f, "</code> cannot prove an effect at %u rounds",
-			    a->ds->rounds);
-	}
-	if (k > 0)
-		fputs(".</p>\n", f);
-	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
-		rh = &a->hosts[i];
-		report_text_stop(a, rh, stop, sizeof stop);
-		fputs(i == 0 ? "<p>Adaptive rounds (rounds = auto, alpha spent "
-		    "over the looks: docs/statistics.md):</p>\n<ul "
-		    "class=\"stops\">\n" : "", f);
-		fputs("<li><code>", f);
-		report_html_esc(f, a->ds->hosts[rh->host].name);
-		fputs("</code>", f);
-		report_html_esc(f, stop);
-		fputs(i + 1 == a->nhosts ? "</li>\n</ul>\n" : "</li>\n", f);
-	}
-	for (i = 0; i < a->nhosts; i++) {
-		rh = &a->hosts[i];
-		if (!(rh->widen > 1))
-			continue;
-		fputs("<div class=\"banner\">Rounds on <code>", f);
-		report_html_esc(f, a->ds->hosts[rh->host].name);
-		fprintf(f, "</code> are serially correlated (mean lag-1 r %.2f "
-		    "over %zu rounds): its primary intervals are widened "
-		    "(variance up to ×%.1f).</div>\n", rh->r1, rh->r1_n,
-		    rh->widen);
-	}
-}
-
 /* Returns the colour of variant v. */
 static const char *
 html_vcol(const struct dataset *ds, size_t v)
@@ -309,36 +220,6 @@ html_vcol(const struct dataset *ds, size_t v)
 }
 
 /* ---- across architectures ---------------------------------------------- */
-
-/* Writes one matrix cell: verdict, ratio and interval, or the refusal. */
-static void
-html_matrix_cell(FILE *f, const struct rep_cmp *c)
-{
-	char	reason[256];
-
-	fputs("<td class=\"c\">", f);
-	if (c == NULL) {
-		fputs("—</td>", f);
-		return;
-	}
-	html_badge(f, c->verdict, c->ratio);
-	fputs("<br>", f);
-	if (c->verdict == VERDICT_INVALID) {
-		report_text_reason(c->reason, reason, sizeof reason);
-		fputs("<span class=\"why\">", f);
-		report_html_esc(f, reason);
-		fputs("</span>", f);
-	} else {
-		fputs("<span class=\"r\">", f);
-		html_ratio(f, c);
-		fputs("</span>", f);
-	}
-	if (c->files == REP_FILES_AA)
-		fputs("<br><span class=\"aa\">A/A comparison (identical "
-		    "files)</span>", f);
-	html_cmp_notes(f, c);
-	fputs("</td>", f);
-}
 
 /* The benchmark × host matrix, hosts grouped under their architecture. */
 static void
@@ -384,8 +265,10 @@ html_matrix(FILE *f, const struct analysis *a, size_t ncols)
 		for (i = 0; i < a->nhosts; i++) {
 			if (!a->groups[a->hosts[i].group].known)
 				continue;
-			html_matrix_cell(f, analysis_cmp(a, a->hosts[i].host,
-			    row->bench, 0, row->variant));
+			fputs("<td class=\"c\">", f);
+			report_text_matrix_cell(f, &html_fmt, analysis_cmp(a,
+			    a->hosts[i].host, row->bench, 0, row->variant));
+			fputs("</td>", f);
 		}
 		if (ncols > 1) {
 			fputs("<td class=\"agree\">", f);
@@ -407,13 +290,9 @@ html_geomeans(FILE *f, const struct analysis *a)
 	const struct dataset	*ds = a->ds;
 	const struct rep_geo	*geo;
 	const struct rep_group	*g;
-	size_t			 i, j, k, vd;
+	size_t			 i, j;
 
-	fprintf(f, "<p>Geometric mean of each variant's primary-metric ratios "
-	    "per architecture, over every valid comparison of its hosts, with "
-	    "a bootstrap interval at the family's level that resamples rounds "
-	    "jointly across benchmarks%s.</p>\n", a->inverted ? "; ratios of "
-	    "higher-is-better metrics are inverted, so below 1 is better" : "");
+	report_text_geo_intro(f, &html_fmt, a, ".");
 	fputs("<div class=\"scroll\"><table>\n<tr><th>architecture</th><th>"
 	    "hosts</th><th>variant</th><th>comparisons</th><th>geomean [CI]"
 	    "</th><th>verdict</th><th>per comparison</th></tr>\n", f);
@@ -432,25 +311,14 @@ html_geomeans(FILE *f, const struct analysis *a)
 		report_html_esc(f, ds->variants[geo->variant]);
 		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">",
 		    geo->nused);
-		if (geo->nused > 0 && (!(geo->lo > 0) || !isfinite(geo->hi)))
-			fprintf(f, "%.3f [unbounded: too few rounds]", geo->est);
-		else if (geo->nused > 0)
-			fprintf(f, "%.3f [%.3f, %.3f]", geo->est, geo->lo,
-			    geo->hi);
-		else
-			fputs("—", f);
+		report_text_interval(f, geo->est, geo->lo, geo->hi,
+		    geo->nused > 0);
 		fputs("</td><td class=\"c\">", f);
 		html_badge(f, geo->verdict, geo->est);
 		if (geo->aa)
-			fputs("<br><span class=\"aa\">A/A comparison "
-			    "(identical files)</span>", f);
+			report_text_aa(f, &html_fmt);
 		fputs("</td><td>", f);
-		for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
-			if (geo->count[vd] > 0)
-				fprintf(f, "%s%zu %s", k++ ? ", " : "",
-				    geo->count[vd],
-				    stats_verdict_name((enum stats_verdict)vd));
-		}
+		report_text_geo_counts(f, geo);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
@@ -467,41 +335,25 @@ struct fp_row {
 static double
 fp_x(double r, double lo, double hi)
 {
-	return (FP_X0 + (log(r) - log(lo)) / (log(hi) - log(lo)) *
-	    (FP_X1 - FP_X0));
+	const struct report_scale	sc = { lo, hi, FP_X0, FP_X1 };
+
+	return (report_scale_x(&sc, r));
 }
 
 /* Writes the ticks of the log axis: nice ratios, kept apart by 44 px. */
 static void
 fp_ticks(FILE *f, double lo, double hi, double ybase)
 {
-	static const double	nice[] = {
+	static const double		 nice[] = {
 		0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9,
 		0.95, 0.97, 0.98, 0.99, 0.995, 1, 1.005, 1.01, 1.02, 1.03,
 		1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.75, 2, 2.5, 3, 4,
 		5, 7.5, 10
 	};
-	const long		one = 17, n = sizeof nice / sizeof nice[0];
-	double			x, last;
-	long			i, dir;
+	const struct report_scale	 sc = { lo, hi, FP_X0, FP_X1 };
 
-	/* From 1 outwards, each side on its own, so 1 is always labelled. */
-	for (dir = -1; dir <= 1; dir += 2) {
-		last = dir < 0 ? -1000 : fp_x(1, lo, hi);
-		for (i = dir < 0 ? one : one + 1; i >= 0 && i < n; i += dir) {
-			if (nice[i] < lo || nice[i] > hi)
-				continue;
-			x = fp_x(nice[i], lo, hi);
-			if (fabs(x - last) < 44)
-				continue;
-			last = x;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
-			    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">"
-			    "%g</text>\n", x, ybase, x, ybase + 5, x, ybase + 18,
-			    nice[i]);
-		}
-	}
+	report_scale_ticks(f, &sc, nice, sizeof nice / sizeof nice[0], 17,
+	    ybase);
 }
 
 /*
@@ -583,7 +435,8 @@ static void
 fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
     double y)
 {
-	double	x, xl, xh;
+	const struct report_scale	sc = { lo, hi, FP_X0, FP_X1 };
+	double				xl, xh;
 
 	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and intervals on ",
@@ -594,11 +447,7 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	xh = fp_x(1 + me, lo, hi);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
 	    "fill=\"#eaeef2\"/>\n", xl, FP_TOP - 6, xh - xl, y - FP_TOP + 6);
-	x = fp_x(1, lo, hi);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, FP_TOP - 6, x, y);
-	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"#8c959f\"/>\n", FP_X0, y, FP_X1, y);
+	report_scale_axis(f, &sc, FP_TOP - 6, y);
 	fprintf(f, "<text x=\"0\" y=\"16\" class=\"dim\">benchmark · metric · "
 	    "variant%s</text>", g->to - g->from > 1 ? " · host" : "");
 	fprintf(f, "<text x=\"%d\" y=\"16\" class=\"dim\">ratio (log scale), "
@@ -1322,12 +1171,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (res->host != host || res->bench != b)
 			continue;
 		mn = ds->benches[b].metrics[res->metric];
-		report_text_value(mn, res->sum.n ? res->sum.median : NAN, med,
-		    sizeof med);
-		report_text_value(mn, res->sum.n ? res->sum.min : NAN, lo,
-		    sizeof lo);
-		report_text_value(mn, res->sum.n ? res->sum.max : NAN, hi,
-		    sizeof hi);
+		report_text_range(mn, res, med, lo, hi, sizeof med);
 		c = analysis_cmp(a, host, b, res->metric, res->variant);
 		fprintf(f, "<tr%s><td>", res->metric == 0 ?
 		    " class=\"primary\"" : "");
@@ -1353,7 +1197,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 			continue;
 		}
 		fputs("<td class=\"n\">", f);
-		html_ratio(f, c);
+		report_text_ratio(f, c);
 		fputs("</td><td class=\"n\">", f);
 		if (isfinite(c->p))
 			fprintf(f, "%.2g", c->p);
@@ -1362,23 +1206,11 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (!c->family && c->verdict != VERDICT_INVALID)
 			fputs(" <span class=\"why\">(per comparison, "
 			    "95%)</span>", f);
-		html_cmp_notes(f, c);
+		report_text_cmp_notes(f, &html_fmt, c);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
-	for (i = 0; i < a->ncmps; i++) {
-		c = &a->cmps[i];
-		if (c->host != host || c->bench != b || c->metric != 0 ||
-		    c->verdict != VERDICT_INVALID)
-			continue;
-		fputs("<div class=\"banner\"><b>No ratio for ", f);
-		report_html_esc(f, ds->variants[c->variant]);
-		fputs(" vs ", f);
-		report_html_esc(f, ds->variants[ds->ref]);
-		fputs(":</b> ", f);
-		report_html_esc(f, c->reason);
-		fputs("</div>\n", f);
-	}
+	report_text_no_ratio(f, &html_fmt, a, host, b);
 	report_text_bench_counts(f, &html_fmt, a, host, b, 0);
 	html_rounds(f, a, host, b);
 }
@@ -1389,30 +1221,18 @@ html_group(FILE *f, const struct analysis *a, size_t gi)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_group	*g = &a->groups[gi];
-	const struct ds_host	*h;
 	size_t			 j, b;
 
 	fprintf(f, "<section id=\"group-%zu\">\n<h2>", gi);
 	report_html_esc(f, g->known ? g->label : "Hosts that gave no facts");
 	fputs("</h2>\n", f);
 	if (!g->known) {
-		fputs("<ul>\n", f);
-		for (j = g->from; j < g->to; j++) {
-			h = &ds->hosts[a->hosts[j].host];
-			fputs("<li><code>", f);
-			report_html_esc(f, h->name);
-			fputs("</code>: no facts and no runs; ", f);
-			report_html_esc(f, h->error[0] ? h->error : "it never started");
-			fputs("</li>\n", f);
-		}
-		fputs("</ul>\n</section>\n", f);
+		report_text_no_facts(f, &html_fmt, a, g);
+		fputs("</section>\n", f);
 		return;
 	}
 	report_text_host_table(f, &html_fmt, a, g->from, g->to);
-	fputs("<p>Measurement:</p>\n<ul>\n", f);
-	for (j = g->from; j < g->to; j++)
-		report_text_measure(f, &html_fmt, a, j);
-	fputs("</ul>\n", f);
+	report_text_measures(f, &html_fmt, a, g);
 	report_text_files_notes(f, &html_fmt, a, g);
 	for (j = g->from; j < g->to; j++) {
 		for (b = 0; b < ds->nbenches; b++)
@@ -1429,19 +1249,11 @@ static void
 html_run(FILE *f, const struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
-	size_t			 i, b, v;
+	size_t			 i;
 
-	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n<li>orch ", f);
-	report_html_esc(f, ds->orch_version);
-	fputs("; started ", f);
-	report_html_esc(f, ds->started);
-	fputs(", ended ", f);
-	report_html_esc(f, ds->ended[0] ? ds->ended : "(not recorded)");
-	fputs("</li>\n", f);
-	if (ds->resumed > 0)
-		fprintf(f, "<li>resumed %d time%s after an interruption (<code>"
-		    "orch run --resume</code>)</li>\n", ds->resumed,
-		    ds->resumed == 1 ? "" : "s");
+	fputs("<section id=\"run\">\n<h2>Run</h2>\n<ul>\n", f);
+	report_text_versions(f, &html_fmt, ds);
+	report_text_resumed(f, &html_fmt, ds);
 	for (i = 0; i < ds->nlabels; i++) {
 		fputs(i == 0 ? "<li>labels: <code>" : ", <code>", f);
 		report_html_esc(f, ds->label_keys[i]);
@@ -1452,21 +1264,10 @@ html_run(FILE *f, const struct analysis *a)
 	fputs("<li>command: <code>", f);
 	report_html_esc(f, ds->cmdline);
 	fprintf(f, "</code></li>\n<li>seed: %llu (the plan's order and every "
-	    "bootstrap interval follow from it)</li>\n<li>benchmarks: ",
+	    "bootstrap interval follow from it)</li>\n",
 	    (unsigned long long)ds->seed);
-	for (b = 0; b < ds->nbenches; b++) {
-		fputs(b ? ", <code>" : "<code>", f);
-		report_html_esc(f, ds->benches[b].name);
-		fputs("</code> (", f);
-		for (v = 0; v < ds->benches[b].nmetrics; v++) {
-			fputs(v ? ", " : "", f);
-			report_html_esc(f, ds->benches[b].metrics[v]);
-			fputs(ds->benches[b].higher[v] ? " higher is better" :
-			    " lower is better", f);
-		}
-		fputs(")", f);
-	}
-	fputs("</li>\n</ul>\n", f);
+	report_text_benches(f, &html_fmt, ds);
+	fputs("</ul>\n", f);
 	if (ds->nfiles > 0) {
 		fputs("<p>Files run, per host (SHA-256):</p>\n<div class=\"scroll"
 		    "\"><table>\n<tr><th>host</th><th>variant</th><th>role</th>"
@@ -1481,16 +1282,7 @@ html_run(FILE *f, const struct analysis *a)
 			fputs("</td><td><code>", f);
 			report_html_esc(f, ds->files[i].path);
 			fputs("</code>", f);
-			if (ds->files[i].host_prog != NULL) {
-				fputs(" (the host's own <code>host:", f);
-				report_html_esc(f, ds->files[i].host_prog);
-				fputs("</code>", f);
-				if (ds->files[i].version[0] != '\0') {
-					fputs("; --version: ", f);
-					report_html_esc(f, ds->files[i].version);
-				}
-				fputs(")", f);
-			}
+			report_text_host_prog(f, &html_fmt, &ds->files[i]);
 			fputs("</td><td><code>", f);
 			report_html_esc(f, ds->files[i].sha);
 			fputs("</code></td></tr>\n", f);
@@ -1522,13 +1314,9 @@ report_html(const struct analysis *a, FILE *f)
 	report_html_esc(f, ds->run_id);
 	fputs("</code> of suite <code>", f);
 	report_html_esc(f, ds->suite_name);
-	fputs("</code> (", f);
-	report_html_esc(f, ds->suite_path);
-	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
-	    "run%s each first), reference <code>", ds->nvariants, ds->rounds,
-	    ds->warmup, ds->warmup == 1 ? "" : "s");
-	report_html_esc(f, ds->variants[ds->ref]);
-	fprintf(f, "</code>, min_effect %.3g; started ", ds->min_effect);
+	fputs("</code>", f);
+	report_text_plan(f, &html_fmt, ds);
+	fputs("; started ", f);
 	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
@@ -1538,15 +1326,8 @@ report_html(const struct analysis *a, FILE *f)
 	for (i = 0; i < a->nhosts; i++)
 		ncols += a->groups[a->hosts[i].group].known;
 	fputs("<section id=\"across\">\n<h2>Across architectures</h2>\n", f);
-	if (ncols == 0)
-		fputs("<p>No host gave results.</p>\n", f);
-	else {
-		fputs("<p>Primary metric of each benchmark; ratio = variant / "
-		    "reference (Hodges–Lehmann estimate from the per-round "
-		    "paired ratios) with the interval of its Wilcoxon "
-		    "signed-rank test. One column per host, under its "
-		    "architecture and CPU model.</p>\n", f);
-		html_family(f, a);
+	report_text_across(f, &html_fmt, a, ncols);
+	if (ncols > 0) {
 		html_matrix(f, a, ncols);
 		html_geomeans(f, a);
 		for (i = 0; i < a->ngroups; i++) {

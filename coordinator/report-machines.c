@@ -67,6 +67,25 @@ mr_cell_num(FILE *f, const struct report_fmt *fmt, const char *s)
 	fputs(fmt->cell_close, f);
 }
 
+/*
+ * The number cells of n runs of a metric and their typical value ("—"
+ * when there were none).
+ */
+static void
+mr_cells_runs(FILE *f, const struct report_fmt *fmt, const char *metric,
+    size_t n, double typical)
+{
+	char	buf[128];
+
+	snprintf(buf, sizeof buf, "%zu", n);
+	mr_cell_num(f, fmt, buf);
+	if (n > 0)
+		report_text_value(metric, typical, buf, sizeof buf);
+	else
+		snprintf(buf, sizeof buf, "—");
+	mr_cell_num(f, fmt, buf);
+}
+
 /* Formats a ratio and its interval: "1.234 [1.100, 1.300]". */
 static void
 mr_ratio(double r, double lo, double hi, char *buf, size_t len)
@@ -232,14 +251,8 @@ mr_ratios(FILE *f, const struct report_fmt *fmt, const struct machines *m)
 			mr_cell_name(f, fmt, ds->benches[c->bench].name);
 			mr_cell_name(f, fmt, ds->variants[c->variant]);
 			mr_cell_name(f, fmt, ds->hosts[m->ref].name);
-			snprintf(buf, sizeof buf, "%zu", c->ref_n);
-			mr_cell_num(f, fmt, buf);
-			if (c->ref_n > 0)
-				report_text_value(ds->benches[c->bench].metrics[0],
-				    c->ref_typical, buf, sizeof buf);
-			else
-				snprintf(buf, sizeof buf, "—");
-			mr_cell_num(f, fmt, buf);
+			mr_cells_runs(f, fmt, ds->benches[c->bench].metrics[0],
+			    c->ref_n, c->ref_typical);
 			mr_cell_num(f, fmt, "1 (reference)");
 			if (m->parallel)
 				mr_cell_num(f, fmt, c->ref_cores > 0 ?
@@ -252,14 +265,8 @@ mr_ratios(FILE *f, const struct report_fmt *fmt, const struct machines *m)
 		fputs(fmt->cell_open, f);
 		fputs(fmt->cell_close, f);
 		mr_cell_name(f, fmt, ds->hosts[c->host].name);
-		snprintf(buf, sizeof buf, "%zu", c->n);
-		mr_cell_num(f, fmt, buf);
-		if (c->n > 0)
-			report_text_value(ds->benches[c->bench].metrics[0],
-			    c->typical, buf, sizeof buf);
-		else
-			snprintf(buf, sizeof buf, "—");
-		mr_cell_num(f, fmt, buf);
+		mr_cells_runs(f, fmt, ds->benches[c->bench].metrics[0], c->n,
+		    c->typical);
 		mr_ratio(c->ratio, c->lo, c->hi, buf, sizeof buf);
 		if (c->reason[0] != '\0' && isfinite(c->ratio))
 			snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
@@ -468,8 +475,9 @@ mr_cores(FILE *f, const struct report_fmt *fmt, const struct machines *m)
 static double
 mf_x(double r, double lo, double hi)
 {
-	return (MF_X0 + (log(r) - log(lo)) / (log(hi) - log(lo)) *
-	    (MF_X1 - MF_X0));
+	const struct report_scale	sc = { lo, hi, MF_X0, MF_X1 };
+
+	return (report_scale_x(&sc, r));
 }
 
 /* Writes name escaped for HTML (names are identifiers; text may not be). */
@@ -489,9 +497,9 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	const struct dataset	*ds = m->a->ds;
 	const struct mach_cell	*c;
 	const struct mach_geo	*g;
-	double			 lo = 1, hi = 1, pad, y, x, xl, xh, last;
+	struct report_scale	 sc = { 1, 1, MF_X0, MF_X1 };
+	double			 lo = 1, hi = 1, pad, y, x, xl, xh;
 	size_t			 i, n = 0, k;
-	long			 t, dir;
 	char			 label[256], num[96];
 
 	for (i = 0; i < m->ncells; i++) {
@@ -533,32 +541,15 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	fputs(" relative to ", f);
 	mf_esc(f, fmt, ds->hosts[m->ref].name);
 	fputs("\">\n", f);
-	x = mf_x(1, lo, hi);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, MF_TOP - 6, x, y);
-	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"#8c959f\"/>\n", MF_X0, y, MF_X1, y);
+	sc.lo = lo;
+	sc.hi = hi;
+	report_scale_axis(f, &sc, MF_TOP - 6, y);
 	fprintf(f, "<text x=\"0\" y=\"16\" class=\"dim\">benchmark · "
 	    "variant</text><text x=\"%d\" y=\"16\" class=\"dim\">host / "
 	    "reference (log scale)</text><text x=\"%d\" y=\"16\" "
 	    "class=\"dim\">ratio [95%% CI]</text>\n", MF_X0, MF_TXT);
-	/* From 1 outwards, each side on its own, so 1 is always labelled. */
-	for (dir = -1; dir <= 1; dir += 2) {
-		last = dir < 0 ? -1000 : mf_x(1, lo, hi);
-		for (t = dir < 0 ? MF_ONE : MF_ONE + 1; t >= 0 &&
-		    t < (long)(sizeof nice / sizeof nice[0]); t += dir) {
-			if (nice[t] < lo || nice[t] > hi)
-				continue;
-			x = mf_x(nice[t], lo, hi);
-			if (fabs(x - last) < 44)
-				continue;
-			last = x;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
-			    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">"
-			    "%g</text>\n", x, y, x, y + 5, x, y + 18, nice[t]);
-		}
-	}
+	report_scale_ticks(f, &sc, nice, sizeof nice / sizeof nice[0],
+	    MF_ONE, y);
 	k = 0;
 	for (i = 0; i < m->ncells + m->ngeos; i++) {
 		const double	*r3;

@@ -137,17 +137,371 @@ report_text_gate(FILE *f, const struct rep_host *rh, const struct ds_host *h)
 		    DEFAULT_MAX_LOAD * cores);
 }
 
-void
-report_text_measure(FILE *f, const struct report_fmt *fmt,
+/* Writes host i's name, in code, opening a list item. */
+static void
+report_text_host_item(FILE *f, const struct report_fmt *fmt,
     const struct analysis *a, size_t i)
 {
 	fputs(fmt->item_open, f);
 	fputs(fmt->code_open, f);
 	fmt->name(f, a->ds->hosts[a->hosts[i].host].name);
 	fputs(fmt->code_close, f);
-	fputs(": ", f);
-	report_text_saw(f, a, i, fmt->text, fmt->code_open, fmt->code_close);
+}
+
+void
+report_text_measures(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g)
+{
+	size_t	i;
+
+	fputs(fmt->para_open, f);
+	fputs("Measurement:", f);
+	fputs(fmt->para_close, f);
+	fputs(fmt->list_open, f);
+	for (i = g->from; i < g->to; i++) {
+		report_text_host_item(f, fmt, a, i);
+		fputs(": ", f);
+		report_text_saw(f, a, i, fmt->text, fmt->code_open,
+		    fmt->code_close);
+		fputs(fmt->item_close, f);
+	}
+	fputs(fmt->list_close, f);
+}
+
+void
+report_text_no_facts(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const struct rep_group *g)
+{
+	const struct ds_host	*h;
+	size_t			 i;
+
+	fputs(fmt->list_open, f);
+	for (i = g->from; i < g->to; i++) {
+		h = &a->ds->hosts[a->hosts[i].host];
+		report_text_host_item(f, fmt, a, i);
+		fputs(": no facts and no runs; ", f);
+		fmt->text(f, h->error[0] ? h->error : "it never started");
+		fputs(fmt->item_close, f);
+	}
+	fputs(fmt->list_close, f);
+}
+
+void
+report_text_interval(FILE *f, double est, double lo, double hi, int ok)
+{
+	if (!ok)
+		fputs("—", f);
+	else if (!(lo > 0) || !isfinite(hi))
+		fprintf(f, "%.3f [unbounded: too few rounds]", est);
+	else
+		fprintf(f, "%.3f [%.3f, %.3f]", est, lo, hi);
+}
+
+void
+report_text_ratio(FILE *f, const struct rep_cmp *c)
+{
+	report_text_interval(f, c->ratio, c->lo, c->hi,
+	    c->verdict != VERDICT_INVALID && isfinite(c->ratio));
+}
+
+void
+report_text_cmp_notes(FILE *f, const struct report_fmt *fmt,
+    const struct rep_cmp *c)
+{
+	if (c->verdict == VERDICT_INVALID)
+		return;
+	if (c->widen > 1) {
+		fprintf(f, "<br>%srounds serially correlated (lag-1 r %.2f): "
+		    "interval widened, variance ×%.1f", fmt->why_open, c->r1,
+		    c->widen);
+		fputs(fmt->aside_close, f);
+	}
+	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0) {
+		fprintf(f, "<br>%sabout %zu rounds would decide it at "
+		    "min_effect", fmt->why_open, c->decide_rounds);
+		fputs(fmt->aside_close, f);
+	}
+}
+
+void
+report_text_matrix_cell(FILE *f, const struct report_fmt *fmt,
+    const struct rep_cmp *c)
+{
+	char	reason[256];
+
+	if (c == NULL) {
+		fputs("—", f);
+		return;
+	}
+	fmt->verdict(f, c->verdict, c->ratio);
+	fputs("<br>", f);
+	if (c->verdict == VERDICT_INVALID) {
+		report_text_reason(c->reason, reason, sizeof reason);
+		fputs(fmt->reason_open, f);
+		fmt->text(f, reason);
+		fputs(fmt->reason_close, f);
+	} else {
+		fputs(fmt->ratio_open, f);
+		report_text_ratio(f, c);
+		fputs(fmt->ratio_close, f);
+	}
+	if (c->files == REP_FILES_AA)
+		report_text_aa(f, fmt);
+	report_text_cmp_notes(f, fmt, c);
+}
+
+void
+report_text_aa(FILE *f, const struct report_fmt *fmt)
+{
+	fputs("<br>", f);
+	fputs(fmt->aa_open, f);
+	fputs("A/A comparison (identical files)", f);
+	fputs(fmt->aside_close, f);
+}
+
+void
+report_text_geo_counts(FILE *f, const struct rep_geo *geo)
+{
+	size_t	k, vd;
+
+	for (k = 0, vd = 0; vd <= VERDICT_INVALID; vd++) {
+		if (geo->count[vd] > 0)
+			fprintf(f, "%s%zu %s", k++ ? ", " : "", geo->count[vd],
+			    stats_verdict_name((enum stats_verdict)vd));
+	}
+}
+
+void
+report_text_geo_intro(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, const char *end)
+{
+	fputs(fmt->para_open, f);
+	fprintf(f, "Geometric mean of each variant's primary-metric ratios per "
+	    "architecture, over every valid comparison of its hosts, with a "
+	    "bootstrap interval at the family's level that resamples rounds "
+	    "jointly across benchmarks%s%s", a->inverted ? "; ratios of "
+	    "higher-is-better metrics are inverted, so below 1 is better" :
+	    "", end);
+	fputs(fmt->para_close, f);
+}
+
+void
+report_text_family(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	char			 stop[2048];
+	size_t			 i, k;
+
+	fputs(fmt->para_open, f);
+	if (a->family_size == 0) {
+		fputs("No primary comparison could be tested: each is invalid "
+		    "(the matrix says why).", f);
+		fputs(fmt->para_close, f);
+		return;
+	}
+	fprintf(f, "Primary verdicts (this matrix, the geometric means, the "
+	    "answer and %s--fail-on%s) are one family of %zu test%s held to a "
+	    "%.0f%% family-wise error rate: each is tested at p ≤ %.2g "
+	    "(Bonferroni), its interval at %.2f%%. Secondary metrics are "
+	    "judged one comparison at a time (95%%). See "
+	    "docs/statistics.md.", fmt->code_open, fmt->code_close,
+	    a->family_size, a->family_size == 1 ? "" : "s", STATS_ALPHA * 100,
+	    a->family_alpha, (1 - a->family_alpha) * 100);
+	fputs(fmt->para_close, f);
+	for (k = 0, i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (isnan(rh->mde))
+			continue;
+		if (k++ == 0) {
+			fputs(fmt->para_open, f);
+			fputs("Resolution (effect found with 80% power, median "
+			    "over the host's primary comparisons): ", f);
+		} else
+			fputs(", ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, a->ds->hosts[rh->host].name);
+		fputs(fmt->code_close, f);
+		if (isfinite(rh->mde))
+			fprintf(f, " resolves %.1f%%", rh->mde * 100);
+		else
+			fprintf(f, " cannot prove an effect at %u rounds",
+			    a->ds->rounds);
+	}
+	if (k > 0) {
+		fputc('.', f);
+		fputs(fmt->para_close, f);
+	}
+	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
+		if (i == 0) {
+			fputs(fmt->para_open, f);
+			fputs("Adaptive rounds (rounds = auto, alpha spent over "
+			    "the looks: docs/statistics.md):", f);
+			fputs(fmt->para_close, f);
+			fputs(fmt->stops_open, f);
+		}
+		report_text_host_item(f, fmt, a, i);
+		report_text_stop(a, &a->hosts[i], stop, sizeof stop);
+		fmt->text(f, stop);
+		fputs(fmt->item_close, f);
+		if (i + 1 == a->nhosts)
+			fputs(fmt->list_close, f);
+	}
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		if (!(rh->widen > 1))
+			continue;
+		fputs(fmt->alert_open, f);
+		fputs("Rounds on ", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, a->ds->hosts[rh->host].name);
+		fputs(fmt->code_close, f);
+		fprintf(f, " are serially correlated (mean lag-1 r %.2f over "
+		    "%zu rounds): its primary intervals are widened (variance "
+		    "up to ×%.1f).", rh->r1, rh->r1_n, rh->widen);
+		fputs(fmt->alert_close, f);
+	}
+}
+
+void
+report_text_no_ratio(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t host, size_t b)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	size_t			 i;
+
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->host != host || c->bench != b || c->metric != 0 ||
+		    c->verdict != VERDICT_INVALID)
+			continue;
+		fputs(fmt->alert_open, f);
+		fputs(fmt->bold_open, f);
+		fputs("No ratio for ", f);
+		fmt->name(f, ds->variants[c->variant]);
+		fputs(" vs ", f);
+		fmt->name(f, ds->variants[ds->ref]);
+		fputs(":", f);
+		fputs(fmt->bold_close, f);
+		fputc(' ', f);
+		fmt->text(f, c->reason);
+		fputs(fmt->alert_close, f);
+	}
+}
+
+void
+report_text_range(const char *metric, const struct rep_result *res,
+    char *med, char *lo, char *hi, size_t len)
+{
+	int	n = res->sum.n > 0;
+
+	report_text_value(metric, n ? res->sum.median : NAN, med, len);
+	report_text_value(metric, n ? res->sum.min : NAN, lo, len);
+	report_text_value(metric, n ? res->sum.max : NAN, hi, len);
+}
+
+void
+report_text_plan(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	fputs(" (", f);
+	fmt->text(f, ds->suite_path);
+	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
+	    "run%s each first), reference ", ds->nvariants, ds->rounds,
+	    ds->warmup, ds->warmup == 1 ? "" : "s");
+	fputs(fmt->code_open, f);
+	fmt->name(f, ds->variants[ds->ref]);
+	fputs(fmt->code_close, f);
+	fprintf(f, ", min_effect %.3g", ds->min_effect);
+}
+
+void
+report_text_across(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a, size_t ncols)
+{
+	fputs(fmt->para_open, f);
+	if (ncols == 0) {
+		fputs("No host gave results.", f);
+		fputs(fmt->para_close, f);
+		return;
+	}
+	fputs("Primary metric of each benchmark; ratio = variant / reference "
+	    "(Hodges–Lehmann estimate from the per-round paired ratios) with "
+	    "the interval of its Wilcoxon signed-rank test. One column per "
+	    "host, under its architecture and CPU model.", f);
+	fputs(fmt->para_close, f);
+	report_text_family(f, fmt, a);
+}
+
+void
+report_text_versions(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	fputs(fmt->item_open, f);
+	fputs("orch ", f);
+	fmt->text(f, ds->orch_version);
+	fputs("; started ", f);
+	fmt->text(f, ds->started);
+	fputs(", ended ", f);
+	fmt->text(f, ds->ended[0] ? ds->ended : "(not recorded)");
 	fputs(fmt->item_close, f);
+}
+
+void
+report_text_resumed(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	if (ds->resumed <= 0)
+		return;
+	fputs(fmt->item_open, f);
+	fprintf(f, "resumed %d time%s after an interruption (%sorch run "
+	    "--resume%s)", ds->resumed, ds->resumed == 1 ? "" : "s",
+	    fmt->code_open, fmt->code_close);
+	fputs(fmt->item_close, f);
+}
+
+void
+report_text_benches(FILE *f, const struct report_fmt *fmt,
+    const struct dataset *ds)
+{
+	size_t	b, m;
+
+	fputs(fmt->item_open, f);
+	fputs("benchmarks: ", f);
+	for (b = 0; b < ds->nbenches; b++) {
+		fputs(b ? ", " : "", f);
+		fputs(fmt->code_open, f);
+		fmt->name(f, ds->benches[b].name);
+		fputs(fmt->code_close, f);
+		fputs(" (", f);
+		for (m = 0; m < ds->benches[b].nmetrics; m++) {
+			fputs(m ? ", " : "", f);
+			fmt->name(f, ds->benches[b].metrics[m]);
+			fputs(ds->benches[b].higher[m] ? " higher is better" :
+			    " lower is better", f);
+		}
+		fputs(")", f);
+	}
+	fputs(fmt->item_close, f);
+}
+
+void
+report_text_host_prog(FILE *f, const struct report_fmt *fmt,
+    const struct ds_file *file)
+{
+	if (file->host_prog == NULL)
+		return;
+	fputs(" (the host's own ", f);
+	fputs(fmt->code_open, f);
+	fputs("host:", f);
+	fmt->text(f, file->host_prog);
+	fputs(fmt->code_close, f);
+	if (file->version[0] != '\0') {
+		fputs("; --version: ", f);
+		fmt->text(f, file->version);
+	}
+	fputs(")", f);
 }
 
 /*
@@ -649,6 +1003,48 @@ report_text_stop(const struct analysis *a, const struct rep_host *rh,
 		if (c->decide_rounds > 0)
 			rt_cat(buf, len, ", about %zu more rounds to decide "
 			    "min_effect", more);
+	}
+}
+
+double
+report_scale_x(const struct report_scale *sc, double r)
+{
+	return (sc->x0 + (log(r) - log(sc->lo)) / (log(sc->hi) -
+	    log(sc->lo)) * (sc->x1 - sc->x0));
+}
+
+void
+report_scale_axis(FILE *f, const struct report_scale *sc, int top, double y)
+{
+	double	x = report_scale_x(sc, 1);
+
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+	    "stroke=\"#57606a\" stroke-width=\"1.2\"/>\n", x, top, x, y);
+	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+	    "stroke=\"#8c959f\"/>\n", sc->x0, y, sc->x1, y);
+}
+
+void
+report_scale_ticks(FILE *f, const struct report_scale *sc,
+    const double *nice, long n, long one, double y)
+{
+	double	x, last;
+	long	i, dir;
+
+	for (dir = -1; dir <= 1; dir += 2) {
+		last = dir < 0 ? -1000 : report_scale_x(sc, 1);
+		for (i = dir < 0 ? one : one + 1; i >= 0 && i < n; i += dir) {
+			if (nice[i] < sc->lo || nice[i] > sc->hi)
+				continue;
+			x = report_scale_x(sc, nice[i]);
+			if (fabs(x - last) < 44)
+				continue;
+			last = x;
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#8c959f\"/><text x=\"%.1f\" "
+			    "y=\"%.1f\" text-anchor=\"middle\" class=\"dim\">"
+			    "%g</text>\n", x, y, x, y + 5, x, y + 18, nice[i]);
+		}
 	}
 }
 

@@ -23,6 +23,9 @@ struct report_fmt {
 	const char *para_open, *para_close;	/* a paragraph */
 	const char *note_open, *note_close;	/* a paragraph set apart */
 	const char *small_open;			/* a paragraph in small print */
+	const char *list_open, *list_close;	/* around a list's items */
+	const char *stops_open;		/* list_open of the adaptive stops */
+	const char *alert_open, *alert_close;	/* a paragraph that warns */
 	void	(*prose)(FILE *, const char *);	/* orch's own text in a cell */
 
 	/* A table: its header row, and an optional rule under it. */
@@ -33,6 +36,14 @@ struct report_fmt {
 	const char *cell_open, *num_open, *cell_close;	/* text, a number */
 	const char *cell_code_open, *cell_code_close;	/* a name in a cell */
 	const char *failed_open, *failed_close;	/* around a status "failed" */
+
+	/* A comparison in a cell: its verdict and what qualifies it. */
+	void	(*verdict)(FILE *, enum stats_verdict, double ratio);
+	const char *ratio_open, *ratio_close;	/* around a ratio [CI] */
+	const char *why_open;		/* a remark on a comparison */
+	const char *aa_open;		/* the remark "A/A comparison" */
+	const char *aside_close;	/* after a remark */
+	const char *reason_open, *reason_close;	/* a refusal's short reason */
 
 	/* The answers: a list of "B vs A: headline — detail" items. */
 	const char *answers_open, *answers_close;	/* around the list */
@@ -82,13 +93,6 @@ struct rep_host;
  */
 void	report_text_gate(FILE *f, const struct rep_host *rh,
 	    const struct ds_host *h);
-
-/*
- * Writes what host i's measurement saw (floor, first runs, load waits,
- * notes, facts) as a list item in format fmt.
- */
-void	report_text_measure(FILE *f, const struct report_fmt *fmt,
-	    const struct analysis *a, size_t i);
 
 /*
  * Writes, per non-reference variant, which hosts of group g ran it on the
@@ -147,6 +151,142 @@ const char *report_text_last_line(const char *s, size_t *len);
  */
 void	report_text_stop(const struct analysis *a,
 	    const struct rep_host *rh, char *buf, size_t len);
+
+/*
+ * Writes an estimate with its interval ("1.020 [0.990, 1.050]"), the
+ * interval unbounded when lo is not above 0 or hi is not finite; "—" when
+ * not ok.
+ */
+void	report_text_interval(FILE *f, double est, double lo, double hi,
+	    int ok);
+
+/* Writes comparison c's ratio with its interval, or "—" for none. */
+void	report_text_ratio(FILE *f, const struct rep_cmp *c);
+
+/*
+ * Writes what qualifies comparison c's interval: serially correlated
+ * rounds that widened it, and for an inconclusive one the rounds that
+ * would decide it at min_effect.
+ */
+void	report_text_cmp_notes(FILE *f, const struct report_fmt *fmt,
+	    const struct rep_cmp *c);
+
+/*
+ * Writes one cell of the benchmark × host matrix: verdict, ratio and
+ * interval or the short reason of a refusal, its notes; "—" for no
+ * comparison (c NULL).
+ */
+void	report_text_matrix_cell(FILE *f, const struct report_fmt *fmt,
+	    const struct rep_cmp *c);
+
+/*
+ * Writes, on a line of its own in a cell, that a comparison is of
+ * identical files.
+ */
+void	report_text_aa(FILE *f, const struct report_fmt *fmt);
+
+/* Writes how many of a geometric mean's comparisons had each verdict. */
+void	report_text_geo_counts(FILE *f, const struct rep_geo *geo);
+
+/*
+ * Writes the sentence that opens the geometric means, ending in end (":"
+ * before a table, "." closing a paragraph).
+ */
+void	report_text_geo_intro(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, const char *end);
+
+/*
+ * Writes the guarantee of the primary verdicts, what each host can
+ * resolve, how adaptive rounds stopped and which hosts' rounds were
+ * serially correlated.
+ */
+void	report_text_family(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a);
+
+/*
+ * Writes, per primary comparison of bench b on host that is invalid, why
+ * it has no ratio.
+ */
+void	report_text_no_ratio(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t host, size_t b);
+
+/* Writes res's median, min and max for people into med, lo and hi. */
+void	report_text_range(const char *metric, const struct rep_result *res,
+	    char *med, char *lo, char *hi, size_t len);
+
+/*
+ * Writes "Measurement:" and what each host of group g saw, a list item
+ * each.
+ */
+void	report_text_measures(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, const struct rep_group *g);
+
+/*
+ * Writes the hosts of group g, which gave no facts, each with its error,
+ * as a list.
+ */
+void	report_text_no_facts(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, const struct rep_group *g);
+
+/*
+ * Writes " (PATH): N variants over R interleaved rounds ..., reference
+ * REF, min_effect E": the suite's path and its plan, after its name.
+ */
+void	report_text_plan(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/*
+ * Writes the paragraph that opens the matrix and the family's guarantee,
+ * or that no host gave results (ncols, the hosts with results, 0).
+ */
+void	report_text_across(FILE *f, const struct report_fmt *fmt,
+	    const struct analysis *a, size_t ncols);
+
+/* Writes the list item of orch's version and when the run started, ended. */
+void	report_text_versions(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/* Writes the list item of how often the run resumed; nothing if never. */
+void	report_text_resumed(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/* Writes the benchmarks, each with its metrics and their direction. */
+void	report_text_benches(FILE *f, const struct report_fmt *fmt,
+	    const struct dataset *ds);
+
+/*
+ * Writes " (the host's own host:NAME; --version: ...)" for a file that is
+ * a program of the host, nothing otherwise.
+ */
+void	report_text_host_prog(FILE *f, const struct report_fmt *fmt,
+	    const struct ds_file *file);
+
+/*
+ * The ratio axis of report.html's forest plots (the architectures' and
+ * the Machines section's): lo at x0 px to hi at x1 px, on a log scale.
+ */
+struct report_scale {
+	double	lo, hi;
+	int	x0, x1;
+};
+
+/* Returns where ratio r falls on scale sc, in px. */
+double	report_scale_x(const struct report_scale *sc, double r);
+
+/*
+ * Writes the ticks of scale sc at y: of the nice[n] ratios (nice[one] is
+ * 1), those within it, from 1 outwards on each side and kept apart by
+ * 44 px, so that 1 is always labelled.
+ */
+void	report_scale_ticks(FILE *f, const struct report_scale *sc,
+	    const double *nice, long n, long one, double y);
+
+/*
+ * Writes the line at 1 of scale sc, from top down to y, and the axis along
+ * y.
+ */
+void	report_scale_axis(FILE *f, const struct report_scale *sc, int top,
+	    double y);
 
 /* Writes a run's status: "timeout", "signal 9", "failed (exit 2)", … */
 void	report_text_status(FILE *f, const struct ds_sample *s);
