@@ -210,6 +210,7 @@ static const struct msg_field msg_prog_tab[] = {
 	MSG_F(struct proto_prog, version, MSG_STR),
 };
 
+/* Every field of a program is required, so a smaller map is not one. */
 static const struct msg_vec msg_progs_vec = {
 	MSG_VEC_OF(struct proto_progs, v, n), msg_prog_tab,
 	MSG_NITEMS(msg_prog_tab), 0, MSG_NITEMS(msg_prog_tab), PROTO_PROGS_MAX
@@ -226,7 +227,11 @@ static const struct msg_field msg_step_tab[] = {
 	MSG_FMAX(struct proto_step, warmup, 1),
 };
 
-/* Smaller maps than the required fields cannot be commands. */
+/*
+ * Smaller maps than the required fields cannot be commands. Commands and
+ * steps have no bound of their own: proto_scan has checked that each
+ * element holds its bytes in the frame, and msg_check_plan the rest.
+ */
 static const struct msg_vec msg_cmds_vec = {
 	MSG_VEC_OF(struct proto_plan, cmds, ncmds), msg_cmd_tab,
 	MSG_NITEMS(msg_cmd_tab), 0, MSG_CMD_REQUIRED, SIZE_MAX
