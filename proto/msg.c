@@ -2,9 +2,11 @@
  * Wire messages: struct proto_msg to and from msgpack maps.
  *
  * Each struct is described by a table of fields (name, kind, offset); one
- * walker encodes a table and one decodes it, and the few members that are
- * not scalars or fixed strings have their own functions. proto/PROTOCOL.md
- * is the prose form of these tables.
+ * walker encodes a table and one decodes it. A table also describes the
+ * elements of an array of structs (struct msg_vec), of a fixed-size member
+ * sent by position (a tuple) and of a map of distinct names; the few
+ * members left have their own functions. proto/PROTOCOL.md is the prose
+ * form of these tables.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +38,7 @@ enum msg_kind {
 	MSG_U64,	/* uint64_t */
 	MSG_I32,	/* int32_t */
 	MSG_I64,	/* int64_t */
+	MSG_IDX,	/* int32_t, an index 0..INT32_MAX or -1 for none */
 	MSG_F64,	/* double, sent as float64 */
 	MSG_STR,	/* char[size], NUL-terminated, no NUL inside */
 	MSG_IDENT,	/* a MSG_STR that is an identifier (proto/ident.h) */
@@ -44,6 +47,7 @@ enum msg_kind {
 	MSG_HASH,	/* char[PROTO_SHA_HEX], 64 lowercase hex digits */
 	MSG_HASH0,	/* a MSG_HASH or "" */
 	MSG_CKEY,	/* a MSG_IDENT0 or PROTO_CHECKSUM_STDOUT */
+	MSG_VEC,	/* an array of structs, its pointer and count: vec */
 	MSG_SUB		/* anything else: dec and enc */
 };
 
@@ -56,16 +60,49 @@ struct msg_field {
 	size_t		 has;		/* offset of its "present" int, or MSG_REQ */
 	int		(*dec)(const msgpack_object *, void *);
 	int		(*enc)(msgpack_packer *, const void *);
+	const struct msg_vec *vec;	/* of a MSG_VEC */
 };
 
+/*
+ * A member that is an array of structs (a pointer and a count beside it),
+ * each sent as a map by its table or, for a tuple, as an array of exactly
+ * its table's fields in order.
+ */
+struct msg_vec {
+	size_t			 voff;		/* offset of the pointer */
+	size_t			 noff;		/* offset of the count */
+	size_t			 size;		/* of one struct */
+	const struct msg_field	*tab;
+	size_t			 n;		/* fields in tab */
+	int			 tuple;		/* arrays, not maps */
+	size_t			 min;		/* fewest keys of a map */
+	size_t			 max;		/* most structs */
+};
+
+/*
+ * Any struct: msg_dec_vec and msg_enc_vec move the array's pointer as one
+ * of these, since all pointers to structs share one representation (C11
+ * 6.2.5) while a void * need not.
+ */
+struct msg_any;
+
 #define MSG_F(t, m, k) \
-	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, MSG_REQ, NULL, NULL }
+	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, MSG_REQ, NULL, NULL, \
+	    NULL }
 #define MSG_FMAX(t, m, mx) \
-	{ #m, MSG_U8, offsetof(t, m), sizeof(((t *)0)->m), mx, MSG_REQ, NULL, NULL }
+	{ #m, MSG_U8, offsetof(t, m), sizeof(((t *)0)->m), mx, MSG_REQ, NULL, \
+	    NULL, NULL }
 #define MSG_FOPT(t, m, k, h) \
-	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, offsetof(t, h), NULL, NULL }
+	{ #m, k, offsetof(t, m), sizeof(((t *)0)->m), 0, offsetof(t, h), NULL, \
+	    NULL, NULL }
 #define MSG_FSUB(n, d, e) \
-	{ n, MSG_SUB, 0, 0, 0, MSG_REQ, d, e }
+	{ n, MSG_SUB, 0, 0, 0, MSG_REQ, d, e, NULL }
+#define MSG_FVEC(n, v) \
+	{ n, MSG_VEC, 0, 0, 0, MSG_REQ, NULL, NULL, v }
+
+/* A struct msg_vec's start: member v of struct t points to n of them. */
+#define MSG_VEC_OF(t, v, n) \
+	offsetof(t, v), offsetof(t, n), sizeof(*((t *)0)->v)
 
 /* The encoder's output: grows up to MSG_ENC_MAX, remembers its first error. */
 struct msg_buf {
@@ -75,6 +112,10 @@ struct msg_buf {
 	int		 err;		/* 0, PROTO_ERR_NOMEM or PROTO_ERR_TOOBIG */
 };
 
+static int	msg_dec_vec(const msgpack_object *, const struct msg_vec *,
+		    void *);
+static int	msg_enc_vec(msgpack_packer *, const struct msg_vec *,
+		    const void *);
 static int	msg_dec_facts(const msgpack_object *, void *);
 static int	msg_enc_facts(msgpack_packer *, const void *);
 static int	msg_dec_load(const msgpack_object *, void *);
@@ -85,21 +126,28 @@ static int	msg_dec_sha(const msgpack_object *, void *);
 static int	msg_enc_sha(msgpack_packer *, const void *);
 static int	msg_dec_files(const msgpack_object *, void *);
 static int	msg_enc_files(msgpack_packer *, const void *);
-static int	msg_dec_cmds(const msgpack_object *, void *);
-static int	msg_enc_cmds(msgpack_packer *, const void *);
 static int	msg_dec_args(const msgpack_object *, void *);
 static int	msg_enc_args(msgpack_packer *, const void *);
 static int	msg_dec_env(const msgpack_object *, void *);
 static int	msg_enc_env(msgpack_packer *, const void *);
-static int	msg_dec_steps(const msgpack_object *, void *);
-static int	msg_enc_steps(msgpack_packer *, const void *);
 static int	msg_dec_metrics(const msgpack_object *, void *);
 static int	msg_enc_metrics(msgpack_packer *, const void *);
 static int	msg_check_plan(const void *);
 static int	msg_dec_hooks(const msgpack_object *, void *);
 static int	msg_enc_hooks(msgpack_packer *, const void *);
-static int	msg_dec_progs(const msgpack_object *, void *);
-static int	msg_enc_progs(msgpack_packer *, const void *);
+
+/* The facts' "load", by position: the names are not sent. */
+static const struct msg_field msg_load_tab[] = {
+	MSG_F(struct proto_facts, load[0], MSG_F64),
+	MSG_F(struct proto_facts, load[1], MSG_F64),
+	MSG_F(struct proto_facts, load[2], MSG_F64),
+};
+
+/* The facts' "extra": a key and its value. */
+static const struct msg_field msg_extra_tab[] = {
+	MSG_F(struct proto_kv, key, MSG_IDENT),
+	MSG_F(struct proto_kv, value, MSG_STR),
+};
 
 static const struct msg_field msg_facts_tab[] = {
 	MSG_F(struct proto_facts, os, MSG_STR),
@@ -119,7 +167,7 @@ static const struct msg_field msg_hello_tab[] = {
 	MSG_F(struct proto_hello, version, MSG_STR),
 	MSG_F(struct proto_hello, run_id, MSG_IDENT),
 	{ "facts", MSG_SUB, 0, 0, 0, offsetof(struct proto_hello, has_facts),
-	    msg_dec_facts, msg_enc_facts },
+	    msg_dec_facts, msg_enc_facts, NULL },
 };
 
 static const struct msg_field msg_error_tab[] = {
@@ -141,11 +189,19 @@ static const struct msg_field msg_cmd_tab[] = {
 	MSG_F(struct proto_cmd, checksum_key, MSG_CKEY),
 	MSG_FOPT(struct proto_cmd, host, MSG_STR, has_host),
 	{ "hooks", MSG_SUB, 0, 0, 0, offsetof(struct proto_cmd, has_hooks),
-	    msg_dec_hooks, msg_enc_hooks },
+	    msg_dec_hooks, msg_enc_hooks, NULL },
 };
 
 /* The fields every command has (the optional ones come last). */
 #define MSG_CMD_REQUIRED	7
+
+/* A command's "hooks", by position: the names are not sent. */
+static const struct msg_field msg_hooks_tab[] = {
+	MSG_F(struct proto_cmd, hooks[PROTO_HOOK_PREPARE], MSG_IDX),
+	MSG_F(struct proto_cmd, hooks[PROTO_HOOK_SETUP], MSG_IDX),
+	MSG_F(struct proto_cmd, hooks[PROTO_HOOK_CLEANUP], MSG_IDX),
+};
+_Static_assert(MSG_NITEMS(msg_hooks_tab) == PROTO_NHOOKS, "hooks table");
 
 static const struct msg_field msg_prog_tab[] = {
 	MSG_F(struct proto_prog, prog, MSG_STR),
@@ -154,14 +210,42 @@ static const struct msg_field msg_prog_tab[] = {
 	MSG_F(struct proto_prog, version, MSG_STR),
 };
 
+/* Every field of a program is required, so a smaller map is not one. */
+static const struct msg_vec msg_progs_vec = {
+	MSG_VEC_OF(struct proto_progs, v, n), msg_prog_tab,
+	MSG_NITEMS(msg_prog_tab), 0, MSG_NITEMS(msg_prog_tab), PROTO_PROGS_MAX
+};
+
 static const struct msg_field msg_progs_tab[] = {
-	MSG_FSUB("progs", msg_dec_progs, msg_enc_progs),
+	MSG_FVEC("progs", &msg_progs_vec),
+};
+
+/* One of PLAN's "steps", [cmd, round, warmup] by position. */
+static const struct msg_field msg_step_tab[] = {
+	MSG_F(struct proto_step, cmd, MSG_U32),
+	MSG_F(struct proto_step, round, MSG_U32),
+	MSG_FMAX(struct proto_step, warmup, 1),
+};
+
+/*
+ * Smaller maps than the required fields cannot be commands. Commands and
+ * steps have no bound of their own: proto_scan has checked that each
+ * element holds its bytes in the frame, and msg_check_plan the rest.
+ */
+static const struct msg_vec msg_cmds_vec = {
+	MSG_VEC_OF(struct proto_plan, cmds, ncmds), msg_cmd_tab,
+	MSG_NITEMS(msg_cmd_tab), 0, MSG_CMD_REQUIRED, SIZE_MAX
+};
+
+static const struct msg_vec msg_steps_vec = {
+	MSG_VEC_OF(struct proto_plan, steps, nsteps), msg_step_tab,
+	MSG_NITEMS(msg_step_tab), 1, 0, SIZE_MAX
 };
 
 static const struct msg_field msg_plan_tab[] = {
 	MSG_FSUB("files", msg_dec_files, msg_enc_files),
-	MSG_FSUB("cmds", msg_dec_cmds, msg_enc_cmds),
-	MSG_FSUB("steps", msg_dec_steps, msg_enc_steps),
+	MSG_FVEC("cmds", &msg_cmds_vec),
+	MSG_FVEC("steps", &msg_steps_vec),
 	MSG_F(struct proto_plan, max_load, MSG_F64),
 	MSG_F(struct proto_plan, load_wait_ms, MSG_U32),
 	MSG_F(struct proto_plan, retries, MSG_U32),
@@ -198,6 +282,12 @@ static const struct msg_field msg_sample_tab[] = {
 	MSG_FSUB("metrics", msg_dec_metrics, msg_enc_metrics),
 	MSG_FOPT(struct proto_sample, checksum, MSG_STR, has_checksum),
 	MSG_F(struct proto_sample, err_tail, MSG_STR),
+};
+
+/* SAMPLE's "metrics": a key and its value. */
+static const struct msg_field msg_metric_tab[] = {
+	MSG_F(struct proto_metric, key, MSG_IDENT),
+	MSG_F(struct proto_metric, value, MSG_F64),
 };
 
 static const struct msg_field msg_ack_tab[] = {
@@ -502,7 +592,9 @@ msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
 		memcpy(p, &u, sizeof u);
 		return (0);
 	case MSG_I32:
-		if (msg_get_int(o, INT32_MIN, INT32_MAX, &i) != 0)
+	case MSG_IDX:
+		if (msg_get_int(o, f->kind == MSG_IDX ? -1 : INT32_MIN,
+		    INT32_MAX, &i) != 0)
 			return (PROTO_ERR_FIELD);
 		i32 = (int32_t)i;
 		memcpy(p, &i32, sizeof i32);
@@ -540,6 +632,8 @@ msg_dec_field(const struct msg_field *f, const msgpack_object *o, void *base)
 		    strcmp((char *)p, PROTO_CHECKSUM_STDOUT) == 0)
 			return (0);
 		return (msg_get_ident(o, (char *)p, f->size, 1));
+	case MSG_VEC:
+		return (msg_dec_vec(o, f->vec, base));
 	case MSG_SUB:
 		return (f->dec(o, base));
 	}
@@ -584,6 +678,104 @@ msg_dec_map(const msgpack_object *o, const struct msg_field *tab, size_t n,
 		if (tab[j].has == MSG_REQ && !(seen & ((uint64_t)1 << j)))
 			return (PROTO_ERR_FIELD);
 	}
+	return (0);
+}
+
+/*
+ * Decodes an array of exactly n values into base, the i-th by tab[i]: the
+ * members of a fixed size (a step, the load, the hooks) carry no keys.
+ */
+static int
+msg_dec_tuple(const msgpack_object *o, const struct msg_field *tab, size_t n,
+    void *base)
+{
+	size_t	i;
+	int	r;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != n)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < n; i++) {
+		r = msg_dec_field(&tab[i], &o->via.array.ptr[i], base);
+		if (r != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/*
+ * Decodes an array of at most vec->max structs into a new array in base.
+ * Every element's shape is checked before the allocation, so its size
+ * follows what the input holds; the array is in base before its elements
+ * are decoded, so what they allocate is freed with the message even when
+ * a later one fails.
+ */
+static int
+msg_dec_vec(const msgpack_object *o, const struct msg_vec *vec, void *base)
+{
+	const msgpack_object	*e;
+	struct msg_any		*any;
+	unsigned char		*v;
+	size_t			 i, n;
+	int			 r;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > vec->max)
+		return (PROTO_ERR_FIELD);
+	n = o->via.array.size;
+	for (i = 0; i < n; i++) {
+		e = &o->via.array.ptr[i];
+		if (e->type != (vec->tuple ? MSGPACK_OBJECT_ARRAY :
+		    MSGPACK_OBJECT_MAP))
+			return (PROTO_ERR_FIELD);
+		if (vec->tuple ? e->via.array.size != vec->n :
+		    e->via.map.size < vec->min)
+			return (PROTO_ERR_FIELD);
+	}
+	if (n == 0)
+		return (0);
+	if ((any = calloc(n, vec->size)) == NULL)
+		return (PROTO_ERR_NOMEM);
+	memcpy((unsigned char *)base + vec->voff, &any, sizeof any);
+	memcpy((unsigned char *)base + vec->noff, &n, sizeof n);
+	v = (unsigned char *)any;
+	for (i = 0; i < n; i++, v += vec->size) {
+		e = &o->via.array.ptr[i];
+		if (vec->tuple)
+			r = msg_dec_tuple(e, vec->tab, vec->n, v);
+		else
+			r = msg_dec_map(e, vec->tab, vec->n, v);
+		if (r != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/*
+ * Decodes a map of at most max distinct names into v[], structs of size
+ * bytes whose key (an MSG_IDENT) and value tab[0] and tab[1] describe.
+ * The structs sit in the message itself, so max is their array's length.
+ */
+static int
+msg_dec_names(const msgpack_object *o, const struct msg_field *tab,
+    size_t max, void *v, size_t size, size_t *np)
+{
+	const msgpack_object_kv	*kv;
+	unsigned char		*p = v;
+	size_t			 i, j;
+
+	if (o->type != MSGPACK_OBJECT_MAP || o->via.map.size > max)
+		return (PROTO_ERR_FIELD);
+	for (i = 0; i < o->via.map.size; i++) {
+		kv = &o->via.map.ptr[i];
+		if (msg_dec_field(&tab[0], &kv->key, p + i * size) != 0 ||
+		    msg_dec_field(&tab[1], &kv->val, p + i * size) != 0)
+			return (PROTO_ERR_FIELD);
+		for (j = 0; j < i; j++) {
+			if (strcmp((char *)p + j * size + tab[0].off,
+			    (char *)p + i * size + tab[0].off) == 0)
+				return (PROTO_ERR_FIELD);
+		}
+	}
+	*np = o->via.map.size;
 	return (0);
 }
 
@@ -689,90 +881,12 @@ msg_dec_env(const msgpack_object *o, void *base)
 	return (msg_dec_strv(o, 1, &c->nenv, &c->env));
 }
 
-/* Decodes PLAN's "cmds", an array of maps. */
-static int
-msg_dec_cmds(const msgpack_object *o, void *base)
-{
-	struct proto_plan	*p = base;
-	const msgpack_object	*e;
-	size_t			 i, n;
-	int			 r;
-
-	if (o->type != MSGPACK_OBJECT_ARRAY)
-		return (PROTO_ERR_FIELD);
-	n = o->via.array.size;
-	/* Smaller maps than the required fields cannot be commands. */
-	for (i = 0; i < n; i++) {
-		e = &o->via.array.ptr[i];
-		if (e->type != MSGPACK_OBJECT_MAP ||
-		    e->via.map.size < MSG_CMD_REQUIRED)
-			return (PROTO_ERR_FIELD);
-	}
-	if (n == 0)
-		return (0);
-	if ((p->cmds = calloc(n, sizeof *p->cmds)) == NULL)
-		return (PROTO_ERR_NOMEM);
-	p->ncmds = n;
-	for (i = 0; i < n; i++) {
-		if ((r = msg_dec_map(&o->via.array.ptr[i], msg_cmd_tab,
-		    MSG_NITEMS(msg_cmd_tab), &p->cmds[i])) != 0)
-			return (r);
-	}
-	return (0);
-}
-
-/* Decodes PLAN's "steps", an array of [cmd, round, warmup]. */
-static int
-msg_dec_steps(const msgpack_object *o, void *base)
-{
-	struct proto_plan	*p = base;
-	const msgpack_object	*e;
-	uint64_t		 cmd, round, warmup;
-	size_t			 i, n;
-
-	if (o->type != MSGPACK_OBJECT_ARRAY)
-		return (PROTO_ERR_FIELD);
-	n = o->via.array.size;
-	for (i = 0; i < n; i++) {
-		e = &o->via.array.ptr[i];
-		if (e->type != MSGPACK_OBJECT_ARRAY || e->via.array.size != 3)
-			return (PROTO_ERR_FIELD);
-	}
-	if (n == 0)
-		return (0);
-	if ((p->steps = calloc(n, sizeof *p->steps)) == NULL)
-		return (PROTO_ERR_NOMEM);
-	p->nsteps = n;
-	for (i = 0; i < n; i++) {
-		e = o->via.array.ptr[i].via.array.ptr;
-		if (msg_get_uint(&e[0], UINT32_MAX, &cmd) != 0 ||
-		    msg_get_uint(&e[1], UINT32_MAX, &round) != 0 ||
-		    msg_get_uint(&e[2], 1, &warmup) != 0)
-			return (PROTO_ERR_FIELD);
-		p->steps[i].cmd = (uint32_t)cmd;
-		p->steps[i].round = (uint32_t)round;
-		p->steps[i].warmup = (uint8_t)warmup;
-	}
-	return (0);
-}
-
 /* Decodes a command's "hooks", [prepare, setup, cleanup], -1 for none. */
 static int
 msg_dec_hooks(const msgpack_object *o, void *base)
 {
-	struct proto_cmd	*c = base;
-	int64_t			 v;
-	size_t			 k;
-
-	if (o->type != MSGPACK_OBJECT_ARRAY ||
-	    o->via.array.size != PROTO_NHOOKS)
-		return (PROTO_ERR_FIELD);
-	for (k = 0; k < PROTO_NHOOKS; k++) {
-		if (msg_get_int(&o->via.array.ptr[k], -1, INT32_MAX, &v) != 0)
-			return (PROTO_ERR_FIELD);
-		c->hooks[k] = (int32_t)v;
-	}
-	return (0);
+	return (msg_dec_tuple(o, msg_hooks_tab, MSG_NITEMS(msg_hooks_tab),
+	    base));
 }
 
 /*
@@ -856,38 +970,6 @@ msg_check_plan(const void *base)
 	return (r);
 }
 
-/* Decodes PROGS' "progs", an array of maps, at most PROTO_PROGS_MAX. */
-static int
-msg_dec_progs(const msgpack_object *o, void *base)
-{
-	struct proto_progs	*ps = base;
-	const msgpack_object	*e;
-	size_t			 i, n;
-	int			 r;
-
-	if (o->type != MSGPACK_OBJECT_ARRAY ||
-	    o->via.array.size > PROTO_PROGS_MAX)
-		return (PROTO_ERR_FIELD);
-	n = o->via.array.size;
-	for (i = 0; i < n; i++) {
-		e = &o->via.array.ptr[i];
-		if (e->type != MSGPACK_OBJECT_MAP ||
-		    e->via.map.size < MSG_NITEMS(msg_prog_tab))
-			return (PROTO_ERR_FIELD);
-	}
-	if (n == 0)
-		return (0);
-	if ((ps->v = calloc(n, sizeof *ps->v)) == NULL)
-		return (PROTO_ERR_NOMEM);
-	ps->n = n;
-	for (i = 0; i < n; i++) {
-		if ((r = msg_dec_map(&o->via.array.ptr[i], msg_prog_tab,
-		    MSG_NITEMS(msg_prog_tab), &ps->v[i])) != 0)
-			return (r);
-	}
-	return (0);
-}
-
 /* Decodes HELLO's "facts". */
 static int
 msg_dec_facts(const msgpack_object *o, void *base)
@@ -902,16 +984,8 @@ msg_dec_facts(const msgpack_object *o, void *base)
 static int
 msg_dec_load(const msgpack_object *o, void *base)
 {
-	struct proto_facts	*f = base;
-	size_t			 i;
-
-	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
-		return (PROTO_ERR_FIELD);
-	for (i = 0; i < 3; i++) {
-		if (msg_get_f64(&o->via.array.ptr[i], &f->load[i]) != 0)
-			return (PROTO_ERR_FIELD);
-	}
-	return (0);
+	return (msg_dec_tuple(o, msg_load_tab, MSG_NITEMS(msg_load_tab),
+	    base));
 }
 
 /* Decodes the facts' "extra", a map of distinct names to strings. */
@@ -919,26 +993,9 @@ static int
 msg_dec_extra(const msgpack_object *o, void *base)
 {
 	struct proto_facts	*f = base;
-	const msgpack_object_kv	*kv;
-	size_t			 i, j;
 
-	if (o->type != MSGPACK_OBJECT_MAP ||
-	    o->via.map.size > PROTO_FACTS_EXTRA_MAX)
-		return (PROTO_ERR_FIELD);
-	for (i = 0; i < o->via.map.size; i++) {
-		kv = &o->via.map.ptr[i];
-		if (msg_get_ident(&kv->key, f->extra[i].key,
-		    sizeof f->extra[i].key, 0) != 0 ||
-		    msg_get_str(&kv->val, f->extra[i].value,
-		    sizeof f->extra[i].value) != 0)
-			return (PROTO_ERR_FIELD);
-		for (j = 0; j < i; j++) {
-			if (strcmp(f->extra[j].key, f->extra[i].key) == 0)
-				return (PROTO_ERR_FIELD);
-		}
-	}
-	f->nextra = o->via.map.size;
-	return (0);
+	return (msg_dec_names(o, msg_extra_tab, MSG_NITEMS(f->extra), f->extra,
+	    sizeof *f->extra, &f->nextra));
 }
 
 /* Decodes SAMPLE's "metrics", a map of distinct names to numbers. */
@@ -946,25 +1003,9 @@ static int
 msg_dec_metrics(const msgpack_object *o, void *base)
 {
 	struct proto_sample	*s = base;
-	const msgpack_object_kv	*kv;
-	size_t			 i, j;
 
-	if (o->type != MSGPACK_OBJECT_MAP ||
-	    o->via.map.size > PROTO_METRICS_MAX)
-		return (PROTO_ERR_FIELD);
-	for (i = 0; i < o->via.map.size; i++) {
-		kv = &o->via.map.ptr[i];
-		if (msg_get_ident(&kv->key, s->metrics[i].key,
-		    sizeof s->metrics[i].key, 0) != 0 ||
-		    msg_get_f64(&kv->val, &s->metrics[i].value) != 0)
-			return (PROTO_ERR_FIELD);
-		for (j = 0; j < i; j++) {
-			if (strcmp(s->metrics[j].key, s->metrics[i].key) == 0)
-				return (PROTO_ERR_FIELD);
-		}
-	}
-	s->nmetrics = o->via.map.size;
-	return (0);
+	return (msg_dec_names(o, msg_metric_tab, MSG_NITEMS(s->metrics),
+	    s->metrics, sizeof *s->metrics, &s->nmetrics));
 }
 
 /* Decodes one message from authenticated plaintext. */
@@ -1128,7 +1169,10 @@ msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
 		msgpack_pack_uint64(pk, u);
 		return (0);
 	case MSG_I32:
+	case MSG_IDX:
 		memcpy(&i32, p, sizeof i32);
+		if (f->kind == MSG_IDX && i32 < -1)
+			return (PROTO_ERR_FIELD);
 		msgpack_pack_int32(pk, i32);
 		return (0);
 	case MSG_I64:
@@ -1160,6 +1204,8 @@ msg_enc_field(msgpack_packer *pk, const struct msg_field *f, const void *base)
 		return (0);
 	case MSG_CKEY:
 		return (msg_put_fixed(pk, (const char *)p, f->size));
+	case MSG_VEC:
+		return (msg_enc_vec(pk, f->vec, base));
 	case MSG_SUB:
 		return (f->enc(pk, base));
 	}
@@ -1198,6 +1244,68 @@ msg_enc_map(msgpack_packer *pk, const struct msg_field *tab, size_t n,
 			continue;
 		msg_put_str(pk, tab[i].name, strlen(tab[i].name));
 		if ((r = msg_enc_field(pk, &tab[i], base)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs the n fields of tab from base as an array; as msg_dec_tuple reads. */
+static int
+msg_enc_tuple(msgpack_packer *pk, const struct msg_field *tab, size_t n,
+    const void *base)
+{
+	size_t	i;
+	int	r;
+
+	msgpack_pack_array(pk, n);
+	for (i = 0; i < n; i++) {
+		if ((r = msg_enc_field(pk, &tab[i], base)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs the array of structs in base; as msg_dec_vec reads. */
+static int
+msg_enc_vec(msgpack_packer *pk, const struct msg_vec *vec, const void *base)
+{
+	const struct msg_any	*any;
+	const unsigned char	*v;
+	size_t			 i, n;
+	int			 r;
+
+	memcpy(&any, (const unsigned char *)base + vec->voff, sizeof any);
+	memcpy(&n, (const unsigned char *)base + vec->noff, sizeof n);
+	if (n > vec->max || (n > 0 && any == NULL))
+		return (PROTO_ERR_FIELD);
+	v = (const unsigned char *)any;
+	msgpack_pack_array(pk, n);
+	for (i = 0; i < n; i++, v += vec->size) {
+		if (vec->tuple)
+			r = msg_enc_tuple(pk, vec->tab, vec->n, v);
+		else
+			r = msg_enc_map(pk, vec->tab, vec->n, v, 0);
+		if (r != 0)
+			return (r);
+	}
+	return (0);
+}
+
+/* Packs the n names and values at v as a map; as msg_dec_names reads. */
+static int
+msg_enc_names(msgpack_packer *pk, const struct msg_field *tab, size_t max,
+    const void *v, size_t size, size_t n)
+{
+	const unsigned char	*p = v;
+	size_t			 i;
+	int			 r;
+
+	if (n > max)
+		return (PROTO_ERR_FIELD);
+	msgpack_pack_map(pk, n);
+	for (i = 0; i < n; i++) {
+		if ((r = msg_enc_field(pk, &tab[0], p + i * size)) != 0 ||
+		    (r = msg_enc_field(pk, &tab[1], p + i * size)) != 0)
 			return (r);
 	}
 	return (0);
@@ -1277,79 +1385,12 @@ msg_enc_env(msgpack_packer *pk, const void *base)
 	return (msg_enc_strv(pk, 1, c->nenv, c->env));
 }
 
-/* Packs PLAN's "cmds". */
-static int
-msg_enc_cmds(msgpack_packer *pk, const void *base)
-{
-	const struct proto_plan	*p = base;
-	size_t			 i;
-	int			 r;
-
-	if (p->ncmds > 0 && p->cmds == NULL)
-		return (PROTO_ERR_FIELD);
-	msgpack_pack_array(pk, p->ncmds);
-	for (i = 0; i < p->ncmds; i++) {
-		if ((r = msg_enc_map(pk, msg_cmd_tab, MSG_NITEMS(msg_cmd_tab),
-		    &p->cmds[i], 0)) != 0)
-			return (r);
-	}
-	return (0);
-}
-
 /* Packs a command's "hooks". */
 static int
 msg_enc_hooks(msgpack_packer *pk, const void *base)
 {
-	const struct proto_cmd	*c = base;
-	size_t			 k;
-
-	msgpack_pack_array(pk, PROTO_NHOOKS);
-	for (k = 0; k < PROTO_NHOOKS; k++) {
-		if (c->hooks[k] < -1)
-			return (PROTO_ERR_FIELD);
-		msgpack_pack_int32(pk, c->hooks[k]);
-	}
-	return (0);
-}
-
-/* Packs PROGS' "progs". */
-static int
-msg_enc_progs(msgpack_packer *pk, const void *base)
-{
-	const struct proto_progs	*ps = base;
-	size_t				 i;
-	int				 r;
-
-	if (ps->n > PROTO_PROGS_MAX || (ps->n > 0 && ps->v == NULL))
-		return (PROTO_ERR_FIELD);
-	msgpack_pack_array(pk, ps->n);
-	for (i = 0; i < ps->n; i++) {
-		if ((r = msg_enc_map(pk, msg_prog_tab, MSG_NITEMS(msg_prog_tab),
-		    &ps->v[i], 0)) != 0)
-			return (r);
-	}
-	return (0);
-}
-
-/* Packs PLAN's "steps". */
-static int
-msg_enc_steps(msgpack_packer *pk, const void *base)
-{
-	const struct proto_plan	*p = base;
-	size_t			 i;
-
-	if (p->nsteps > 0 && p->steps == NULL)
-		return (PROTO_ERR_FIELD);
-	msgpack_pack_array(pk, p->nsteps);
-	for (i = 0; i < p->nsteps; i++) {
-		if (p->steps[i].warmup > 1)
-			return (PROTO_ERR_FIELD);
-		msgpack_pack_array(pk, 3);
-		msgpack_pack_uint32(pk, p->steps[i].cmd);
-		msgpack_pack_uint32(pk, p->steps[i].round);
-		msgpack_pack_uint8(pk, p->steps[i].warmup);
-	}
-	return (0);
+	return (msg_enc_tuple(pk, msg_hooks_tab, MSG_NITEMS(msg_hooks_tab),
+	    base));
 }
 
 /* Packs HELLO's "facts". */
@@ -1366,13 +1407,8 @@ msg_enc_facts(msgpack_packer *pk, const void *base)
 static int
 msg_enc_load(msgpack_packer *pk, const void *base)
 {
-	const struct proto_facts	*f = base;
-	size_t				 i;
-
-	msgpack_pack_array(pk, 3);
-	for (i = 0; i < 3; i++)
-		msgpack_pack_double(pk, f->load[i]);
-	return (0);
+	return (msg_enc_tuple(pk, msg_load_tab, MSG_NITEMS(msg_load_tab),
+	    base));
 }
 
 /* Packs the facts' "extra". */
@@ -1380,20 +1416,9 @@ static int
 msg_enc_extra(msgpack_packer *pk, const void *base)
 {
 	const struct proto_facts	*f = base;
-	size_t				 i;
-	int				 r;
 
-	if (f->nextra > PROTO_FACTS_EXTRA_MAX)
-		return (PROTO_ERR_FIELD);
-	msgpack_pack_map(pk, f->nextra);
-	for (i = 0; i < f->nextra; i++) {
-		if ((r = msg_put_fixed(pk, f->extra[i].key,
-		    sizeof f->extra[i].key)) != 0 ||
-		    (r = msg_put_fixed(pk, f->extra[i].value,
-		    sizeof f->extra[i].value)) != 0)
-			return (r);
-	}
-	return (0);
+	return (msg_enc_names(pk, msg_extra_tab, MSG_NITEMS(f->extra),
+	    f->extra, sizeof *f->extra, f->nextra));
 }
 
 /* Packs SAMPLE's "metrics". */
@@ -1401,19 +1426,9 @@ static int
 msg_enc_metrics(msgpack_packer *pk, const void *base)
 {
 	const struct proto_sample	*s = base;
-	size_t				 i;
-	int				 r;
 
-	if (s->nmetrics > PROTO_METRICS_MAX)
-		return (PROTO_ERR_FIELD);
-	msgpack_pack_map(pk, s->nmetrics);
-	for (i = 0; i < s->nmetrics; i++) {
-		if ((r = msg_put_fixed(pk, s->metrics[i].key,
-		    sizeof s->metrics[i].key)) != 0)
-			return (r);
-		msgpack_pack_double(pk, s->metrics[i].value);
-	}
-	return (0);
+	return (msg_enc_names(pk, msg_metric_tab, MSG_NITEMS(s->metrics),
+	    s->metrics, sizeof *s->metrics, s->nmetrics));
 }
 
 /* Encodes msg as a msgpack map into a new buffer. */
