@@ -764,56 +764,6 @@ cmp_text(const struct cmp *c, FILE *f)
 	}
 }
 
-/* Writes dir/name through fn, into a temporary file renamed into place. */
-static int
-cmp_write(const char *dir, const char *name,
-    int (*fn)(const void *, FILE *), const void *arg, char **cause)
-{
-	char	 tmp[PATH_MAX], path[PATH_MAX];
-	FILE	*f;
-	int	 fd, r, err;
-
-	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >=
-	    sizeof path) {
-		xasprintf(cause, "%s/%s: path too long", dir, name);
-		return (-1);
-	}
-	if ((fd = report_create_tmp(dir, name, tmp, sizeof tmp)) == -1) {
-		xasprintf(cause, "cannot create a file in %s: %s", dir,
-		    strerror(errno));
-		return (-1);
-	}
-	if ((f = fdopen(fd, "w")) == NULL) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		xasprintf(cause, "%s: %s", tmp, strerror(err));
-		return (-1);
-	}
-	errno = 0;
-	r = fn(arg, f);
-	err = errno;
-	if (r == 0 && (ferror(f) || fflush(f) != 0 ||
-	    fsync(fileno(f)) != 0)) {
-		r = -1;
-		err = errno;
-	}
-	if (fclose(f) != 0 && r == 0) {
-		r = -1;
-		err = errno;
-	}
-	if (r == 0 && rename(tmp, path) != 0) {
-		r = -1;
-		err = errno;
-	}
-	if (r != 0) {
-		unlink(tmp);
-		xasprintf(cause, "cannot write %s: %s", path,
-		    strerror(err != 0 ? err : EIO));
-	}
-	return (r);
-}
-
 /* The --fail-on lines of the comparisons that trip mask. */
 static char *
 cmp_gate(const struct cmp *c, int mask)
@@ -879,9 +829,11 @@ compare_render(const char *old_dir, const char *new_dir, const char *out_dir,
 		    "variant in common: nothing to compare", old_dir, new_dir);
 		goto out;
 	}
-	if (cmp_write(out_dir, "compare.json", cmp_json, &c, cause) != 0 ||
-	    cmp_write(out_dir, "compare.md", cmp_md, &c, cause) != 0 ||
-	    cmp_write(out_dir, "compare.html", cmp_html, &c, cause) != 0)
+	if (report_write_file(out_dir, "compare.json", cmp_json, &c,
+	    cause) != 0 ||
+	    report_write_file(out_dir, "compare.md", cmp_md, &c, cause) != 0 ||
+	    report_write_file(out_dir, "compare.html", cmp_html, &c,
+	    cause) != 0)
 		goto out;
 	if (tty != NULL) {
 		cmp_text(&c, tty);

@@ -19,7 +19,6 @@
 #include "coordinator/suite.h"
 #include "proto/ident.h"
 #include "proto/proto.h"
-#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 /* inih's line buffer in the Debian build: 198 characters of a line. */
@@ -553,42 +552,32 @@ out:
 	return (r);
 }
 
+/* Writes the suite's text (report_write_file's callback). */
+static int
+oneline_text_cb(const void *arg, FILE *f)
+{
+	const struct suite	*s = arg;
+
+	return (fputs(s->text, f) == EOF ? -1 : 0);
+}
+
 /* Writes DIR/suite.ini (see oneline.h). */
 int
 oneline_save(const char *dir, struct suite *s, char **cause)
 {
-	char	tmp[PATH_MAX], dst[PATH_MAX];
-	size_t	len = strlen(s->text);
-	int	fd, r = -1;
+	char	dst[PATH_MAX];
 
 	if (snprintf(dst, sizeof dst, "%s/%s", dir, ONELINE_FILE) >=
 	    (int)sizeof dst) {
 		xasprintf(cause, "%s/%s: path too long", dir, ONELINE_FILE);
 		return (-1);
 	}
-	if ((fd = report_create_tmp(dir, ONELINE_FILE, tmp, sizeof tmp)) ==
-	    -1) {
-		xasprintf(cause, "cannot create a file in %s: %s", dir,
-		    strerror(errno));
+	if (report_write_file(dir, ONELINE_FILE, oneline_text_cb, s,
+	    cause) != 0)
 		return (-1);
-	}
-	if (util_write_all(fd, s->text, len) != 0 || fsync(fd) != 0) {
-		xasprintf(cause, "cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		goto out;
-	}
-	if (close(fd) != 0 || rename(tmp, dst) != 0) {
-		xasprintf(cause, "cannot write %s: %s", dst, strerror(errno));
-		goto out;
-	}
-	tmp[0] = '\0';
 	free(s->path);
 	s->path = xstrdup(dst);
-	r = 0;
-out:
-	if (tmp[0] != '\0')
-		unlink(tmp);
-	return (r);
+	return (0);
 }
 
 /* Joins argv as a shell would need it typed (see oneline.h). */

@@ -141,6 +141,22 @@ rep_commit(struct rep_out *o)
 	return (0);
 }
 
+int
+report_write_file(const char *dir, const char *name,
+    int (*fn)(const void *, FILE *), const void *arg, char **cause)
+{
+	struct rep_out	o = { dir, name, fn, arg, NULL, -1, "" };
+
+	rep_write(&o);
+	if (o.r != 0 || rep_commit(&o) != 0) {
+		if (o.tmp[0] != '\0')
+			unlink(o.tmp);
+		*cause = o.cause;
+		return (-1);
+	}
+	return (0);
+}
+
 /* The rep_write callbacks, one per file. */
 static int
 rep_json_cb(const void *a, FILE *f)

@@ -51,4 +51,13 @@ int	report_render_answer(const char *dir, FILE *tty, int fail_on,
 int	report_create_tmp(const char *dir, const char *name, char *tmp,
 	    size_t len);
 
+/*
+ * Writes DIR/NAME through fn(arg, f) into a temporary of
+ * report_create_tmp, synced, then renamed into place: a reader sees the
+ * old file or the whole new one. Returns 0, or -1 with cause (nothing
+ * left behind).
+ */
+int	report_write_file(const char *dir, const char *name,
+	    int (*fn)(const void *, FILE *), const void *arg, char **cause);
+
 #endif

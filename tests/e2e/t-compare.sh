@@ -83,5 +83,14 @@ cd - >/dev/null
 run_orch "$T/log3" run -q --max-load=0 --rounds=2 --out="$T/other" -n X -n Y -- true true
 bad nothing "nothing to compare" compare --out="$T/junk" "$T/old" "$T/other"
 [ ! -e "$T/junk/compare.md" ] || fail "nothing in common, yet compare.md was written"
+
+note "an --out that cannot take the files: the cause named, nothing half-written"
+printf 'a file, not a folder' >"$T/afile"
+rc=0; "$ORCH" compare -q --out="$T/afile" "$T/old" "$T/new" >"$T/nodir.log" 2>&1 || rc=$?
+cat "$T/nodir.log"
+expect_eq "compare into a file: exit" "$rc" 2
+expect_grep "cannot create a file in $T/afile: Not a directory" "$T/nodir.log"
+expect_eq "the file is untouched" "$(cat "$T/afile")" "a file, not a folder"
+[ -z "$(find "$T/new" -name '.compare.*')" ] || fail "a temporary was left in NEW's directory"
 no_leftovers
 echo PASS
