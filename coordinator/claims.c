@@ -752,14 +752,6 @@ claims_json(FILE *f, const struct analysis *a)
 	fputs("]}\n  ]", f);
 }
 
-/* Writes s for a terminal: control characters as '?'. */
-static void
-claims_tty(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 void
 claims_text(FILE *f, const struct analysis *a)
 {
@@ -774,7 +766,7 @@ claims_text(FILE *f, const struct analysis *a)
 		return;
 	if (cs->error != NULL) {
 		fputs("claims: could not be read: ", f);
-		claims_tty(f, cs->error);
+		report_text_tty(f, cs->error);
 		fputc('\n', f);
 		return;
 	}
@@ -790,22 +782,22 @@ claims_text(FILE *f, const struct analysis *a)
 		if (sum->group == (size_t)-1) {
 			claims_expect_text(c, expect, sizeof expect);
 			fputs("  ", f);
-			claims_tty(f, c->name);
+			report_text_tty(f, c->name);
 			fputs(": ", f);
-			claims_tty(f, c->variant);
+			report_text_tty(f, c->variant);
 			fprintf(f, " %s vs ", expect);
-			claims_tty(f, claims_ref_name(ds, c));
+			report_text_tty(f, claims_ref_name(ds, c));
 			fprintf(f, ": %s\n", claims_verdict_name(sum->verdict));
 		} else if (sum->host == (size_t)-1) {
 			fputs("    ", f);
-			claims_tty(f, a->groups[sum->group].label);
+			report_text_tty(f, a->groups[sum->group].label);
 			fprintf(f, ": %s  ", claims_verdict_name(
 			    sum->verdict));
-			claims_tty(f, who);
+			report_text_tty(f, who);
 			fprintf(f, "  %s\n", ratio);
 		} else {
 			fputs("      ", f);
-			claims_tty(f, who);
+			report_text_tty(f, who);
 			fprintf(f, "  %s  %s\n", claims_verdict_name(
 			    sum->verdict), ratio);
 		}

@@ -713,14 +713,6 @@ cmp_json(const void *arg, FILE *f)
 	return (ferror(f) ? -1 : 0);
 }
 
-/* Writes s for a terminal: control characters as '?'. */
-static void
-cmp_tty(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 /* The answer on the terminal. */
 static void
 cmp_text(const struct cmp *c, FILE *f)
@@ -731,20 +723,20 @@ cmp_text(const struct cmp *c, FILE *f)
 	size_t			 i;
 
 	fputs("compare: new run ", f);
-	cmp_tty(f, c->new->run_id);
+	report_text_tty(f, c->new->run_id);
 	fputs(" against old run ", f);
-	cmp_tty(f, c->old->run_id);
+	report_text_tty(f, c->old->run_id);
 	fprintf(f, ": ratio new / old on each primary metric, with its "
 	    "interval at %.2f%% (%zu comparison%s, 5%% family-wise)\n",
 	    c->level * 100, c->family, c->family == 1 ? "" : "s");
 	for (i = 0; i < c->nwarn; i++) {
 		fputs("WARNING: ", f);
-		cmp_tty(f, c->warn[i]);
+		report_text_tty(f, c->warn[i]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < c->nonly; i++) {
 		fputs("not compared: ", f);
-		cmp_tty(f, c->only[i]);
+		report_text_tty(f, c->only[i]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < c->nrows; i++) {
@@ -752,7 +744,7 @@ cmp_text(const struct cmp *c, FILE *f)
 		if (g == NULL || strcmp(g, cmp_group(c, r)) != 0) {
 			g = cmp_group(c, r);
 			fputs("  ", f);
-			cmp_tty(f, g);
+			report_text_tty(f, g);
 			fputs(":\n", f);
 		}
 		cmp_ratio(r, ratio, sizeof ratio);

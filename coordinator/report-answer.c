@@ -66,17 +66,6 @@ ans_verdict(char *buf, size_t len, enum stats_verdict v, double ratio,
 		snprintf(buf, len, "%s", stats_verdict_name(v));
 }
 
-/*
- * Writes text from the record for a terminal: a control character (an
- * escape sequence could rewrite the screen) becomes '?'.
- */
-static void
-ans_tty(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 /* Returns the columns s takes: its UTF-8 characters (one column each). */
 static size_t
 ans_cols(const char *s)
@@ -102,7 +91,7 @@ ans_auto_rounds(FILE *f, const struct analysis *a)
 	for (i = 0; i < a->nhosts; i++) {
 		rh = &a->hosts[i];
 		fputs(i > 0 ? "; " : "", f);
-		ans_tty(f, a->ds->hosts[rh->host].name);
+		report_text_tty(f, a->ds->hosts[rh->host].name);
 		fprintf(f, " %u round%s, %s", rh->rounds_used,
 		    rh->rounds_used == 1 ? "" : "s",
 		    seq_stop_name((enum seq_stop)rh->stop));
@@ -116,7 +105,7 @@ ans_tty_pad(FILE *f, const char *s, size_t width)
 {
 	size_t	n = ans_cols(s);
 
-	ans_tty(f, s);
+	report_text_tty(f, s);
 	for (; n < width; n++)
 		fputc(' ', f);
 }
@@ -161,9 +150,9 @@ report_answer_text(const struct analysis *a, FILE *f)
 		wr = ans_cols(ratio) > wr ? ans_cols(ratio) : wr;
 	}
 	claims_text(f, a);
-	ans_tty(f, ds->suite_name);
+	report_text_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
-	ans_tty(f, ds->variants[ds->ref]);
+	report_text_tty(f, ds->variants[ds->ref]);
 	if (ds->auto_rounds)
 		ans_auto_rounds(f, a);
 	else {
@@ -174,17 +163,17 @@ report_answer_text(const struct analysis *a, FILE *f)
 	}
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
-		ans_tty(f, ds->variants[ans->variant]);
+		report_text_tty(f, ds->variants[ans->variant]);
 		fputs(" vs ", f);
-		ans_tty(f, ds->variants[ds->ref]);
+		report_text_tty(f, ds->variants[ds->ref]);
 		fputs(": ", f);
-		ans_tty(f, ans->headline);
+		report_text_tty(f, ans->headline);
 		fputc('\n', f);
 		for (gi = 0; gi < a->ngroups; gi++) {
 			g = &a->groups[gi];
 			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
 				fputs("  ", f);
-				ans_tty(f, g->label);
+				report_text_tty(f, g->label);
 				ans_ratio(ratio, sizeof ratio, geo->est, geo->lo,
 				    geo->hi);
 				ans_verdict(verdict, sizeof verdict,
@@ -199,7 +188,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 			} else {
 				/* Hosts that never gave facts: no geomean. */
 				fputs("  ", f);
-				ans_tty(f, g->known ? g->label : "no facts");
+				report_text_tty(f, g->known ? g->label : "no facts");
 				fputs(": no geomean\n", f);
 			}
 			for (h = g->from; h < g->to; h++) {
@@ -221,7 +210,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 					ans_tty_pad(f, ratio, wr + 2);
 					ans_verdict(verdict, sizeof verdict,
 					    c->verdict, c->ratio, c->reason);
-					ans_tty(f, verdict);
+					report_text_tty(f, verdict);
 					fputc('\n', f);
 				}
 			}

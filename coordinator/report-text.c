@@ -103,6 +103,13 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 }
 
 void
+report_text_tty(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+void
 report_text_reason(const char *reason, char *buf, size_t len)
 {
 	size_t	n = strcspn(reason, ":;"), skip = 0;

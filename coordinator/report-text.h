@@ -82,6 +82,11 @@ void	report_text_value(const char *metric, double v, char *buf, size_t len);
  * ':' or ';', e.g. "checksums disagree") into buf.
  */
 void	report_text_reason(const char *reason, char *buf, size_t len);
+/*
+ * Writes text from a record for a terminal: a control character (an
+ * escape sequence could rewrite the screen) becomes '?'.
+ */
+void	report_text_tty(FILE *f, const char *s);
 
 struct ds_host;
 struct rep_host;
