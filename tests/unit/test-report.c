@@ -1170,6 +1170,22 @@ test_short_reason(void **state)
 	assert_string_equal(buf, "round ");
 }
 
+static void
+test_tty_text(void **state)
+{
+	char	*buf = NULL;
+	size_t	 len = 0;
+	FILE	*f;
+
+	(void)state;
+	assert_non_null(f = open_memstream(&buf, &len));
+	report_text_tty(f, "a\x1b[2Jb\x7f\tc·d");
+	fclose(f);
+	/* Escape, DEL and tab cannot reach the screen; UTF-8 passes. */
+	assert_string_equal(buf, "a?[2Jb??c·d");
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -1177,6 +1193,7 @@ main(void)
 	const struct CMUnitTest	 tests[] = {
 		cmocka_unit_test(test_headline),
 		cmocka_unit_test(test_short_reason),
+		cmocka_unit_test(test_tty_text),
 		/* First: with ORCH_UPDATE_GOLDEN=1 it rewrites arch.msgpack. */
 		cmocka_unit_test(test_arch_generated),
 		cmocka_unit_test(test_arch_stored),
