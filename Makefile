@@ -70,7 +70,7 @@ endif
 PROTO_SRC := $(wildcard proto/*.c)
 AGENT_SRC := $(filter-out agent/main.c $(wildcard agent/*-linux.c agent/*-darwin.c),$(wildcard agent/*.c)) \
 	$(wildcard agent/*-$(OS_SUFFIX).c)
-COORD_SRC := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+COORD_SRC := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c coordinator/*/*.c))
 UNIT_SRC  := $(wildcard tests/unit/test-*.c)
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(O)/obj/%.o)
@@ -159,7 +159,7 @@ $(O)/tools/gen-history: tests/tools/gen-history.c $(LIBCOORD) $(LIBPROTO) $(FLAG
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) $(LIBCOORD) $(LIBPROTO) $(LIBS)
 tools: $(TOOLS)
 
--include $(wildcard $(O)/obj/*/*.d $(O)/obj/*/*/*.d)
+-include $(wildcard $(O)/obj/*/*.d $(O)/obj/*/*/*.d $(O)/obj/*/*/*/*.d)
 
 # ---- install --------------------------------------------------------------
 # PREFIX/bin: orch, orch-agent (orch runs it beside itself for `local`),
@@ -180,7 +180,7 @@ install: programs
 	done
 
 # The manual page: written by orch from the table of its options
-# (coordinator/usage.c); tests/e2e/t-cli.sh fails when docs/orch.1 is stale.
+# (coordinator/cli/usage.c); tests/e2e/t-cli.sh fails when docs/orch.1 is stale.
 .PHONY: man
 man: $(BIN)/orch
 	$(BIN)/orch help --man > docs/orch.1
@@ -230,29 +230,24 @@ FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inv
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) libcrypto) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/suite-claims.c coordinator/ini.c coordinator/rng.c proto/log.c proto/ident.c
+$(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/input/suite.c coordinator/input/suite-claims.c coordinator/input/ini.c coordinator/analysis/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/sshconfig.c coordinator/ini.c proto/ident.c proto/util.c
+$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/hosts/inventory.c coordinator/hosts/sshconfig.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
-# The record loader, the analysis and every report writer.
-FUZZ_RECORD_SRC := coordinator/record.c coordinator/dataset.c coordinator/analysis.c \
-	coordinator/report.c coordinator/report-text.c coordinator/report-csv.c \
-	coordinator/report-html.c coordinator/report-json.c coordinator/report-md.c \
-	coordinator/report-sweep.c coordinator/report-answer.c coordinator/report-machines.c \
-	coordinator/machines.c coordinator/stats-hl.c coordinator/suite.c coordinator/ini.c \
-	coordinator/claims.c coordinator/suite-claims.c \
-	coordinator/stats.c coordinator/gate.c coordinator/hygiene.c coordinator/rng.c coordinator/json.c coordinator/seq.c \
-	proto/hash.c proto/ident.c proto/log.c proto/msg.c proto/util.c proto/xmalloc.c
+# The record loader, the analysis and every report writer: the layers
+# below the run, whole (docs/architecture.md), and the shared base.
+FUZZ_RECORD_SRC := $(wildcard coordinator/input/*.c coordinator/store/*.c \
+	coordinator/analysis/*.c coordinator/report/*.c) $(PROTO_SRC)
 $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto) -lpthread -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto sqlite3 nanomsg) -lpthread -lm -o $@
 
-$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/sshconfig.c coordinator/inventory.c coordinator/ini.c proto/ident.c proto/util.c
+$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/hosts/sshconfig.c coordinator/hosts/inventory.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
-$(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/knownhosts.c
+$(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/hosts/knownhosts.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs libcrypto) -o $@
 

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/suite.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/store/record.h"
 
 /* A small deterministic generator (xorshift64*), uniform in [0, 1). */
 static double

@@ -225,7 +225,7 @@ echo
 echo "## 6. Scale of the record"
 echo
 j scale 'header, .data as $d |
-"Synthetic records written by `bench/gen-record.c` through the coordinator'\''s own writer (`coordinator/record.c`): 2 hosts × 5 benchmarks × 2 variants × R rounds, each sample with its built-in metrics, a program metric and a checksum, plus one floor run per host and round. Then `orch report DIR` re-renders everything (csv, json, md, html).\n",
+"Synthetic records written by `bench/gen-record.c` through the coordinator'\''s own writer (`coordinator/store/record.c`): 2 hosts × 5 benchmarks × 2 variants × R rounds, each sample with its built-in metrics, a program metric and a checksum, plus one floor run per host and round. Then `orch report DIR` re-renders everything (csv, json, md, html).\n",
 "| rounds | samples (+ floor runs) | samples.msgpack | orch report wall | max RSS |",
 "|---:|---:|---:|---:|---:|",
 ($d.report[] | "| \(.rounds) | \(.samples) (+\(.floor_runs)) | \(.bytes / 1048576 | f(1)) MiB | \(if .finished then (.wall_s | f(2)) + " s" else "> \(.limit_s) s (killed)" end) | \(.maxrss_kb | mib)\(if .finished then "" else " (peak until killed)" end) |"),
@@ -252,7 +252,7 @@ echo
 echo "## 7. Adaptive rounds: time to a decided answer"
 echo
 j auto 'header, .data as $d |
-"**In simulation, through the real code** (`tests/stats/calib.c --payoff`: records written by `coordinator/record.c`, loaded by `record_load`, analysed by `analysis_build`, looked at block by block as `orch run` does): one host, one benchmark, B 3% slower, log-normal noise σ per run, `rounds = auto` (blocks of 5, max_rounds 200) against the fewest fixed rounds (a multiple of 5) whose power is at least auto'\''s. Machine time is rounds run. *A/A* is the same host with no effect: the rounds it ran (no budget: it stops at `same` or at max_rounds).\n",
+"**In simulation, through the real code** (`tests/stats/calib.c --payoff`: records written by `coordinator/store/record.c`, loaded by `record_load`, analysed by `analysis_build`, looked at block by block as `orch run` does): one host, one benchmark, B 3% slower, log-normal noise σ per run, `rounds = auto` (blocks of 5, max_rounds 200) against the fewest fixed rounds (a multiple of 5) whose power is at least auto'\''s. Machine time is rounds run. *A/A* is the same host with no effect: the rounds it ran (no budget: it stops at `same` or at max_rounds).\n",
 "| σ | runs | auto: power | auto: median (mean) rounds | fixed rounds, same power | fixed: power | false verdicts, auto / fixed | time saved | A/A: median rounds, stopped at `same` |",
 "|---:|---:|---:|---:|---:|---:|---|---:|---:|",
 ($d.sim[] | "| \(.sigma | pct) | \(.runs) | \(.auto_power | pct) | \(.auto_median_rounds) (\(.auto_mean_rounds | f(1))) | \(.fixed_rounds) | \(.fixed_power | pct) | \(.auto_false | pct) / \(.fixed_false | pct) | \(if .auto_mean_rounds > 0 then (.fixed_rounds / .auto_mean_rounds | x) else "n/a" end) | \(.aa_median_rounds), \(.aa_same) of \(.runs) |"),

@@ -807,7 +807,7 @@ sec_scale() {
 	section_begin scale "Scale of the record: orch report on up to a million samples; coordinator memory over a long run"
 	d=$SECTION_DIR
 	: > "$d/report.jsonl"
-	cmd "bench/out/bin/gen-record DIR 2 5 ROUNDS $NOOP  # 2 hosts x 5 benches x 2 variants x ROUNDS samples (+ 1 floor run per host and round), through coordinator/record.c"
+	cmd "bench/out/bin/gen-record DIR 2 5 ROUNDS $NOOP  # 2 hosts x 5 benches x 2 variants x ROUNDS samples (+ 1 floor run per host and round), through coordinator/store/record.c"
 	cmd "/usr/bin/time -v bin/orch report DIR"
 	for r in $(q "100 200 400" "50 100") 50000; do
 		dir=$d/rec.$r

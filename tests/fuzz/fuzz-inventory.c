@@ -5,8 +5,8 @@
  * is stubbed here so the target needs no agent or protocol code. Build and
  * run (see tests/fuzz/corpus-inventory/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *	tests/fuzz/fuzz-inventory.c coordinator/inventory.c coordinator/ini.c \
- *	coordinator/sshconfig.c proto/ident.c proto/util.c \
+ *	tests/fuzz/fuzz-inventory.c coordinator/hosts/inventory.c coordinator/input/ini.c \
+ *	coordinator/hosts/sshconfig.c proto/ident.c proto/util.c \
  *	$(pkg-config --cflags --libs inih) -o /tmp/fuzz-inventory
  *   /tmp/fuzz-inventory -max_total_time=60 tests/fuzz/corpus-inventory
  */
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/inventory.h"
+#include "coordinator/hosts/inventory.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

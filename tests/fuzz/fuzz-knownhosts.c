@@ -5,7 +5,7 @@
  * for every verdict but NEW, a fingerprint for CHANGED). Build and run
  * (see tests/fuzz/corpus-knownhosts/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *	tests/fuzz/fuzz-knownhosts.c coordinator/knownhosts.c \
+ *	tests/fuzz/fuzz-knownhosts.c coordinator/hosts/knownhosts.c \
  *	$(pkg-config --cflags --libs libcrypto) -o /tmp/fuzz-knownhosts
  *   /tmp/fuzz-knownhosts -max_total_time=60 tests/fuzz/corpus-knownhosts
  */
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/knownhosts.h"
+#include "coordinator/hosts/knownhosts.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for a run's record (its loader, coordinator/dataset.c)
+ * libFuzzer target for a run's record (its loader, coordinator/store/dataset.c)
  * and the reports rendered from it: each input is written as
  * samples.msgpack in a private temporary directory and rendered with
  * report_render, which loads it, analyses it and writes samples.csv,
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/record.h"
-#include "coordinator/gate.h"
-#include "coordinator/report.h"
+#include "coordinator/analysis/gate.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 #include "proto/log.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

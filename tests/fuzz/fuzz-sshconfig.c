@@ -6,8 +6,8 @@
  * Then the input, cut at its first NUL, is read as a hop list. Build and
  * run (see tests/fuzz/corpus-sshconfig/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *	tests/fuzz/fuzz-sshconfig.c coordinator/sshconfig.c \
- *	coordinator/inventory.c coordinator/ini.c proto/ident.c proto/util.c \
+ *	tests/fuzz/fuzz-sshconfig.c coordinator/hosts/sshconfig.c \
+ *	coordinator/hosts/inventory.c coordinator/input/ini.c proto/ident.c proto/util.c \
  *	$(pkg-config --cflags --libs inih) -o /tmp/fuzz-sshconfig
  *   /tmp/fuzz-sshconfig -max_total_time=60 tests/fuzz/corpus-sshconfig
  */
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/sshconfig.h"
+#include "coordinator/hosts/sshconfig.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -3,8 +3,8 @@
  * file in a private temporary directory and loaded; a loaded suite's bins
  * are expanded too. Build and run (see tests/fuzz/corpus-suite/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *	tests/fuzz/fuzz-suite.c coordinator/suite.c coordinator/ini.c \
- *	coordinator/rng.c proto/log.c $(pkg-config --cflags --libs inih) \
+ *	tests/fuzz/fuzz-suite.c coordinator/input/suite.c coordinator/input/ini.c \
+ *	coordinator/analysis/rng.c proto/log.c $(pkg-config --cflags --libs inih) \
  *	-o /tmp/fuzz-suite
  *   /tmp/fuzz-suite -max_total_time=60 tests/fuzz/corpus-suite
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/suite.h"
+#include "coordinator/input/suite.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -27,13 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/analysis.h"
-#include "coordinator/gate.h"
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/rng.h"
-#include "coordinator/seq.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/gate.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/analysis/seq.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
 #define CAL_MAXB	10

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/suite.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/store/record.h"
 
 #define ROUNDS	10
 

@@ -1,7 +1,7 @@
 /*
  * Synthetic run records for the tests: a suite, hosts and samples filled
  * field by field as run.c would, written with the real record writer
- * (coordinator/record.c), loaded with record_load and analysed with
+ * (coordinator/store/record.c), loaded with record_load and analysed with
  * analysis_build, exactly as `orch report` does. Each caller draws its own
  * seeded noise (synth_gauss) and asserts what it asserts; nothing here
  * uses cmocka, so that the calibration (tests/stats/calib.c), which is no
@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coordinator/analysis.h"
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/rng.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/store/record.h"
 
 #define SYNTH_VARIANTS_MAX	3	/* A, B, C */
 #define SYNTH_BENCHES_MAX	10

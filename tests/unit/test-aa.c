@@ -42,11 +42,11 @@
 
 #include <cmocka.h>
 
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/report.h"
-#include "coordinator/rng.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
 #define ROUNDS	20

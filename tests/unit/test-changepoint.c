@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/changepoint.c on synthetic series with fixed
+ * Unit tests for coordinator/analysis/changepoint.c on synthetic series with fixed
  * seeds: a known shift is found at its run, two shifts both, a flat series
  * (over many seeds) gives no more false detections than the test's level
  * allows, and bad arguments are refused.
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "coordinator/changepoint.h"
-#include "coordinator/rng.h"
+#include "coordinator/analysis/changepoint.h"
+#include "coordinator/analysis/rng.h"
 
 /* A standard normal deviate from r (Box-Muller). */
 static double

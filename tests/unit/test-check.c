@@ -1,5 +1,5 @@
 /*
- * Unit tests of coordinator/check.c's verdicts on a host's facts: what the
+ * Unit tests of coordinator/hosts/check.c's verdicts on a host's facts: what the
  * READY column says (a run would wait above the load gate; a host without
  * an agent is one orch run deploys to, not one that is not ready) and the
  * load warning, on synthetic facts, so that no test depends on the load.
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "coordinator/check.h"
-#include "coordinator/host.h"
+#include "coordinator/hosts/check.h"
+#include "coordinator/hosts/host.h"
 
 static struct host	h;
 

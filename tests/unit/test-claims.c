@@ -1,6 +1,6 @@
 /*
- * Claims ([claim.NAME], coordinator/suite-claims.c and claims.c) and
- * orch compare (coordinator/compare.c), on synthetic records with fixed
+ * Claims ([claim.NAME], coordinator/input/suite-claims.c and claims.c) and
+ * orch compare (coordinator/report/compare.c), on synthetic records with fixed
  * seeds written through the real record writer and loaded with
  * record_load, so that every ratio is known:
  *
@@ -33,14 +33,14 @@
 
 #include <cmocka.h>
 
-#include "coordinator/claims.h"
-#include "coordinator/compare.h"
-#include "coordinator/gate.h"
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/report.h"
-#include "coordinator/rng.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/claims.h"
+#include "coordinator/analysis/gate.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/compare.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
 #define FX_DIR		"tests/unit/fixtures/compare"

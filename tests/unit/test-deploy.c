@@ -1,5 +1,5 @@
 /*
- * Unit tests of coordinator/deploy.c's choice of a prebuilt agent: the
+ * Unit tests of coordinator/hosts/deploy.c's choice of a prebuilt agent: the
  * cross-built macOS arm64 agent (bin/darwin-aarch64/, make darwin) for a
  * darwin/aarch64 host, this machine's own for a host of its kind, the
  * ones make install put in PREFIX/libexec/orch for an installed orch, and
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/deploy.h"
+#include "coordinator/hosts/deploy.h"
 
 static char	root[PATH_MAX];
 

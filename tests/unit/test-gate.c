@@ -1,5 +1,5 @@
 /*
- * Honest invalids and the --fail-on gate (coordinator/gate.c), on records
+ * Honest invalids and the --fail-on gate (coordinator/analysis/gate.c), on records
  * written with the real record writer and analysed as `orch report` does:
  *
  *   - a primary metric a benchmark never prints: invalid, the key named,
@@ -25,12 +25,12 @@
 
 #include <cmocka.h>
 
-#include "coordinator/gate.h"
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/report.h"
-#include "coordinator/rng.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/gate.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
 #define ROUNDS	12

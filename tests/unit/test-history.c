@@ -1,5 +1,5 @@
 /*
- * Unit tests for the history store (coordinator/history.c) and the label
+ * Unit tests for the history store (coordinator/store/history.c) and the label
  * record: the schema version, an idempotent re-index, an older schema
  * rebuilt, a newer one refused, a file that is not SQLite, a database with
  * objects orch does not make, hostile values in orch's own tables, and
@@ -22,8 +22,8 @@
 #include <msgpack.h>
 #include <sqlite3.h>
 
-#include "coordinator/dataset.h"
-#include "coordinator/history.h"
+#include "coordinator/store/dataset.h"
+#include "coordinator/store/history.h"
 
 #define FIXTURE	"tests/unit/fixtures/report/example.msgpack"
 

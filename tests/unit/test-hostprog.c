@@ -22,7 +22,7 @@
 
 #include "agent/exec.h"
 #include "agent/hostprog.h"
-#include "coordinator/suite.h"
+#include "coordinator/input/suite.h"
 #include "proto/hash.h"
 #include "proto/proto.h"
 

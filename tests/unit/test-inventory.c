@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/inventory.c: an inventory with every key, the
+ * Unit tests for coordinator/hosts/inventory.c: an inventory with every key, the
  * defaults, one fixture per bad input (tests/unit/inventory/bad-*.ini) with
  * the exact message beside it, resolving --hosts lists, and picking the
  * inventory path. Run from the repository root: fixture paths and messages
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/inventory.h"
+#include "coordinator/hosts/inventory.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIR		"tests/unit/inventory/"

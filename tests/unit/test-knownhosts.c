@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/knownhosts.c: a file written per case, the
+ * Unit tests for coordinator/hosts/knownhosts.c: a file written per case, the
  * verdict for the server's key, the warnings with their PATH:LINE.
  */
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "coordinator/knownhosts.h"
+#include "coordinator/hosts/knownhosts.h"
 
 static char	path[] = "/tmp/orch-test-kh.XXXXXX";
 static char	warnings[8192];

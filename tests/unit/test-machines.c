@@ -1,6 +1,6 @@
 /*
- * Unit tests for the Machines section (coordinator/machines.c,
- * report-machines.c) and its statistic (coordinator/stats-hl.c).
+ * Unit tests for the Machines section (coordinator/analysis/machines.c,
+ * report-machines.c) and its statistic (coordinator/analysis/stats-hl.c).
  *
  * The statistic against brute force: every order statistic of the n × m
  * differences found by counting equals the one of the sorted differences,
@@ -32,13 +32,13 @@
 
 #include <cmocka.h>
 
-#include "coordinator/host.h"
-#include "coordinator/machines.h"
-#include "coordinator/record.h"
-#include "coordinator/report.h"
-#include "coordinator/rng.h"
-#include "coordinator/stats-hl.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/machines.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/analysis/stats-hl.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
 #define FX_DIR	"tests/unit/fixtures/machines"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/oneline.c: the word splitter on hostile
+ * Unit tests for coordinator/input/oneline.c: the word splitter on hostile
  * input (each case with its exact words or the start of its error), and
  * the suite text of a one-line run, which must give every word back
  * unchanged through the suite parser, whatever bytes it holds.
@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "coordinator/oneline.h"
-#include "coordinator/suite.h"
+#include "coordinator/input/oneline.h"
+#include "coordinator/input/suite.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 

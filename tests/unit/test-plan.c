@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/plan.c: every run exactly once, warmups first,
+ * Unit tests for coordinator/run/plan.c: every run exactly once, warmups first,
  * variant positions balanced across rounds, and the order fixed by the seed.
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/plan.h"
+#include "coordinator/run/plan.h"
 
 /* Seed 42, 3 variants, 2 benchmarks, 6 rounds: round 1 bench 0, bench 1, ... */
 #define GOLDEN	"ACB CBA ACB BAC CBA BAC CBA CBA BAC ACB BAC ACB"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for hostile records (coordinator/dataset.c, analysis.c,
+ * Unit tests for hostile records (coordinator/store/dataset.c, analysis.c,
  * report.c): a run directory is evidence passed around, and `orch report
  * DIR` must refuse a crafted DIR/samples.msgpack with a message naming the
  * file, the record and the field, leaving the previous report files as
@@ -23,10 +23,10 @@
 #include <cmocka.h>
 #include <msgpack.h>
 
-#include "coordinator/record.h"
-#include "coordinator/report.h"
-#include "coordinator/run.h"
-#include "coordinator/suite.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/report.h"
+#include "coordinator/run/run.h"
+#include "coordinator/store/record.h"
 #include "proto/hash.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

@@ -27,12 +27,12 @@
 
 #include <cmocka.h>
 
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/report-text.h"
-#include "coordinator/report.h"
-#include "coordinator/rng.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/report/report-text.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/record.h"
 
 #define FX_DIR		"tests/unit/fixtures/report"
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 /*
  * Unit tests for what a resume and orch status read back from a record
- * (coordinator/record.c writes, dataset.c loads): the command line's
+ * (coordinator/store/record.c writes, dataset.c loads): the command line's
  * --max-load ("opts"), each host's plan settings ("plan"), a detached
  * coordinator ("detach") and the writer's lock (record_busy). Records
  * crafted with bad values are refused naming the field; records older than
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include <msgpack.h>
 
-#include "coordinator/host.h"
-#include "coordinator/record.h"
-#include "coordinator/suite.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/store/record.h"
 
 static char *
 rr_dir(void)

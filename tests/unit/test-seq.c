@@ -1,8 +1,8 @@
 /*
  * Unit tests for rounds = auto: the looks and the alpha each spends
- * (coordinator/seq.c), the suite's adaptive keys with their errors
- * (coordinator/suite.c), and a plan balanced within every block
- * (coordinator/plan.c).
+ * (coordinator/analysis/seq.c), the suite's adaptive keys with their errors
+ * (coordinator/input/suite.c), and a plan balanced within every block
+ * (coordinator/run/plan.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coordinator/analysis.h"
-#include "coordinator/host.h"
-#include "coordinator/plan.h"
-#include "coordinator/record.h"
-#include "coordinator/seq.h"
-#include "coordinator/suite.h"
+#include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/seq.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/input/suite.h"
+#include "coordinator/run/plan.h"
+#include "coordinator/store/record.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 

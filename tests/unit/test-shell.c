@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/shell.c: hostile words go through a real
+ * Unit tests for coordinator/hosts/shell.c: hostile words go through a real
  * /bin/sh (and bash, when there) as one command line and must arrive as
  * the same argv, byte for byte. The helper that prints its argv is this
  * program itself, run as "test-shell --print-argv WORD...".
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/shell.h"
+#include "coordinator/hosts/shell.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define OUT_MAX		65536

@@ -1,6 +1,6 @@
 /*
- * Unit tests for coordinator/sshconfig.c and the jump host resolution of
- * coordinator/inventory.c: `ssh -G` answers, good and hostile, each with
+ * Unit tests for coordinator/hosts/sshconfig.c and the jump host resolution of
+ * coordinator/hosts/inventory.c: `ssh -G` answers, good and hostile, each with
  * the exact result or message beside it; ProxyJump hop lists; jump chains
  * through inventory hosts with their loops; and one real `ssh -G -F FILE`.
  */
@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "coordinator/inventory.h"
-#include "coordinator/sshconfig.h"
+#include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/sshconfig.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define HOME		"/home/tester"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/stats.c. Quantiles, summaries and Wilcoxon
+ * Unit tests for coordinator/analysis/stats.c. Quantiles, summaries and Wilcoxon
  * p-values are checked against numbers R computed (fixtures/stats/, see its
  * README); bootstrap and verdict cases are constructed here.
  */
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "coordinator/rng.h"
-#include "coordinator/stats.h"
+#include "coordinator/analysis/rng.h"
+#include "coordinator/analysis/stats.h"
 #include "tests/unit/fixtures/stats/fixtures.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1,5 +1,5 @@
 /*
- * Unit tests for coordinator/suite.c: a suite with every key, the defaults,
+ * Unit tests for coordinator/input/suite.c: a suite with every key, the defaults,
  * one fixture per bad input (tests/unit/suites/bad-*.ini) with the exact
  * message beside it, and the word splitting and {os}/{arch} expansion.
  * Run from the repository root: fixture paths and messages are relative.
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/suite.h"
+#include "coordinator/input/suite.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIR		"tests/unit/suites/"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the sweeps of coordinator/suite.c (params = in a
+ * Unit tests for the sweeps of coordinator/input/suite.c (params = in a
  * [bench.NAME]): the expansion's names, order, arguments and copies, the
  * cartesian product, and each bad input with its exact FILE:LINE message.
  * Suites are given as text (suite_load_text), so each case sits beside
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/suite.h"
+#include "coordinator/input/suite.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 /* A bench name of 57: with ".nnnn-1", one over the 63 of a name. */

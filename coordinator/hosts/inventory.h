@@ -1,0 +1,60 @@
+/*
+ * Inventory files (INI, see docs/inventory.md): the hosts a run
+ * may use, [host.NAME] with how to reach each one, and [group.NAME] lists
+ * of hosts and other groups. The built-in host `local` needs no entry.
+ */
+#ifndef COORDINATOR_INVENTORY_H
+#define COORDINATOR_INVENTORY_H
+
+#include <stddef.h>
+
+#include "coordinator/hosts/host.h"
+
+#define INVENTORY_DEFAULT_PATH	"inventory/hosts.ini"
+
+struct inventory;
+
+/*
+ * Loads path; a missing file is an error only when required (explicit
+ * --inventory or $ORCH_INVENTORY), otherwise it loads as an empty inventory.
+ * Returns 0, or -1 with *cause "PATH:LINE: message" (caller frees).
+ */
+int	inventory_load(const char *path, int required, struct inventory **out,
+	    char **cause);
+
+/* Frees an inventory; NULL is ok. */
+void	inventory_free(struct inventory *inv);
+
+/*
+ * Returns the inventory path: opt (--inventory) if not NULL, else
+ * $ORCH_INVENTORY if set and non-empty, else INVENTORY_DEFAULT_PATH; sets
+ * *required to 1 for the first two, else 0.
+ */
+const char *inventory_path(const char *opt, int *required);
+
+/*
+ * Resolves a --hosts list (NULL means "local") into a new array of *n hosts
+ * (caller frees with free()), in list order without duplicates: host names,
+ * group names (expanded in order, recursively), `all` (every inventory host
+ * in file order) and `local` (built in). Remote hosts have ops NULL. inv may
+ * be NULL (only `local` exists). Returns 0, or -1 with *cause (caller frees).
+ */
+int	inventory_resolve(const struct inventory *inv, const char *list,
+	    struct host **hosts, size_t *n, char **cause);
+
+/*
+ * As inventory_resolve, and a name that is no host or group of the
+ * inventory is looked up in ssh_config (`ssh -G`, sshconfig.h); hosts with
+ * ssh_config = yes take what their entry leaves out from it; jump hosts
+ * (the jump key, or ProxyJump) fill each host's hops.
+ */
+int	inventory_resolve_ssh(const struct inventory *inv, const char *list,
+	    struct host **hosts, size_t *n, char **cause);
+
+/* Returns the number of [host.NAME] entries, not counting `local`. */
+size_t	inventory_nhosts(const struct inventory *inv);
+
+/* Returns the name of host i (0 <= i < inventory_nhosts()), in file order. */
+const char *inventory_host_name(const struct inventory *inv, size_t i);
+
+#endif

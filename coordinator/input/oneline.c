@@ -1,0 +1,620 @@
+/*
+ * One-line runs (see oneline.h): the commands of `orch run -- 'CMD A'
+ * 'CMD B'` split as sh would split them, and turned into a suite's text.
+ * The text is the record's suite, so `orch report` and `--resume` treat a
+ * one-line run like any other.
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/input/oneline.h"
+#include "coordinator/input/suite.h"
+#include "proto/file.h"
+#include "proto/ident.h"
+#include "proto/proto.h"
+#include "proto/xmalloc.h"
+
+/* inih's line buffer in the Debian build: 198 characters of a line. */
+#define ONELINE_LINE_MAX	198
+#define ONELINE_ADVICE \
+	"orch runs each command without a shell: quote it to pass it on " \
+	"as it is, or write a wrapper script or a suite (docs/suites.md)"
+
+/* Sets *cause to "MSG (ADVICE)"; returns -1. */
+static int
+oneline_refuse(char **cause, const char *what, char c)
+{
+	if (c == '\n' || c == '\r')
+		xasprintf(cause, "'%s' %s; %s", c == '\n' ? "\\n" : "\\r",
+		    what, ONELINE_ADVICE);
+	else
+		xasprintf(cause, "unquoted '%c' %s; %s", c, what,
+		    ONELINE_ADVICE);
+	return (-1);
+}
+
+/* What the shell would do with an unquoted c, or NULL if it passes it on. */
+static const char *
+oneline_special(char c, int word_start)
+{
+	switch (c) {
+	case '$':
+		return ("would be expanded by the shell");
+	case '`':
+		return ("would be a command substitution");
+	case '|': case '&': case ';': case '<': case '>': case '(': case ')':
+		return ("is a shell operator");
+	case '*': case '?': case '[':
+		return ("would be a glob");
+	case '\n': case '\r':
+		return ("(a line break) would end the command");
+	case '~':
+		return (word_start ? "would be expanded to a home directory" :
+		    NULL);
+	case '#':
+		return (word_start ? "would start a comment" : NULL);
+	}
+	return (NULL);
+}
+
+void
+oneline_free_words(char **w, size_t n)
+{
+	size_t	i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+}
+
+/*
+ * Returns 1 if the unquoted word w[0..len) would be an assignment to sh,
+ * NAME=value before the command.
+ */
+static int
+oneline_assignment(const char *w, size_t len, size_t eq)
+{
+	size_t	i;
+
+	if (eq == 0 || eq >= len || isdigit((unsigned char)w[0]))
+		return (0);
+	for (i = 0; i < eq; i++) {
+		if (!isalnum((unsigned char)w[i]) && w[i] != '_')
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Splits cmd (see oneline.h). Long because one loop reads blanks, both
+ * kinds of quote, backslashes and the characters the shell would take.
+ */
+int
+oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
+{
+	const char	 *p = cmd, *what;
+	char		**w, *buf;
+	size_t		  n = 0, len, eq;
+	int		  r = -1, quoted;
+
+	*words = NULL;
+	*nwords = 0;
+	*cause = NULL;
+	buf = xmalloc(strlen(cmd) + 1);
+	w = xcalloc(PROTO_ARGS_MAX + 1, sizeof *w);
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		len = 0;
+		eq = 0;		/* 1 + offset of the first unquoted '=' */
+		quoted = 0;	/* a quote or backslash before that '=' */
+		while (*p != '\0' && *p != ' ' && *p != '\t') {
+			if (*p == '\'') {
+				for (p++; *p != '\''; p++) {
+					if (*p == '\0') {
+						xasprintf(cause, "unterminated "
+						    "' quote");
+						goto out;
+					}
+					if (*p == '\n' || *p == '\r') {
+						oneline_refuse(cause,
+						    oneline_special(*p, 0), *p);
+						goto out;
+					}
+					buf[len++] = *p;
+				}
+				p++;
+				quoted |= eq == 0;
+			} else if (*p == '"') {
+				for (p++; *p != '"'; p++) {
+					if (*p == '\0') {
+						xasprintf(cause, "unterminated "
+						    "\" quote");
+						goto out;
+					}
+					if (*p == '\n' || *p == '\r') {
+						oneline_refuse(cause,
+						    oneline_special(*p, 0), *p);
+						goto out;
+					}
+					if (*p == '$' || *p == '`') {
+						xasprintf(cause, "'%c' inside "
+						    "\"…\" would be expanded "
+						    "by the shell; %s", *p,
+						    ONELINE_ADVICE);
+						goto out;
+					}
+					if (*p == '\\' && p[1] != '\0' &&
+					    strchr("\"\\$`", p[1]) != NULL)
+						p++;
+					buf[len++] = *p;
+				}
+				p++;
+				quoted |= eq == 0;
+			} else if (*p == '\\') {
+				if (p[1] == '\0') {
+					xasprintf(cause, "a backslash at the "
+					    "end (the shell would wait for "
+					    "more)");
+					goto out;
+				}
+				if (p[1] == '\n' || p[1] == '\r') {
+					oneline_refuse(cause,
+					    oneline_special(p[1], 0), p[1]);
+					goto out;
+				}
+				buf[len++] = p[1];
+				p += 2;
+				quoted |= eq == 0;
+			} else if ((what = oneline_special(*p, len == 0 &&
+			    !quoted)) != NULL) {
+				oneline_refuse(cause, what, *p);
+				goto out;
+			} else {
+				if (*p == '=' && eq == 0)
+					eq = len + 1;
+				buf[len++] = *p++;
+			}
+		}
+		if (n == 0 && !quoted && eq != 0 &&
+		    oneline_assignment(buf, len, eq - 1)) {
+			xasprintf(cause, "'%.*s' would set an environment "
+			    "variable in the shell; a suite's env = does "
+			    "(docs/suites.md)", (int)len, buf);
+			goto out;
+		}
+		if (n == PROTO_ARGS_MAX) {
+			xasprintf(cause, "too many words (at most %d)",
+			    PROTO_ARGS_MAX);
+			goto out;
+		}
+		w[n] = xmalloc(len + 1);
+		memcpy(w[n], buf, len);
+		w[n++][len] = '\0';
+	}
+	if (n == 0) {
+		xasprintf(cause, "empty command");
+		goto out;
+	}
+	*words = w;
+	*nwords = n;
+	w = NULL;
+	r = 0;
+out:
+	oneline_free_words(w, n);
+	free(buf);
+	return (r);
+}
+
+/*
+ * Appends word to the growing string *s (length *len) so that the suite
+ * reader (inih, then suite_split) gives it back unchanged: blanks (which
+ * inih trims at the ends of a line) in single quotes, every other byte
+ * that inih or the splitter would read (';', '#', quotes, backslash, ...)
+ * after a backslash. Line breaks never get here (oneline_split).
+ */
+static void
+oneline_quote(char **s, size_t *len, const char *word)
+{
+	size_t	 need = strlen(word) * 3 + 4;
+	char	*o;
+
+	*s = xreallocarray(*s, 1, *len + need);
+	o = *s + *len;
+	if (*word == '\0') {
+		*o++ = '\'';
+		*o++ = '\'';
+	}
+	for (; *word != '\0'; word++) {
+		unsigned char	c = (unsigned char)*word;
+
+		if (isspace(c)) {
+			*o++ = '\'';
+			*o++ = (char)c;
+			*o++ = '\'';
+		} else if (isalnum(c) || c >= 0x80 ||
+		    strchr("_./,:+=-%@^", c) != NULL)
+			*o++ = (char)c;
+		else {
+			*o++ = '\\';
+			*o++ = (char)c;
+		}
+	}
+	*o = '\0';
+	*len = (size_t)(o - *s);
+}
+
+/*
+ * Returns 0 if path can be a suite's bin = value as it is: inih would
+ * trim blanks at its ends and cut it at a blank and ';', and the run
+ * expands {os} and {arch} in it.
+ */
+static int
+oneline_bin_ok(const char *path)
+{
+	size_t	i, n = strlen(path);
+
+	if (n == 0 || isspace((unsigned char)path[0]) ||
+	    isspace((unsigned char)path[n - 1]))
+		return (-1);
+	for (i = 0; i < n; i++) {
+		if (path[i] == '{' || iscntrl((unsigned char)path[i]) ||
+		    (path[i] == ';' && i > 0 &&
+		    isspace((unsigned char)path[i - 1])))
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Finds the program of a command: a word with a '/' as a path made
+ * absolute, a bare name in PATH as execvp(3) would. Returns the path
+ * (caller frees), or NULL with *cause set. A bare name is this machine's
+ * program, pushed like any bin =; a program already on each host (a
+ * suite's bin = host:NAME) would be a different choice, for a flag.
+ */
+static char *
+oneline_program(const char *word, char **cause)
+{
+	struct stat	 st;
+	const char	*path, *dir, *end;
+	char		 cwd[PATH_MAX], *p = NULL;
+	size_t		 dlen;
+
+	/* host:NAME: the host's own program (docs/suites.md), as written. */
+	if (strncmp(word, "host:", 5) == 0) {
+		if (word[5] == '\0') {
+			xasprintf(cause, "program '%s': no name after host:",
+			    word);
+			return (NULL);
+		}
+		return (xstrdup(word));
+	}
+	if (strchr(word, '/') != NULL) {
+		if (word[0] == '/')
+			p = xstrdup(word);
+		else if (getcwd(cwd, sizeof cwd) == NULL) {
+			xasprintf(cause, "cannot find the current directory: "
+			    "%s", strerror(errno));
+			return (NULL);
+		} else
+			xasprintf(&p, "%s/%s", cwd, word);
+		if (stat(p, &st) != 0) {
+			xasprintf(cause, "program '%s': %s", word,
+			    strerror(errno));
+			goto bad;
+		}
+		if (!S_ISREG(st.st_mode) || access(p, X_OK) != 0) {
+			xasprintf(cause, "program '%s' is not an executable "
+			    "file", word);
+			goto bad;
+		}
+		if (oneline_bin_ok(p) != 0) {
+			xasprintf(cause, "program '%s' is %s, which a suite's "
+			    "bin = cannot hold (a blank at an end, a blank then "
+			    "';', '{' or a control character): move or link it",
+			    word, p);
+			goto bad;
+		}
+		return (p);
+	}
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (dir = path; ; dir = end + 1) {
+		end = strchr(dir, ':');
+		dlen = end != NULL ? (size_t)(end - dir) : strlen(dir);
+		/* An empty element is the current directory, as in execvp. */
+		if (dlen == 0) {
+			if (getcwd(cwd, sizeof cwd) != NULL)
+				xasprintf(&p, "%s/%s", cwd, word);
+		} else
+			xasprintf(&p, "%.*s/%s", (int)dlen, dir, word);
+		if (p != NULL && p[0] == '/' && stat(p, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(p, X_OK) == 0) {
+			if (oneline_bin_ok(p) == 0)
+				return (p);
+			xasprintf(cause, "program '%s' is %s, which a suite's "
+			    "bin = cannot hold (a blank at an end, a blank then "
+			    "';', '{' or a control character): move or link it",
+			    word, p);
+			goto bad;
+		}
+		free(p);
+		p = NULL;
+		if (end == NULL)
+			break;
+	}
+	xasprintf(cause, "program '%s' is not in PATH (orch pushes a program "
+	    "from this machine; give its path to push another)", word);
+	return (NULL);
+bad:
+	free(p);
+	return (NULL);
+}
+
+/*
+ * Derives a variant name from a command's words: the program's basename
+ * and the arguments joined by '_', every byte outside the name rule of
+ * proto/ident.h made '_', runs of '_' made one, cut to fit.
+ */
+static void
+oneline_name(char **w, size_t n, char *out, size_t size)
+{
+	const char	*base, *s;
+	size_t		 o = 0, i;
+	int		 under = 0;
+
+	base = strrchr(w[0], '/');
+	base = base != NULL ? base + 1 : w[0];
+	for (i = 0; i < n && o + 1 < size; i++) {
+		s = i == 0 ? base : w[i];
+		if (i > 0)
+			under = 1;
+		for (; *s != '\0' && o + 1 < size; s++) {
+			unsigned char	c = (unsigned char)*s;
+
+			if (!isalnum(c) && c != '.' && c != '-' && c != '_')
+				c = '_';
+			if (c == '_') {
+				under = 1;
+				continue;
+			}
+			/* Not starting with '-' or '.': never an option. */
+			if (o == 0 && (c == '-' || c == '.'))
+				continue;
+			if (under && o > 0 && o + 2 < size)
+				out[o++] = '_';
+			under = 0;
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	if (o == 0)
+		snprintf(out, size, "cmd");
+}
+
+/* Makes names[i] unique among names[0..i) with a ".2", ".3", … suffix. */
+static void
+oneline_unique(char (*names)[PROTO_NAME_MAX], size_t i)
+{
+	char	base[PROTO_NAME_MAX], sfx[16];
+	size_t	j, k, cut;
+
+	snprintf(base, sizeof base, "%s", names[i]);
+	for (k = 2; ; k++) {
+		for (j = 0; j < i; j++) {
+			if (strcmp(names[j], names[i]) == 0)
+				break;
+		}
+		if (j == i)
+			return;
+		snprintf(sfx, sizeof sfx, ".%zu", k);
+		cut = strlen(base);
+		if (cut + strlen(sfx) >= PROTO_NAME_MAX)
+			cut = PROTO_NAME_MAX - 1 - strlen(sfx);
+		snprintf(names[i], PROTO_NAME_MAX, "%.*s%s", (int)cut, base,
+		    sfx);
+	}
+}
+
+/*
+ * Appends "KEY = " and the words to *s: quoted for args, as they are for
+ * bin (which the suite reader does not split). Returns -1 when the line
+ * is too long.
+ */
+static int
+oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
+{
+	size_t	start = *len, i;
+
+	*s = xreallocarray(*s, 1, *len + strlen(key) + 8);
+	*len += (size_t)sprintf(*s + *len, "%s = ", key);
+	if (strcmp(key, "bin") == 0) {
+		*s = xreallocarray(*s, 1, *len + strlen(w[0]) + 1);
+		*len += (size_t)sprintf(*s + *len, "%s", w[0]);
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (i > 0) {
+			*s = xreallocarray(*s, 1, *len + 2);
+			(*s)[(*len)++] = ' ';
+			(*s)[*len] = '\0';
+		}
+		oneline_quote(s, len, w[i]);
+	}
+	if (*len - start > ONELINE_LINE_MAX)
+		return (-1);
+	*s = xreallocarray(*s, 1, *len + 2);
+	(*s)[(*len)++] = '\n';
+	(*s)[*len] = '\0';
+	return (0);
+}
+
+/*
+ * Builds the suite text (see oneline.h). Long because it checks the
+ * names, then writes each command's section in one pass.
+ */
+int
+oneline_suite(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, char **text, char **cause)
+{
+	char		(*vn)[PROTO_NAME_MAX] = NULL;
+	char		**w = NULL, *prog = NULL, *why = NULL, *s = NULL;
+	size_t		  nw = 0, len = 0, i, j;
+	int		  r = -1;
+
+	*text = NULL;
+	*cause = NULL;
+	if (ncmds < 2) {
+		xasprintf(cause, "orch run --: give at least two commands to "
+		    "compare (the first is the reference)");
+		return (-1);
+	}
+	if (ncmds > 64) {
+		xasprintf(cause, "orch run --: too many commands (at most 64)");
+		return (-1);
+	}
+	if (nnames != 0 && nnames != ncmds) {
+		xasprintf(cause, "-n: %zu name%s for %zu commands (give one "
+		    "per command, or none)", nnames, nnames == 1 ? "" : "s",
+		    ncmds);
+		return (-1);
+	}
+	vn = xcalloc(ncmds, sizeof *vn);
+	for (i = 0; i < nnames; i++) {
+		if (!ident_str_ok(names[i], PROTO_NAME_MAX)) {
+			xasprintf(cause, "-n '%s': bad name (want 1 to 63 of "
+			    "A-Z a-z 0-9 _ . -, not starting with - or .)",
+			    names[i]);
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(names[j], names[i]) == 0) {
+				xasprintf(cause, "-n '%s': given twice",
+				    names[i]);
+				goto out;
+			}
+		}
+		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
+	}
+	xasprintf(&s, "; orch run --: the commands as a suite "
+	    "(docs/suites.md)\n[suite]\nname = oneline\n");
+	len = strlen(s);
+	for (i = 0; i < ncmds; i++) {
+		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||
+		    (prog = oneline_program(w[0], &why)) == NULL) {
+			xasprintf(cause, "command %zu '%s': %s", i + 1,
+			    cmds[i], why);
+			goto out;
+		}
+		if (nnames == 0) {
+			oneline_name(w, nw, vn[i], sizeof vn[i]);
+			oneline_unique(vn, i);
+		}
+		s = xreallocarray(s, 1, len + strlen(vn[i]) + 32);
+		len += (size_t)sprintf(s + len, "\n[variant.%s]\n", vn[i]);
+		if (oneline_line(&s, &len, "bin", &prog, 1) != 0 ||
+		    (nw > 1 && oneline_line(&s, &len, "args", w + 1,
+		    nw - 1) != 0)) {
+			xasprintf(cause, "command %zu '%s': too long for a "
+			    "suite line (at most %d characters); write a "
+			    "wrapper script or a suite (docs/suites.md)",
+			    i + 1, cmds[i], ONELINE_LINE_MAX);
+			goto out;
+		}
+		oneline_free_words(w, nw);
+		w = NULL;
+		free(prog);
+		prog = NULL;
+	}
+	s = xreallocarray(s, 1, len + 16);
+	len += (size_t)sprintf(s + len, "\n[bench.cmd]\n");
+	*text = s;
+	s = NULL;
+	r = 0;
+out:
+	oneline_free_words(w, nw);
+	free(prog);
+	free(why);
+	free(vn);
+	free(s);
+	return (r);
+}
+
+/* Writes the suite's text (file_write's callback). */
+static int
+oneline_text_cb(const void *arg, FILE *f)
+{
+	const struct suite	*s = arg;
+
+	return (fputs(s->text, f) == EOF ? -1 : 0);
+}
+
+/* Writes DIR/suite.ini (see oneline.h). */
+int
+oneline_save(const char *dir, struct suite *s, char **cause)
+{
+	char	dst[PATH_MAX];
+
+	if (snprintf(dst, sizeof dst, "%s/%s", dir, ONELINE_FILE) >=
+	    (int)sizeof dst) {
+		xasprintf(cause, "%s/%s: path too long", dir, ONELINE_FILE);
+		return (-1);
+	}
+	if (file_write(dir, ONELINE_FILE, oneline_text_cb, s,
+	    cause) != 0)
+		return (-1);
+	free(s->path);
+	s->path = xstrdup(dst);
+	return (0);
+}
+
+/* Joins argv as a shell would need it typed (see oneline.h). */
+char *
+oneline_cmdline(int argc, char **argv)
+{
+	char	*s = NULL;
+	size_t	 len = 0, i;
+	int	 k;
+
+	s = xcalloc(1, 1);
+	for (k = 0; k < argc; k++) {
+		const char	*w = argv[k];
+		int		 plain = *w != '\0';
+
+		for (i = 0; w[i] != '\0'; i++) {
+			if (!isalnum((unsigned char)w[i]) &&
+			    strchr("_./,:+=@%^-", w[i]) == NULL)
+				plain = 0;
+		}
+		s = xreallocarray(s, 1, len + strlen(w) * 4 + 4);
+		if (k > 0)
+			s[len++] = ' ';
+		if (plain) {
+			len += (size_t)sprintf(s + len, "%s", w);
+			continue;
+		}
+		s[len++] = '\'';
+		for (i = 0; w[i] != '\0'; i++) {
+			if (w[i] == '\'') {
+				memcpy(s + len, "'\\''", 4);
+				len += 4;
+			} else
+				s[len++] = w[i];
+		}
+		s[len++] = '\'';
+		s[len] = '\0';
+	}
+	return (s);
+}

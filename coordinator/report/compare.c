@@ -1,0 +1,942 @@
+/*
+ * orch compare OLD NEW. Two runs share no rounds, so nothing pairs their
+ * samples: each (host, benchmark, primary metric, variant) both runs
+ * measured is compared as two independent samples, by the Hodges–Lehmann
+ * shift of the log values and its Mann–Whitney inversion interval
+ * (stats-hl.c), the comparisons held to one Bonferroni family of 5%
+ * family-wise error like a run's primary comparisons (docs/statistics.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/gate.h"
+#include "coordinator/analysis/stats-hl.h"
+#include "coordinator/cli/usage.h"
+#include "coordinator/report/compare.h"
+#include "coordinator/report/json.h"
+#include "coordinator/report/report-text.h"
+#include "coordinator/report/report.h"
+#include "coordinator/store/baseline.h"
+#include "proto/file.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+struct cmp_row {
+	size_t			 ahost;		/* index into new analysis.hosts */
+	size_t			 oh, nh;	/* dataset hosts: old, new */
+	size_t			 ob, nb;	/* benches */
+	size_t			 ov, nv;	/* variants */
+	size_t			 nold, nnew;	/* good measured runs */
+	double			 ratio, lo, hi;	/* new / old; NAN unknown */
+	enum stats_verdict	 verdict;
+};
+
+struct cmp {
+	const char		*old_dir, *new_dir;
+	struct dataset		*old, *new;
+	struct analysis		*ao, *an;
+	size_t			 nrows;
+	struct cmp_row		*rows;
+	size_t			 family;	/* comparisons with a verdict test */
+	double			 level;		/* of every interval */
+	size_t			 nwarn;
+	char			**warn;
+	size_t			 nonly;
+	char			**only;		/* present in one run only */
+};
+
+/* Appends a printf-style line to a list. */
+static void __attribute__((format(printf, 3, 4)))
+cmp_list(char ***list, size_t *nlist, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatalx("cannot format a line");
+	s = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*list = xreallocarray(*list, *nlist + 1, sizeof **list);
+	(*list)[(*nlist)++] = s;
+}
+
+/* Returns the index of name among names[0..n), or -1. */
+static long
+cmp_find(char *const *names, size_t n, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+/* Returns the index of bench name in ds, or -1. */
+static long
+cmp_bench(const struct dataset *ds, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ds->nbenches; i++) {
+		if (strcmp(ds->benches[i].name, name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+/* Returns the value of a fact key of h, or NULL. */
+static const char *
+cmp_fact(const struct ds_host *h, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < h->facts.nextra && i < PROTO_FACTS_EXTRA_MAX; i++) {
+		if (strcmp(h->facts.extra[i].key, key) == 0)
+			return (h->facts.extra[i].value);
+	}
+	return (NULL);
+}
+
+/*
+ * Collects the log values of the good measured runs of (host, bench,
+ * variant) on metric into *x. Returns how many.
+ */
+static size_t
+cmp_logs(const struct analysis *a, size_t host, size_t bench, size_t variant,
+    double **x)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	const char		*metric = ds->benches[bench].metrics[0];
+	size_t			 hb = host * ds->nbenches + bench, i, n = 0;
+	double			 v;
+
+	/* The analysis' index: only (host, bench)'s samples, in order. */
+	*x = xreallocarray(NULL, a->hb_start[hb + 1] - a->hb_start[hb] + 1,
+	    sizeof **x);
+	for (i = a->hb_start[hb]; i < a->hb_start[hb + 1]; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->variant != variant || s->warmup || s->status != 0)
+			continue;
+		if (analysis_value(a, host, s, metric, &v) != 0 ||
+		    !isfinite(v) || !(v > 0))
+			continue;
+		(*x)[n++] = log(v);
+	}
+	return (n);
+}
+
+/* Warns where host oh of the old run and nh of the new differ. */
+static void
+cmp_facts(struct cmp *c, size_t oh, size_t nh)
+{
+	const struct ds_host	*o = &c->old->hosts[oh], *n = &c->new->hosts[nh];
+	const char		*ov, *nv;
+	size_t			 i;
+
+	if (strcmp(o->facts.cpu_model, n->facts.cpu_model) != 0)
+		cmp_list(&c->warn, &c->nwarn, "host %s: CPU model differs: "
+		    "'%s' then, '%s' now", n->name, o->facts.cpu_model,
+		    n->facts.cpu_model);
+	if (strcmp(o->facts.arch, n->facts.arch) != 0)
+		cmp_list(&c->warn, &c->nwarn, "host %s: architecture differs: "
+		    "%s then, %s now", n->name, o->facts.arch, n->facts.arch);
+	if (strcmp(o->facts.kernel, n->facts.kernel) != 0)
+		cmp_list(&c->warn, &c->nwarn, "host %s: kernel differs: %s "
+		    "then, %s now", n->name, o->facts.kernel, n->facts.kernel);
+	if (o->facts.cores != n->facts.cores)
+		cmp_list(&c->warn, &c->nwarn, "host %s: cores differ: %u "
+		    "then, %u now", n->name, o->facts.cores, n->facts.cores);
+	if (strcmp(o->agent_version, n->agent_version) != 0)
+		cmp_list(&c->warn, &c->nwarn, "host %s: agent version "
+		    "differs: %s then, %s now", n->name, o->agent_version,
+		    n->agent_version);
+	/* governor, boost, SMT, ...: every fact either run reported. */
+	for (i = 0; i < n->facts.nextra && i < PROTO_FACTS_EXTRA_MAX; i++) {
+		nv = n->facts.extra[i].value;
+		ov = cmp_fact(o, n->facts.extra[i].key);
+		if (ov == NULL || strcmp(ov, nv) != 0)
+			cmp_list(&c->warn, &c->nwarn, "host %s: %s differs: "
+			    "%s then, %s now", n->name, n->facts.extra[i].key,
+			    ov != NULL ? ov : "(not reported)", nv);
+	}
+	for (i = 0; i < o->facts.nextra && i < PROTO_FACTS_EXTRA_MAX; i++) {
+		if (cmp_fact(n, o->facts.extra[i].key) == NULL)
+			cmp_list(&c->warn, &c->nwarn, "host %s: %s differs: "
+			    "%s then, (not reported) now", n->name,
+			    o->facts.extra[i].key, o->facts.extra[i].value);
+	}
+}
+
+/* Warns where the files of (host, variant) differ between the runs. */
+static void
+cmp_files(struct cmp *c, size_t oh, size_t nh)
+{
+	const struct ds_file	*nf, *of;
+	size_t			 i, j;
+
+	for (i = 0; i < c->new->nfiles; i++) {
+		nf = &c->new->files[i];
+		if (nf->host != nh)
+			continue;
+		for (j = 0; j < c->old->nfiles; j++) {
+			of = &c->old->files[j];
+			if (of->host == oh && strcmp(of->variant,
+			    nf->variant) == 0 && strcmp(of->role,
+			    nf->role) == 0)
+				break;
+		}
+		if (j == c->old->nfiles)
+			continue;
+		if (strcmp(of->sha, nf->sha) != 0)
+			cmp_list(&c->warn, &c->nwarn, "host %s: %s%s%s's "
+			    "SHA-256 differs: %.12s then, %.12s now",
+			    c->new->hosts[nh].name, nf->variant,
+			    nf->variant[0] != '\0' ? " " : "", nf->role,
+			    of->sha, nf->sha);
+	}
+}
+
+/* Warns when a host's median load per core moved by more than 0.25. */
+static void
+cmp_load(struct cmp *c, size_t nh)
+{
+	const struct rep_host	*ro = NULL, *rn = NULL;
+	double			 cores;
+	long			 oh = dataset_host(c->old,
+				    c->new->hosts[nh].name);
+	size_t			 i;
+
+	for (i = 0; i < c->an->nhosts; i++) {
+		if (c->an->hosts[i].host == nh)
+			rn = &c->an->hosts[i];
+	}
+	for (i = 0; oh >= 0 && i < c->ao->nhosts; i++) {
+		if (c->ao->hosts[i].host == (size_t)oh)
+			ro = &c->ao->hosts[i];
+	}
+	if (ro == NULL || rn == NULL || isnan(ro->load_med) ||
+	    isnan(rn->load_med))
+		return;
+	cores = c->new->hosts[nh].facts.cores > 0 ?
+	    c->new->hosts[nh].facts.cores : 1;
+	if (fabs(rn->load_med - ro->load_med) / cores > 0.25)
+		cmp_list(&c->warn, &c->nwarn, "host %s: load differs: median "
+		    "1-minute load %.2f then, %.2f now (%u cores)",
+		    c->new->hosts[nh].name, ro->load_med, rn->load_med,
+		    c->new->hosts[nh].facts.cores);
+}
+
+/* Builds the rows, warnings and lists of what only one run has. */
+static void
+cmp_build(struct cmp *c)
+{
+	const struct dataset	*o = c->old, *n = c->new;
+	struct cmp_row		*r;
+	double			*x = NULL, *y = NULL, e, l, h;
+	size_t			 ai, b, v, nh, nx, ny, i;
+	long			 oh, ob, ov;
+
+	if (strcmp(o->orch_version, n->orch_version) != 0)
+		cmp_list(&c->warn, &c->nwarn, "orch version differs: %s then, "
+		    "%s now", o->orch_version, n->orch_version);
+	for (i = 0; i < o->nhosts; i++) {
+		if (dataset_host(n, o->hosts[i].name) < 0)
+			cmp_list(&c->only, &c->nonly, "host %s: only in the "
+			    "old run", o->hosts[i].name);
+	}
+	for (i = 0; i < o->nbenches; i++) {
+		if (strcmp(o->benches[i].name, RECORD_FLOOR) != 0 &&
+		    cmp_bench(n, o->benches[i].name) < 0)
+			cmp_list(&c->only, &c->nonly, "bench %s: only in the "
+			    "old run", o->benches[i].name);
+	}
+	for (i = 0; i < n->nbenches; i++) {
+		if (strcmp(n->benches[i].name, RECORD_FLOOR) != 0 &&
+		    cmp_bench(o, n->benches[i].name) < 0)
+			cmp_list(&c->only, &c->nonly, "bench %s: only in the "
+			    "new run", n->benches[i].name);
+	}
+	for (i = 0; i < o->nvariants; i++) {
+		if (cmp_find(n->variants, n->nvariants, o->variants[i]) < 0)
+			cmp_list(&c->only, &c->nonly, "variant %s: only in the "
+			    "old run", o->variants[i]);
+	}
+	for (i = 0; i < n->nvariants; i++) {
+		if (cmp_find(o->variants, o->nvariants, n->variants[i]) < 0)
+			cmp_list(&c->only, &c->nonly, "variant %s: only in the "
+			    "new run", n->variants[i]);
+	}
+	for (ai = 0; ai < c->an->nhosts; ai++) {
+		nh = c->an->hosts[ai].host;
+		if ((oh = dataset_host(o, n->hosts[nh].name)) < 0) {
+			cmp_list(&c->only, &c->nonly, "host %s: only in the "
+			    "new run", n->hosts[nh].name);
+			continue;
+		}
+		cmp_facts(c, (size_t)oh, nh);
+		cmp_files(c, (size_t)oh, nh);
+		cmp_load(c, nh);
+		for (b = 0; b < n->nbenches; b++) {
+			if (strcmp(n->benches[b].name, RECORD_FLOOR) == 0 ||
+			    n->benches[b].nmetrics == 0 ||
+			    (ob = cmp_bench(o, n->benches[b].name)) < 0)
+				continue;
+			if (o->benches[ob].nmetrics == 0 ||
+			    strcmp(o->benches[ob].metrics[0],
+			    n->benches[b].metrics[0]) != 0) {
+				cmp_list(&c->only, &c->nonly, "host %s bench "
+				    "%s: primary metric %s then, %s now: not "
+				    "compared", n->hosts[nh].name,
+				    n->benches[b].name,
+				    o->benches[ob].nmetrics ?
+				    o->benches[ob].metrics[0] : "none",
+				    n->benches[b].metrics[0]);
+				continue;
+			}
+			for (v = 0; v < n->nvariants; v++) {
+				if ((ov = cmp_find(o->variants, o->nvariants,
+				    n->variants[v])) < 0)
+					continue;
+				c->rows = xreallocarray(c->rows, c->nrows + 1,
+				    sizeof *c->rows);
+				r = &c->rows[c->nrows++];
+				memset(r, 0, sizeof *r);
+				r->ahost = ai;
+				r->oh = (size_t)oh;
+				r->nh = nh;
+				r->ob = (size_t)ob;
+				r->nb = b;
+				r->ov = (size_t)ov;
+				r->nv = v;
+			}
+		}
+	}
+	/* One family: every comparison that can be tested. */
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		nx = cmp_logs(c->ao, r->oh, r->ob, r->ov, &x);
+		ny = cmp_logs(c->an, r->nh, r->nb, r->nv, &y);
+		r->nold = nx;
+		r->nnew = ny;
+		free(x);
+		free(y);
+		x = y = NULL;
+		if (nx >= STATS_MIN_PAIRS && ny >= STATS_MIN_PAIRS)
+			c->family++;
+	}
+	c->level = 1 - STATS_ALPHA / (double)(c->family > 0 ? c->family : 1);
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		r->ratio = r->lo = r->hi = NAN;
+		nx = cmp_logs(c->ao, r->oh, r->ob, r->ov, &x);
+		ny = cmp_logs(c->an, r->nh, r->nb, r->nv, &y);
+		if (nx >= STATS_MIN_PAIRS && ny >= STATS_MIN_PAIRS &&
+		    stats_hl_shift(x, nx, y, ny, c->level, &e, &l, &h) == 0) {
+			r->ratio = exp(e);
+			r->lo = exp(l);
+			r->hi = exp(h);
+		}
+		free(x);
+		free(y);
+		x = y = NULL;
+		r->verdict = stats_verdict(r->ratio, r->lo, r->hi,
+		    n->min_effect, n->benches[r->nb].higher[0],
+		    nx < ny ? nx : ny, 1);
+	}
+}
+
+/* Writes a ratio and its interval into buf. */
+static void
+cmp_ratio(const struct cmp_row *r, char *buf, size_t len)
+{
+	if (isnan(r->ratio))
+		snprintf(buf, len, "-");
+	else if (isnan(r->lo) || isnan(r->hi))
+		snprintf(buf, len, "%.3f [unbounded]", r->ratio);
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", r->ratio, r->lo,
+		    r->hi);
+}
+
+/* Returns the verdict's word, with why it is invalid. */
+static const char *
+cmp_verdict(const struct cmp_row *r, char *buf, size_t len)
+{
+	if (r->verdict == VERDICT_INVALID) {
+		snprintf(buf, len, "invalid: %zu then and %zu now good runs "
+		    "(fewer than %d)", r->nold, r->nnew, STATS_MIN_PAIRS);
+		return (buf);
+	}
+	return (stats_verdict_name(r->verdict));
+}
+
+/* Returns the architecture group label of row r. */
+static const char *
+cmp_group(const struct cmp *c, const struct cmp_row *r)
+{
+	const struct rep_group	*g = &c->an->groups[c->an->hosts[r->ahost].
+				    group];
+
+	return (g->known ? g->label : "hosts that gave no facts");
+}
+
+/* The introduction: what is compared with what, at which level. */
+static void
+cmp_intro(const struct cmp *c, FILE *f, void (*text)(FILE *, const char *))
+{
+	fputs("Old run ", f);
+	text(f, c->old->run_id);
+	fputs(" (", f);
+	text(f, c->old_dir);
+	fputs(", started ", f);
+	text(f, c->old->started);
+	fputs("), new run ", f);
+	text(f, c->new->run_id);
+	fputs(" (", f);
+	text(f, c->new_dir);
+	fputs(", started ", f);
+	text(f, c->new->started);
+	fprintf(f, "). Each row compares one host, benchmark, primary metric "
+	    "and variant across the two runs as two independent samples: the "
+	    "ratio new / old is the Hodges-Lehmann shift of the log values, "
+	    "its interval the Mann-Whitney inversion at %.2f%% (%zu "
+	    "comparison%s, Bonferroni: 5%% family-wise); worse means the new "
+	    "run is worse.", c->level * 100, c->family,
+	    c->family == 1 ? "" : "s");
+}
+
+static void
+cmp_md_text(FILE *f, const char *s)
+{
+	report_md_text(f, s);
+}
+
+/* Returns the row of (bench b, variant v) on analysis host k, or NULL. */
+static const struct cmp_row *
+cmp_cell(const struct cmp *c, size_t b, size_t v, size_t k)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (c->rows[i].nb == b && c->rows[i].nv == v &&
+		    c->rows[i].ahost == k)
+			return (&c->rows[i]);
+	}
+	return (NULL);
+}
+
+/* Returns 1 when some host compared (bench b, variant v). */
+static int
+cmp_has(const struct cmp *c, size_t b, size_t v)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (c->rows[i].nb == b && c->rows[i].nv == v)
+			return (1);
+	}
+	return (0);
+}
+
+/* compare.md */
+static int
+cmp_md(const void *arg, FILE *f)
+{
+	const struct cmp	*c = arg;
+	const struct cmp_row	*r;
+	const char		*g = NULL;
+	char			 ratio[128], vb[128];
+	size_t			 i, j, k;
+
+	fputs("# orch compare: ", f);
+	report_md_text(f, c->old->suite_name);
+	fputs("\n\n", f);
+	cmp_intro(c, f, cmp_md_text);
+	fputs("\n\n", f);
+	if (c->nwarn > 0) {
+		fputs("## Warnings: the runs differ in what matters\n\n", f);
+		for (i = 0; i < c->nwarn; i++) {
+			fputs("- **warning:** ", f);
+			report_md_text(f, c->warn[i]);
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+	}
+	if (c->nonly > 0) {
+		fputs("## Not compared\n\n", f);
+		for (i = 0; i < c->nonly; i++) {
+			fputs("- ", f);
+			report_md_text(f, c->only[i]);
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+	}
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		if (g == NULL || strcmp(g, cmp_group(c, r)) != 0) {
+			g = cmp_group(c, r);
+			fputs("## ", f);
+			report_md_text(f, g);
+			fputs("\n\n| host | bench | metric | variant | old runs "
+			    "| new runs | new / old [interval] | verdict |\n"
+			    "|---|---|---|---|---:|---:|---:|---|\n", f);
+		}
+		cmp_ratio(r, ratio, sizeof ratio);
+		fprintf(f, "| `%s` | `%s` | `%s` | `%s` | %zu | %zu | ",
+		    c->new->hosts[r->nh].name, c->new->benches[r->nb].name,
+		    c->new->benches[r->nb].metrics[0],
+		    c->new->variants[r->nv], r->nold, r->nnew);
+		report_md_text(f, ratio);
+		fputs(" | ", f);
+		report_md_text(f, cmp_verdict(r, vb, sizeof vb));
+		fputs(" |\n", f);
+		if (i + 1 == c->nrows || strcmp(g, cmp_group(c,
+		    &c->rows[i + 1])) != 0)
+			fputc('\n', f);
+	}
+	/* The matrix: per benchmark and variant, each host's ratio. */
+	if (c->nrows > 0) {
+		fputs("## Matrix\n\n| bench | variant |", f);
+		for (k = 0; k < c->an->nhosts; k++)
+			fprintf(f, " `%s` |", c->new->hosts[c->an->hosts[k].
+			    host].name);
+		fputs("\n|---|---|", f);
+		for (k = 0; k < c->an->nhosts; k++)
+			fputs("---:|", f);
+		fputc('\n', f);
+		for (j = 0; j < c->new->nbenches * c->new->nvariants; j++) {
+			size_t	b = j / c->new->nvariants;
+			size_t	v = j % c->new->nvariants;
+
+			if (!cmp_has(c, b, v))
+				continue;
+			fprintf(f, "| `%s` | `%s` |", c->new->benches[b].name,
+			    c->new->variants[v]);
+			for (k = 0; k < c->an->nhosts; k++) {
+				if ((r = cmp_cell(c, b, v, k)) == NULL) {
+					fputs(" |", f);
+					continue;
+				}
+				cmp_ratio(r, ratio, sizeof ratio);
+				fputc(' ', f);
+				report_md_text(f, ratio);
+				fprintf(f, " %s |", stats_verdict_name(
+				    r->verdict));
+			}
+			fputc('\n', f);
+		}
+	}
+	return (ferror(f) ? -1 : 0);
+}
+
+/* compare.html */
+static int
+cmp_html(const void *arg, FILE *f)
+{
+	const struct cmp	*c = arg;
+	const struct cmp_row	*r;
+	const char		*g = NULL;
+	char			 ratio[128], vb[128];
+	size_t			 i, j, k;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+	    "charset=\"utf-8\">\n<title>orch compare: ", f);
+	report_html_esc(f, c->old->suite_name);
+	fputs("</title>\n<style>body{font-family:sans-serif;max-width:72em;"
+	    "margin:1em auto}table{border-collapse:collapse}td,th{border:1px "
+	    "solid #ccc;padding:.2em .5em}.warn{color:#a00;font-weight:bold}"
+	    "td.n{text-align:right}</style>\n</head>\n<body>\n<h1>orch "
+	    "compare: ", f);
+	report_html_esc(f, c->old->suite_name);
+	fputs("</h1>\n<p>", f);
+	cmp_intro(c, f, report_html_esc);
+	fputs("</p>\n", f);
+	if (c->nwarn > 0) {
+		fputs("<h2>Warnings: the runs differ in what matters</h2>\n"
+		    "<ul>\n", f);
+		for (i = 0; i < c->nwarn; i++) {
+			fputs("<li class=\"warn\">warning: ", f);
+			report_html_esc(f, c->warn[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	if (c->nonly > 0) {
+		fputs("<h2>Not compared</h2>\n<ul>\n", f);
+		for (i = 0; i < c->nonly; i++) {
+			fputs("<li>", f);
+			report_html_esc(f, c->only[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		if (g == NULL || strcmp(g, cmp_group(c, r)) != 0) {
+			if (g != NULL)
+				fputs("</table>\n", f);
+			g = cmp_group(c, r);
+			fputs("<h2>", f);
+			report_html_esc(f, g);
+			fputs("</h2>\n<table>\n<tr><th>host</th><th>bench</th>"
+			    "<th>metric</th><th>variant</th><th>old runs</th>"
+			    "<th>new runs</th><th>new / old [interval]</th>"
+			    "<th>verdict</th></tr>\n", f);
+		}
+		cmp_ratio(r, ratio, sizeof ratio);
+		fprintf(f, "<tr><td><code>%s</code></td><td><code>%s</code>"
+		    "</td><td><code>%s</code></td><td><code>%s</code></td>"
+		    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
+		    "<td class=\"n\">%s</td><td>", c->new->hosts[r->nh].name,
+		    c->new->benches[r->nb].name,
+		    c->new->benches[r->nb].metrics[0],
+		    c->new->variants[r->nv], r->nold, r->nnew, ratio);
+		report_html_esc(f, cmp_verdict(r, vb, sizeof vb));
+		fputs("</td></tr>\n", f);
+	}
+	if (g != NULL)
+		fputs("</table>\n", f);
+	/* The matrix: per benchmark and variant, each host's ratio. */
+	fputs("<h2>Matrix</h2>\n<table>\n<tr><th>bench</th><th>variant</th>",
+	    f);
+	for (k = 0; k < c->an->nhosts; k++)
+		fprintf(f, "<th><code>%s</code></th>", c->new->hosts[
+		    c->an->hosts[k].host].name);
+	fputs("</tr>\n", f);
+	for (j = 0; j < c->new->nbenches * c->new->nvariants; j++) {
+		size_t	b = j / c->new->nvariants;
+		size_t	v = j % c->new->nvariants;
+
+		if (!cmp_has(c, b, v))
+			continue;
+		fprintf(f, "<tr><td><code>%s</code></td><td><code>%s</code>"
+		    "</td>", c->new->benches[b].name, c->new->variants[v]);
+		for (k = 0; k < c->an->nhosts; k++) {
+			if ((r = cmp_cell(c, b, v, k)) == NULL) {
+				fputs("<td></td>", f);
+				continue;
+			}
+			cmp_ratio(r, ratio, sizeof ratio);
+			fprintf(f, "<td class=\"n\">%s %s</td>", ratio,
+			    stats_verdict_name(r->verdict));
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</body>\n</html>\n", f);
+	return (ferror(f) ? -1 : 0);
+}
+
+/* Writes one run's identity as a JSON object. */
+static void
+cmp_json_run(FILE *f, const struct dataset *ds, const char *dir)
+{
+	fputs("{\"dir\": ", f);
+	json_str(f, dir);
+	fputs(", \"run_id\": ", f);
+	json_str(f, ds->run_id);
+	fputs(", \"suite\": ", f);
+	json_str(f, ds->suite_name);
+	fputs(", \"started\": ", f);
+	json_str(f, ds->started);
+	fputs(", \"orch_version\": ", f);
+	json_str(f, ds->orch_version);
+	fputs("}", f);
+}
+
+/* compare.json */
+static int
+cmp_json(const void *arg, FILE *f)
+{
+	const struct cmp	*c = arg;
+	const struct cmp_row	*r;
+	size_t			 i;
+
+	fputs("{\n  \"old\": ", f);
+	cmp_json_run(f, c->old, c->old_dir);
+	fputs(",\n  \"new\": ", f);
+	cmp_json_run(f, c->new, c->new_dir);
+	fprintf(f, ",\n  \"family_size\": %zu,\n  \"level\": ", c->family);
+	json_num(f, c->level);
+	fputs(",\n  \"warnings\": [", f);
+	for (i = 0; i < c->nwarn; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_str(f, c->warn[i]);
+	}
+	fputs(c->nwarn ? "\n  ],\n  \"not_compared\": [" :
+	    "],\n  \"not_compared\": [", f);
+	for (i = 0; i < c->nonly; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_str(f, c->only[i]);
+	}
+	fputs(c->nonly ? "\n  ],\n  \"comparisons\": [" :
+	    "],\n  \"comparisons\": [", f);
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", f);
+		json_str(f, cmp_group(c, r));
+		fputs(", \"host\": ", f);
+		json_str(f, c->new->hosts[r->nh].name);
+		fputs(", \"bench\": ", f);
+		json_str(f, c->new->benches[r->nb].name);
+		fputs(", \"metric\": ", f);
+		json_str(f, c->new->benches[r->nb].metrics[0]);
+		fputs(", \"variant\": ", f);
+		json_str(f, c->new->variants[r->nv]);
+		fprintf(f, ", \"old_runs\": %zu, \"new_runs\": %zu, "
+		    "\"ratio\": ", r->nold, r->nnew);
+		json_num(f, r->ratio);
+		fputs(", \"lo\": ", f);
+		json_num(f, r->lo);
+		fputs(", \"hi\": ", f);
+		json_num(f, r->hi);
+		fputs(", \"verdict\": ", f);
+		json_str(f, stats_verdict_name(r->verdict));
+		fputs("}", f);
+	}
+	fputs(c->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
+	return (ferror(f) ? -1 : 0);
+}
+
+/* The answer on the terminal. */
+static void
+cmp_text(const struct cmp *c, FILE *f)
+{
+	const struct cmp_row	*r;
+	const char		*g = NULL;
+	char			 ratio[128], vb[128];
+	size_t			 i;
+
+	fputs("compare: new run ", f);
+	report_text_tty(f, c->new->run_id);
+	fputs(" against old run ", f);
+	report_text_tty(f, c->old->run_id);
+	fprintf(f, ": ratio new / old on each primary metric, with its "
+	    "interval at %.2f%% (%zu comparison%s, 5%% family-wise)\n",
+	    c->level * 100, c->family, c->family == 1 ? "" : "s");
+	for (i = 0; i < c->nwarn; i++) {
+		fputs("WARNING: ", f);
+		report_text_tty(f, c->warn[i]);
+		fputc('\n', f);
+	}
+	for (i = 0; i < c->nonly; i++) {
+		fputs("not compared: ", f);
+		report_text_tty(f, c->only[i]);
+		fputc('\n', f);
+	}
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		if (g == NULL || strcmp(g, cmp_group(c, r)) != 0) {
+			g = cmp_group(c, r);
+			fputs("  ", f);
+			report_text_tty(f, g);
+			fputs(":\n", f);
+		}
+		cmp_ratio(r, ratio, sizeof ratio);
+		fprintf(f, "    %s  %s  %s  %s  %s  %s\n",
+		    c->new->hosts[r->nh].name, c->new->benches[r->nb].name,
+		    c->new->benches[r->nb].metrics[0],
+		    c->new->variants[r->nv], ratio,
+		    cmp_verdict(r, vb, sizeof vb));
+	}
+}
+
+/* The --fail-on lines of the comparisons that trip mask. */
+static char *
+cmp_gate(const struct cmp *c, int mask)
+{
+	const struct cmp_row	*r;
+	char			*lines = NULL, *s, ratio[128], vb[128];
+	size_t			 i;
+	int			 bit;
+
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		bit = r->verdict == VERDICT_WORSE ? GATE_WORSE :
+		    r->verdict == VERDICT_INVALID ? GATE_INVALID :
+		    r->verdict == VERDICT_INCONCLUSIVE ? GATE_INCONCLUSIVE : 0;
+		if ((bit & mask) == 0)
+			continue;
+		cmp_ratio(r, ratio, sizeof ratio);
+		xasprintf(&s, "%sorch: --fail-on: %s %s %s %s: new vs old %s: "
+		    "ratio %s at %.2f%% (family of %zu)\n", lines != NULL ?
+		    lines : "", c->new->hosts[r->nh].name,
+		    c->new->benches[r->nb].name,
+		    c->new->benches[r->nb].metrics[0],
+		    c->new->variants[r->nv], cmp_verdict(r, vb, sizeof vb),
+		    ratio, c->level * 100, c->family);
+		free(lines);
+		lines = s;
+	}
+	return (lines);
+}
+
+int
+compare_render(const char *old_dir, const char *new_dir, const char *out_dir,
+    FILE *tty, int fail_on, char **tripped, char **cause)
+{
+	struct cmp	 c;
+	char		*why = NULL;
+	size_t		 i;
+	int		 r = -1;
+
+	memset(&c, 0, sizeof c);
+	*cause = NULL;
+	if (tripped != NULL)
+		*tripped = NULL;
+	c.old_dir = old_dir;
+	c.new_dir = new_dir;
+	if (record_load(old_dir, &c.old, &why) != 0) {
+		xasprintf(cause, "old run %s: %s", old_dir, why);
+		goto out;
+	}
+	if (record_load(new_dir, &c.new, &why) != 0) {
+		xasprintf(cause, "new run %s: %s", new_dir, why);
+		goto out;
+	}
+	if (analysis_build(c.old, &c.ao, &why) != 0 ||
+	    analysis_build(c.new, &c.an, &why) != 0) {
+		*cause = why;
+		why = NULL;
+		goto out;
+	}
+	cmp_build(&c);
+	if (c.nrows == 0) {
+		xasprintf(cause, "%s and %s have no host, benchmark and "
+		    "variant in common: nothing to compare", old_dir, new_dir);
+		goto out;
+	}
+	if (file_write(out_dir, "compare.json", cmp_json, &c,
+	    cause) != 0 ||
+	    file_write(out_dir, "compare.md", cmp_md, &c, cause) != 0 ||
+	    file_write(out_dir, "compare.html", cmp_html, &c,
+	    cause) != 0)
+		goto out;
+	if (tty != NULL) {
+		cmp_text(&c, tty);
+		fflush(tty);
+	}
+	if (tripped != NULL)
+		*tripped = cmp_gate(&c, fail_on);
+	r = 0;
+out:
+	free(why);
+	for (i = 0; i < c.nwarn; i++)
+		free(c.warn[i]);
+	free(c.warn);
+	for (i = 0; i < c.nonly; i++)
+		free(c.only[i]);
+	free(c.only);
+	free(c.rows);
+	analysis_free(c.ao);
+	analysis_free(c.an);
+	dataset_free(c.old);
+	dataset_free(c.new);
+	return (r);
+}
+
+/* Resolves OLD: a run directory, else a baseline's name. */
+static char *
+cmp_resolve(const char *arg)
+{
+	char	*dir = NULL, *cause = NULL, path[PATH_MAX];
+	int	 rc;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", arg, RECORD_FILE) <
+	    sizeof path && access(path, F_OK) == 0)
+		return (xstrdup(arg));
+	if ((rc = baseline_resolve(arg, &dir, &cause)) == 0)
+		return (dir);
+	if (rc < 0) {
+		fprintf(stderr, "orch compare: %s\n", cause);
+		free(cause);
+		exit(2);
+	}
+	fprintf(stderr, "orch compare: %s: neither a run directory (no %s in "
+	    "it) nor a baseline (orch baseline list)\n", arg, RECORD_FILE);
+	exit(2);
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fail-on", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char	*out = NULL;
+	char		*old, *new, *cause = NULL, *tripped = NULL;
+	int		 ch, fail_on = 0, quiet = 0;
+
+	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage_command(stdout, "compare");
+			exit(0);
+		case 'f':
+			if (gate_parse(optarg, &fail_on, &cause) != 0) {
+				fprintf(stderr, "orch: %s\n", cause);
+				free(cause);
+				return (2);
+			}
+			if (fail_on & GATE_REFUTED && strstr(optarg,
+			    "refuted") != NULL) {
+				fprintf(stderr, "orch: --fail-on: refuted is "
+				    "for a run's claims, not for compare\n");
+				return (2);
+			}
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			usage_bad_option("compare", argv, optind, optopt, ch);
+		}
+	}
+	if (optind != argc - 2)
+		usage_error("compare", "compare takes OLD and NEW, got %d "
+		    "argument%s", argc - optind, argc - optind == 1 ? "" :
+		    "s");
+	old = cmp_resolve(argv[optind]);
+	new = cmp_resolve(argv[optind + 1]);
+	if (compare_render(old, new, out != NULL ? out : new,
+	    quiet ? NULL : stdout, fail_on, &tripped, &cause) != 0) {
+		fprintf(stderr, "orch compare: %s\n", cause);
+		free(cause);
+		free(old);
+		free(new);
+		return (2);
+	}
+	printf("compare: %s/compare.md (and compare.html, compare.json)\n",
+	    out != NULL ? out : new);
+	free(old);
+	free(new);
+	if (tripped != NULL) {
+		fputs(tripped, stderr);
+		free(tripped);
+		return (1);
+	}
+	return (0);
+}

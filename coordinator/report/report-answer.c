@@ -1,0 +1,334 @@
+/*
+ * The answer alone: per variant the headline, per architecture its
+ * geometric mean, and one line per primary comparison (host, benchmark,
+ * ratio, interval, verdict). Printed on the terminal at the end of a run
+ * and of `orch report`, and written as answer.md, Markdown to paste into
+ * a pull request; both from the analysis, like every other report.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/claims.h"
+#include "coordinator/analysis/seq.h"
+#include "coordinator/report/report-text.h"
+#include "coordinator/report/report.h"
+
+/*
+ * Writes the primary intervals' level, "95%" for a family of one, else
+ * e.g. "99.75% (5% family-wise over 20 tests)": the level the answer's
+ * intervals are at (docs/statistics.md).
+ */
+static void
+ans_level(const struct analysis *a, char *buf, size_t len)
+{
+	double	lvl = 100 * (1 - a->family_alpha);
+
+	if (a->family_size <= 1 || !(a->family_alpha > 0))
+		snprintf(buf, len, "95%%");
+	else
+		snprintf(buf, len, "%.4g%% (5%% family-wise over %zu tests)",
+		    lvl, a->family_size);
+}
+
+/* Writes a ratio and its interval ("1.069 [0.939, 1.103]"), or "—". */
+static void
+ans_ratio(char *buf, size_t len, double est, double lo, double hi)
+{
+	if (isnan(est))
+		snprintf(buf, len, "—");
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", est, lo, hi);
+}
+
+/*
+ * Writes a verdict in words: "better (-6.8%)", "same", or for an invalid
+ * comparison "invalid: " and the short form of reason (NULL: none).
+ */
+static void
+ans_verdict(char *buf, size_t len, enum stats_verdict v, double ratio,
+    const char *reason)
+{
+	char	r[256];
+
+	if ((v == VERDICT_BETTER || v == VERDICT_WORSE) && !isnan(ratio))
+		snprintf(buf, len, "%s (%+.1f%%)", stats_verdict_name(v),
+		    (ratio - 1) * 100);
+	else if (v == VERDICT_INVALID && reason != NULL && *reason != '\0') {
+		/* Whole when short ("3 good pairs; at least 5 are needed"). */
+		if (strlen(reason) <= 60)
+			snprintf(r, sizeof r, "%s", reason);
+		else
+			report_text_reason(reason, r, sizeof r);
+		snprintf(buf, len, "invalid: %s", r);
+	} else
+		snprintf(buf, len, "%s", stats_verdict_name(v));
+}
+
+/* Returns the columns s takes: its UTF-8 characters (one column each). */
+static size_t
+ans_cols(const char *s)
+{
+	size_t	n = 0;
+
+	for (; *s != '\0'; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return (n);
+}
+
+/*
+ * The headline's tail for rounds = auto: per host its rounds and how it
+ * stopped ("local 15 rounds, decided").
+ */
+static void
+ans_auto_rounds(FILE *f, const struct analysis *a)
+{
+	const struct rep_host	*rh;
+	size_t			 i;
+
+	fputs(" on its primary metric, with its interval (rounds = auto: ", f);
+	for (i = 0; i < a->nhosts; i++) {
+		rh = &a->hosts[i];
+		fputs(i > 0 ? "; " : "", f);
+		report_text_tty(f, a->ds->hosts[rh->host].name);
+		fprintf(f, " %u round%s, %s", rh->rounds_used,
+		    rh->rounds_used == 1 ? "" : "s",
+		    seq_stop_name((enum seq_stop)rh->stop));
+	}
+	fputs(")\n", f);
+}
+
+/* Writes s for the terminal padded with blanks to width columns. */
+static void
+ans_tty_pad(FILE *f, const char *s, size_t width)
+{
+	size_t	n = ans_cols(s);
+
+	report_text_tty(f, s);
+	for (; n < width; n++)
+		fputc(' ', f);
+}
+
+/* Returns the geomean's clause: "5 comparisons, 3 benchmarks on 2 hosts". */
+static void
+ans_geo_count(char *buf, size_t len, const struct rep_geo *geo)
+{
+	if (geo->nhosts > 1)
+		snprintf(buf, len, "%zu comparisons, %zu benchmark%s on %zu "
+		    "hosts", geo->nused, geo->nbenches,
+		    geo->nbenches == 1 ? "" : "s", geo->nhosts);
+	else
+		snprintf(buf, len, "%zu benchmark%s", geo->nused,
+		    geo->nused == 1 ? "" : "s");
+}
+
+void
+report_answer_text(const struct analysis *a, FILE *f)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_answer	*ans;
+	const struct rep_geo	*geo;
+	const struct rep_cmp	*c;
+	const struct rep_group	*g;
+	char			 ratio[128], verdict[512], count[128], lvl[64];
+	size_t			 i, gi, h, b, wh = 0, wb = 0, wm = 0, wr = 0;
+
+	/* Column widths over every line to come. */
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (c->metric != 0)
+			continue;
+		wh = strlen(ds->hosts[c->host].name) > wh ?
+		    strlen(ds->hosts[c->host].name) : wh;
+		wb = strlen(ds->benches[c->bench].name) > wb ?
+		    strlen(ds->benches[c->bench].name) : wb;
+		if (ds->benches[c->bench].nmetrics > 0 &&
+		    strlen(ds->benches[c->bench].metrics[0]) > wm)
+			wm = strlen(ds->benches[c->bench].metrics[0]);
+		ans_ratio(ratio, sizeof ratio, c->ratio, c->lo, c->hi);
+		wr = ans_cols(ratio) > wr ? ans_cols(ratio) : wr;
+	}
+	claims_text(f, a);
+	report_text_tty(f, ds->suite_name);
+	fprintf(f, ": ratio of each variant to ");
+	report_text_tty(f, ds->variants[ds->ref]);
+	if (ds->auto_rounds)
+		ans_auto_rounds(f, a);
+	else {
+		ans_level(a, lvl, sizeof lvl);
+		fprintf(f, " on its primary metric, with its interval at %s "
+		    "(%u round%s)\n", lvl, ds->rounds, ds->rounds == 1 ? "" :
+		    "s");
+	}
+	for (i = 0; i < a->nanswers; i++) {
+		ans = &a->answers[i];
+		report_text_tty(f, ds->variants[ans->variant]);
+		fputs(" vs ", f);
+		report_text_tty(f, ds->variants[ds->ref]);
+		fputs(": ", f);
+		report_text_tty(f, ans->headline);
+		fputc('\n', f);
+		for (gi = 0; gi < a->ngroups; gi++) {
+			g = &a->groups[gi];
+			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
+				fputs("  ", f);
+				report_text_tty(f, g->label);
+				ans_ratio(ratio, sizeof ratio, geo->est, geo->lo,
+				    geo->hi);
+				ans_verdict(verdict, sizeof verdict,
+				    geo->verdict, geo->est, NULL);
+				ans_geo_count(count, sizeof count, geo);
+				if (geo->nused > 0)
+					fprintf(f, ": geomean %s over %s, %s\n",
+					    ratio, count, verdict);
+				else
+					fprintf(f, ": no valid comparison, "
+					    "%s\n", verdict);
+			} else {
+				/* Hosts that never gave facts: no geomean. */
+				fputs("  ", f);
+				report_text_tty(f, g->known ? g->label : "no facts");
+				fputs(": no geomean\n", f);
+			}
+			for (h = g->from; h < g->to; h++) {
+				for (b = 0; b < ds->nbenches; b++) {
+					c = analysis_cmp(a, a->hosts[h].host, b,
+					    0, ans->variant);
+					if (c == NULL)
+						continue;
+					fputs("    ", f);
+					ans_tty_pad(f, ds->hosts[c->host].name,
+					    wh + 2);
+					ans_tty_pad(f, ds->benches[b].name,
+					    wb + 2);
+					ans_tty_pad(f, ds->benches[b].nmetrics >
+					    0 ? ds->benches[b].metrics[0] : "",
+					    wm + 2);
+					ans_ratio(ratio, sizeof ratio, c->ratio,
+					    c->lo, c->hi);
+					ans_tty_pad(f, ratio, wr + 2);
+					ans_verdict(verdict, sizeof verdict,
+					    c->verdict, c->ratio, c->reason);
+					report_text_tty(f, verdict);
+					fputc('\n', f);
+				}
+			}
+		}
+	}
+	if (a->nfailed_hosts > 0)
+		fprintf(f, "%zu host%s failed: partial results\n",
+		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
+	if (ds->ended[0] == '\0' || ds->truncated)
+		fputs("incomplete record: the run did not finish\n", f);
+}
+
+/* Writes one row of answer.md's table. */
+static void
+ans_md_row(FILE *f, const char *arch, const char *host, const char *bench,
+    const char *metric, const char *ratio, const char *verdict)
+{
+	fputs("| ", f);
+	report_md_text(f, arch);
+	fputs(" | ", f);
+	report_md_text(f, host);
+	fputs(" | ", f);
+	report_md_text(f, bench);
+	fputs(" | ", f);
+	report_md_text(f, metric);
+	fprintf(f, " | %s | ", ratio);
+	report_md_text(f, verdict);
+	fputs(" |\n", f);
+}
+
+int
+report_answer_md(const struct analysis *a, FILE *f)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_answer	*ans;
+	const struct rep_geo	*geo;
+	const struct rep_cmp	*c;
+	const struct rep_group	*g;
+	char			 ratio[128], verdict[512], count[160], lvl[64];
+	size_t			 i, gi, h, b;
+
+	fputs("### orch: ", f);
+	report_md_text(f, ds->suite_name);
+	fputs("\n\n", f);
+	if (ds->ended[0] == '\0' || ds->truncated)
+		fputs("> **Incomplete record:** the run did not finish; this "
+		    "covers what was recorded.\n\n", f);
+	if (a->nfailed_hosts > 0)
+		fprintf(f, "> **%zu host%s failed:** partial results.\n\n",
+		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
+	claims_answer_md(f, a);
+	for (i = 0; i < a->nanswers; i++) {
+		ans = &a->answers[i];
+		fputs("**", f);
+		report_md_text(f, ds->variants[ans->variant]);
+		fputs(" vs ", f);
+		report_md_text(f, ds->variants[ds->ref]);
+		fputs(": ", f);
+		report_md_text(f, ans->headline);
+		fputs("**\n\n| architecture | host | benchmark | metric | "
+		    "ratio [CI] | verdict |\n|---|---|---|---|---|---|\n",
+		    f);
+		for (gi = 0; gi < a->ngroups; gi++) {
+			g = &a->groups[gi];
+			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
+				ans_ratio(ratio, sizeof ratio, geo->est, geo->lo,
+				    geo->hi);
+				ans_verdict(verdict, sizeof verdict,
+				    geo->verdict, geo->est, NULL);
+				ans_geo_count(count, sizeof count, geo);
+				fputs("| **", f);
+				report_md_text(f, g->label);
+				if (geo->nused > 0)
+					fprintf(f, "** | all | geomean of %s | | "
+					    "**%s** | **%s** |\n", count, ratio,
+					    verdict);
+				else
+					fprintf(f, "** | all | no valid "
+					    "comparison | | — | **%s** |\n",
+					    verdict);
+			} else {
+				fputs("| **", f);
+				report_md_text(f, g->known ? g->label :
+				    "no facts");
+				fputs("** | all | no geomean | | — | |\n", f);
+			}
+			for (h = g->from; h < g->to; h++) {
+				for (b = 0; b < ds->nbenches; b++) {
+					c = analysis_cmp(a, a->hosts[h].host, b,
+					    0, ans->variant);
+					if (c == NULL)
+						continue;
+					ans_ratio(ratio, sizeof ratio, c->ratio,
+					    c->lo, c->hi);
+					ans_verdict(verdict, sizeof verdict,
+					    c->verdict, c->ratio, c->reason);
+					ans_md_row(f, "", ds->hosts[c->host].name,
+					    ds->benches[b].name,
+					    ds->benches[b].nmetrics > 0 ?
+					    ds->benches[b].metrics[0] : "",
+					    ratio, verdict);
+				}
+			}
+		}
+		fputs("\n", f);
+	}
+	ans_level(a, lvl, sizeof lvl);
+	fprintf(f, "Ratio = variant / reference on each benchmark's primary "
+	    "metric: the Hodges-Lehmann estimate from the per-round paired "
+	    "ratios, with its interval at %s; geometric means with a "
+	    "bootstrap interval at the same level%s; %u round%s, seed %llu, "
+	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, higher-is-better "
+	    "metrics are inverted, so below 1 is better)" : "", ds->rounds,
+	    ds->rounds == 1 ? "" : "s", (unsigned long long)ds->seed,
+	    ds->min_effect);
+	report_md_text(f, ds->run_id);
+	fputs(", orch ", f);
+	report_md_text(f, ds->orch_version);
+	fputs("; the full report is report.md.\n", f);
+	return (ferror(f) ? -1 : 0);
+}

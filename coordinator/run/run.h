@@ -1,0 +1,66 @@
+/* `orch run`: one suite on a set of hosts, all at once, into one record. */
+#ifndef COORDINATOR_RUN_H
+#define COORDINATOR_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct host;
+struct report_exports;
+
+struct run_opts {
+	const char	*suite;		/* SUITE.ini */
+	struct host	*hosts;		/* resolved hosts */
+	size_t		 nhosts;
+	uint32_t	 rounds;	/* 0: the suite's */
+	int		 auto_rounds;	/* --rounds=auto */
+	uint32_t	 budget_s;	/* --budget; 0: the suite's */
+	uint64_t	 seed;
+	int		 has_seed;
+	double		 max_load;	/* < 0: the suite's */
+	const char	*out;		/* NULL: reports/<run-id> */
+	int		 fail_on;	/* GATE_* (coordinator/analysis/gate.h) */
+	int		 verbose;
+	int		 quiet;		/* no answer on stdout */
+	const char	*cmdline;	/* as typed, for the record */
+	const char	*resume;	/* DIR of a run to resume, or NULL */
+	const char	*suite_text;	/* a one-line run's suite (oneline.c),
+					   used instead of the file suite */
+	uint32_t	 warmup;	/* with has_warmup: the suite's warmup */
+	int		 has_warmup;
+	const struct report_exports *exports;	/* also written there */
+	char *const	*labels;	/* KEY=VALUE, checked; into the record */
+	size_t		 nlabels;
+};
+
+/*
+ * Returns the hosts of the unfinished run in dir, comma separated (caller
+ * frees), or NULL with *cause set.
+ */
+char	*run_resume_hosts(const char *dir, char **cause);
+
+struct dataset;
+struct suite;
+
+/*
+ * Checks the flags given with --resume=DIR (suite the positional SUITE.ini
+ * or NULL, hosts those of --hosts or NULL) against DIR's record: one that
+ * contradicts it is refused, naming the flag and what the record holds;
+ * then takes from the record what shapes the plan (--max-load). Returns
+ * 0, or -1 with *cause set. Touches no host.
+ */
+int	run_resume_flags(struct run_opts *opts, const char *suite,
+	    const struct host *hosts, size_t nhosts, char **cause);
+
+/*
+ * Loads the suite a resumed run started with, from the path its record
+ * names: a regular file whose text is the record's, byte for byte (else
+ * the message names both SHA-256s). Returns 0, or -1 with *cause set.
+ */
+int	run_resume_suite(const struct dataset *ds, struct suite **out,
+	    char **cause);
+
+/* Runs the suite; returns the exit code (0, 1, 2 or 3: see README.md, "Exit codes"). */
+int	run_main(const struct run_opts *opts);
+
+#endif
