@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/facts-sysctl.h"
 #include "agent/facts.h"
 #include "proto/util.h"
-#include "agent/facts-sysctl.h"
 
 /* The layout facts-sysctl.c reads, checked against Apple's header. */
 _Static_assert(sizeof(struct rusage_info_v4) == FACTS_RI_V4_SIZE,

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/facts.h"
 #include "agent/facts-sysctl.h"
+#include "agent/facts.h"
 
 int
 facts_sysctl_str(facts_sysctl_fn fn, const char *name, char *buf, size_t len)
