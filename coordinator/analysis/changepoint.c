@@ -65,6 +65,94 @@ cp_cmp(const void *a, const void *b)
 	return (x < y ? -1 : x > y);
 }
 
+/*
+ * The best split over the segments between cuts[0..ncuts): returns its
+ * statistic (-1 when no segment can split) and sets *btau to its run.
+ */
+static double
+cp_split(const double *x, const size_t *cuts, size_t ncuts, size_t min_seg,
+    double *wl, double *wr, size_t *btau)
+{
+	double	best = -1, q;
+	size_t	k, tau;
+
+	for (k = 0; k + 1 < ncuts; k++) {
+		q = cp_best(x + cuts[k], cuts[k + 1] - cuts[k], min_seg, wl, wr,
+		    &tau);
+		if (q > best) {
+			best = q;
+			*btau = cuts[k] + tau;
+		}
+	}
+	return (best);
+}
+
+/*
+ * The permutation p-value of the best split's statistic best: the same
+ * search over each segment's values permuted, perms times, in buf.
+ */
+static double
+cp_pvalue(const double *x, size_t n, const size_t *cuts, size_t ncuts,
+    size_t min_seg, size_t perms, double best, struct rng *rng, double *wl,
+    double *wr, double *buf)
+{
+	double	q, pq;
+	size_t	i, k, tau, from, len, hits = 0;
+
+	for (i = 0; i < perms; i++) {
+		memcpy(buf, x, n * sizeof *buf);
+		pq = -1;
+		for (k = 0; k + 1 < ncuts; k++) {
+			from = cuts[k];
+			len = cuts[k + 1] - from;
+			if (len < 2 * min_seg)
+				continue;
+			rng_shuffle(rng, buf + from, len, sizeof *buf);
+			q = cp_best(buf + from, len, min_seg, wl, wr, &tau);
+			if (q > pq)
+				pq = q;
+		}
+		if (pq >= best)
+			hits++;
+	}
+	return ((double)(hits + 1) / (double)(perms + 1));
+}
+
+/*
+ * Sorts pts[0..n) by run and sets each one's shift between its
+ * neighbouring segments of x[0..nx). Returns 0 or -1.
+ */
+static int
+cp_shifts(const double *x, size_t nx, struct cp_point *pts, size_t n)
+{
+	double	est, lo, hi;
+	size_t	i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = i + 1; k < n; k++) {
+			if (pts[k].at < pts[i].at) {
+				struct cp_point	t = pts[i];
+
+				pts[i] = pts[k];
+				pts[k] = t;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		size_t	a = i == 0 ? 0 : pts[i - 1].at, b = pts[i].at;
+		size_t	c = i + 1 == n ? nx : pts[i + 1].at;
+
+		if (stats_hl_shift(x + a, b - a, x + b, c - b, 0.95, &est,
+		    &lo, &hi) != 0)
+			return (-1);
+		pts[i].shift = est;
+		pts[i].lo = lo;
+		pts[i].hi = hi;
+	}
+	return (0);
+}
+
+/* Finds the change points of x[0..n) by e-divisive means. */
 int
 changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
     double alpha, uint64_t seed, const char *key, struct cp_point **out,
@@ -72,10 +160,8 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 {
 	struct rng	 rng;
 	struct cp_point	*pts = NULL, *np;
-	size_t		*cuts = NULL, ncuts, i, k, tau, btau = 0;
-	size_t		 from, len, hits;
-	double		*wl = NULL, *wr = NULL, *buf = NULL, q, best, pq, pval;
-	double		 est, lo, hi;
+	size_t		*cuts = NULL, ncuts, i, btau = 0;
+	double		*wl = NULL, *wr = NULL, *buf = NULL, best, pval;
 	int		 r = -1;
 
 	*out = NULL;
@@ -100,37 +186,11 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 	cuts[1] = n;
 	ncuts = 2;
 	for (;;) {
-		best = -1;
-		for (k = 0; k + 1 < ncuts; k++) {
-			q = cp_best(x + cuts[k], cuts[k + 1] - cuts[k],
-			    min_seg, wl, wr, &tau);
-			if (q > best) {
-				best = q;
-				btau = cuts[k] + tau;
-			}
-		}
+		best = cp_split(x, cuts, ncuts, min_seg, wl, wr, &btau);
 		if (best < 0)
 			break;
-		/* The same search over each segment's values permuted. */
-		hits = 0;
-		for (i = 0; i < perms; i++) {
-			memcpy(buf, x, n * sizeof *buf);
-			pq = -1;
-			for (k = 0; k + 1 < ncuts; k++) {
-				from = cuts[k];
-				len = cuts[k + 1] - from;
-				if (len < 2 * min_seg)
-					continue;
-				rng_shuffle(&rng, buf + from, len, sizeof *buf);
-				q = cp_best(buf + from, len, min_seg, wl, wr,
-				    &tau);
-				if (q > pq)
-					pq = q;
-			}
-			if (pq >= best)
-				hits++;
-		}
-		pval = (double)(hits + 1) / (double)(perms + 1);
+		pval = cp_pvalue(x, n, cuts, ncuts, min_seg, perms, best, &rng,
+		    wl, wr, buf);
 		if (pval > alpha)
 			break;
 		cuts[ncuts++] = btau;
@@ -143,27 +203,8 @@ changepoint_find(const double *x, size_t n, size_t min_seg, size_t perms,
 		(*nout)++;
 	}
 	/* Sorted by run, each shift between its neighbouring segments. */
-	for (i = 0; i < *nout; i++) {
-		for (k = i + 1; k < *nout; k++) {
-			if (pts[k].at < pts[i].at) {
-				struct cp_point	t = pts[i];
-
-				pts[i] = pts[k];
-				pts[k] = t;
-			}
-		}
-	}
-	for (i = 0; i < *nout; i++) {
-		size_t	a = i == 0 ? 0 : pts[i - 1].at, b = pts[i].at;
-		size_t	c = i + 1 == *nout ? n : pts[i + 1].at;
-
-		if (stats_hl_shift(x + a, b - a, x + b, c - b, 0.95, &est,
-		    &lo, &hi) != 0)
-			goto out;
-		pts[i].shift = est;
-		pts[i].lo = lo;
-		pts[i].hi = hi;
-	}
+	if (cp_shifts(x, n, pts, *nout) != 0)
+		goto out;
 	*out = pts;
 	pts = NULL;
 	r = 0;

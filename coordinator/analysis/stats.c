@@ -442,68 +442,111 @@ stats_wmedian(const double *x, const size_t *order, const uint32_t *w,
 }
 
 /*
- * Long: the joint resampling loop keeps its draw counts and sorted rounds
- * in locals for speed (docs/performance.md).
+ * The state of stats_boot_geomean: its benchmarks' rounds and the arrays
+ * its joint resampling reuses.
  */
-int
-stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
-    uint64_t seed, double level, double *est, double *lo, double *hi)
-{
-	struct rng	 rng;
-	struct stats_vi	*vi = NULL;
-	double		*logmed = NULL, *buf = NULL, *gm = NULL, s, v;
-	size_t		*order = NULL, *start = NULL, *nan = NULL;
-	size_t		*nanstart = NULL, nr = 0, used = 0, all = 0, nnan = 0;
-	size_t		 b, i, m, it, nboot, total, tries;
-	uint32_t	*w = NULL;
-	int		 r = -1;
+struct stats_boot {
+	const double *const	*ratios;
+	const size_t		*n;
+	size_t			 k;
+	size_t			 nr;	/* the most rounds of a benchmark */
+	size_t			 all;	/* the rounds of every benchmark */
+	size_t			 used;	/* benchmarks in the mean */
+	double			*logmed;	/* log median; NAN: left out */
+	double			*buf;
+	struct stats_vi		*vi;
+	size_t			*order;	/* valid rounds sorted by value */
+	size_t			*start;	/* each benchmark's in order */
+	size_t			*nan;	/* NAN rounds */
+	size_t			*nanstart;	/* each benchmark's in nan */
+	uint32_t		*w;	/* draws of each round */
+};
 
-	*est = *lo = *hi = NAN;
-	if (k == 0 || !(level > 0 && level < 1) || k > SIZE_MAX / 8)
-		goto out;
+/*
+ * Sets sb->nr, sb->all and *nboot, the resamples to draw, from the rounds
+ * of each benchmark. Returns 0, or -1 when they are too many or none.
+ */
+static int
+stats_boot_shape(struct stats_boot *sb, size_t *nboot)
+{
+	size_t	b, k = sb->k;
+
 	for (b = 0; b < k; b++) {
-		if (n[b] > nr)
-			nr = n[b];
-		if (n[b] > SIZE_MAX / 16 - all)
-			goto out;
-		all += n[b];
+		if (sb->n[b] > sb->nr)
+			sb->nr = sb->n[b];
+		if (sb->n[b] > SIZE_MAX / 16 - sb->all)
+			return (-1);
+		sb->all += sb->n[b];
 	}
 	/*
 	 * A resample costs k x nr: past STATS_BOOT_WORK values, draw fewer
 	 * (never under STATS_BOOT_MIN), so a million samples render in
 	 * seconds. The count depends only on the shape: still reproducible.
 	 */
-	nboot = STATS_BOOT_N;
-	if (nr > 0 && k * nr > STATS_BOOT_WORK / STATS_BOOT_N) {
-		nboot = STATS_BOOT_WORK / (k * nr);
-		if (nboot < STATS_BOOT_MIN)
-			nboot = STATS_BOOT_MIN;
+	*nboot = STATS_BOOT_N;
+	if (sb->nr > 0 && k * sb->nr > STATS_BOOT_WORK / STATS_BOOT_N) {
+		*nboot = STATS_BOOT_WORK / (k * sb->nr);
+		if (*nboot < STATS_BOOT_MIN)
+			*nboot = STATS_BOOT_MIN;
 	}
-	if (nr == 0 || nr > UINT32_MAX || nr > SIZE_MAX / sizeof *vi)
-		goto out;
-	if ((logmed = stats_alloc(k)) == NULL ||
-	    (buf = stats_alloc(nr)) == NULL ||
-	    (gm = stats_alloc(nboot)) == NULL ||
-	    (vi = malloc(nr * sizeof *vi)) == NULL ||
-	    (order = malloc((all + 1) * sizeof *order)) == NULL ||
-	    (nan = malloc((all + 1) * sizeof *nan)) == NULL ||
-	    (start = malloc(k * sizeof *start)) == NULL ||
-	    (nanstart = malloc((k + 1) * sizeof *nanstart)) == NULL ||
-	    (w = malloc(nr * sizeof *w)) == NULL)
-		goto out;
+	if (sb->nr == 0 || sb->nr > UINT32_MAX ||
+	    sb->nr > SIZE_MAX / sizeof *sb->vi)
+		return (-1);
+	return (0);
+}
 
-	/*
-	 * Point estimates. A benchmark without one valid round, or with a
-	 * median that has no logarithm, is left out of the mean (NAN here).
-	 * Each benchmark's valid rounds, sorted by value once, serve every
-	 * resample; its NAN rounds are listed to take their draws off.
-	 */
-	for (all = 0, b = 0; b < k; b++) {
-		start[b] = all;
-		nanstart[b] = nnan;
-		for (m = 0, i = 0; i < n[b]; i++) {
+/* Allocates the arrays of sb for its shape. Returns 0 or -1. */
+static int
+stats_boot_alloc(struct stats_boot *sb)
+{
+	size_t	k = sb->k, nr = sb->nr, all = sb->all;
+
+	if ((sb->logmed = stats_alloc(k)) == NULL ||
+	    (sb->buf = stats_alloc(nr)) == NULL ||
+	    (sb->vi = malloc(nr * sizeof *sb->vi)) == NULL ||
+	    (sb->order = malloc((all + 1) * sizeof *sb->order)) == NULL ||
+	    (sb->nan = malloc((all + 1) * sizeof *sb->nan)) == NULL ||
+	    (sb->start = malloc(k * sizeof *sb->start)) == NULL ||
+	    (sb->nanstart = malloc((k + 1) * sizeof *sb->nanstart)) == NULL ||
+	    (sb->w = malloc(nr * sizeof *sb->w)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/* Frees the arrays of sb. */
+static void
+stats_boot_free(struct stats_boot *sb)
+{
+	free(sb->logmed);
+	free(sb->buf);
+	free(sb->vi);
+	free(sb->order);
+	free(sb->nan);
+	free(sb->start);
+	free(sb->nanstart);
+	free(sb->w);
+}
+
+/*
+ * Point estimates. A benchmark without one valid round, or with a median
+ * that has no logarithm, is left out of the mean (NAN here). Each
+ * benchmark's valid rounds, sorted by value once, serve every resample;
+ * its NAN rounds are listed to take their draws off. Sets sb->used.
+ */
+static void
+stats_boot_points(struct stats_boot *sb)
+{
+	const double *const	*ratios = sb->ratios;
+	struct stats_vi		*vi = sb->vi;
+	double			*buf = sb->buf, v;
+	size_t			 all, nnan = 0, b, i, m;
+
+	for (all = 0, b = 0; b < sb->k; b++) {
+		sb->start[b] = all;
+		sb->nanstart[b] = nnan;
+		for (m = 0, i = 0; i < sb->n[b]; i++) {
 			if (isnan(ratios[b][i])) {
-				nan[nnan++] = i;
+				sb->nan[nnan++] = i;
 				continue;
 			}
 			buf[m] = ratios[b][i];
@@ -512,68 +555,107 @@ stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
 		}
 		qsort(vi, m, sizeof *vi, stats_vi_cmp);
 		for (i = 0; i < m; i++)
-			order[all++] = vi[i].i;
-		logmed[b] = NAN;
+			sb->order[all++] = vi[i].i;
+		sb->logmed[b] = NAN;
 		if (m > 0 && (v = stats_median_inplace(buf, m)) > 0) {
-			logmed[b] = log(v);
-			used++;
+			sb->logmed[b] = log(v);
+			sb->used++;
 		}
 	}
-	nanstart[k] = nnan;
-	if (used == 0)
+	sb->nanstart[sb->k] = nnan;
+}
+
+/*
+ * One draw of rounds, shared by every benchmark: sets *s to the sum of
+ * the log medians of the resample. Returns 0, or -1 when the draw leaves
+ * a benchmark without a valid round.
+ */
+static int
+stats_boot_resample(struct stats_boot *sb, struct rng *rng, double *s)
+{
+	const double *const	*ratios = sb->ratios;
+	const size_t		*n = sb->n, *nan = sb->nan;
+	const size_t		*nanstart = sb->nanstart;
+	const double		*logmed = sb->logmed;
+	uint32_t		*w = sb->w;
+	double			 sum;
+	size_t			 nr = sb->nr, k = sb->k, b, i, total;
+
+	memset(w, 0, nr * sizeof *w);
+	for (i = 0; i < nr; i++)
+		w[(size_t)rng_below(rng, nr)]++;
+	for (sum = 0, b = 0; b < k; b++) {
+		if (isnan(logmed[b]))
+			continue;
+		/* Draws of rounds past its end or NAN do not count. */
+		total = nr;
+		for (i = n[b]; i < nr; i++)
+			total -= w[i];
+		for (i = nanstart[b]; i < nanstart[b + 1]; i++)
+			total -= w[nan[i]];
+		if (total == 0)
+			return (-1);
+		sum += log(stats_wmedian(ratios[b], sb->order + sb->start[b],
+		    w, total));
+	}
+	*s = sum;
+	return (0);
+}
+
+/*
+ * The geometric mean of the benchmarks' median ratios and its interval
+ * from resamples of rounds drawn jointly.
+ */
+int
+stats_boot_geomean(const double *const *ratios, const size_t *n, size_t k,
+    uint64_t seed, double level, double *est, double *lo, double *hi)
+{
+	struct stats_boot	 sb;
+	struct rng		 rng;
+	double			*gm = NULL, s;
+	size_t			 b, it, nboot, tries;
+	int			 r = -1;
+
+	*est = *lo = *hi = NAN;
+	memset(&sb, 0, sizeof sb);
+	sb.ratios = ratios;
+	sb.n = n;
+	sb.k = k;
+	if (k == 0 || !(level > 0 && level < 1) || k > SIZE_MAX / 8)
+		goto out;
+	if (stats_boot_shape(&sb, &nboot) != 0 ||
+	    (gm = stats_alloc(nboot)) == NULL || stats_boot_alloc(&sb) != 0)
+		goto out;
+	stats_boot_points(&sb);
+	if (sb.used == 0)
 		goto out;
 	for (s = 0, b = 0; b < k; b++) {
-		if (!isnan(logmed[b]))
-			s += logmed[b];
+		if (!isnan(sb.logmed[b]))
+			s += sb.logmed[b];
 	}
-	*est = exp(s / (double)used);
+	*est = exp(s / (double)sb.used);
 
 	rng_seed(&rng, seed);
 	for (it = 0, tries = 0; it < nboot; ) {
 		/*
-		 * One draw of rounds, shared by every benchmark. A draw that
-		 * leaves a benchmark without a valid round is drawn again
-		 * (standing in its point estimate would narrow the interval);
-		 * when that happens ten times a resample, the rounds are too
-		 * sparse for an interval at all.
+		 * A draw that leaves a benchmark without a valid round is
+		 * drawn again (standing in its point estimate would narrow
+		 * the interval); when that happens ten times a resample,
+		 * the rounds are too sparse for an interval at all.
 		 */
 		if (++tries > 10 * nboot)
 			goto out;
-		memset(w, 0, nr * sizeof *w);
-		for (i = 0; i < nr; i++)
-			w[(size_t)rng_below(&rng, nr)]++;
-		for (s = 0, b = 0; b < k; b++) {
-			if (isnan(logmed[b]))
-				continue;
-			/* Draws of rounds past its end or NAN do not count. */
-			total = nr;
-			for (i = n[b]; i < nr; i++)
-				total -= w[i];
-			for (i = nanstart[b]; i < nanstart[b + 1]; i++)
-				total -= w[nan[i]];
-			if (total == 0)
-				break;
-			s += log(stats_wmedian(ratios[b], order + start[b], w,
-			    total));
-		}
-		if (b < k)
+		if (stats_boot_resample(&sb, &rng, &s) != 0)
 			continue;
-		gm[it++] = exp(s / (double)used);
+		gm[it++] = exp(s / (double)sb.used);
 	}
 	stats_boot_interval(gm, nboot, level, lo, hi);
 	r = 0;
 out:
 	if (r != 0)
 		*est = *lo = *hi = NAN;
-	free(logmed);
-	free(buf);
 	free(gm);
-	free(vi);
-	free(order);
-	free(nan);
-	free(start);
-	free(nanstart);
-	free(w);
+	stats_boot_free(&sb);
 	return (r);
 }
 
@@ -973,39 +1055,15 @@ stats_compare(const double *logs, size_t n, double alpha, double min_effect,
 }
 
 /*
- * Long: the estimate, the test, the widening, the inverted interval and
- * the detectable effect share the sorted differences and the null
- * distribution; splitting them would pass both around five times.
+ * Sets out->r1 and out->widen: the serial correlation of the rounds, and
+ * the variance factor it calls for (pooled_r1 of pooled_n rounds if any).
  */
-int
-stats_compare_serial(const double *logs, size_t n, double alpha,
-    double min_effect, double pooled_r1, size_t pooled_n,
-    struct stats_cmp *out)
+static void
+stats_serial_widen(const double *logs, size_t n, double pooled_r1,
+    size_t pooled_n, struct stats_cmp *out)
 {
-	double	 rr, nn;
-	struct stats_null	 z;
-	double			*d = NULL, *dev = NULL, N, u, lo2, hi2, k, r;
-	double			 se, za, zb, me, mad;
-	size_t			 i, step, a, b, mid;
-	int			 ret = -1;
+	double	rr, nn, r;
 
-	memset(out, 0, sizeof *out);
-	memset(&z, 0, sizeof z);
-	out->n = n;
-	out->est = out->lo = out->hi = out->p = out->mde = NAN;
-	out->r1 = NAN;
-	out->widen = 1;
-	out->level = 1 - alpha;
-	out->decide_rounds = 0;
-	if (n == 0 || !(alpha > 0 && alpha < 1) ||
-	    n > SIZE_MAX / 2 / (n + 1))
-		goto out;
-	if ((d = stats_alloc(n)) == NULL || (dev = stats_alloc(n)) == NULL)
-		goto out;
-	for (i = 0; i < n; i++) {
-		if (!isfinite(logs[i]))
-			goto out;
-	}
 	/*
 	 * Serial correlation of the rounds, bias-corrected (Marriott and
 	 * Pope: E[r] ~ rho - (1 + 3 rho) / n). When it is positive, the
@@ -1033,19 +1091,18 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 			r = 0.9;
 		out->widen = (1 + r) / (1 - r);
 	}
-	memcpy(d, logs, n * sizeof *d);
-	stats_sort(d, n);
-	N = (double)n * ((double)n + 1) / 2;
-	if (stats_null_new(&z, n, out->widen) != 0)
-		goto out;
+}
 
-	/* Hodges-Lehmann: the median of the Walsh averages. */
-	if (fmod(N, 2) == 1)
-		out->est = stats_walsh_kth(d, n, (N + 1) / 2) / 2;
-	else
-		out->est = (stats_walsh_kth(d, n, N / 2) +
-		    stats_walsh_kth(d, n, N / 2 + 1)) / 4;
-	out->p = stats_null_p(&z, stats_walsh_v(d, n, N, 0));
+/*
+ * Sets out->lo and out->hi from the sorted differences d[0..n), N Walsh
+ * averages of them, and the null distribution z: the inverted test.
+ */
+static void
+stats_hl_interval(const double *d, size_t n, double N,
+    const struct stats_null *z, double alpha, struct stats_cmp *out)
+{
+	double	u, lo2, hi2, k;
+	size_t	step, a, b, mid;
 
 	/*
 	 * The interval: every shift the test at alpha accepts. p depends on
@@ -1056,7 +1113,7 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	for (a = 0, b = (size_t)N; a < b; ) {
 		/* Half-steps above N/2: u = N/2 + step/2. */
 		mid = a + (b - a + 1) / 2;
-		if (stats_null_p(&z, N / 2 + (double)mid / 2) > alpha)
+		if (stats_null_p(z, N / 2 + (double)mid / 2) > alpha)
 			a = mid;
 		else
 			b = mid - 1;
@@ -1076,6 +1133,19 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	}
 	out->lo = lo2 / 2;
 	out->hi = hi2 / 2;
+}
+
+/*
+ * Sets out->sd, out->mde and out->decide_rounds from the log ratios logs,
+ * sorted in d, with dev as scratch, for a test at alpha of N Walsh sums.
+ */
+static void
+stats_detectable(const double *logs, const double *d, double *dev, size_t n,
+    double N, const struct stats_null *z, double alpha, double min_effect,
+    struct stats_cmp *out)
+{
+	double	k, r, se, za, zb, me, mad;
+	size_t	i, mid;
 
 	/*
 	 * The effect this run could detect with 80% power: the Hodges-
@@ -1100,7 +1170,7 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	me = min_effect > 0 ? log(1 + min_effect) : 0;
 	se = mad * sqrt(M_PI / 3 / (double)n) * sqrt(out->widen);
 	/* The noise's resolution; a verdict needs min_effect besides. */
-	if (stats_null_p(&z, N) > alpha)
+	if (stats_null_p(z, N) > alpha)
 		out->mde = INFINITY;
 	else
 		out->mde = (za + zb) * se;
@@ -1109,6 +1179,55 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 		    sqrt(out->widen) / me, 2));
 		out->decide_rounds = k > 1e9 ? 1000000000 : (size_t)k;
 	}
+}
+
+/*
+ * Fills out for the log ratios logs: the Hodges-Lehmann estimate, the
+ * signed-rank test, its interval and the detectable effect.
+ */
+int
+stats_compare_serial(const double *logs, size_t n, double alpha,
+    double min_effect, double pooled_r1, size_t pooled_n,
+    struct stats_cmp *out)
+{
+	struct stats_null	 z;
+	double			*d = NULL, *dev = NULL, N;
+	size_t			 i;
+	int			 ret = -1;
+
+	memset(out, 0, sizeof *out);
+	memset(&z, 0, sizeof z);
+	out->n = n;
+	out->est = out->lo = out->hi = out->p = out->mde = NAN;
+	out->r1 = NAN;
+	out->widen = 1;
+	out->level = 1 - alpha;
+	out->decide_rounds = 0;
+	if (n == 0 || !(alpha > 0 && alpha < 1) ||
+	    n > SIZE_MAX / 2 / (n + 1))
+		goto out;
+	if ((d = stats_alloc(n)) == NULL || (dev = stats_alloc(n)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(logs[i]))
+			goto out;
+	}
+	stats_serial_widen(logs, n, pooled_r1, pooled_n, out);
+	memcpy(d, logs, n * sizeof *d);
+	stats_sort(d, n);
+	N = (double)n * ((double)n + 1) / 2;
+	if (stats_null_new(&z, n, out->widen) != 0)
+		goto out;
+
+	/* Hodges-Lehmann: the median of the Walsh averages. */
+	if (fmod(N, 2) == 1)
+		out->est = stats_walsh_kth(d, n, (N + 1) / 2) / 2;
+	else
+		out->est = (stats_walsh_kth(d, n, N / 2) +
+		    stats_walsh_kth(d, n, N / 2 + 1)) / 4;
+	out->p = stats_null_p(&z, stats_walsh_v(d, n, N, 0));
+	stats_hl_interval(d, n, N, &z, alpha, out);
+	stats_detectable(logs, d, dev, n, N, &z, alpha, min_effect, out);
 	ret = 0;
 out:
 	free(d);

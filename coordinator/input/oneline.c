@@ -95,13 +95,125 @@ oneline_assignment(const char *w, size_t len, size_t eq)
 }
 
 /*
- * Splits cmd (see oneline.h). Long because one loop reads blanks, both
- * kinds of quote, backslashes and the characters the shell would take.
+ * Reads the '…' quote at *pp into buf at *len, and moves *pp past it.
+ * Returns 0, or -1 with *cause.
  */
+static int
+oneline_single(const char **pp, char *buf, size_t *len, char **cause)
+{
+	const char	*p = *pp;
+
+	for (p++; *p != '\''; p++) {
+		if (*p == '\0') {
+			xasprintf(cause, "unterminated ' quote");
+			return (-1);
+		}
+		if (*p == '\n' || *p == '\r')
+			return (oneline_refuse(cause, oneline_special(*p, 0),
+			    *p));
+		buf[(*len)++] = *p;
+	}
+	*pp = p + 1;
+	return (0);
+}
+
+/*
+ * Reads the "…" quote at *pp into buf at *len, and moves *pp past it.
+ * Returns 0, or -1 with *cause.
+ */
+static int
+oneline_double(const char **pp, char *buf, size_t *len, char **cause)
+{
+	const char	*p = *pp;
+
+	for (p++; *p != '"'; p++) {
+		if (*p == '\0') {
+			xasprintf(cause, "unterminated \" quote");
+			return (-1);
+		}
+		if (*p == '\n' || *p == '\r')
+			return (oneline_refuse(cause, oneline_special(*p, 0),
+			    *p));
+		if (*p == '$' || *p == '`') {
+			xasprintf(cause, "'%c' inside \"…\" would be "
+			    "expanded by the shell; %s", *p, ONELINE_ADVICE);
+			return (-1);
+		}
+		if (*p == '\\' && p[1] != '\0' &&
+		    strchr("\"\\$`", p[1]) != NULL)
+			p++;
+		buf[(*len)++] = *p;
+	}
+	*pp = p + 1;
+	return (0);
+}
+
+/*
+ * Reads the backslash and the character it escapes at *pp into buf at
+ * *len, and moves *pp past them. Returns 0, or -1 with *cause.
+ */
+static int
+oneline_backslash(const char **pp, char *buf, size_t *len, char **cause)
+{
+	const char	*p = *pp;
+
+	if (p[1] == '\0') {
+		xasprintf(cause, "a backslash at the end (the shell would "
+		    "wait for more)");
+		return (-1);
+	}
+	if (p[1] == '\n' || p[1] == '\r')
+		return (oneline_refuse(cause, oneline_special(p[1], 0), p[1]));
+	buf[(*len)++] = p[1];
+	*pp = p + 2;
+	return (0);
+}
+
+/*
+ * Reads the word at *pp (not blank) into buf[0..*len), and moves *pp past
+ * it. *eq is 1 + the offset of its first unquoted '=' (0: none), *quoted
+ * whether a quote or backslash comes before that '='. Returns 0, or -1
+ * with *cause.
+ */
+static int
+oneline_word(const char **pp, char *buf, size_t *len, size_t *eq,
+    int *quoted, char **cause)
+{
+	const char	*p = *pp, *what;
+	int		 r;
+
+	*len = 0;
+	*eq = 0;
+	*quoted = 0;
+	while (*p != '\0' && *p != ' ' && *p != '\t') {
+		if (*p == '\'' || *p == '"' || *p == '\\') {
+			if (*p == '\'')
+				r = oneline_single(&p, buf, len, cause);
+			else if (*p == '"')
+				r = oneline_double(&p, buf, len, cause);
+			else
+				r = oneline_backslash(&p, buf, len, cause);
+			if (r != 0)
+				return (-1);
+			*quoted |= *eq == 0;
+		} else if ((what = oneline_special(*p, *len == 0 &&
+		    !*quoted)) != NULL) {
+			return (oneline_refuse(cause, what, *p));
+		} else {
+			if (*p == '=' && *eq == 0)
+				*eq = *len + 1;
+			buf[(*len)++] = *p++;
+		}
+	}
+	*pp = p;
+	return (0);
+}
+
+/* Splits cmd (see oneline.h). */
 int
 oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
 {
-	const char	 *p = cmd, *what;
+	const char	 *p = cmd;
 	char		**w, *buf;
 	size_t		  n = 0, len, eq;
 	int		  r = -1, quoted;
@@ -116,77 +228,8 @@ oneline_split(const char *cmd, char ***words, size_t *nwords, char **cause)
 			p++;
 		if (*p == '\0')
 			break;
-		len = 0;
-		eq = 0;		/* 1 + offset of the first unquoted '=' */
-		quoted = 0;	/* a quote or backslash before that '=' */
-		while (*p != '\0' && *p != ' ' && *p != '\t') {
-			if (*p == '\'') {
-				for (p++; *p != '\''; p++) {
-					if (*p == '\0') {
-						xasprintf(cause, "unterminated "
-						    "' quote");
-						goto out;
-					}
-					if (*p == '\n' || *p == '\r') {
-						oneline_refuse(cause,
-						    oneline_special(*p, 0), *p);
-						goto out;
-					}
-					buf[len++] = *p;
-				}
-				p++;
-				quoted |= eq == 0;
-			} else if (*p == '"') {
-				for (p++; *p != '"'; p++) {
-					if (*p == '\0') {
-						xasprintf(cause, "unterminated "
-						    "\" quote");
-						goto out;
-					}
-					if (*p == '\n' || *p == '\r') {
-						oneline_refuse(cause,
-						    oneline_special(*p, 0), *p);
-						goto out;
-					}
-					if (*p == '$' || *p == '`') {
-						xasprintf(cause, "'%c' inside "
-						    "\"…\" would be expanded "
-						    "by the shell; %s", *p,
-						    ONELINE_ADVICE);
-						goto out;
-					}
-					if (*p == '\\' && p[1] != '\0' &&
-					    strchr("\"\\$`", p[1]) != NULL)
-						p++;
-					buf[len++] = *p;
-				}
-				p++;
-				quoted |= eq == 0;
-			} else if (*p == '\\') {
-				if (p[1] == '\0') {
-					xasprintf(cause, "a backslash at the "
-					    "end (the shell would wait for "
-					    "more)");
-					goto out;
-				}
-				if (p[1] == '\n' || p[1] == '\r') {
-					oneline_refuse(cause,
-					    oneline_special(p[1], 0), p[1]);
-					goto out;
-				}
-				buf[len++] = p[1];
-				p += 2;
-				quoted |= eq == 0;
-			} else if ((what = oneline_special(*p, len == 0 &&
-			    !quoted)) != NULL) {
-				oneline_refuse(cause, what, *p);
-				goto out;
-			} else {
-				if (*p == '=' && eq == 0)
-					eq = len + 1;
-				buf[len++] = *p++;
-			}
-		}
+		if (oneline_word(&p, buf, &len, &eq, &quoted, cause) != 0)
+			goto out;
 		if (n == 0 && !quoted && eq != 0 &&
 		    oneline_assignment(buf, len, eq - 1)) {
 			xasprintf(cause, "'%.*s' would set an environment "

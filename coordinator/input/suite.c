@@ -476,23 +476,14 @@ suite_cur_bench(struct suite_parse *p)
 	return (&p->s->benches[p->idx]);
 }
 
-/* Handles one key of [suite]. Long because it is a switch, one case a key. */
+/* Handles a count key of [suite]: rounds, warmup, seed, retries and such. */
 static void
-suite_key_suite(struct suite_parse *p, int k, const char *v)
+suite_key_count(struct suite_parse *p, int k, const char *v)
 {
 	struct suite	*s = p->s;
 	uint64_t	 u;
-	double		 d;
 
 	switch (k) {
-	case SK_NAME:
-		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
-			ini_error(&p->src, p->src.line, "%s name: bad name "
-			    "'%s' (want " SUITE_NAME_RULE ")", p->label, v);
-			return;
-		}
-		snprintf(s->name, sizeof s->name, "%s", v);
-		break;
 	case SK_ROUNDS:
 		if (strcmp(v, "auto") == 0)
 			s->auto_rounds = 1;
@@ -507,12 +498,6 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		if (suite_uint(p, "max_rounds", v, 2, 100000, &u) == 0)
 			s->max_rounds = (uint32_t)u;
 		break;
-	case SK_BUDGET:
-		if (suite_parse_budget(v, &s->budget_s) != 0)
-			ini_error(&p->src, p->src.line, "%s budget: '%s' is "
-			    "not a duration (want e.g. 90s, 20m, 2h; at most "
-			    "30d)", p->label, v);
-		break;
 	case SK_WARMUP:
 		if (suite_uint(p, "warmup", v, 0, 1000, &u) == 0)
 			s->warmup = (uint32_t)u;
@@ -523,6 +508,57 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 			s->has_seed = 1;
 		}
 		break;
+	case SK_LOAD_WAIT:
+		if (suite_uint(p, "load_wait", v, 0, 86400, &u) == 0)
+			s->load_wait_s = (uint32_t)u;
+		break;
+	case SK_RETRIES:
+		if (suite_uint(p, "retries", v, 0, 10, &u) == 0)
+			s->retries = (uint32_t)u;
+		break;
+	case SK_LINGER:
+		if (suite_uint(p, "linger", v, 0, 7 * 86400, &u) == 0)
+			s->linger_s = (uint32_t)u;
+		break;
+	}
+}
+
+/* Handles a name key of [suite]: name or reference. */
+static void
+suite_key_name(struct suite_parse *p, int k, const char *v)
+{
+	struct suite	*s = p->s;
+
+	switch (k) {
+	case SK_NAME:
+		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s name: bad name "
+			    "'%s' (want " SUITE_NAME_RULE ")", p->label, v);
+			return;
+		}
+		snprintf(s->name, sizeof s->name, "%s", v);
+		break;
+	case SK_REFERENCE:
+		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
+			ini_error(&p->src, p->src.line, "%s reference: bad "
+			    "name '%s' (want " SUITE_NAME_RULE ")", p->label,
+			    v);
+			return;
+		}
+		snprintf(p->ref, sizeof p->ref, "%s", v);
+		p->ref_line = p->src.line;
+		break;
+	}
+}
+
+/* Handles a decimal key of [suite]: min_effect or max_load. */
+static void
+suite_key_decimal(struct suite_parse *p, int k, const char *v)
+{
+	struct suite	*s = p->s;
+	double		 d;
+
+	switch (k) {
 	case SK_MIN_EFFECT:
 		if (ini_decimal(v, INT_MAX, SUITE_FRAC_MAX, &d) != 0) {
 			ini_error(&p->src, p->src.line, "%s min_effect: '%s' "
@@ -536,16 +572,6 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		}
 		s->min_effect = d;
 		break;
-	case SK_REFERENCE:
-		if (!ini_name_ok(v, strlen(v), PROTO_NAME_MAX)) {
-			ini_error(&p->src, p->src.line, "%s reference: bad "
-			    "name '%s' (want " SUITE_NAME_RULE ")", p->label,
-			    v);
-			return;
-		}
-		snprintf(p->ref, sizeof p->ref, "%s", v);
-		p->ref_line = p->src.line;
-		break;
 	case SK_MAX_LOAD:
 		if (ini_decimal(v, INT_MAX, SUITE_FRAC_MAX, &d) != 0) {
 			ini_error(&p->src, p->src.line, "%s max_load: '%s' is "
@@ -554,13 +580,39 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		}
 		s->max_load = d;
 		break;
-	case SK_LOAD_WAIT:
-		if (suite_uint(p, "load_wait", v, 0, 86400, &u) == 0)
-			s->load_wait_s = (uint32_t)u;
+	}
+}
+
+/* Handles one key of [suite]: a switch, one case a key or kind of key. */
+static void
+suite_key_suite(struct suite_parse *p, int k, const char *v)
+{
+	struct suite	*s = p->s;
+
+	switch (k) {
+	case SK_NAME:
+	case SK_REFERENCE:
+		suite_key_name(p, k, v);
 		break;
+	case SK_ROUNDS:
+	case SK_MIN_ROUNDS:
+	case SK_MAX_ROUNDS:
+	case SK_WARMUP:
+	case SK_SEED:
+	case SK_LOAD_WAIT:
 	case SK_RETRIES:
-		if (suite_uint(p, "retries", v, 0, 10, &u) == 0)
-			s->retries = (uint32_t)u;
+	case SK_LINGER:
+		suite_key_count(p, k, v);
+		break;
+	case SK_MIN_EFFECT:
+	case SK_MAX_LOAD:
+		suite_key_decimal(p, k, v);
+		break;
+	case SK_BUDGET:
+		if (suite_parse_budget(v, &s->budget_s) != 0)
+			ini_error(&p->src, p->src.line, "%s budget: '%s' is "
+			    "not a duration (want e.g. 90s, 20m, 2h; at most "
+			    "30d)", p->label, v);
 		break;
 	case SK_PIN:
 		if (!ini_cpus_ok(v, -1) || strlen(v) >= sizeof s->pin) {
@@ -586,10 +638,6 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 		break;
 	case SK_COUNTERS:
 		suite_counters(p, v);
-		break;
-	case SK_LINGER:
-		if (suite_uint(p, "linger", v, 0, 7 * 86400, &u) == 0)
-			s->linger_s = (uint32_t)u;
 		break;
 	}
 }

@@ -243,15 +243,15 @@ cmp_load(struct cmp *c, size_t nh)
 		    c->new->hosts[nh].facts.cores);
 }
 
-/* Builds the rows, warnings and lists of what only one run has. */
+/*
+ * Warns when the orch versions differ, and lists the hosts, benchmarks
+ * and variants the old run has and the new one lacks, and the other way.
+ */
 static void
-cmp_build(struct cmp *c)
+cmp_only(struct cmp *c)
 {
 	const struct dataset	*o = c->old, *n = c->new;
-	struct cmp_row		*r;
-	double			*x = NULL, *y = NULL, e, l, h;
-	size_t			 ai, b, v, nh, nx, ny, i;
-	long			 oh, ob, ov;
+	size_t			 i;
 
 	if (strcmp(o->orch_version, n->orch_version) != 0)
 		cmp_list(&c->warn, &c->nwarn, "orch version differs: %s then, "
@@ -283,52 +283,67 @@ cmp_build(struct cmp *c)
 			cmp_list(&c->only, &c->nonly, "variant %s: only in the "
 			    "new run", n->variants[i]);
 	}
-	for (ai = 0; ai < c->an->nhosts; ai++) {
-		nh = c->an->hosts[ai].host;
-		if ((oh = dataset_host(o, n->hosts[nh].name)) < 0) {
-			cmp_list(&c->only, &c->nonly, "host %s: only in the "
-			    "new run", n->hosts[nh].name);
+}
+
+/*
+ * Adds a row for each benchmark and variant of the analysed host ai (nh
+ * in the new run, oh in the old) that both runs have, with one primary
+ * metric; lists those whose primary metric changed.
+ */
+static void
+cmp_host_rows(struct cmp *c, size_t ai, size_t nh, size_t oh)
+{
+	const struct dataset	*o = c->old, *n = c->new;
+	struct cmp_row		*r;
+	size_t			 b, v;
+	long			 ob, ov;
+
+	for (b = 0; b < n->nbenches; b++) {
+		if (strcmp(n->benches[b].name, RECORD_FLOOR) == 0 ||
+		    n->benches[b].nmetrics == 0 ||
+		    (ob = cmp_bench(o, n->benches[b].name)) < 0)
+			continue;
+		if (o->benches[ob].nmetrics == 0 ||
+		    strcmp(o->benches[ob].metrics[0],
+		    n->benches[b].metrics[0]) != 0) {
+			cmp_list(&c->only, &c->nonly, "host %s bench %s: "
+			    "primary metric %s then, %s now: not compared",
+			    n->hosts[nh].name, n->benches[b].name,
+			    o->benches[ob].nmetrics ?
+			    o->benches[ob].metrics[0] : "none",
+			    n->benches[b].metrics[0]);
 			continue;
 		}
-		cmp_facts(c, (size_t)oh, nh);
-		cmp_files(c, (size_t)oh, nh);
-		cmp_load(c, nh);
-		for (b = 0; b < n->nbenches; b++) {
-			if (strcmp(n->benches[b].name, RECORD_FLOOR) == 0 ||
-			    n->benches[b].nmetrics == 0 ||
-			    (ob = cmp_bench(o, n->benches[b].name)) < 0)
+		for (v = 0; v < n->nvariants; v++) {
+			if ((ov = cmp_find(o->variants, o->nvariants,
+			    n->variants[v])) < 0)
 				continue;
-			if (o->benches[ob].nmetrics == 0 ||
-			    strcmp(o->benches[ob].metrics[0],
-			    n->benches[b].metrics[0]) != 0) {
-				cmp_list(&c->only, &c->nonly, "host %s bench "
-				    "%s: primary metric %s then, %s now: not "
-				    "compared", n->hosts[nh].name,
-				    n->benches[b].name,
-				    o->benches[ob].nmetrics ?
-				    o->benches[ob].metrics[0] : "none",
-				    n->benches[b].metrics[0]);
-				continue;
-			}
-			for (v = 0; v < n->nvariants; v++) {
-				if ((ov = cmp_find(o->variants, o->nvariants,
-				    n->variants[v])) < 0)
-					continue;
-				c->rows = xreallocarray(c->rows, c->nrows + 1,
-				    sizeof *c->rows);
-				r = &c->rows[c->nrows++];
-				memset(r, 0, sizeof *r);
-				r->ahost = ai;
-				r->oh = (size_t)oh;
-				r->nh = nh;
-				r->ob = (size_t)ob;
-				r->nb = b;
-				r->ov = (size_t)ov;
-				r->nv = v;
-			}
+			c->rows = xreallocarray(c->rows, c->nrows + 1,
+			    sizeof *c->rows);
+			r = &c->rows[c->nrows++];
+			memset(r, 0, sizeof *r);
+			r->ahost = ai;
+			r->oh = oh;
+			r->nh = nh;
+			r->ob = (size_t)ob;
+			r->nb = b;
+			r->ov = (size_t)ov;
+			r->nv = v;
 		}
 	}
-	/* One family: every comparison that can be tested. */
+}
+
+/*
+ * Tests every row at the family's level: its ratio, interval and verdict.
+ * The family is every comparison that can be tested.
+ */
+static void
+cmp_test(struct cmp *c)
+{
+	struct cmp_row	*r;
+	double		*x = NULL, *y = NULL, e, l, h;
+	size_t		 nx, ny, i;
+
 	for (i = 0; i < c->nrows; i++) {
 		r = &c->rows[i];
 		nx = cmp_logs(c->ao, r->oh, r->ob, r->ov, &x);
@@ -357,9 +372,33 @@ cmp_build(struct cmp *c)
 		free(y);
 		x = y = NULL;
 		r->verdict = stats_verdict(r->ratio, r->lo, r->hi,
-		    n->min_effect, n->benches[r->nb].higher[0],
+		    c->new->min_effect, c->new->benches[r->nb].higher[0],
 		    nx < ny ? nx : ny, 1);
 	}
+}
+
+/* Builds the rows, warnings and lists of what only one run has. */
+static void
+cmp_build(struct cmp *c)
+{
+	const struct dataset	*o = c->old, *n = c->new;
+	size_t			 ai, nh;
+	long			 oh;
+
+	cmp_only(c);
+	for (ai = 0; ai < c->an->nhosts; ai++) {
+		nh = c->an->hosts[ai].host;
+		if ((oh = dataset_host(o, n->hosts[nh].name)) < 0) {
+			cmp_list(&c->only, &c->nonly, "host %s: only in the "
+			    "new run", n->hosts[nh].name);
+			continue;
+		}
+		cmp_facts(c, (size_t)oh, nh);
+		cmp_files(c, (size_t)oh, nh);
+		cmp_load(c, nh);
+		cmp_host_rows(c, ai, nh, (size_t)oh);
+	}
+	cmp_test(c);
 }
 
 /* Writes a ratio and its interval into buf. */

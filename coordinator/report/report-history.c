@@ -304,17 +304,35 @@ static const char *const hs_palette[] = {
 	"#e16f24", "#8250df", "#1a7f37", "#bf3989", "#0969da", "#57606a"
 };
 
-/*
- * One group's trend: per ratio series its interval band, its points and
- * line, the line at 1 and each change point as a dashed line with its run.
- */
+/* The trend plot's scale: runs 0..nx across, ymin..ymax (span) up. */
+struct hs_scale {
+	double	ymin, ymax, span;
+	size_t	nx;
+};
+
+/* Returns the x of run r on the scale sc. */
+static double
+hs_x(const struct hs_scale *sc, size_t r)
+{
+	return (HP_L + (double)r * (HP_W - HP_L - HP_R) / (double)sc->nx);
+}
+
+/* Returns the y of the ratio v on the scale sc. */
+static double
+hs_y(const struct hs_scale *sc, double v)
+{
+	return (HP_T + (sc->ymax - v) * (HP_H - HP_T - HP_B) / sc->span);
+}
+
+/* Sets sc to the runs of c and the ratios and intervals of g, padded. */
 static void
-hs_svg(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
+hs_svg_scale(const struct hs_ctx *c, const struct hs_group *g,
+    struct hs_scale *sc)
 {
 	const struct hs_series	*s;
 	const struct hist_point	*p;
-	double			 ymin = 1, ymax = 1, x, y, span;
-	size_t			 k, j, col = 0, nx;
+	double			 ymin = 1, ymax = 1, span;
+	size_t			 k, j;
 
 	for (k = 0; k < g->nseries; k++) {
 		s = &g->series[k];
@@ -331,33 +349,119 @@ hs_svg(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
 		span = 0.02;
 	ymin -= span * 0.05;
 	ymax += span * 0.05;
-	span = ymax - ymin;
-	nx = c->nruns > 1 ? c->nruns - 1 : 1;
-#define HX(r)	(HP_L + (double)(r) * (HP_W - HP_L - HP_R) / (double)nx)
-#define HY(v)	(HP_T + (ymax - (v)) * (HP_H - HP_T - HP_B) / span)
+	sc->ymin = ymin;
+	sc->ymax = ymax;
+	sc->span = ymax - ymin;
+	sc->nx = c->nruns > 1 ? c->nruns - 1 : 1;
+}
+
+/* Opens the trend plot: its frame, the axes' labels and the line at 1. */
+static void
+hs_svg_axes(FILE *f, const struct hs_ctx *c, const struct hs_scale *sc)
+{
+	double	y;
+	size_t	j;
+
 	fprintf(f, "<svg class=\"trend\" width=\"%d\" height=\"%d\" "
 	    "viewBox=\"0 0 %d %d\" role=\"img\">\n", HP_W, HP_H, HP_W, HP_H);
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 	    "fill=\"#f6f8fa\"/>\n", HP_L, HP_T, HP_W - HP_L - HP_R,
 	    HP_H - HP_T - HP_B);
 	for (j = 0; j <= 4; j++) {
-		y = ymin + span * (double)j / 4;
+		y = sc->ymin + sc->span * (double)j / 4;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" "
-		    "text-anchor=\"end\">%.3f</text>\n", HP_L - 6, HY(y) + 4, y);
+		    "text-anchor=\"end\">%.3f</text>\n", HP_L - 6,
+		    hs_y(sc, y) + 4, y);
 	}
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
 	    "stroke=\"#57606a\" stroke-width=\"1\"/>\n", HP_L, HP_W - HP_R,
-	    HY(1.0), HY(1.0));
+	    hs_y(sc, 1.0), hs_y(sc, 1.0));
 	for (j = 0; j < c->nruns; j++) {
 		if (c->nruns > 40 && j % 5 != 0 && j + 1 != c->nruns)
 			continue;
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" "
-		    "text-anchor=\"middle\">%zu</text>\n", HX(j), HP_H - HP_B + 14,
-		    j + 1);
+		    "text-anchor=\"middle\">%zu</text>\n", hs_x(sc, j),
+		    HP_H - HP_B + 14, j + 1);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" "
 	    "text-anchor=\"middle\">run</text>\n", (HP_W + HP_L) / 2,
 	    HP_H - 6);
+}
+
+/* The series s in colour col_s: its interval band, its line and points. */
+static void
+hs_svg_points(FILE *f, const struct hs_ctx *c, const struct hs_series *s,
+    const char *col_s, const struct hs_scale *sc)
+{
+	const struct hist_point	*p;
+	size_t			 j;
+
+	/* The band: lo along, hi back. */
+	fprintf(f, "<polygon class=\"band\" fill=\"%s\" "
+	    "fill-opacity=\"0.18\" points=\"", col_s);
+	for (j = 0; j < s->n; j++) {
+		p = &c->pts[s->pt[j]];
+		fprintf(f, "%.1f,%.1f ", hs_x(sc, s->run[j]), hs_y(sc,
+		    isfinite(p->lo) ? p->lo : p->ratio));
+	}
+	for (j = s->n; j-- > 0;) {
+		p = &c->pts[s->pt[j]];
+		fprintf(f, "%.1f,%.1f ", hs_x(sc, s->run[j]), hs_y(sc,
+		    isfinite(p->hi) ? p->hi : p->ratio));
+	}
+	fputs("\"/>\n", f);
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+	    "stroke-width=\"1.5\" points=\"", col_s);
+	for (j = 0; j < s->n; j++)
+		fprintf(f, "%.1f,%.1f ", hs_x(sc, s->run[j]),
+		    hs_y(sc, c->pts[s->pt[j]].ratio));
+	fputs("\"/>\n", f);
+	for (j = 0; j < s->n; j++) {
+		p = &c->pts[s->pt[j]];
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+		    "fill=\"%s\"><title>run %zu ", hs_x(sc, s->run[j]),
+		    hs_y(sc, p->ratio), col_s, s->run[j] + 1);
+		report_html_esc(f, hs_labels(&c->runs[s->run[j]]));
+		fprintf(f, ": %s/%s %.3f [%.3f, %.3f]</title></circle>\n",
+		    p->variant, p->reference, p->ratio, p->lo, p->hi);
+	}
+}
+
+/* Each change point of s as a dashed line, with its run and shift. */
+static void
+hs_svg_changes(FILE *f, const struct hs_series *s, const struct hs_scale *sc)
+{
+	double	x;
+	size_t	j;
+
+	for (j = 0; j < s->ncps; j++) {
+		x = (hs_x(sc, s->run[s->cps[j].at - 1]) +
+		    hs_x(sc, s->run[s->cps[j].at])) / 2;
+		fprintf(f, "<line class=\"change\" x1=\"%.1f\" "
+		    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#cf222e\" "
+		    "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n"
+		    "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+		    "fill=\"#cf222e\">change at run %zu: %s x%.3f"
+		    "</text>\n", x, x, HP_T, HP_H - HP_B, x + 4,
+		    HP_T + 12 + 14 * (int)(j % 4),
+		    s->run[s->cps[j].at] + 1, s->variant,
+		    exp(s->cps[j].shift));
+	}
+}
+
+/*
+ * One group's trend: per ratio series its interval band, its points and
+ * line, the line at 1 and each change point as a dashed line with its run.
+ */
+static void
+hs_svg(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
+{
+	const struct hs_series	*s;
+	struct hs_scale		 sc;
+	size_t			 k, col = 0;
+
+	hs_svg_scale(c, g, &sc);
+	hs_svg_axes(f, c, &sc);
 	for (k = 0; k < g->nseries; k++) {
 		const char	*col_s;
 
@@ -366,81 +470,27 @@ hs_svg(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
 			continue;
 		col_s = hs_palette[col++ % (sizeof hs_palette /
 		    sizeof hs_palette[0])];
-		/* The band: lo along, hi back. */
-		fprintf(f, "<polygon class=\"band\" fill=\"%s\" "
-		    "fill-opacity=\"0.18\" points=\"", col_s);
-		for (j = 0; j < s->n; j++) {
-			p = &c->pts[s->pt[j]];
-			fprintf(f, "%.1f,%.1f ", HX(s->run[j]), HY(isfinite(
-			    p->lo) ? p->lo : p->ratio));
-		}
-		for (j = s->n; j-- > 0;) {
-			p = &c->pts[s->pt[j]];
-			fprintf(f, "%.1f,%.1f ", HX(s->run[j]), HY(isfinite(
-			    p->hi) ? p->hi : p->ratio));
-		}
-		fputs("\"/>\n", f);
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-		    "stroke-width=\"1.5\" points=\"", col_s);
-		for (j = 0; j < s->n; j++)
-			fprintf(f, "%.1f,%.1f ", HX(s->run[j]),
-			    HY(c->pts[s->pt[j]].ratio));
-		fputs("\"/>\n", f);
-		for (j = 0; j < s->n; j++) {
-			p = &c->pts[s->pt[j]];
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			    "fill=\"%s\"><title>run %zu ", HX(s->run[j]),
-			    HY(p->ratio), col_s, s->run[j] + 1);
-			report_html_esc(f, hs_labels(&c->runs[s->run[j]]));
-			fprintf(f, ": %s/%s %.3f [%.3f, %.3f]</title></circle>\n",
-			    p->variant, p->reference, p->ratio, p->lo, p->hi);
-		}
-		for (j = 0; j < s->ncps; j++) {
-			x = (HX(s->run[s->cps[j].at - 1]) +
-			    HX(s->run[s->cps[j].at])) / 2;
-			fprintf(f, "<line class=\"change\" x1=\"%.1f\" "
-			    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#cf222e\" "
-			    "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n"
-			    "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-			    "fill=\"#cf222e\">change at run %zu: %s x%.3f"
-			    "</text>\n", x, x, HP_T, HP_H - HP_B, x + 4,
-			    HP_T + 12 + 14 * (int)(j % 4),
-			    s->run[s->cps[j].at] + 1, s->variant,
-			    exp(s->cps[j].shift));
-		}
+		hs_svg_points(f, c, s, col_s, &sc);
+		hs_svg_changes(f, s, &sc);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
-		    "fill=\"%s\">%s/%s</text>\n", HP_L + 6 + 90 * (int)(col - 1),
-		    HP_T - 6, col_s, s->variant, c->pts[g->first].reference);
+		    "fill=\"%s\">%s/%s</text>\n",
+		    HP_L + 6 + 90 * (int)(col - 1), HP_T - 6, col_s, s->variant,
+		    c->pts[g->first].reference);
 	}
-#undef HX
-#undef HY
 	fputs("</svg>\n", f);
 }
 
-/* history.html: per group its plot, then its change points in a table. */
-static int
-hs_html(const char *path, const char *store, const struct hs_ctx *c,
-    char **cause)
+/* history.html's head and its first paragraph: the store and its runs. */
+static void
+hs_html_head(FILE *f, const char *store, const struct hs_ctx *c)
 {
-	const struct hs_group	*g;
-	const struct hs_series	*s;
-	const struct hist_point	*p;
-	const struct cp_point	*cp;
-	char			 tmp[4200], what[160], sh[96];
-	size_t			 i, k, j, m;
-	FILE			*f;
-
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		xasprintf(cause, "%s: %s", tmp, strerror(errno));
-		return (-1);
-	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
 	    "\"utf-8\">\n<title>orch history</title>\n<style>\n"
 	    "body{margin:0;font:14px/1.5 -apple-system,\"Segoe UI\",Helvetica,"
 	    "Arial,sans-serif;color:#1f2328}\n"
 	    "main{max-width:1160px;margin:0 auto;padding:24px}\n"
-	    "h2{font-size:19px;border-bottom:1px solid #d0d7de;margin-top:32px}\n"
+	    "h2{font-size:19px;border-bottom:1px solid #d0d7de;"
+	    "margin-top:32px}\n"
 	    "table{border-collapse:collapse;margin:8px 0}\n"
 	    "td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left}\n"
 	    "svg{display:block;max-width:100%;height:auto}\n"
@@ -459,53 +509,84 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 	    "a dashed red line where the level changed (e-divisive means, "
 	    "at least %d runs a side, %d permutations, level %.2f).</p>\n",
 	    CP_MIN_SEG, CP_PERMS, CP_ALPHA);
+}
+
+/* The change points of group g in a table, or a line that it has none. */
+static void
+hs_html_changes(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
+{
+	const struct hs_series	*s;
+	const struct cp_point	*cp;
+	char			 what[160], sh[96];
+	size_t			 k, j, m = 0;
+
+	for (k = 0; k < g->nseries; k++) {
+		s = &g->series[k];
+		hs_what(what, sizeof what, c, g, s);
+		for (j = 0; j < s->ncps; j++) {
+			cp = &s->cps[j];
+			if (m++ == 0)
+				fputs("<table class=\"changes\">\n<tr>"
+				    "<th>change at run</th><th>series"
+				    "</th><th>shift [95%]</th><th>p"
+				    "</th><th>before</th><th>after"
+				    "</th></tr>\n", f);
+			hs_shift(sh, sizeof sh, cp);
+			fprintf(f, "<tr><td>%zu</td><td>", s->run[cp->at] + 1);
+			report_html_esc(f, what);
+			fprintf(f, "</td><td>%s</td><td>%.3f</td><td>"
+			    "run %zu ", sh, cp->p, s->run[cp->at - 1] + 1);
+			report_html_esc(f, hs_labels(&c->runs[s->run[cp->at -
+			    1]]));
+			fprintf(f, "</td><td>run %zu ", s->run[cp->at] + 1);
+			report_html_esc(f, hs_labels(&c->runs[s->run[cp->at]]));
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs(m > 0 ? "</table>\n" : "<p>No change point.</p>\n", f);
+}
+
+/* One group's section of history.html: its names, plot and changes. */
+static void
+hs_html_group(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
+{
+	const struct hist_point	*p = &c->pts[g->first];
+
+	fputs("<section>\n<h2>", f);
+	report_html_esc(f, p->host);
+	fputs(" · ", f);
+	report_html_esc(f, p->bench);
+	fputs(" · ", f);
+	report_html_esc(f, p->metric);
+	fputs("</h2>\n<p>", f);
+	report_html_esc(f, p->arch);
+	fputs(" · ", f);
+	report_html_esc(f, p->cpu);
+	fputs("</p>\n", f);
+	hs_svg(f, c, g);
+	hs_html_changes(f, c, g);
+	fputs("</section>\n", f);
+}
+
+/* history.html: per group its plot, then its change points in a table. */
+static int
+hs_html(const char *path, const char *store, const struct hs_ctx *c,
+    char **cause)
+{
+	char			 tmp[4200];
+	size_t			 i;
+	FILE			*f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		xasprintf(cause, "%s: %s", tmp, strerror(errno));
+		return (-1);
+	}
+	hs_html_head(f, store, c);
 	if (c->ngroups == 0)
 		fputs("<p>No run matches.</p>\n", f);
-	for (i = 0; i < c->ngroups; i++) {
-		g = &c->groups[i];
-		p = &c->pts[g->first];
-		fputs("<section>\n<h2>", f);
-		report_html_esc(f, p->host);
-		fputs(" · ", f);
-		report_html_esc(f, p->bench);
-		fputs(" · ", f);
-		report_html_esc(f, p->metric);
-		fputs("</h2>\n<p>", f);
-		report_html_esc(f, p->arch);
-		fputs(" · ", f);
-		report_html_esc(f, p->cpu);
-		fputs("</p>\n", f);
-		hs_svg(f, c, g);
-		m = 0;
-		for (k = 0; k < g->nseries; k++) {
-			s = &g->series[k];
-			hs_what(what, sizeof what, c, g, s);
-			for (j = 0; j < s->ncps; j++) {
-				cp = &s->cps[j];
-				if (m++ == 0)
-					fputs("<table class=\"changes\">\n<tr>"
-					    "<th>change at run</th><th>series"
-					    "</th><th>shift [95%]</th><th>p"
-					    "</th><th>before</th><th>after"
-					    "</th></tr>\n", f);
-				hs_shift(sh, sizeof sh, cp);
-				fprintf(f, "<tr><td>%zu</td><td>",
-				    s->run[cp->at] + 1);
-				report_html_esc(f, what);
-				fprintf(f, "</td><td>%s</td><td>%.3f</td><td>"
-				    "run %zu ", sh, cp->p,
-				    s->run[cp->at - 1] + 1);
-				report_html_esc(f, hs_labels(&c->runs[s->run[cp->at -
-				    1]]));
-				fprintf(f, "</td><td>run %zu ",
-				    s->run[cp->at] + 1);
-				report_html_esc(f, hs_labels(&c->runs[s->run[cp->at]]));
-				fputs("</td></tr>\n", f);
-			}
-		}
-		fputs(m > 0 ? "</table>\n" : "<p>No change point.</p>\n", f);
-		fputs("</section>\n", f);
-	}
+	for (i = 0; i < c->ngroups; i++)
+		hs_html_group(f, c, &c->groups[i]);
 	fputs("<section>\n<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>id"
 	    "</th><th>started</th><th>labels</th></tr>\n", f);
 	for (i = 0; i < c->nruns; i++) {

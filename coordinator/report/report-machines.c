@@ -487,20 +487,17 @@ mf_esc(FILE *f, const struct report_fmt *fmt, const char *s)
 	fmt->text(f, s);
 }
 
-/* One forest plot: host's ratios per bench and variant, then its means. */
-static void
-mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
-    size_t host)
+/*
+ * Sets *plo and *phi to the range of host's ratios and intervals, padded
+ * and around 1; returns the number of its rows.
+ */
+static size_t
+mf_range(const struct machines *m, size_t host, double *plo, double *phi)
 {
-	static const double	nice[] = { 0.1, 0.2, 0.25, 0.5, 0.75, 0.8,
-	    0.9, 0.95, 1, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100 };
-	const struct dataset	*ds = m->a->ds;
 	const struct mach_cell	*c;
 	const struct mach_geo	*g;
-	struct report_scale	 sc = { 1, 1, MF_X0, MF_X1 };
-	double			 lo = 1, hi = 1, pad, y, x, xl, xh;
-	size_t			 i, n = 0, k;
-	char			 label[256], num[96];
+	double			 lo = 1, hi = 1, pad;
+	size_t			 i, n = 0;
 
 	for (i = 0; i < m->ncells; i++) {
 		c = &m->cells[i];
@@ -531,8 +528,72 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	if (!(hi > 1))
 		hi = 1.01;
 	pad = (log(hi) - log(lo)) * 0.08;
-	lo = exp(log(lo) - pad);
-	hi = exp(log(hi) + pad);
+	*plo = exp(log(lo) - pad);
+	*phi = exp(log(hi) + pad);
+	return (n);
+}
+
+/*
+ * One row of a forest plot at height y on the scale lo..hi: its label,
+ * the ratio r3[0] in [r3[1], r3[2]] as a dot and a line (a diamond for a
+ * geometric mean, geo), and the numbers.
+ */
+static void
+mf_row(FILE *f, const struct report_fmt *fmt, const char *label,
+    const double *r3, int geo, double y, double lo, double hi)
+{
+	double	x, xl, xh;
+	char	num[96];
+
+	fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
+	    geo ? " font-weight=\"600\"" : "");
+	mf_esc(f, fmt, label);
+	fputs("</text>", f);
+	mr_ratio(r3[0], r3[1], r3[2], num, sizeof num);
+	if (isfinite(r3[0])) {
+		x = mf_x(r3[0], lo, hi);
+		if (isfinite(r3[1]) && isfinite(r3[2])) {
+			xl = mf_x(r3[1], lo, hi);
+			xh = mf_x(r3[2], lo, hi);
+		} else
+			xl = xh = x;
+		if (geo)
+			fprintf(f, "<polygon points=\"%.1f,%.1f "
+			    "%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
+			    "fill=\"#0969da\"/>", xl - 3, y, x, y - 7,
+			    xh + 3, y, x, y + 7);
+		else
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
+			    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#0969da\" "
+			    "stroke-width=\"2.5\" "
+			    "stroke-linecap=\"round\"/><circle "
+			    "cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+			    "fill=\"#0969da\" stroke=\"#fff\" "
+			    "stroke-width=\"1.5\"/>", xl, y, xh, y, x,
+			    y);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">", MF_TXT,
+	    y + 4);
+	mf_esc(f, fmt, num);
+	fputs("</text>\n", f);
+}
+
+/* One forest plot: host's ratios per bench and variant, then its means. */
+static void
+mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
+    size_t host)
+{
+	static const double	nice[] = { 0.1, 0.2, 0.25, 0.5, 0.75, 0.8,
+	    0.9, 0.95, 1, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100 };
+	const struct dataset	*ds = m->a->ds;
+	const struct mach_cell	*c;
+	const struct mach_geo	*g;
+	struct report_scale	 sc = { 1, 1, MF_X0, MF_X1 };
+	double			 lo, hi, y;
+	size_t			 i, n, k;
+	char			 label[256];
+
+	n = mf_range(m, host, &lo, &hi);
 	y = MF_TOP + (double)n * MF_ROW + 8;
 	fprintf(f, "<figure><svg class=\"machines\" width=\"%d\" "
 	    "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
@@ -552,7 +613,6 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 	    MF_ONE, y);
 	k = 0;
 	for (i = 0; i < m->ncells + m->ngeos; i++) {
-		const double	*r3;
 		double		 rr[3];
 		int		 geo = i >= m->ncells;
 
@@ -577,40 +637,9 @@ mf_plot(FILE *f, const struct report_fmt *fmt, const struct machines *m,
 			rr[1] = g->lo;
 			rr[2] = g->hi;
 		}
-		r3 = rr;
 		y = MF_TOP + (double)k * MF_ROW + MF_ROW / 2.0 + (geo ? 8 : 0);
 		k++;
-		fprintf(f, "<text x=\"0\" y=\"%.1f\"%s>", y + 4,
-		    geo ? " font-weight=\"600\"" : "");
-		mf_esc(f, fmt, label);
-		fputs("</text>", f);
-		mr_ratio(r3[0], r3[1], r3[2], num, sizeof num);
-		if (isfinite(r3[0])) {
-			x = mf_x(r3[0], lo, hi);
-			if (isfinite(r3[1]) && isfinite(r3[2])) {
-				xl = mf_x(r3[1], lo, hi);
-				xh = mf_x(r3[2], lo, hi);
-			} else
-				xl = xh = x;
-			if (geo)
-				fprintf(f, "<polygon points=\"%.1f,%.1f "
-				    "%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
-				    "fill=\"#0969da\"/>", xl - 3, y, x, y - 7,
-				    xh + 3, y, x, y + 7);
-			else
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" "
-				    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#0969da\" "
-				    "stroke-width=\"2.5\" "
-				    "stroke-linecap=\"round\"/><circle "
-				    "cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
-				    "fill=\"#0969da\" stroke=\"#fff\" "
-				    "stroke-width=\"1.5\"/>", xl, y, xh, y, x,
-				    y);
-		}
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"mono\">", MF_TXT,
-		    y + 4);
-		mf_esc(f, fmt, num);
-		fputs("</text>\n", f);
+		mf_row(f, fmt, label, rr, geo, y, lo, hi);
 	}
 	fputs("</svg><figcaption>Each row: the host's typical value relative "
 	    "to the reference host (dot: exp of the Hodges–Lehmann shift of "
