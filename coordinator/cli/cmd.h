@@ -3,7 +3,7 @@
  * command, each in its file (cmd-NAME.c), all in cmd_table (cmd.c).
  * main() finds the entry for the first word and runs it. A command turns
  * its words into options (args.h), makes one call into the layers below
- * and returns the exit code; the cli is the only layer that exits.
+ * and returns the exit code; only the cli exits on bad usage or input.
  */
 #ifndef COORDINATOR_CMD_H
 #define COORDINATOR_CMD_H
