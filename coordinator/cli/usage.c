@@ -22,6 +22,8 @@ struct usage_cmd {
 struct usage_opt {
 	const char	*commands;	/* the commands taking it, ' ' between */
 	const char	*spelling;	/* "--hosts=LIST", "-v, --verbose" */
+	int		 id;		/* getopt_long's value: its letter, or
+					   an OPT_* (usage.h) */
 	const char	*help;
 };
 
@@ -104,84 +106,100 @@ static const struct usage_cmd usage_cmds[] = {
 	  "(also `orch --version`)." },
 };
 
-/* One row per option: adding an option is adding a row. */
+/*
+ * One row per option: adding an option is adding a row. The getopt_long
+ * rows are made from the same spelling (usage_getopt).
+ */
 static const struct usage_opt usage_opts[] = {
-	{ "run check deploy", "--hosts=LIST",
+	{ "run check deploy", "--hosts=LIST", OPT_HOSTS,
 	  "hosts and groups of the inventory, comma separated; `all` for "
 	  "every host; `local` (the default) is this machine; any other name "
 	  "is looked up in ssh_config with `ssh -G`" },
-	{ "run check deploy status stop", "--inventory=FILE",
+	{ "run check deploy status stop", "--inventory=FILE", OPT_INVENTORY,
 	  "the inventory of hosts (default $ORCH_INVENTORY, else "
 	  "inventory/hosts.ini)" },
-	{ "run check deploy status stop", "--ssh-config=FILE",
+	{ "run check deploy status stop", "--ssh-config=FILE", OPT_SSH_CONFIG,
 	  "the ssh_config that names not in the inventory are looked up in "
 	  "(default $ORCH_SSH_CONFIG, else ssh's own: ~/.ssh/config)" },
-	{ "run check deploy", "--accept-new-host-keys",
+	{ "run check deploy", "--accept-new-host-keys", OPT_ACCEPT_NEW,
 	  "add the key of a host not in ~/.ssh/known_hosts (never a changed "
 	  "one)" },
-	{ "run", "--rounds=N|auto", "measured rounds per host (default: the "
-	  "suite's); auto: each host stops once its primary comparisons are "
-	  "decided, at the suite's max_rounds, or at its budget" },
-	{ "run", "--budget=DURATION", "with rounds = auto, the time each host "
-	  "may measure (90s, 20m, 2h; default: the suite's, else none)" },
-	{ "run", "--seed=N", "the seed of the order and the bootstrap "
-	  "(default: the suite's, else random and recorded)" },
-	{ "run", "--warmup=N", "unmeasured runs of each variant first "
-	  "(default: the suite's)" },
-	{ "run", "-n, --command-name=NAME", "the name of a one-line run's "
-	  "next command (one per command, in order; default: made from the "
-	  "command)" },
-	{ "run report", "--export-json=PATH", "also write summary.json to "
-	  "PATH" },
-	{ "run report", "--export-markdown=PATH", "also write report.md to "
-	  "PATH" },
-	{ "run report", "--export-csv=PATH", "also write samples.csv to "
-	  "PATH" },
-	{ "run", "--label=KEY=VALUE", "a label of the run (release=v5, "
-	  "commit=abc123), kept in its record and history; repeatable" },
-	{ "index history", "--reports=DIR", "the reports directory whose "
-	  "history.sqlite is used (index: default the runs' parent; history: "
-	  "default reports)" },
-	{ "index", "--rebuild", "index every run directory under the reports "
-	  "directory" },
-	{ "history", "--host=NAME", "only this host" },
-	{ "history", "--bench=NAME", "only this benchmark" },
-	{ "history", "--metric=NAME", "this metric (default: each "
-	  "benchmark's primary one)" },
-	{ "history", "--variant=NAME", "only this variant's series" },
-	{ "history", "--since=DATE", "only runs started on or after DATE "
-	  "(YYYY-MM-DD)" },
-	{ "history", "--out=FILE", "write the page there (default "
-	  "REPORTS/history.html)" },
-	{ "history", "-q, --quiet", "do not print the series (the page is "
-	  "written all the same)" },
-	{ "run", "--out=DIR", "write the run into DIR (default "
-	  "reports/RUN-ID, and reports/latest points at it)" },
-	{ "run", "--max-load=F", "wait while the 1-minute load per core is "
-	  "above F; 0 measures anyway (default: the suite's)" },
-	{ "compare", "--out=DIR", "write compare.md, compare.html and "
-	  "compare.json into DIR (default: NEW's directory)" },
-	{ "compare", "--fail-on=LIST", "exit 1 when a comparison's verdict "
-	  "trips the gate, one line each: worse, invalid, inconclusive, or "
-	  "any (comma separated)" },
-	{ "run report", "--fail-on=LIST", "exit 1 when a primary comparison "
-	  "trips the gate, one line each saying why; LIST is comma separated: "
-	  "worse, invalid, inconclusive, refuted (a claim of the suite), "
-	  "or any" },
-	{ "run", "--resume=DIR", "reconnect to the unfinished run in DIR "
-	  "and finish it (its suite, hosts, rounds and seed come from DIR)" },
-	{ "run report", "--machine-reference=HOST", "the host the Machines "
-	  "section compares every other host with (default: the run's "
-	  "first host)" },
-	{ "run report compare", "-q, --quiet", "do not print the answer (the files "
-	  "are written all the same)" },
-	{ "deploy", "--force", "push the agent even when the host has this "
-	  "version" },
-	{ "deploy", "--from-source", "build the agent on the host from the "
-	  "source tree, even when a prebuilt one matches" },
-	{ "run check deploy", "-v, --verbose", "log every step, with "
-	  "times" },
+	{ "run", "--rounds=N|auto", OPT_ROUNDS,
+	  "measured rounds per host (default: the suite's); auto: each host "
+	  "stops once its primary comparisons are decided, at the suite's "
+	  "max_rounds, or at its budget" },
+	{ "run", "--budget=DURATION", OPT_BUDGET,
+	  "with rounds = auto, the time each host may measure (90s, 20m, 2h; "
+	  "default: the suite's, else none)" },
+	{ "run", "--seed=N", OPT_SEED,
+	  "the seed of the order and the bootstrap (default: the suite's, "
+	  "else random and recorded)" },
+	{ "run", "--warmup=N", OPT_WARMUP,
+	  "unmeasured runs of each variant first (default: the suite's)" },
+	{ "run", "-n, --command-name=NAME", 'n',
+	  "the name of a one-line run's next command (one per command, in "
+	  "order; default: made from the command)" },
+	{ "run report", "--export-json=PATH", OPT_EXPORT_JSON,
+	  "also write summary.json to PATH" },
+	{ "run report", "--export-markdown=PATH", OPT_EXPORT_MD,
+	  "also write report.md to PATH" },
+	{ "run report", "--export-csv=PATH", OPT_EXPORT_CSV,
+	  "also write samples.csv to PATH" },
+	{ "run", "--label=KEY=VALUE", OPT_LABEL,
+	  "a label of the run (release=v5, commit=abc123), kept in its record "
+	  "and history; repeatable" },
+	{ "index history", "--reports=DIR", OPT_REPORTS,
+	  "the reports directory whose history.sqlite is used (index: default "
+	  "the runs' parent; history: default reports)" },
+	{ "index", "--rebuild", OPT_REBUILD,
+	  "index every run directory under the reports directory" },
+	{ "history", "--host=NAME", OPT_HOST,
+	  "only this host" },
+	{ "history", "--bench=NAME", OPT_BENCH,
+	  "only this benchmark" },
+	{ "history", "--metric=NAME", OPT_METRIC,
+	  "this metric (default: each benchmark's primary one)" },
+	{ "history", "--variant=NAME", OPT_VARIANT,
+	  "only this variant's series" },
+	{ "history", "--since=DATE", OPT_SINCE,
+	  "only runs started on or after DATE (YYYY-MM-DD)" },
+	{ "history", "--out=FILE", OPT_OUT,
+	  "write the page there (default REPORTS/history.html)" },
+	{ "history", "-q, --quiet", 'q',
+	  "do not print the series (the page is written all the same)" },
+	{ "run", "--out=DIR", OPT_OUT,
+	  "write the run into DIR (default reports/RUN-ID, and reports/latest "
+	  "points at it)" },
+	{ "run", "--max-load=F", OPT_MAX_LOAD,
+	  "wait while the 1-minute load per core is above F; 0 measures "
+	  "anyway (default: the suite's)" },
+	{ "compare", "--out=DIR", OPT_OUT,
+	  "write compare.md, compare.html and compare.json into DIR (default: "
+	  "NEW's directory)" },
+	{ "compare", "--fail-on=LIST", OPT_FAIL_ON,
+	  "exit 1 when a comparison's verdict trips the gate, one line each: "
+	  "worse, invalid, inconclusive, or any (comma separated)" },
+	{ "run report", "--fail-on=LIST", OPT_FAIL_ON,
+	  "exit 1 when a primary comparison trips the gate, one line each "
+	  "saying why; LIST is comma separated: worse, invalid, inconclusive, "
+	  "refuted (a claim of the suite), or any" },
+	{ "run", "--resume=DIR", OPT_RESUME,
+	  "reconnect to the unfinished run in DIR and finish it (its suite, "
+	  "hosts, rounds and seed come from DIR)" },
+	{ "run report", "--machine-reference=HOST", OPT_MACHINE_REF,
+	  "the host the Machines section compares every other host with "
+	  "(default: the run's first host)" },
+	{ "run report compare", "-q, --quiet", 'q',
+	  "do not print the answer (the files are written all the same)" },
+	{ "deploy", "--force", OPT_FORCE,
+	  "push the agent even when the host has this version" },
+	{ "deploy", "--from-source", OPT_FROM_SOURCE,
+	  "build the agent on the host from the source tree, even when a "
+	  "prebuilt one matches" },
+	{ "run check deploy", "-v, --verbose", 'v',
+	  "log every step, with times" },
 	{ "run check deploy status stop report index history", "-h, --help",
+	  'h',
 	  "show this help" },
 };
 
@@ -223,6 +241,79 @@ int
 usage_known(const char *name)
 {
 	return (usage_find(name) != NULL);
+}
+
+/*
+ * Adds one getopt_long row to g: name[0..len) (the long spelling), has_arg
+ * and id, and the letter (0: none) to the short options. Returns 0, or -1
+ * when it does not fit.
+ */
+static int
+usage_getopt_add(struct usage_getopt *g, const char *name, size_t len,
+    int has_arg, int id, int letter)
+{
+	struct option	*o = &g->longopts[g->n];
+	size_t		 k = strlen(g->shortopts);
+
+	if (g->n + 1 >= USAGE_GETOPT_MAX || len >= sizeof g->names[0] ||
+	    k + 3 > sizeof g->shortopts)
+		return (-1);
+	memcpy(g->names[g->n], name, len);
+	g->names[g->n][len] = '\0';
+	o->name = g->names[g->n];
+	o->has_arg = has_arg;
+	o->flag = NULL;
+	o->val = id;
+	if (letter != 0) {
+		g->shortopts[k++] = (char)letter;
+		if (has_arg == required_argument)
+			g->shortopts[k++] = ':';
+		g->shortopts[k] = '\0';
+	}
+	g->n++;
+	memset(&g->longopts[g->n], 0, sizeof g->longopts[g->n]);
+	return (0);
+}
+
+int
+usage_getopt(const char *command, struct usage_getopt *g)
+{
+	const struct usage_opt	*o;
+	const char		*p;
+	size_t			 i, w;
+	int			 letter, help = 0;
+
+	memset(g, 0, sizeof *g);
+	g->command = command;
+	g->shortopts[0] = ':';
+	if (usage_find(command) == NULL)
+		return (-1);
+	for (i = 0; i < USAGE_NOPTS; i++) {
+		o = &usage_opts[i];
+		if (!usage_takes(o, command))
+			continue;
+		/* "-v, --verbose" or "--hosts=LIST": the letter, the name. */
+		p = o->spelling;
+		letter = 0;
+		if (p[0] == '-' && p[1] != '-') {
+			letter = p[1];
+			p += strcspn(p, " ") + 1;
+		}
+		if (strncmp(p, "--", 2) != 0)
+			return (-1);
+		p += 2;
+		w = strcspn(p, "=");
+		if (usage_getopt_add(g, p, w, p[w] == '=' ? required_argument :
+		    no_argument, o->id, letter) != 0)
+			return (-1);
+		if (o->id == 'h')
+			help = 1;
+	}
+	/* Every command takes --help, listed in its usage or not. */
+	if (!help && usage_getopt_add(g, "help", 4, no_argument, 'h',
+	    'h') != 0)
+		return (-1);
+	return (0);
 }
 
 /*

@@ -6,10 +6,66 @@
 #ifndef COORDINATOR_USAGE_H
 #define COORDINATOR_USAGE_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
+
+/*
+ * What getopt_long returns for an option (the id of its row of the table):
+ * its letter when it has a short spelling, else one of these, above any
+ * char.
+ */
+enum usage_id {
+	OPT_HOSTS = 0x100,
+	OPT_INVENTORY,
+	OPT_SSH_CONFIG,
+	OPT_ACCEPT_NEW,
+	OPT_ROUNDS,
+	OPT_BUDGET,
+	OPT_SEED,
+	OPT_WARMUP,
+	OPT_EXPORT_JSON,
+	OPT_EXPORT_MD,
+	OPT_EXPORT_CSV,
+	OPT_LABEL,
+	OPT_REPORTS,
+	OPT_REBUILD,
+	OPT_HOST,
+	OPT_BENCH,
+	OPT_METRIC,
+	OPT_VARIANT,
+	OPT_SINCE,
+	OPT_OUT,
+	OPT_MAX_LOAD,
+	OPT_FAIL_ON,
+	OPT_RESUME,
+	OPT_MACHINE_REF,
+	OPT_FORCE,
+	OPT_FROM_SOURCE
+};
+
+#define USAGE_GETOPT_MAX	32	/* rows of one command, and the end */
+
+/* One command's options as getopt_long takes them, made from the table. */
+struct usage_getopt {
+	const char	*command;
+	struct option	 longopts[USAGE_GETOPT_MAX];	/* a zero row ends */
+	char		 names[USAGE_GETOPT_MAX][24];	/* longopts' names */
+	char		 shortopts[2 * USAGE_GETOPT_MAX + 2]; /* ":vqhn:" */
+	size_t		 n;
+};
 
 /* Returns 1 when name is one of orch's commands, else 0. */
 int	usage_known(const char *name);
+
+/*
+ * Fills g with command's rows of the option table for getopt_long: each
+ * long spelling with its id (enum usage_id, or its letter), and the
+ * short options after a ':' (getopt_long then says ':' for a missing
+ * value); -h, --help is there for every command, listed or not. Returns
+ * 0, or -1 when command is unknown or its rows do not fit g.
+ */
+int	usage_getopt(const char *command, struct usage_getopt *g);
 
 /* Writes the synopsis of every command and how to get more help. */
 void	usage_all(FILE *f);

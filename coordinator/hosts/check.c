@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coordinator/hosts/check.h"
+#include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/defaults.h"
 #include "proto/log.h"
@@ -168,15 +169,16 @@ check_agent_source(const struct host *h)
 static void
 check_route(const struct host *h)
 {
-	size_t	i;
+	const struct host_route	*r = h->route;
+	size_t			 i;
 
-	if (h->nhops == 0)
+	if (r == NULL || r->nhops == 0)
 		return;
 	printf("%s: reached through", h->name);
-	for (i = 0; i < h->nhops; i++)
+	for (i = 0; i < r->nhops; i++)
 		printf("%s %s (%s@%s port %d)", i > 0 ? "," : "",
-		    h->hops[i].name, h->hops[i].user, h->hops[i].address,
-		    h->hops[i].port);
+		    r->hops[i].name, r->hops[i].user, r->hops[i].address,
+		    r->hops[i].port);
 	printf("\n");
 }
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coordinator/hosts/host-backend.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/defaults.h"
 #include "proto/log.h"

@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include "coordinator/hosts/deploy.h"
+#include "coordinator/hosts/host-backend.h"
+#include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/shell.h"
 #include "coordinator/hosts/ssh.h"
@@ -88,29 +90,31 @@ hs_target_one(struct ssh_target *t, const char *name, const char *address,
 	t->identity = identity;
 	t->reach = reach;
 	t->accept_new = hs_accept_new;
-	t->timeout_ms = reach->timeout_ms > 0 ? reach->timeout_ms :
-	    SSH_CONNECT_TIMEOUT;
+	t->timeout_ms = reach != NULL && reach->timeout_ms > 0 ?
+	    reach->timeout_ms : SSH_CONNECT_TIMEOUT;
 	t->jump = jump;
 }
 
 /*
  * Fills an SSH target from a host's settings, its jump hosts (if any) in
- * hops, each reached through the one before.
+ * hops, each reached through the one before. A host without a route (none
+ * from the inventory) has no ssh_config settings and no jump host.
  */
 static void
 hs_target(const struct host *h, struct ssh_target *t,
     struct ssh_target hops[HOST_HOPS_MAX])
 {
+	const struct host_route	*r = h->route;
 	const struct host_hop	*p;
 	size_t			 i;
 
-	for (i = 0; i < h->nhops && i < HOST_HOPS_MAX; i++) {
-		p = &h->hops[i];
+	for (i = 0; r != NULL && i < r->nhops && i < HOST_HOPS_MAX; i++) {
+		p = &r->hops[i];
 		hs_target_one(&hops[i], p->name, p->address, p->port, p->user,
 		    p->identity, &p->reach, i > 0 ? &hops[i - 1] : NULL);
 	}
 	hs_target_one(t, h->name, h->address, h->port, h->user, h->identity,
-	    &h->reach, i > 0 ? &hops[i - 1] : NULL);
+	    r != NULL ? &r->reach : NULL, i > 0 ? &hops[i - 1] : NULL);
 }
 
 /* Closes the tunnel's current connection, both ends. */

@@ -22,6 +22,7 @@
 #define HOST_TRANSPORT_DIRECT	1
 
 struct host;
+struct host_route;
 
 /* What orch check learns of a host; each field "-" until known. */
 struct host_probe {
@@ -81,36 +82,6 @@ struct host_ops {
 		    char *line, size_t len);
 };
 
-#define HOST_HOPS_MAX	4	/* jump hosts on the way to one host */
-#define HOST_IDS_MAX	8	/* identity files from ssh_config */
-#define HOST_KH_MAX	4	/* known_hosts files from ssh_config */
-#define HOST_PATH_LEN	512
-
-/*
- * What ssh_config adds to reach a host beyond address, port, user and
- * identity: all empty for an inventory host that does not use it.
- */
-struct host_reach {
-	char	 ids[HOST_IDS_MAX][HOST_PATH_LEN];	/* tried if readable */
-	size_t	 nids;
-	char	 known_hosts[HOST_KH_MAX][HOST_PATH_LEN]; /* none: the default */
-	size_t	 nkh;
-	char	 hostkey_alias[256];	/* known_hosts name, "" none */
-	int	 timeout_ms;		/* ConnectTimeout, 0 the default */
-	int	 identities_only;	/* IdentitiesOnly: ssh-agent keys only
-					   if one of ids (or identity) */
-};
-
-/* A jump host on the way to a host (ProxyJump, or the inventory's jump). */
-struct host_hop {
-	char		 name[64];	/* as named, for messages */
-	char		 address[256];
-	int		 port;
-	char		 user[64];
-	char		 identity[512];	/* "": none required */
-	struct host_reach reach;
-};
-
 /* Host status, as summary.json names it. */
 #define HOST_OK		0
 #define HOST_FAILED	1
@@ -140,9 +111,9 @@ struct host {
 	int		 verbose;	/* run the agent with -v */
 	int		 no_deploy;	/* refuse rather than install the agent */
 	int		 agent_stale;	/* refused: no agent, or an outdated one */
-	struct host_reach reach;	/* from ssh_config */
-	struct host_hop	 hops[HOST_HOPS_MAX];	/* jump hosts, first hop first */
-	size_t		 nhops;
+	struct host_route *route;	/* SSH hosts: ssh_config's settings
+					   and jump hosts (host-route.h);
+					   NULL for local */
 
 	/* Session. */
 	char		 run_id[64];	/* of the session, once opened */
@@ -169,9 +140,6 @@ typedef int (*host_sample_cb)(struct host *, const struct proto_sample *,
 /* Called for every STATUS message (waiting for the load, notes). */
 typedef void (*host_state_cb)(struct host *, const struct proto_state *,
     void *arg);
-
-/* Fills h as the built-in host `local`. */
-void	host_local_init(struct host *h);
 
 /* Sets the orch-agent program the local backend starts. */
 void	host_local_set_agent(const char *path);
@@ -221,9 +189,6 @@ void	host_close(struct host *h);
  * cannot start runs in the caller's thread instead: none is skipped.
  */
 void	host_each(void *items, size_t n, size_t size, void *(*fn)(void *));
-
-extern const struct host_ops host_local_ops;
-extern const struct host_ops host_ssh_ops;
 
 /* Lets the SSH backend add unknown host keys (never changed ones). */
 void	host_ssh_accept_new(int on);

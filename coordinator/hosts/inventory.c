@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/hosts/host-backend.h"
+#include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/inventory.h"
 #include "coordinator/input/address.h"
 #include "coordinator/hosts/sshconfig.h"
@@ -1354,8 +1356,8 @@ inv_chain(const struct inventory *inv, int use_ssh, const char *jumps,
 
 /*
  * Fills remote host h (its name set, and its inventory entry's settings
- * when it has one) with what ssh_config adds and its jump hosts.
- * Returns 0, or -1 with *cause.
+ * when it has one) with what ssh_config adds and its jump hosts, into its
+ * route. Returns 0, or -1 with *cause.
  */
 static int
 inv_fill_ssh(const struct inventory *inv, int use_ssh, struct host *h,
@@ -1377,13 +1379,13 @@ inv_fill_ssh(const struct inventory *inv, int use_ssh, struct host *h,
 	h->port = t->port;
 	memcpy(h->user, t->user, sizeof h->user);
 	memcpy(h->identity, t->identity, sizeof h->identity);
-	h->reach = t->reach;
-	h->nhops = 0;
+	h->route->reach = t->reach;
+	h->route->nhops = 0;
 	path[0] = h->name;
-	if (inv_chain(inv, use_ssh, jumps, path, 1, h->hops, &h->nhops,
-	    cause) != 0)
+	if (inv_chain(inv, use_ssh, jumps, path, 1, h->route->hops,
+	    &h->route->nhops, cause) != 0)
 		goto out;
-	if (h->nhops > 0 && h->transport == HOST_TRANSPORT_DIRECT) {
+	if (h->route->nhops > 0 && h->transport == HOST_TRANSPORT_DIRECT) {
 		*cause = ini_fmt("--hosts: %s: transport = direct cannot go "
 		    "through a jump host (the agent's port is not reachable "
 		    "from here); use transport = tunnel", h->name);
@@ -1410,6 +1412,10 @@ inv_fill_extra(struct host *h, const char *name)
 	h->status = HOST_OK;
 }
 
+/* The routes follow the hosts in their block, aligned. */
+_Static_assert(_Alignof(struct host) % _Alignof(struct host_route) == 0,
+    "a host_route cannot follow an array of hosts");
+
 /*
  * Resolves a --hosts list (see inventory.h). Long because names, groups
  * and 'all' are picked, checked and copied in one pass over the list.
@@ -1420,10 +1426,11 @@ inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
 {
 	struct inv_pick		 pk;
 	struct host		*out = NULL;
+	struct host_route	*route;
 	char			*copy = NULL, *a, *e, *end;
 	size_t			 nhosts = inv != NULL ? inv->nhosts : 0;
 	size_t			 ngroups = inv != NULL ? inv->ngroups : 0;
-	size_t			 i, empty = 0, names = 0, nmax;
+	size_t			 i, empty = 0, names = 0, nmax, nroute;
 	int			 r = -1, last;
 
 	memset(&pk, 0, sizeof pk);
@@ -1478,8 +1485,13 @@ inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
 			goto nomem;
 		goto out;
 	}
-	if ((out = calloc(pk.n, sizeof *out)) == NULL)
+	/* One block: free() frees the hosts and the remote ones' routes. */
+	for (i = 0, nroute = 0; i < pk.n; i++)
+		nroute += pk.order[i] != nhosts;
+	if ((out = calloc(1, pk.n * sizeof *out + nroute *
+	    sizeof *route)) == NULL)
 		goto nomem;
+	route = (struct host_route *)(void *)(out + pk.n);
 	for (i = 0; i < pk.n; i++) {
 		if (pk.order[i] == nhosts) {
 			inv_fill_local(&out[i], inv);
@@ -1490,6 +1502,7 @@ inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
 			    1]);
 		else
 			inv_fill_remote(&out[i], &inv->hosts[pk.order[i]]);
+		out[i].route = route++;
 		if (inv_fill_ssh(inv, use_ssh, &out[i], cause) != 0) {
 			free(out);
 			goto out;

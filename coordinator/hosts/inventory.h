@@ -34,10 +34,12 @@ const char *inventory_path(const char *opt, int *required);
 
 /*
  * Resolves a --hosts list (NULL means "local") into a new array of *n hosts
- * (caller frees with free()), in list order without duplicates: host names,
- * group names (expanded in order, recursively), `all` (every inventory host
- * in file order) and `local` (built in). Remote hosts have ops NULL. inv may
- * be NULL (only `local` exists). Returns 0, or -1 with *cause (caller frees).
+ * (caller frees with free(): the remote hosts' routes are in the same
+ * block), in list order without duplicates: host names, group names
+ * (expanded in order, recursively), `all` (every inventory host in file
+ * order) and `local` (built in). Remote hosts have ops NULL and a route
+ * (host-route.h). inv may be NULL (only `local` exists). Returns 0, or -1
+ * with *cause (caller frees).
  */
 int	inventory_resolve(const struct inventory *inv, const char *list,
 	    struct host **hosts, size_t *n, char **cause);
@@ -46,7 +48,7 @@ int	inventory_resolve(const struct inventory *inv, const char *list,
  * As inventory_resolve, and a name that is no host or group of the
  * inventory is looked up in ssh_config (`ssh -G`, sshconfig.h); hosts with
  * ssh_config = yes take what their entry leaves out from it; jump hosts
- * (the jump key, or ProxyJump) fill each host's hops.
+ * (the jump key, or ProxyJump) fill each host's route.
  */
 int	inventory_resolve_ssh(const struct inventory *inv, const char *list,
 	    struct host **hosts, size_t *n, char **cause);

@@ -43,10 +43,27 @@ static const char *const ssh_algs[] = {
 };
 #define SSH_NALGS	(sizeof ssh_algs / sizeof ssh_algs[0])
 
-int
+static pthread_once_t	 ssh_once = PTHREAD_ONCE_INIT;
+static int		 ssh_init_rc = -1;
+
+/* Initialises libssh2, once (through ssh_once). */
+static void
+ssh_init_once(void)
+{
+	ssh_init_rc = libssh2_init(0) == 0 ? 0 : -1;
+}
+
+/*
+ * Initialises libssh2 the first time an SSH host is used, whichever thread
+ * that is; no command that reaches no SSH host pays for it. Returns 0 or
+ * -1.
+ */
+static int
 ssh_init(void)
 {
-	return (libssh2_init(0) == 0 ? 0 : -1);
+	if (pthread_once(&ssh_once, ssh_init_once) != 0)
+		return (-1);
+	return (ssh_init_rc);
 }
 
 /* Returns $HOME, or the passwd entry's home, or "/". */
@@ -656,6 +673,10 @@ ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 
 	memset(s, 0, sizeof *s);
 	s->sock = s->pumpfd = -1;
+	if (ssh_init() != 0) {
+		snprintf(err, errlen, "libssh2_init failed");
+		return (-1);
+	}
 	if (t->jump != NULL) {
 		if (ssh_open_jump(s, t, err, errlen) != 0)
 			goto fail;

@@ -4,7 +4,7 @@
  * host-key algorithm preference puts the known key types first),
  * authentication by ssh-agent identities then key files, commands by exec
  * of an argv quoted by shell_command(), files by SFTP.
- * One session per thread; ssh_init() once before any thread starts.
+ * One session per thread; the first ssh_open initialises libssh2, once.
  */
 #ifndef COORDINATOR_SSH_H
 #define COORDINATOR_SSH_H
@@ -16,7 +16,7 @@
 #include <libssh2.h>
 #include <libssh2_sftp.h>
 
-#include "coordinator/hosts/host.h"
+#include "coordinator/hosts/host-route.h"
 
 #define SSH_ERR_LEN	512
 
@@ -48,9 +48,6 @@ struct ssh {
 	pthread_t	 pump;		/* moves bytes between the two */
 	int		 pumping;
 };
-
-/* Initializes libssh2; call once from the main thread. Returns 0 or -1. */
-int	ssh_init(void);
 
 /* Returns the known_hosts file in use: $ORCH_KNOWN_HOSTS or ~/.ssh/known_hosts. */
 const char *ssh_known_hosts_path(void);

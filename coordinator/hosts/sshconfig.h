@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "coordinator/hosts/host.h"
+#include "coordinator/hosts/host-route.h"
 
 #define SSHCFG_OUT_MAX		(256 * 1024)	/* most of ssh -G's output read */
 #define SSHCFG_TIMEOUT		10000		/* ms for ssh -G to answer */

@@ -7,24 +7,19 @@
  * family-wise error like a run's primary comparisons (docs/statistics.md).
  */
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/gate.h"
 #include "coordinator/analysis/stats-hl.h"
-#include "coordinator/cli/usage.h"
 #include "coordinator/report/compare.h"
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
-#include "coordinator/store/baseline.h"
 #include "proto/file.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -888,94 +883,4 @@ out:
 	dataset_free(c.old);
 	dataset_free(c.new);
 	return (r);
-}
-
-/* Resolves OLD: a run directory, else a baseline's name. */
-static char *
-cmp_resolve(const char *arg)
-{
-	char	*dir = NULL, *cause = NULL, path[PATH_MAX];
-	int	 rc;
-
-	if ((size_t)snprintf(path, sizeof path, "%s/%s", arg, RECORD_FILE) <
-	    sizeof path && access(path, F_OK) == 0)
-		return (xstrdup(arg));
-	if ((rc = baseline_resolve(arg, &dir, &cause)) == 0)
-		return (dir);
-	if (rc < 0) {
-		fprintf(stderr, "orch compare: %s\n", cause);
-		free(cause);
-		exit(2);
-	}
-	fprintf(stderr, "orch compare: %s: neither a run directory (no %s in "
-	    "it) nor a baseline (orch baseline list)\n", arg, RECORD_FILE);
-	exit(2);
-}
-
-int
-cmd_compare(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "fail-on", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char	*out = NULL;
-	char		*old, *new, *cause = NULL, *tripped = NULL;
-	int		 ch, fail_on = 0, quiet = 0;
-
-	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage_command(stdout, "compare");
-			exit(0);
-		case 'f':
-			if (gate_parse(optarg, &fail_on, &cause) != 0) {
-				fprintf(stderr, "orch: %s\n", cause);
-				free(cause);
-				return (2);
-			}
-			if (fail_on & GATE_REFUTED && strstr(optarg,
-			    "refuted") != NULL) {
-				fprintf(stderr, "orch: --fail-on: refuted is "
-				    "for a run's claims, not for compare\n");
-				return (2);
-			}
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			usage_bad_option("compare", argv, optind, optopt, ch);
-		}
-	}
-	if (optind != argc - 2)
-		usage_error("compare", "compare takes OLD and NEW, got %d "
-		    "argument%s", argc - optind, argc - optind == 1 ? "" :
-		    "s");
-	old = cmp_resolve(argv[optind]);
-	new = cmp_resolve(argv[optind + 1]);
-	if (compare_render(old, new, out != NULL ? out : new,
-	    quiet ? NULL : stdout, fail_on, &tripped, &cause) != 0) {
-		fprintf(stderr, "orch compare: %s\n", cause);
-		free(cause);
-		free(old);
-		free(new);
-		return (2);
-	}
-	printf("compare: %s/compare.md (and compare.html, compare.json)\n",
-	    out != NULL ? out : new);
-	free(old);
-	free(new);
-	if (tripped != NULL) {
-		fputs(tripped, stderr);
-		free(tripped);
-		return (1);
-	}
-	return (0);
 }

@@ -21,7 +21,4 @@ int	compare_render(const char *old_dir, const char *new_dir,
 	    const char *out_dir, FILE *tty, int fail_on, char **tripped,
 	    char **cause);
 
-/* orch compare [options] OLD NEW: returns the exit code. */
-int	cmd_compare(int argc, char **argv);
-
 #endif

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 
 #include "coordinator/analysis/changepoint.h"
-#include "coordinator/cli/usage.h"
 #include "coordinator/report/report-history.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/store/history.h"
@@ -720,105 +718,4 @@ out:
 	history_close(h);
 	free(store);
 	return (r);
-}
-
-/* Options without a short form: getopt_long's values above any char. */
-#define OPT_REBUILD	0x111
-#define OPT_REPORTS	0x112
-#define OPT_SINCE	0x113
-
-/* COMMAND --help: its usage on stdout, exit 0. */
-static void __attribute__((noreturn))
-hist_help(const char *command)
-{
-	usage_command(stdout, command);
-	exit(0);
-}
-
-/* orch index [--reports=DIR] [--rebuild] [DIR...]. */
-int
-history_cmd_index(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "reports", required_argument, NULL, OPT_REPORTS },
-		{ "rebuild", no_argument, NULL, OPT_REBUILD },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char	*reports = NULL;
-	int		 ch, rebuild = 0;
-
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (ch == 'h')
-			hist_help("index");
-		else if (ch == OPT_REPORTS)
-			reports = optarg;
-		else if (ch == OPT_REBUILD)
-			rebuild = 1;
-		else
-			usage_bad_option("index", argv, optind, optopt, ch);
-	}
-	if (optind == argc && !rebuild)
-		usage_error("index", "index takes run directories, or "
-		    "--rebuild for every run under the reports directory");
-	return (history_index_main(reports, rebuild, argv + optind,
-	    (size_t)(argc - optind)));
-}
-
-/* orch history [options]: the series, their change points, history.html. */
-int
-history_cmd_history(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "reports", required_argument, NULL, OPT_REPORTS },
-		{ "host", required_argument, NULL, 'H' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "metric", required_argument, NULL, 'M' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "out", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct history_opts	 o;
-	int			 ch;
-
-	memset(&o, 0, sizeof o);
-	while ((ch = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_REPORTS:
-			o.reports = optarg;
-			break;
-		case 'H':
-			o.f.host = optarg;
-			break;
-		case 'b':
-			o.f.bench = optarg;
-			break;
-		case 'M':
-			o.f.metric = optarg;
-			break;
-		case 'V':
-			o.f.variant = optarg;
-			break;
-		case OPT_SINCE:
-			o.f.since = optarg;
-			break;
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case 'h':
-			hist_help("history");
-		default:
-			usage_bad_option("history", argv, optind, optopt, ch);
-		}
-	}
-	if (optind != argc)
-		usage_error("history", "history takes no arguments, got '%s' "
-		    "(the store is --reports=DIR/history.sqlite)", argv[optind]);
-	return (history_main(&o));
 }

@@ -32,8 +32,4 @@ int	history_main(const struct history_opts *o);
 int	history_index_main(const char *reports, int rebuild, char **dirs,
 	    size_t ndirs);
 
-/* orch index and orch history: their options, then the above. */
-int	history_cmd_index(int argc, char **argv);
-int	history_cmd_history(int argc, char **argv);
-
 #endif

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/cli/usage.h"
 #include "coordinator/store/baseline.h"
 #include "coordinator/store/dataset.h"
 #include "proto/ident.h"
@@ -58,7 +57,7 @@ baseline_mkdir(void)
 }
 
 /* orch baseline set NAME DIR */
-static int
+int
 baseline_set(const char *name, const char *dir)
 {
 	struct dataset	*ds = NULL;
@@ -110,7 +109,7 @@ baseline_cmp(const void *a, const void *b)
 }
 
 /* orch baseline list */
-static int
+int
 baseline_list(void)
 {
 	DIR		*d;
@@ -148,7 +147,7 @@ baseline_list(void)
 }
 
 /* orch baseline rm NAME */
-static int
+int
 baseline_rm(const char *name)
 {
 	char	path[PATH_MAX], *dir = NULL, *cause = NULL;
@@ -171,21 +170,4 @@ baseline_rm(const char *name)
 		return (2);
 	}
 	return (0);
-}
-
-int
-cmd_baseline(int argc, char **argv)
-{
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		usage_command(stdout, "baseline");
-		return (0);
-	}
-	if (argc == 4 && strcmp(argv[1], "set") == 0)
-		return (baseline_set(argv[2], argv[3]));
-	if (argc == 2 && strcmp(argv[1], "list") == 0)
-		return (baseline_list());
-	if (argc == 3 && strcmp(argv[1], "rm") == 0)
-		return (baseline_rm(argv[2]));
-	usage_error("baseline", "want 'set NAME DIR', 'list' or 'rm NAME'");
 }

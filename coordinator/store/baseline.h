@@ -15,7 +15,17 @@
  */
 int	baseline_resolve(const char *name, char **dir, char **cause);
 
-/* orch baseline set|list|rm ...: returns the exit code. */
-int	cmd_baseline(int argc, char **argv);
+/*
+ * orch baseline set NAME DIR: points NAME at the run in DIR (its record
+ * must load), replacing any baseline of that name in one rename, and says
+ * so. Returns the exit code: 0, or 2 with the error said.
+ */
+int	baseline_set(const char *name, const char *dir);
+
+/* orch baseline list: each baseline and its run directory, by name. */
+int	baseline_list(void);
+
+/* orch baseline rm NAME: removes it. Returns 0, or 2 with the error said. */
+int	baseline_rm(const char *name);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/hosts/host.h"
 #include "coordinator/hosts/sshconfig.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "coordinator/hosts/host-route.h"
+#include "coordinator/hosts/hosts.h"
 #include "coordinator/hosts/inventory.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -113,6 +115,9 @@ test_good(void **state)
 	assert_string_equal(h[0].name, "epyc");
 	assert_null(h[0].ops);
 	assert_null(h[0].priv);
+	assert_non_null(h[0].route);
+	assert_int_equal(h[0].route->nhops, 0);
+	assert_int_equal(h[0].route->reach.nids, 0);
 	assert_string_equal(h[0].address, "epyc.lab.example.org");
 	assert_int_equal(h[0].port, 2222);
 	assert_string_equal(h[0].user, "bench");
@@ -303,7 +308,8 @@ test_missing_optional(void **state)
 	h = resolve_ok(inv, NULL, &n, names, sizeof names);
 	assert_int_equal(n, 1);
 	assert_string_equal(h->name, "local");
-	assert_ptr_equal(h->ops, &host_local_ops);
+	assert_string_equal(h->ops->kind, "local");
+	assert_null(h->route);
 	assert_string_equal(h->workdir, "/tmp/orch-wd");
 	assert_string_equal(h->pin, "");
 	assert_true(h->max_load < 0);
@@ -818,7 +824,8 @@ test_resolve_local(void **state)
 	h = resolve_ok(inv, NULL, &n, names, sizeof names);
 	assert_int_equal(n, 1);
 	assert_string_equal(h->name, "local");
-	assert_ptr_equal(h->ops, &host_local_ops);
+	assert_string_equal(h->ops->kind, "local");
+	assert_null(h->route);
 	assert_int_equal(h->chan.sock, -1);
 	assert_string_equal(h->workdir, HOME "/orch-work");
 	assert_string_equal(h->pin, "1");
@@ -849,6 +856,40 @@ test_resolve_local(void **state)
 	assert_string_equal(h->workdir, "");
 	assert_true(h->max_load < 0);
 	free(h);
+}
+
+/* hosts_resolve binds each host to its backend: local, else SSH. */
+static void
+test_hosts_resolve(void **state)
+{
+	struct host	*h = NULL;
+	char		*cause = NULL;
+	size_t		 n = 0;
+
+	(void)state;
+	assert_int_equal(hosts_resolve(DIR "good.ini", "epyc,local,m2", &h,
+	    &n, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(n, 3);
+	assert_string_equal(h[0].ops->kind, "ssh");
+	assert_non_null(h[0].route);
+	assert_string_equal(h[1].ops->kind, "local");
+	assert_null(h[1].route);
+	assert_string_equal(h[2].ops->kind, "ssh");
+	assert_non_null(h[2].route);
+	assert_true(h[0].route != h[2].route);
+	assert_int_equal(h[2].chan.sock, -1);
+	free(h);
+
+	/* An inventory given and missing: its path and why. */
+	h = (struct host *)1;
+	assert_int_equal(hosts_resolve(DIR "no-such.ini", NULL, &h, &n,
+	    &cause), -1);
+	assert_null(h);
+	assert_int_equal(n, 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, DIR "no-such.ini"));
+	free(cause);
 }
 
 /* ---- inventory_path ----------------------------------------------------- */
@@ -902,6 +943,7 @@ main(void)
 		cmocka_unit_test_setup(test_resolve, setup_env),
 		cmocka_unit_test_setup(test_resolve_bad, setup_env),
 		cmocka_unit_test_setup(test_resolve_local, setup_env),
+		cmocka_unit_test_setup(test_hosts_resolve, setup_env),
 		cmocka_unit_test_setup(test_path, setup_env),
 	};
 	struct CMUnitTest	bad[NELEM(bad_cases)];

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/inventory.h"
 #include "coordinator/hosts/sshconfig.h"
 
@@ -306,15 +307,15 @@ test_chain(void **state)
 	assert_int_equal(inventory_resolve(inv, "t,n", &h, &n, &cause), 0);
 	assert_int_equal(n, 2);
 	/* b2's own jump comes first; b3's own is not used (-J semantics). */
-	assert_int_equal(h[0].nhops, 3);
-	assert_string_equal(h[0].hops[0].name, "b1");
-	assert_string_equal(h[0].hops[1].name, "b2");
-	assert_int_equal(h[0].hops[1].port, 23);
-	assert_string_equal(h[0].hops[2].name, "b3");
-	assert_string_equal(h[0].hops[2].user, "u");
-	assert_int_equal(h[0].hops[2].port, 2200);
-	assert_string_equal(h[0].hops[2].address, "10.0.0.3");
-	assert_int_equal(h[1].nhops, 0);
+	assert_int_equal(h[0].route->nhops, 3);
+	assert_string_equal(h[0].route->hops[0].name, "b1");
+	assert_string_equal(h[0].route->hops[1].name, "b2");
+	assert_int_equal(h[0].route->hops[1].port, 23);
+	assert_string_equal(h[0].route->hops[2].name, "b3");
+	assert_string_equal(h[0].route->hops[2].user, "u");
+	assert_int_equal(h[0].route->hops[2].port, 2200);
+	assert_string_equal(h[0].route->hops[2].address, "10.0.0.3");
+	assert_int_equal(h[1].route->nhops, 0);
 	free(h);
 	inventory_free(inv);
 	unlink(path);
@@ -426,19 +427,20 @@ test_query_real(void **state)
 	assert_int_equal(h[0].port, 2201);
 	assert_string_equal(h[0].user, "bench");
 	assert_string_equal(h[0].workdir, "~/.orch");
-	assert_int_equal(h[0].reach.nids, 1);
-	assert_string_equal(h[0].reach.ids[0], HOME "/.ssh/lab");
-	assert_int_equal(h[0].nhops, 1);
-	assert_string_equal(h[0].hops[0].name, "gw");
-	assert_string_equal(h[0].hops[0].address, "192.0.2.1");
-	assert_string_equal(h[0].hops[0].user, "jumper");
+	assert_int_equal(h[0].route->reach.nids, 1);
+	assert_string_equal(h[0].route->reach.ids[0], HOME "/.ssh/lab");
+	assert_int_equal(h[0].route->nhops, 1);
+	assert_string_equal(h[0].route->hops[0].name, "gw");
+	assert_string_equal(h[0].route->hops[0].address, "192.0.2.1");
+	assert_string_equal(h[0].route->hops[0].user, "jumper");
 	free(h);
 	h = NULL;
 	/* A second hop is resolved by the first: its name need not resolve. */
 	assert_int_equal(inventory_resolve_ssh(inv, "deep", &h, &n, &cause),
 	    0);
-	assert_int_equal(h[0].nhops, 2);
-	assert_string_equal(h[0].hops[1].address, "inner-name-orch-test");
+	assert_int_equal(h[0].route->nhops, 2);
+	assert_string_equal(h[0].route->hops[1].address,
+	    "inner-name-orch-test");
 	free(h);
 	h = NULL;
 	/*
@@ -469,8 +471,8 @@ test_query_real(void **state)
 	assert_string_equal(h[0].address, "192.0.2.7");
 	assert_string_equal(h[0].user, "me");
 	assert_int_equal(h[0].port, 22);
-	assert_int_equal(h[0].nhops, 1);
-	assert_string_equal(h[0].hops[0].address, "192.0.2.2");
+	assert_int_equal(h[0].route->nhops, 1);
+	assert_string_equal(h[0].route->hops[0].address, "192.0.2.2");
 	free(h);
 	inventory_free(inv);
 	unlink(path);

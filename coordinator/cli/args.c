@@ -1,0 +1,207 @@
+/* Reading the commands' words: the parts every command shares. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coordinator/analysis/gate.h"
+#include "coordinator/cli/args.h"
+#include "coordinator/cli/usage.h"
+#include "coordinator/hosts/host.h"
+#include "coordinator/hosts/hosts.h"
+#include "coordinator/hosts/sshconfig.h"
+#include "coordinator/report/report-export.h"
+#include "coordinator/store/dataset.h"
+#include "proto/log.h"
+
+void
+args_init(struct usage_getopt *g, const char *command)
+{
+	if (usage_getopt(command, g) != 0)
+		fatalx("%s: its options do not fit the getopt rows", command);
+}
+
+int
+args_next(struct usage_getopt *g, int argc, char **argv)
+{
+	int	id;
+
+	id = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+	if (id == 'h')
+		args_help(g->command);
+	if (id == '?' || id == ':')
+		usage_bad_option(g->command, argv, optind, optopt, id);
+	return (id);
+}
+
+void
+args_usage(void)
+{
+	usage_all(stderr);
+	exit(2);
+}
+
+void
+args_help(const char *command)
+{
+	usage_command(stdout, command);
+	exit(0);
+}
+
+unsigned long long
+args_u64(const char *opt, const char *s, unsigned long long max)
+{
+	unsigned long long	 v;
+	char			*end;
+
+	errno = 0;
+	if (*s == '\0' || *s == '-' || *s == '+')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		goto bad;
+	return (v);
+bad:
+	fprintf(stderr, "orch: %s: '%s' is not a number in 0..%llu\n", opt, s,
+	    max);
+	exit(2);
+}
+
+int
+args_fail_on(const char *list, int *mask)
+{
+	char	*cause = NULL;
+
+	if (gate_parse(list, mask, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+args_label(char *arg, char **labels, size_t *n)
+{
+	char	*k, *v, *cause = NULL;
+	size_t	 i, klen;
+
+	if (dataset_label_parse(arg, &k, &v, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	klen = strlen(k);
+	for (i = 0; i < *n; i++) {
+		if (strncmp(labels[i], k, klen) == 0 &&
+		    labels[i][klen] == '=') {
+			fprintf(stderr, "orch: --label %s: given twice\n", k);
+			free(k);
+			return (-1);
+		}
+	}
+	free(k);
+	if (*n == LABELS_MAX) {
+		fprintf(stderr, "orch: --label: at most %d labels\n",
+		    LABELS_MAX);
+		return (-1);
+	}
+	labels[(*n)++] = arg;
+	return (0);
+}
+
+void
+args_reach(int id, const char *arg, const char **list, const char **inv)
+{
+	if (id == OPT_HOSTS)
+		*list = arg;
+	else if (id == OPT_INVENTORY)
+		*inv = arg;
+	else if (id == OPT_SSH_CONFIG)
+		sshcfg_set_file(arg);
+	else if (id == OPT_ACCEPT_NEW)
+		host_ssh_accept_new(1);
+}
+
+void
+args_export(int id, const char *path, struct report_exports *e)
+{
+	if (id == OPT_EXPORT_JSON)
+		e->json = path;
+	else if (id == OPT_EXPORT_MD)
+		e->md = path;
+	else
+		e->csv = path;
+}
+
+int
+args_exports(const struct report_exports *e,
+    const struct report_exports **out)
+{
+	char	*cause = NULL;
+
+	*out = NULL;
+	if (e->json == NULL && e->md == NULL && e->csv == NULL)
+		return (0);
+	if (report_export_check(e, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		return (-1);
+	}
+	*out = e;
+	return (0);
+}
+
+struct host *
+args_hosts(const char *inv, const char *list, size_t *n)
+{
+	struct host	*hosts;
+	char		*cause;
+
+	if (hosts_resolve(inv, list, &hosts, n, &cause) != 0) {
+		fprintf(stderr, "orch: %s\n", cause);
+		free(cause);
+		exit(2);
+	}
+	return (hosts);
+}
+
+struct host *
+args_deploy(const char *command, int deploy, int argc, char **argv,
+    size_t *n, int *force)
+{
+	struct usage_getopt	 g;
+	const char		*list = NULL, *inv = NULL;
+	int			 id;
+
+	*force = 0;
+	/* check takes deploy's options, to refuse two of them by name. */
+	args_init(&g, "deploy");
+	g.command = command;
+	while ((id = args_next(&g, argc, argv)) != -1) {
+		switch (id) {
+		case OPT_FORCE:
+			if (!deploy)
+				usage_error(command, "--force is an option of "
+				    "deploy");
+			*force = *force > 1 ? *force : 1;
+			break;
+		case OPT_FROM_SOURCE:
+			if (!deploy)
+				usage_error(command, "--from-source is an "
+				    "option of deploy");
+			*force = 2;
+			break;
+		case 'v':
+			log_init("orch", LOG_DEBUG);
+			break;
+		default:
+			args_reach(id, optarg, &list, &inv);
+		}
+	}
+	if (optind != argc)
+		usage_error(command, "%s takes no arguments, got '%s' (hosts "
+		    "go in --hosts=LIST)", command, argv[optind]);
+	return (args_hosts(inv, list, n));
+}
