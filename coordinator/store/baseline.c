@@ -131,7 +131,8 @@ baseline_list(void)
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, baseline_cmp);
+	if (n > 0)		/* qsort wants a real array, even of none */
+		qsort(names, n, sizeof *names, baseline_cmp);
 	for (i = 0; i < n; i++) {
 		if (baseline_resolve(names[i], &dir, &cause) == 0) {
 			printf("%s\t%s\n", names[i], dir);

@@ -60,6 +60,7 @@ expect_eq "baseline's run" "$(jq -r .old.dir "$T/cmpout/compare.json")" "$T/old"
 expect_eq "list after replace" "$("$ORCH" baseline list)" "rel-1.0	$T/new"
 "$ORCH" baseline rm rel-1.0
 expect_eq "list after rm" "$("$ORCH" baseline list)" ""
+"$ORCH" baseline list >/dev/null || fail "orch baseline list of no baselines exits $?"
 
 note "bad input: exit 2, naming the problem, nothing written"
 bad() {	# bad NAME WANT orch-args...
