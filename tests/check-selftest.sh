@@ -27,6 +27,11 @@ expect() {
 	fi
 }
 
+# after FILE N TEXT: puts the line TEXT after line N of FILE.
+after() {
+	TEXT=$3 N=$2 perl -i -ne 'print; print "$ENV{TEXT}\n" if $. == $ENV{N}' "$1"
+}
+
 # lines FILE: how many lines FILE has.
 lines() {
 	wc -l < "$1" | tr -d ' '
@@ -39,7 +44,7 @@ selftest_layers() {
 	# An upward include (analysis includes cli), after the file's last
 	# #include.
 	n=$(grep -n '^#include' "$d/$f" | tail -1 | cut -d: -f1)
-	sed -i "${n}a #include \"coordinator/cli/usage.h\"" "$d/$f"
+	after "$d/$f" "$n" '#include "coordinator/cli/usage.h"'
 	n=$((n + 1))
 	# A circle: rng.h includes stats.h, which stats.c's rng.h include
 	# closes (stats -> rng -> stats).
@@ -71,7 +76,7 @@ selftest_style() {
 	fi
 	# An include out of order, after the file's last #include.
 	n=$(grep -n '^#include' "$d/$f" | tail -1 | cut -d: -f1)
-	sed -i "${n}a #include \"coordinator/analysis/seq.h\"" "$d/$f"
+	after "$d/$f" "$n" '#include "coordinator/analysis/seq.h"'
 	local inc=$((n + 1))
 	n=$(lines "$d/$f")
 	{
