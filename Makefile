@@ -5,12 +5,19 @@
 #   make check                install what is missing (build + test sets), then every test
 #   make check-fresh          make demo and make check on a clean Debian 12 root (CI runs it)
 #   make bench                install the bench set too, then docs/performance.md's tables
-#   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin)
+#   make check-quick          the unit tests, a few end-to-end tests and the checks
+#                             of the tree (layers, style): about a minute (HACKING.md)
+#   make check-layers, make check-style   those checks alone, each after its self-test
+#   make compdb               compile_commands.json: the build's commands, for tools
+#   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin);
+#                             any other set in its own, e.g. SANITIZE=thread: build/san-thread/
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the programs to PREFIX/bin, the
 #                             prebuilt agents (bin/OS-ARCH/) to PREFIX/libexec/orch
 
 .DEFAULT_GOAL := all
 comma := ,
+empty :=
+space := $(empty) $(empty)
 SHELL := /bin/bash
 
 CC      ?= cc
@@ -31,13 +38,19 @@ CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_DARWIN_C_SOURCE
 OPT  ?= -O2 -g
 
 # SANITIZE: a comma-separated subset of address,undefined,leak,thread.
+# Each set builds in its own tree, so that one never overwrites another's
+# objects: ASan+UBSan (make check's, and what the end-to-end tests run
+# with ORCH_BIN_DIR=build/san/bin) in build/san, any other set in
+# build/san-SET (its names sorted, joined by -: build/san-thread).
 SANITIZE ?=
 ifneq ($(SANITIZE),)
-  bad_san := $(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE)))
+  san_set := $(sort $(subst $(comma), ,$(SANITIZE)))
+  bad_san := $(filter-out address undefined leak thread,$(san_set))
   ifneq ($(bad_san),)
     $(error SANITIZE: unknown value(s) '$(bad_san)'; allowed: address, undefined, leak, thread)
   endif
-  O    := build/san
+  san_dir := $(subst $(space),-,$(san_set))
+  O    := build/san$(if $(filter address-undefined,$(san_dir)),,-$(san_dir))
   SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
   OPT  := -O1 -g
 else
@@ -93,7 +106,8 @@ agent:
 
 .PHONY: check-stats docs-stats
 .PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
-	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke
+	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke \
+	check-layers check-style check-quick compdb
 
 all: deps-check programs suites
 
@@ -321,10 +335,13 @@ demo: deps-build
 
 check: deps-test
 	@$(MAKE) --no-print-directory check-commands
+	@$(MAKE) --no-print-directory check-layers
+	@$(MAKE) --no-print-directory check-style
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-stats
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-unit
+	@$(MAKE) --no-print-directory SANITIZE=thread check-unit
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-e2e
 	@$(MAKE) --no-print-directory check-san-e2e
@@ -340,6 +357,43 @@ check-fresh: deps-test
 check-unit: $(UNIT_BIN) suites
 	@./tests/run-unit.sh $(UNIT_BIN)
 
+# check-layers: every #include points down the layers (cli > run > report >
+# analysis > store > hosts > input > proto; HACKING.md) and none goes in a
+# circle. check-style: the house style, as tests/check-style.pl tells it.
+# Each first proves, on a copy of the sources with a finding put in, that
+# its checker fails on one (tests/check-selftest.sh).
+check-layers:
+	@bash tests/check-selftest.sh layers
+	@perl tests/check-layers.pl
+check-style:
+	@bash tests/check-selftest.sh style
+	@perl tests/check-style.pl
+
+# check-quick: the checks of the tree, the unit tests and the fast
+# end-to-end tests (HACKING.md says how long it takes). Each part runs even
+# when one before it failed; the last line names those that failed.
+QUICK_E2E := tests/e2e/t-cli.sh tests/e2e/t-example.sh tests/e2e/t-oneline.sh \
+	tests/e2e/t-output.sh tests/e2e/t-badinput.sh tests/e2e/t-protocol.sh \
+	tests/e2e/t-report.sh tests/e2e/t-compare.sh tests/e2e/t-claims.sh
+check-quick: programs suites $(TOOLS) $(UNIT_BIN)
+	@failed=; \
+	$(MAKE) --no-print-directory check-layers || failed="$$failed check-layers"; \
+	$(MAKE) --no-print-directory check-style || failed="$$failed check-style"; \
+	./tests/run-unit.sh $(UNIT_BIN) || failed="$$failed unit"; \
+	./tests/run-e2e.sh $(QUICK_E2E) || failed="$$failed e2e"; \
+	if [ -n "$$failed" ]; then echo "check-quick: FAILED:$$failed"; exit 1; fi; \
+	echo "check-quick: passed"
+
+# compdb: compile_commands.json, the commands this build runs (make -n -B)
+# for each source of the programs, the test tools, the unit tests, the
+# calibration and the example programs; for editors and clang tools.
+compdb:
+	@set -o pipefail; $(MAKE) --no-print-directory -n -B programs tools suites \
+		$(UNIT_BIN) $(CALIB) | perl tests/compdb.pl '$(CURDIR)' > compile_commands.json.tmp || \
+		{ rm -f compile_commands.json.tmp; exit 1; }
+	@mv compile_commands.json.tmp compile_commands.json
+	@echo "compdb: compile_commands.json, $$(grep -c '"file":' compile_commands.json) files"
+
 check-valgrind: $(UNIT_BIN) suites
 	@VALGRIND=1 ./tests/run-unit.sh $(UNIT_BIN)
 
@@ -353,4 +407,5 @@ check-san-e2e:
 	@ORCH_BIN_DIR=build/san/bin ./tests/run-e2e.sh
 
 clean:
-	rm -rf build bin suites/example/bin tests/progs/bin suites/example/data.bin
+	rm -rf build bin suites/example/bin tests/progs/bin suites/example/data.bin \
+		compile_commands.json
