@@ -26,8 +26,8 @@
 #include "coordinator/hosts/host-backend.h"
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/inventory.h"
-#include "coordinator/input/address.h"
 #include "coordinator/hosts/sshconfig.h"
+#include "coordinator/input/address.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/ini.h"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coordinator/input/address.h"
 #include "coordinator/hosts/sshconfig.h"
+#include "coordinator/input/address.h"
 #include "proto/util.h"
 
 extern char **environ;
