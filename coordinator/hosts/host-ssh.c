@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,9 @@ struct host_ssh {
 	pthread_t	 thread;
 	int		 running;
 	pthread_mutex_t	 mtx;
-	volatile int	 quit;
-	volatile int	 dead;		/* the agent's channel closed */
+	/* Set by one thread, read by the other: atomic, not volatile. */
+	atomic_int	 quit;
+	atomic_int	 dead;		/* the agent's channel closed */
 	char		 up[HS_BUF];	/* bytes from cfd not yet in fwd */
 	size_t		 uplen, upoff;
 };

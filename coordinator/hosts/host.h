@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -118,7 +119,7 @@ struct host {
 	/* Session. */
 	char		 run_id[64];	/* of the session, once opened */
 	struct chan	 chan;
-	int		 connected;
+	atomic_int	 connected;	/* the SSH relay thread reads it */
 	char		 agent_version[32];
 	struct proto_facts facts;
 
