@@ -233,15 +233,34 @@ serve_msg_settle(struct serve *s)
 	return (0);
 }
 
-/* Journals a sample, then sends it. Returns 0 or -1. */
+/*
+ * Journals a sample, then sends it: encoded once, the journal's record
+ * and the frame's plaintext are the same bytes. Returns 0 or -1 (logged).
+ */
 int
 serve_msg_sample(struct serve *s, const struct proto_msg *msg)
 {
-	if (journal_result(s->journal, msg) != 0) {
+	uint8_t	*buf;
+	size_t	 len;
+	char	 err[CHAN_ERR_LEN];
+	int	 r = -1;
+
+	if (proto_encode(msg, &buf, &len) != 0) {
+		errno = EINVAL;
 		log_warn("journal");
 		return (-1);
 	}
-	return (serve_msg_send(s, msg));
+	if (journal_result(s->journal, buf, len) != 0)
+		log_warn("journal");
+	else if (s->detached)
+		r = 0;	/* the journal keeps it for a resume */
+	else if (chan_send_encoded(&s->chan, msg->type, buf, len,
+	    SERVE_SEND_TIMEOUT, err, sizeof err) != 0)
+		log_warnx("%s", err);
+	else
+		r = 0;
+	free(buf);
+	return (r);
 }
 
 /* Sends a journaled sample again, unless no coordinator listens. */
