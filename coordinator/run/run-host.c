@@ -249,6 +249,7 @@ run_host_progs(struct host *h, const struct proto_progs *ps, void *arg)
 	}
 }
 
+/* Runs one host to its end; an agent lost is started again. */
 void *
 run_host_thread(void *arg)
 {
