@@ -293,19 +293,9 @@ journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
 }
 
 int
-journal_result(int fd, const struct proto_msg *msg)
+journal_result(int fd, const uint8_t *buf, size_t len)
 {
-	uint8_t	*buf;
-	size_t	 len;
-	int	 r;
-
-	if (proto_encode(msg, &buf, &len) != 0) {
-		errno = EINVAL;
-		return (-1);
-	}
-	r = journal_put(fd, 'R', buf, len, 1);
-	free(buf);
-	return (r);
+	return (journal_put(fd, 'R', buf, len, 1));
 }
 
 long

@@ -75,11 +75,11 @@ int	journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
 	    const char *ident);
 
 /*
- * Journals a SAMPLE message and flushes it to disk: it must be there
- * before it is sent. Returns 0 or -1 (errno; EINVAL when msg does not
- * encode).
+ * Journals a SAMPLE message, encoded by proto_encode (buf, len: the very
+ * bytes the SAMPLE frame seals), and flushes it to disk: it must be there
+ * before it is sent. Returns 0 or -1 (errno).
  */
-int	journal_result(int fd, const struct proto_msg *msg);
+int	journal_result(int fd, const uint8_t *buf, size_t len);
 
 /* Counts the samples in run_id's journal; -1 when there is none. */
 long	journal_count(const char *workdir, const char *run_id);

@@ -116,18 +116,31 @@ int
 chan_send(struct chan *c, const struct proto_msg *msg, int timeout_ms,
     char *err, size_t errlen)
 {
-	uint8_t	*pt = NULL, *frame = NULL;
-	size_t	 ptlen, flen;
-	int	 r = -1, e;
+	uint8_t	*pt;
+	size_t	 ptlen;
+	int	 r, e;
 
 	if ((e = proto_encode(msg, &pt, &ptlen)) != 0) {
 		snprintf(err, errlen, "encode %s: %s",
 		    proto_type_name(msg->type), proto_strerror(e));
-		goto out;
+		return (-1);
 	}
+	r = chan_send_encoded(c, msg->type, pt, ptlen, timeout_ms, err, errlen);
+	free(pt);
+	return (r);
+}
+
+int
+chan_send_encoded(struct chan *c, enum proto_type type, const uint8_t *pt,
+    size_t ptlen, int timeout_ms, char *err, size_t errlen)
+{
+	uint8_t	*frame = NULL;
+	size_t	 flen;
+	int	 r = -1, e;
+
 	if ((e = seal_frame(&c->seal, pt, ptlen, &frame, &flen)) != 0) {
 		snprintf(err, errlen, "seal %s: %s",
-		    proto_type_name(msg->type), proto_strerror(e));
+		    proto_type_name(type), proto_strerror(e));
 		goto out;
 	}
 	if (nn_setsockopt(c->sock, NN_SOL_SOCKET, NN_SNDTIMEO, &timeout_ms,
@@ -139,19 +152,16 @@ chan_send(struct chan *c, const struct proto_msg *msg, int timeout_ms,
 	if (nn_send(c->sock, frame, flen, 0) < 0) {
 		if (nn_errno() == ETIMEDOUT || nn_errno() == EAGAIN)
 			snprintf(err, errlen, "send %s: peer not reachable "
-			    "within %d ms", proto_type_name(msg->type),
-			    timeout_ms);
+			    "within %d ms", proto_type_name(type), timeout_ms);
 		else
 			snprintf(err, errlen, "send %s: %s",
-			    proto_type_name(msg->type),
-			    nn_strerror(nn_errno()));
+			    proto_type_name(type), nn_strerror(nn_errno()));
 		goto out;
 	}
-	log_debug("sent %s (%zu bytes, seq %llu)", proto_type_name(msg->type),
+	log_debug("sent %s (%zu bytes, seq %llu)", proto_type_name(type),
 	    flen, (unsigned long long)c->seal.send_seq);
 	r = 0;
 out:
-	free(pt);
 	free(frame);
 	return (r);
 }

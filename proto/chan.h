@@ -54,6 +54,14 @@ int	chan_send(struct chan *c, const struct proto_msg *msg, int timeout_ms,
 	    char *err, size_t errlen);
 
 /*
+ * Seals and sends pt, what proto_encode made of a message of type type,
+ * as chan_send would send that message. Returns 0 or -1 (err).
+ */
+int	chan_send_encoded(struct chan *c, enum proto_type type,
+	    const uint8_t *pt, size_t ptlen, int timeout_ms, char *err,
+	    size_t errlen);
+
+/*
  * Receives the next genuine message into msg (free with proto_msg_free),
  * waiting at most timeout_ms in all (0: do not wait). Refused frames are
  * dropped and counted. Returns 0, CHAN_TIMEOUT, or -1 with a reason in err.

@@ -102,6 +102,18 @@ finish(int fd, struct journal_progress *pr)
 	journal_progress_free(pr);
 }
 
+/* Journals a sample as the agent does: the bytes its frame seals. */
+static void
+result(int fd, const struct proto_msg *msg)
+{
+	uint8_t	*buf;
+	size_t	 len;
+
+	assert_int_equal(proto_encode(msg, &buf, &len), 0);
+	assert_int_equal(journal_result(fd, buf, len), 0);
+	free(buf);
+}
+
 /* Journals one whole attempt of step with status. */
 static void
 attempt(int fd, uint32_t step, uint32_t att, uint32_t seq, uint8_t status)
@@ -116,7 +128,7 @@ attempt(int fd, uint32_t step, uint32_t att, uint32_t seq, uint8_t status)
 	msg.u.sample.step = step;
 	msg.u.sample.attempt = att;
 	msg.u.sample.status = status;
-	assert_int_equal(journal_result(fd, &msg), 0);
+	result(fd, &msg);
 }
 
 static void
@@ -214,6 +226,56 @@ test_layout(void **state)
 	finish(fd, &pr);
 }
 
+/*
+ * A sample's record is 'R', its length and the SAMPLE message as
+ * proto_encode makes it: what the wire carries (test-proto pins those
+ * bytes), and what a journal of an older agent holds.
+ */
+static void
+test_sample_record(void **state)
+{
+	struct journal_progress	pr;
+	struct proto_msg	msg;
+	uint8_t			*want, *got, hdr[5];
+	size_t			 len;
+	off_t			 base;
+	int			 fd;
+
+	(void)state;
+	fd = reopen(&pr, NULL);
+	base = size();
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_SAMPLE;
+	msg.u.sample.seq = 7;
+	msg.u.sample.step = 1;
+	msg.u.sample.attempt = 2;
+	msg.u.sample.wall_ns = 123456789;
+	msg.u.sample.nmetrics = 1;
+	strcpy(msg.u.sample.metrics[0].key, "ops");
+	msg.u.sample.metrics[0].value = 2.5;
+	assert_int_equal(proto_encode(&msg, &want, &len), 0);
+	result(fd, &msg);
+	assert_int_equal(size(), base + 5 + (off_t)len);
+	assert_int_equal(pread(fd, hdr, sizeof hdr, base), (ssize_t)sizeof hdr);
+	assert_int_equal(hdr[0], 'R');
+	assert_int_equal((uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 |
+	    (uint32_t)hdr[3] << 8 | hdr[4], len);
+	got = malloc(len);
+	assert_non_null(got);
+	assert_int_equal(pread(fd, got, len, base + 5), (ssize_t)len);
+	assert_memory_equal(got, want, len);
+	finish(fd, &pr);
+	/* And it resumes: the sample is resent as it was journaled. */
+	fd = reopen(&pr, resent);
+	assert_int_equal(pr.nsamples, 1);
+	assert_int_equal(pr.last_seq, 7);
+	assert_int_equal(pr.ended[1], 2);
+	assert_int_equal(nresent, 1);
+	finish(fd, &pr);
+	free(got);
+	free(want);
+}
+
 static void
 test_torn_record_dropped(void **state)
 {
@@ -302,6 +364,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_signal_retried, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_record, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_torn_record_dropped, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_other_plan, setup,

@@ -1,0 +1,194 @@
+/*
+ * One run of a plan's command: its program (a verified cache file or a
+ * host program, checked unchanged), its argv and environment, its pid
+ * journaled as it starts.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/cache.h"
+#include "agent/exec.h"
+#include "agent/facts.h"
+#include "agent/hostprog.h"
+#include "agent/journal.h"
+#include "agent/proc.h"
+#include "agent/serve-int.h"
+#include "proto/log.h"
+#include "proto/xmalloc.h"
+
+extern char **environ;
+
+/* Builds the environment of a command: ours, with cmd's entries on top. */
+char **
+serve_exec_envp(const struct proto_cmd *cmd)
+{
+	char		**envp;
+	size_t		  n = 0, i, j, len;
+	const char	 *eq;
+	int		  shadowed;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	envp = xcalloc(n + cmd->nenv + 1, sizeof *envp);
+	n = 0;
+	for (i = 0; environ[i] != NULL; i++) {
+		shadowed = 0;
+		for (j = 0; j < cmd->nenv && !shadowed; j++) {
+			if ((eq = strchr(cmd->env[j], '=')) == NULL)
+				continue;
+			len = (size_t)(eq - cmd->env[j]) + 1;
+			if (strncmp(environ[i], cmd->env[j], len) == 0)
+				shadowed = 1;
+		}
+		if (!shadowed)
+			envp[n++] = environ[i];
+	}
+	for (j = 0; j < cmd->nenv; j++)
+		envp[n++] = cmd->env[j];
+	envp[n] = NULL;
+	return (envp);
+}
+
+/*
+ * Finds cmd's program: a verified cache file of files, or a host program
+ * resolved for this plan. Fills smp's reason and returns NULL when it
+ * changed since it was hashed.
+ */
+static const struct cache_file *
+serve_exec_prog(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct proto_cmd *cmd,
+    struct proto_sample *smp)
+{
+	size_t	i;
+
+	if (cmd->has_host) {
+		for (i = 0; i < s->nprogs; i++) {
+			if (strcmp(s->progs[i].name, cmd->host) != 0)
+				continue;
+			if (hostprog_unchanged(&s->progs[i].f))
+				return (&s->progs[i].f);
+			smp->status = PROTO_ST_FAILED;
+			snprintf(smp->err_tail, sizeof smp->err_tail,
+			    "host program %s (%s) changed since it was "
+			    "hashed (SHA-256 %s)", cmd->host,
+			    s->progs[i].f.path, s->progs[i].f.sha);
+			return (NULL);
+		}
+		smp->status = PROTO_ST_FAILED;
+		snprintf(smp->err_tail, sizeof smp->err_tail,
+		    "host program %s was not resolved", cmd->host);
+		return (NULL);
+	}
+	for (i = 0; i < plan->nfiles; i++) {
+		/* The plan check guarantees it and holds it open. */
+		if (strcmp(files[i].sha, cmd->exe) == 0 &&
+		    cache_file_unchanged(&files[i]))
+			return (&files[i]);
+	}
+	smp->status = PROTO_ST_FAILED;
+	snprintf(smp->err_tail, sizeof smp->err_tail,
+	    "program %s changed in the cache since it was verified",
+	    cmd->exe);
+	return (NULL);
+}
+
+/*
+ * Journals the pid of a benchmark just started and what identifies it (no
+ * flush: it is on its way).
+ */
+static void
+serve_exec_spawned(long pid, void *arg)
+{
+	struct serve	*s = arg;
+	char		 ident[PROC_IDENT_LEN];
+
+	/* Started already, so its start time is set even before its exec. */
+	if (proc_ident((pid_t)pid, ident, sizeof ident) != 0) {
+		log_warnx("cannot tell process %ld apart from a later one: "
+		    "a resume will leave it alone", pid);
+		ident[0] = '\0';
+	}
+	if (journal_running(s->journal, s->cur_step, s->cur_attempt,
+	    (uint32_t)pid, ident) != 0)
+		log_warn("journal");
+}
+
+/*
+ * Runs cmd once into smp: a measured run, or (hook) a hook's, which is
+ * neither pinned, counted nor journaled. The benchmark outlives a lost
+ * coordinator; only a stop (SIGTERM) kills it. Returns 0 or SERVE_STOP.
+ */
+int
+serve_exec_run(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, const struct proto_cmd *cmd,
+    struct proto_sample *smp, int hook)
+{
+	const struct cache_file	*exe;
+	struct exec_req		 req;
+	char			**argv, **envp, exepath[PATH_MAX];
+	char			 fdpath[64];
+	size_t			 i;
+	int			 r = 0;
+
+	if ((exe = serve_exec_prog(s, plan, files, cmd, smp)) == NULL)
+		return (0);
+	argv = xcalloc(cmd->nargs + 2, sizeof *argv);
+	snprintf(exepath, sizeof exepath, "%s", exe->path);
+	argv[0] = exepath;
+	for (i = 0; i < cmd->nargs; i++)
+		argv[i + 1] = cmd->args[i];
+	envp = serve_exec_envp(cmd);
+
+	memset(&req, 0, sizeof req);
+	req.argv = argv;
+	/*
+	 * A cache file runs from its descriptor, what was hashed; a host
+	 * program by its path (a script's interpreter must open it), checked
+	 * unchanged just before.
+	 */
+	req.path = !cmd->has_host && proc_fd_path(exe->fd, fdpath,
+	    sizeof fdpath) == 0 ? fdpath : NULL;
+	req.envp = envp;
+	req.cwd = s->rundir;
+	req.timeout_ms = cmd->timeout_ms;
+	req.lifeline_fd = serve_stop_pipe[0];
+	if (!hook) {
+		req.checksum_key = cmd->checksum_key;
+		req.pin = s->pin;
+		req.counters = s->counters;
+		req.spawned = s->journal != -1 ? serve_exec_spawned : NULL;
+		req.spawned_arg = s;
+	}
+	serve_gate_self_load(s, 1);
+	if (exec_run(&req, smp) != 0)
+		r = SERVE_STOP;
+	serve_gate_self_load(s, 0);
+	free(argv);
+	free(envp);
+	return (r);
+}
+
+/*
+ * Runs one attempt of one step into smp. Returns 0 or SERVE_STOP.
+ */
+int
+serve_exec_step(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t stepno, uint32_t attempt,
+    struct proto_sample *smp)
+{
+	const struct proto_step	*step = &plan->steps[stepno];
+	const struct proto_cmd	*cmd = &plan->cmds[step->cmd];
+
+	memset(smp, 0, sizeof *smp);
+	smp->step = stepno;
+	smp->cmd = step->cmd;
+	smp->round = step->round;
+	smp->warmup = step->warmup;
+	smp->attempt = attempt;
+	smp->load1 = facts_load1();
+	s->cur_step = stepno;
+	s->cur_attempt = attempt;
+	return (serve_exec_run(s, plan, files, cmd, smp, 0));
+}

@@ -1,0 +1,274 @@
+/*
+ * The agent's messages while it serves: waiting for one (watching the
+ * lifeline and the stop pipe), sending, STATUS and notes, what arrives
+ * while a plan runs, and a sample journaled and sent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/facts.h"
+#include "agent/journal.h"
+#include "agent/serve-int.h"
+#include "proto/chan.h"
+#include "proto/log.h"
+#include "proto/proto.h"
+#include "proto/util.h"
+
+#define SERVE_SEND_TIMEOUT	30000	/* ms to hand a message to the peer */
+#define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
+
+/* Sends our log to RUNDIR/agent.log: stderr went with the coordinator. */
+static void
+serve_msg_detach_log(struct serve *s)
+{
+	char	path[PATH_MAX];
+	int	fd;
+
+	if (s->journal == -1)
+		return;		/* no plan: nothing will run, nothing to log */
+	snprintf(path, sizeof path, "%s/agent.log", s->rundir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0600)) == -1)
+		return;
+	dup2(fd, 2);
+	close(fd);
+}
+
+/*
+ * Waits for the next message, at most timeout_ms, watching the lifeline
+ * (stdin) and the stop pipe. Returns 0 with msg filled, CHAN_TIMEOUT,
+ * SERVE_GONE once when stdin closes (then s->detached is set), SERVE_STOP,
+ * or -1.
+ */
+int
+serve_msg_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
+{
+	struct pollfd	pfd[3];
+	char		buf[64], err[CHAN_ERR_LEN];
+	int64_t		deadline = util_now_ms() + timeout_ms;
+	ssize_t		n;
+	int		left, r, np;
+
+	for (;;) {
+		if (serve_stopped)
+			return (SERVE_STOP);
+		if (!s->detached) {
+			r = chan_recv(&s->chan, msg, 0, err, sizeof err);
+			if (r != CHAN_TIMEOUT) {
+				if (r == -1)
+					log_warnx("%s", err);
+				return (r);
+			}
+		}
+		left = (int)(deadline - util_now_ms());
+		if (left <= 0)
+			return (CHAN_TIMEOUT);
+		np = 0;
+		pfd[np].fd = serve_stop_pipe[0];
+		pfd[np++].events = POLLIN;
+		if (!s->detached) {
+			pfd[np].fd = 0;
+			pfd[np++].events = POLLIN;
+			pfd[np].fd = chan_fd(&s->chan);
+			pfd[np++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)np, left) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll");
+			return (-1);
+		}
+		if (pfd[0].revents != 0)
+			return (SERVE_STOP);
+		/* A message first: a BYE sent before stdin closed wins. */
+		if (np > 2 && pfd[2].revents != 0)
+			continue;
+		if (np > 1 && pfd[1].revents != 0) {
+			n = read(0, buf, sizeof buf);
+			if (n == 0 || (n == -1 && errno != EINTR &&
+			    errno != EAGAIN)) {
+				log_info("the coordinator is gone: carrying on "
+				    "detached");
+				s->detached = 1;
+				serve_msg_detach_log(s);
+				return (SERVE_GONE);
+			}
+		}
+	}
+}
+
+/* Sends msg; returns 0 or -1 (logged). */
+int
+serve_msg_send(struct serve *s, const struct proto_msg *msg)
+{
+	char	err[CHAN_ERR_LEN];
+
+	if (s->detached)
+		return (0);	/* the journal keeps it for a resume */
+	if (chan_send(&s->chan, msg, SERVE_SEND_TIMEOUT, err,
+	    sizeof err) != 0) {
+		log_warnx("%s", err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Sends an ERROR message with a code and words. */
+int
+serve_msg_error(struct serve *s, const char *code, const char *fmt, ...)
+{
+	struct proto_msg	msg;
+	va_list			ap;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_ERROR;
+	snprintf(msg.u.error.code, sizeof msg.u.error.code, "%s", code);
+	va_start(ap, fmt);
+	vsnprintf(msg.u.error.msg, sizeof msg.u.error.msg, fmt, ap);
+	va_end(ap);
+	log_warnx("%s", msg.u.error.msg);
+	return (serve_msg_send(s, &msg));
+}
+
+/* Sends a STATUS message; failures are logged, never fatal. */
+void
+serve_msg_status(struct serve *s, const char *state, double load, double limit,
+    uint32_t waited_ms, const char *detail)
+{
+	struct proto_msg	msg;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_STATUS;
+	snprintf(msg.u.state.state, sizeof msg.u.state.state, "%s", state);
+	snprintf(msg.u.state.detail, sizeof msg.u.state.detail, "%s", detail);
+	msg.u.state.load1 = load;
+	msg.u.state.limit = limit;
+	msg.u.state.waited_ms = waited_ms;
+	serve_msg_send(s, &msg);
+}
+
+/* Tells the coordinator of a setting not applied, as a "note" STATUS. */
+void
+serve_msg_note(struct serve *s, const char *what, const char *why)
+{
+	char	note[300];
+
+	snprintf(note, sizeof note, "%s: %s", what, why);
+	log_info("%s", note);
+	serve_msg_status(s, "note", facts_load1(), 0, 0, note);
+}
+
+/*
+ * Handles a message that arrives while a plan runs: an ACK moves what is
+ * acknowledged, a BYE stops the plan (returns -1), anything else is noted
+ * and ignored. Frees msg.
+ */
+int
+serve_msg_between(struct serve *s, struct proto_msg *msg)
+{
+	if (msg->type == PROTO_BYE)
+		s->bye = 1;
+	else if (msg->type == PROTO_GRANT && s->granted > 0)
+		serve_gate_grant(s, &msg->u.grant);
+	else if (msg->type == PROTO_ACK) {
+		if ((int64_t)msg->u.ack.seq > s->acked)
+			s->acked = msg->u.ack.seq;
+	} else
+		log_warnx("ignored %s during a plan",
+		    proto_type_name(msg->type));
+	proto_msg_free(msg);
+	return (s->bye ? -1 : 0);
+}
+
+/*
+ * Handles messages that may arrive while a plan runs. Returns 0, or
+ * SERVE_STOP (BYE, SIGTERM).
+ */
+int
+serve_msg_poll(struct serve *s)
+{
+	struct proto_msg	msg;
+	int			r;
+
+	while ((r = serve_msg_wait(s, &msg, 0)) == 0) {
+		if (serve_msg_between(s, &msg) != 0)
+			return (SERVE_STOP);
+	}
+	return (r == SERVE_STOP ? SERVE_STOP : 0);
+}
+
+/*
+ * Waits, at most SERVE_SETTLE_MS, until the coordinator has acknowledged
+ * the last sample sent: on a small machine its recording of one sample
+ * (decrypting, writing the record, answering) would otherwise share the
+ * cores with the next measurement. On a slow link the bound lets the runs
+ * go on; the journal keeps every sample either way. Returns 0 or
+ * SERVE_STOP.
+ */
+int
+serve_msg_settle(struct serve *s)
+{
+	struct proto_msg	msg;
+	int64_t			deadline = util_now_ms() + SERVE_SETTLE_MS;
+	int			r, left;
+
+	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
+		if ((left = (int)(deadline - util_now_ms())) <= 0)
+			return (0);
+		r = serve_msg_wait(s, &msg, left);
+		if (r == SERVE_STOP)
+			return (SERVE_STOP);
+		if (r != 0)
+			return (0);	/* no answer, gone or an error: go on */
+		if (serve_msg_between(s, &msg) != 0)
+			return (SERVE_STOP);
+	}
+	return (0);
+}
+
+/*
+ * Journals a sample, then sends it: encoded once, the journal's record
+ * and the frame's plaintext are the same bytes. Returns 0 or -1 (logged).
+ */
+int
+serve_msg_sample(struct serve *s, const struct proto_msg *msg)
+{
+	uint8_t	*buf;
+	size_t	 len;
+	char	 err[CHAN_ERR_LEN];
+	int	 r = -1;
+
+	if (proto_encode(msg, &buf, &len) != 0) {
+		errno = EINVAL;
+		log_warn("journal");
+		return (-1);
+	}
+	if (journal_result(s->journal, buf, len) != 0)
+		log_warn("journal");
+	else if (s->detached)
+		r = 0;	/* the journal keeps it for a resume */
+	else if (chan_send_encoded(&s->chan, msg->type, buf, len,
+	    SERVE_SEND_TIMEOUT, err, sizeof err) != 0)
+		log_warnx("%s", err);
+	else
+		r = 0;
+	free(buf);
+	return (r);
+}
+
+/* Sends a journaled sample again, unless no coordinator listens. */
+void
+serve_msg_resend(const struct proto_msg *msg, void *arg)
+{
+	struct serve	*s = arg;
+
+	if (!s->detached)
+		serve_msg_send(s, msg);
+}

@@ -1,0 +1,155 @@
+/*
+ * Inside `orch run`: the run and its hosts, shared by the files of
+ * coordinator/run/run*.c. The command line sees run.h only.
+ */
+#ifndef COORDINATOR_RUN_INT_H
+#define COORDINATOR_RUN_INT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coordinator/input/suite.h"
+#include "coordinator/run/plan.h"
+#include "coordinator/store/record.h"
+#include "proto/proto.h"
+
+struct dataset;
+struct host;
+struct run_opts;
+
+/* A file one host needs, resolved for its os/arch. */
+struct run_file {
+	char	*path;			/* local path */
+	char	 sha[PROTO_SHA_HEX];
+	int	 executable;
+};
+
+/* Per host: its files, its plan and its progress. */
+struct run_host {
+	struct host		*h;
+	struct run		*run;
+	size_t			 nfiles;
+	struct run_file		*files;
+	size_t			*bin;		/* per variant: a file's index,
+						   RUN_ONHOST: a host program */
+	size_t			*hook;		/* per bench and hook, likewise;
+						   RUN_ONHOST also for none */
+	struct proto_prog	*progs;		/* host programs recorded */
+	size_t			 nprogs;
+	size_t			*data;		/* per bench file, flattened */
+	struct proto_plan	 plan;
+	size_t			 done;		/* samples received */
+	size_t			 total;		/* steps in the plan */
+	uint32_t		 round;		/* last round seen */
+	int64_t			 started_ms;
+	uint64_t		 pushed;	/* bytes */
+	int			 opened;
+	char			 state[256];	/* the agent's last STATUS */
+	uint32_t		*seen;		/* per step: attempts (bits) */
+	int64_t			 max_seq;	/* highest seq stored, or -1 */
+	int			 restarts;	/* agents started again */
+	int			 detached;	/* left measuring: not ended */
+	size_t			 measured;	/* measured runs stored */
+	size_t			 measured_now;	/* of them, stored by us */
+	size_t			 measured_total; /* measured runs in the plan */
+	int64_t			 wait_line_ms;	/* last load-wait line shown */
+	uint8_t			*told;		/* per cmd: a failure shown */
+	/* rounds = auto (coordinator/analysis/seq.h) */
+	uint32_t		*round_end;	/* [R]: steps of rounds <= R */
+	uint32_t		 granted;	/* rounds the agent may run */
+	size_t			 ndecided;	/* at the last look */
+	size_t			 nprimary;
+	int			 stop;		/* enum seq_stop, last look */
+	int			 ended;		/* host_run returned */
+};
+
+struct run {
+	const struct run_opts	*opts;
+	struct suite		*suite;
+	char			 run_id[64];
+	char			 dir[PATH_MAX];
+	struct record		 rec;
+	struct plan_entry	*order;
+	size_t			 norder;
+	struct run_host		*rh;
+	size_t			 nrh;
+	pthread_mutex_t		 mtx;		/* progress output */
+	int			 tty;
+	int64_t			 last_draw_ms;
+	int			 drawn;		/* lines drawn on the tty */
+	const struct dataset	*ds;		/* resuming: the record */
+	double			 opt_max_load;	/* --max-load or the record's */
+	size_t			 stored;	/* samples in the record */
+};
+
+#define RUN_ONHOST		SIZE_MAX	/* no file: the host's own */
+
+#define RUN_EV_SAMPLE	0	/* a sample arrived */
+#define RUN_EV_ROUND	1	/* a host started a new round */
+#define RUN_EV_END	2	/* a host finished */
+#define RUN_EV_LOOK	3	/* rounds = auto: a host was looked at */
+
+/* The signal that stops the run (run.c), 0 until one comes. */
+extern volatile sig_atomic_t	run_stop;
+
+/* The hooks' names, by SUITE_HOOK_* (run-files.c). */
+extern const char *const	run_files_hook_names[SUITE_NHOOKS];
+
+/* run-progress.c: shows what ev (RUN_EV_*) changed of rh. */
+void	run_progress(struct run *run, struct run_host *rh, int ev);
+
+/*
+ * run-files.c: resolves rh's files for its os/arch, every one of which
+ * must exist; returns 0 or -1 (cause). run_files_record records them,
+ * fresh saying which were pushed just now.
+ */
+int	run_files_resolve(struct run *run, struct run_host *rh, char **cause);
+void	run_files_record(struct run *run, struct run_host *rh,
+	    const int *fresh);
+
+/* run-plan.c: builds rh's plan message; run_plan_free frees one. */
+void	run_plan_build(struct run *run, struct run_host *rh);
+void	run_plan_free(struct proto_plan *p);
+
+/*
+ * run-looks.c, rounds = auto: opens rh's plan at its first grant; at the
+ * end of a grant, looks at the host's record and grants it the next block
+ * or ends it.
+ */
+void	run_looks_open(struct run *run, struct run_host *rh);
+void	run_looks_grant(struct run *run, struct run_host *rh);
+
+/* run-host.c: runs one host (a struct run_host *) to its end. */
+void	*run_host_thread(void *arg);
+
+/*
+ * run-resume.c: takes a run up from DIR's record (returns 0 or -1, cause);
+ * marks what a host already stored; gives a host the workdir the run
+ * started with.
+ */
+int	run_resume_prepare(struct run *run, const char *dir,
+	    struct dataset **dsp, char **cause);
+void	run_resume_host(struct run_host *rh, const struct dataset *ds);
+void	run_resume_workdir(const struct run *run, struct host *h);
+
+/*
+ * run-new.c: prepares a new run (returns 0 or -1, cause); creates DIR and
+ * DIR/logs, 0700 when new (returns 0 or -1, cause).
+ */
+int	run_new_prepare(struct run *run, char **cause);
+int	run_new_dirs(const char *dir, char **cause);
+
+/*
+ * run-finish.c: the end of a run that ran (returns the exit code); whether
+ * a host was left measuring; leaving the run to its agents (returns the
+ * exit code); ending a run that did not start.
+ */
+int	run_finish(struct run *run, char **cause);
+int	run_finish_detached(const struct run *run);
+int	run_finish_detach(struct run *run, const char *at);
+void	run_finish_abandon(struct run *run, int record_ok);
+
+#endif
