@@ -105,7 +105,7 @@ agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
 .PHONY: check-stats docs-stats
-.PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e \
+.PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e check-tsan-e2e \
 	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke \
 	check-layers check-style check-quick compdb
 
@@ -345,6 +345,7 @@ check: deps-test
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-e2e
 	@$(MAKE) --no-print-directory check-san-e2e
+	@$(MAKE) --no-print-directory check-tsan-e2e
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory check-arch
 	@$(MAKE) --no-print-directory check-darwin
@@ -405,6 +406,16 @@ check-san-e2e:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined programs tools
 	@$(MAKE) --no-print-directory suites
 	@ORCH_BIN_DIR=build/san/bin ./tests/run-e2e.sh
+
+# The end-to-end tests where the coordinator runs a thread per host (labs of
+# several SSH hosts, cut links, Ctrl-C, resume), with both programs built
+# with ThreadSanitizer: a data race fails the test (TSan exits 66).
+TSAN_E2E := t-lab t-faults t-remote t-interrupt t-jump t-resume-pid
+check-tsan-e2e:
+	@$(MAKE) --no-print-directory SANITIZE=thread programs tools
+	@$(MAKE) --no-print-directory suites
+	@ORCH_BIN_DIR=build/san-thread/bin ./tests/run-e2e.sh \
+		$(TSAN_E2E:%=tests/e2e/%.sh)
 
 clean:
 	rm -rf build bin suites/example/bin tests/progs/bin suites/example/data.bin \

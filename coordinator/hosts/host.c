@@ -233,7 +233,7 @@ out:
 
 int
 host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
-    host_state_cb scb, void *arg, volatile sig_atomic_t *stop)
+    host_state_cb scb, void *arg, atomic_int *stop)
 {
 	struct proto_msg	msg, ack;
 	char			err[CHAN_ERR_LEN];

@@ -173,7 +173,7 @@ int	host_sync(struct host *h, size_t n, char *const *paths,
  */
 int	host_run(struct host *h, const struct proto_plan *plan,
 	    host_sample_cb cb, host_state_cb scb, void *arg,
-	    volatile sig_atomic_t *stop);
+	    atomic_int *stop);
 
 /*
  * During host_run (from its callbacks): lets an open plan run its steps

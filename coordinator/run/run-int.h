@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,7 +83,8 @@ struct run {
 	int			 drawn;		/* lines drawn on the tty */
 	const struct dataset	*ds;		/* resuming: the record */
 	double			 opt_max_load;	/* --max-load or the record's */
-	size_t			 stored;	/* samples in the record */
+	atomic_size_t		 stored;	/* samples in the record; every
+						   host thread adds */
 };
 
 #define RUN_ONHOST		SIZE_MAX	/* no file: the host's own */
@@ -93,7 +95,7 @@ struct run {
 #define RUN_EV_LOOK	3	/* rounds = auto: a host was looked at */
 
 /* The signal that stops the run (run.c), 0 until one comes. */
-extern volatile sig_atomic_t	run_stop;
+extern atomic_int		run_stop;
 
 /* The hooks' names, by SUITE_HOOK_* (run-files.c). */
 extern const char *const	run_files_hook_names[SUITE_NHOOKS];

@@ -5,6 +5,7 @@
  * This file is the session: it starts the run, opens its hosts and its
  * record, runs the host threads and joins them.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,19 +23,25 @@
 #include "coordinator/store/record.h"
 #include "proto/xmalloc.h"
 
-volatile sig_atomic_t	run_stop;	/* the signal that stops us */
+/*
+ * The signal that stops us: set by the handler on the main thread, read by
+ * every host thread, so atomic (lock-free, hence safe in a handler).
+ */
+atomic_int		run_stop;
 
 /* Notes the signal that stops the run (run_stop); a second one ends orch. */
 static void
 run_sigint(int sig)
 {
 	struct sigaction	sa;
+	int			saved = errno;
 
 	run_stop = sig;
 	/* A second Ctrl-C ends orch at once; the agents carry on still. */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigaction(sig, &sa, NULL);
+	errno = saved;
 }
 
 /* Formats the current UTC time as ISO 8601. */
