@@ -1,6 +1,5 @@
 /* Statistics over a dataset: the analysis every report is rendered from. */
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,10 +7,10 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
 #include "coordinator/analysis/rng.h"
 #include "coordinator/analysis/seq.h"
 #include "coordinator/analysis/stats.h"
+#include "coordinator/input/suite.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
 /*
@@ -225,66 +224,31 @@ analysis_value(const struct analysis *a, size_t hostidx,
 	return (dataset_value(a->ds, s, metric, v));
 }
 
-/* Collects the settings (every key but bin) of each variant's section. */
-struct rep_settings_ctx {
-	const struct dataset	*ds;
-	char			**text;		/* per variant */
-	int			  oom;		/* an append ran out of memory */
-};
-
-/* The inih callback of rep_settings; returns 1 (go on). */
-static int
-rep_settings_cb(void *user, const char *section, const char *name,
-    const char *value)
-{
-	struct rep_settings_ctx	*c = user;
-	size_t			 v;
-
-	if (strncmp(section, "variant.", 8) != 0 || strcmp(name, "bin") == 0)
-		return (1);
-	for (v = 0; v < c->ds->nvariants; v++) {
-		if (strcmp(section + 8, c->ds->variants[v]) == 0 &&
-		    util_appendf(&c->text[v], "%s=%s\n", name, value) != 0)
-			c->oom = 1;
-	}
-	return (1);
-}
-
 /*
- * Sets *out to each variant's settings from the suite file as run, as text
- * to compare ("" when none), or to NULL when the text does not parse.
- * Returns 0, or -1 out of memory.
+ * Sets *out to each variant's settings in the suite as run (suite.h: its
+ * keys but bin, as text to compare; "" when none), or to NULL when the
+ * recorded suite did not parse. Returns 0, or -1 out of memory.
  */
 static int
-rep_settings(const struct dataset *ds, char ***out)
+rep_settings(const struct dataset *ds, const char ***out)
 {
-	struct rep_settings_ctx	c;
-	size_t			v;
-	int			r = -1;
+	const struct suite	*s = ds->suite;
+	size_t			 v, i;
 
 	*out = NULL;
-	c.ds = ds;
-	c.oom = 0;
-	if ((c.text = calloc(ds->nvariants + 1, sizeof *c.text)) == NULL)
+	if (s == NULL)
+		return (0);
+	if ((*out = calloc(ds->nvariants + 1, sizeof **out)) == NULL)
 		return (-1);
-	if (ini_parse_string(ds->suite_text, rep_settings_cb, &c) != 0) {
-		r = c.oom ? -1 : 0;
-		goto out;
-	}
-	if (c.oom)
-		goto out;
 	for (v = 0; v < ds->nvariants; v++) {
-		if (c.text[v] == NULL &&
-		    util_appendf(&c.text[v], "%s", "") != 0)
-			goto out;
+		(*out)[v] = "";
+		for (i = 0; i < s->nvariants; i++) {
+			if (strcmp(s->variants[i].name, ds->variants[v]) == 0 &&
+			    s->variants[i].settings != NULL)
+				(*out)[v] = s->variants[i].settings;
+		}
 	}
-	*out = c.text;
 	return (0);
-out:
-	for (v = 0; v < ds->nvariants; v++)
-		free(c.text[v]);
-	free(c.text);
-	return (r);
 }
 
 /*
@@ -293,7 +257,8 @@ out:
  * NULL) count as REP_FILES_SAME: A/A is claimed only when known.
  */
 static void
-rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
+rep_files(const struct dataset *ds, size_t host, const char **settings,
+    int *files)
 {
 	const char	*rsha, *sha;
 	size_t		 v;
@@ -328,7 +293,7 @@ static int	rep_answers(struct analysis *);
 struct rep_work {
 	size_t		 nvariants;
 	size_t		 rounds1;	/* rounds + 1: a round indexes as is */
-	char		**settings;	/* per variant (rep_settings), or NULL */
+	const char	**settings;	/* per variant (rep_settings), or NULL */
 	int		*files;		/* per variant: REP_FILES_* */
 	struct rep_cell	*cells;		/* [variant * rounds1 + round] */
 	double		*vals;		/* [rounds1]: one result's values */
@@ -345,13 +310,7 @@ struct rep_work {
 static void
 rep_work_free(struct rep_work *w)
 {
-	size_t	v;
-
-	if (w->settings != NULL) {
-		for (v = 0; v < w->nvariants; v++)
-			free(w->settings[v]);
-		free(w->settings);
-	}
+	free(w->settings);
 	free(w->files);
 	free(w->cells);
 	free(w->vals);
@@ -710,6 +669,84 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	return (rc);
 }
 
+size_t
+analysis_pair_logs(const struct analysis *a, size_t h, size_t b, size_t v,
+    size_t w, double *logs)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*cv = NULL, *cw = NULL;
+	double			 x, y;
+	size_t			 r, n = 0;
+
+	if (v != ds->ref && ((cv = analysis_cmp(a, h, b, 0, v)) == NULL ||
+	    cv->rratio == NULL))
+		return (0);
+	if (w != ds->ref && ((cw = analysis_cmp(a, h, b, 0, w)) == NULL ||
+	    cw->rratio == NULL))
+		return (0);
+	for (r = 0; r < ds->rounds; r++) {
+		x = cv != NULL ? cv->rratio[r] : 1;
+		y = cw != NULL ? cw->rratio[r] : 1;
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0)
+			logs[n++] = log(x) - log(y);
+	}
+	return (n);
+}
+
+/* Returns the index of variant name in ds, or -1. */
+static long
+rep_variant(const struct dataset *ds, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ds->nvariants; i++) {
+		if (strcmp(ds->variants[i], name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+/*
+ * Returns how many tests the claims of the recorded suite add to the
+ * run's family: their comparisons against a reference other than the
+ * suite's, with enough pairs (docs/statistics.md, "Claims"). 0 when none
+ * or unreadable.
+ */
+static size_t
+rep_claims_extra(const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct suite	*s = ds->suite;
+	const struct suite_claim *c;
+	double			*logs;
+	size_t			 ci, hi, b, m = 0;
+	long			 v, w;
+
+	if (s == NULL || s->nclaims == 0 ||
+	    (logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL)
+		return (0);
+	for (ci = 0; ci < s->nclaims; ci++) {
+		c = &s->claims[ci];
+		v = rep_variant(ds, c->variant);
+		w = c->reference[0] != '\0' ? rep_variant(ds, c->reference) :
+		    (long)ds->ref;
+		if (v < 0 || w < 0 || (size_t)w == ds->ref)
+			continue;
+		for (hi = 0; hi < a->nhosts; hi++) {
+			for (b = 0; b < ds->nbenches; b++) {
+				if (ds->benches[b].nmetrics > 0 &&
+				    claims_covers(s, c, ds->benches[b].name) &&
+				    analysis_pair_logs(a, a->hosts[hi].host, b,
+				    (size_t)v, (size_t)w, logs) >=
+				    STATS_MIN_PAIRS)
+					m++;
+			}
+		}
+	}
+	free(logs);
+	return (m);
+}
+
 /*
  * The family of docs/statistics.md: every valid primary comparison and
  * every geometric mean of two or more. Each is tested again at
@@ -762,7 +799,7 @@ rep_family(struct analysis *a)
 		}
 	}
 	/* A claim against another reference tests in the family too. */
-	m += claims_family_extra(a);
+	m += rep_claims_extra(a);
 	a->family_size = m;
 	a->family_alpha = m > 0 ? STATS_ALPHA / (double)m : STATS_ALPHA;
 	/*
@@ -906,7 +943,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		rep_seq_stop(a, &a->hosts[hi]);
 	if (rep_geos(a) != 0 ||
 	    rep_rows(a) != 0 ||
-	    rep_answers(a) != 0 || claims_build(a, &a->claims) != 0)
+	    rep_answers(a) != 0)
 		goto oom;
 	*out = a;
 	a = NULL;
@@ -1620,6 +1657,7 @@ analysis_free(struct analysis *a)
 	free(a->by_hb);
 	free(a->res_start);
 	free(a->cmp_start);
-	claims_free_set(a->claims);
+	if (a->claims_free != NULL)
+		a->claims_free(a->claims);
 	free(a);
 }

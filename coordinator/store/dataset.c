@@ -17,6 +17,7 @@
 
 #include <msgpack.h>
 
+#include "coordinator/input/suite.h"
 #include "coordinator/store/dataset.h"
 #include "proto/ident.h"
 #include "proto/log.h"
@@ -1230,6 +1231,25 @@ rec_check_size(struct rec_ctx *c, const struct dataset *ds)
 	return (0);
 }
 
+/*
+ * Parses the recorded suite's text, once, for what the reports read of it
+ * (its benchmarks' sweeps and threads, its variants' settings, its
+ * claims). A text that does not parse (an older or a damaged record)
+ * leaves ds->suite NULL and says why in ds->suite_error: the record
+ * itself still loads.
+ */
+static void
+rec_suite(struct dataset *ds)
+{
+	ds->suite_claims = strstr(ds->suite_text, "[claim.") != NULL;
+	if (suite_load_names(ds->suite_path, ds->suite_text, &ds->suite,
+	    &ds->suite_error) != 0) {
+		ds->suite = NULL;
+		if (ds->suite_error == NULL)
+			ds->suite_error = xstrdup("out of memory");
+	}
+}
+
 /* How deep a record may nest (see proto_scan). */
 #define REC_DEPTH_MAX	16
 
@@ -1337,6 +1357,7 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	}
 	if (rec_check_size(&c, ds) != 0)
 		goto out;
+	rec_suite(ds);
 	*out = ds;
 	ds = NULL;
 	r = 0;
@@ -1364,6 +1385,8 @@ dataset_free(struct dataset *ds)
 	free(ds->suite_name);
 	free(ds->suite_path);
 	free(ds->suite_text);
+	suite_free(ds->suite);
+	free(ds->suite_error);
 	free(ds->cmdline);
 	free(ds->started);
 	free(ds->ended);

@@ -7,7 +7,6 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,10 +17,8 @@
 
 #include <sqlite3.h>
 
-#include "coordinator/analysis/analysis.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
-#include "coordinator/store/record.h"
 #include "proto/ident.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
@@ -416,15 +413,30 @@ static const char *const hist_sql_ins[] = {
 };
 #define HIST_NINS	(sizeof hist_sql_ins / sizeof hist_sql_ins[0])
 
-/* Writes ds's entry (its analysis a) inside the caller's transaction. */
-static int
-hist_write(struct history *h, const struct dataset *ds,
-    const struct analysis *a, const char *dir, char **cause)
+/* Binds row p of a run's entry to the points insert st, for run id. */
+static void
+hist_bind_point(sqlite3_stmt *st, sqlite3_int64 id, const struct hist_row *p)
+{
+	sqlite3_bind_int64(st, 1, id);
+	hist_text(st, 2, p->host);
+	hist_text(st, 3, p->arch);
+	hist_text(st, 4, p->cpu);
+	hist_text(st, 5, p->bench);
+	hist_text(st, 6, p->metric);
+	hist_text(st, 7, p->variant);
+	hist_text(st, 8, p->reference);
+	sqlite3_bind_int(st, 9, p->primary != 0);
+	hist_real(st, 10, p->ratio);
+	hist_real(st, 11, p->lo);
+	hist_real(st, 12, p->hi);
+	hist_text(st, 13, p->verdict);
+	hist_real(st, 14, p->typical);
+}
+
+int
+history_put(struct history *h, const struct hist_entry *e, char **cause)
 {
 	sqlite3_stmt		*st[HIST_NINS] = { NULL };
-	const struct rep_result	*res;
-	const struct rep_cmp	*c;
-	const struct ds_host	*hh;
 	sqlite3_int64		 id;
 	size_t			 i;
 	int			 k, r = -1;
@@ -437,47 +449,27 @@ hist_write(struct history *h, const struct dataset *ds,
 		}
 	}
 	for (k = 0; k < 3; k++) {
-		hist_text(st[k], 1, ds->run_id);
+		hist_text(st[k], 1, e->run_id);
 		if (hist_step(h, st[k], "removing the old entry", cause) != 0)
 			goto out;
 	}
-	hist_text(st[3], 1, ds->run_id);
-	hist_text(st[3], 2, dir);
-	hist_text(st[3], 3, ds->started);
-	hist_text(st[3], 4, ds->ended);
-	hist_text(st[3], 5, ds->suite_name);
+	hist_text(st[3], 1, e->run_id);
+	hist_text(st[3], 2, e->dir);
+	hist_text(st[3], 3, e->started);
+	hist_text(st[3], 4, e->ended);
+	hist_text(st[3], 5, e->suite);
 	if (hist_step(h, st[3], "adding the run", cause) != 0)
 		goto out;
 	id = sqlite3_last_insert_rowid(h->db);
-	for (i = 0; i < ds->nlabels; i++) {
+	for (i = 0; i < e->nlabels; i++) {
 		sqlite3_bind_int64(st[4], 1, id);
-		hist_text(st[4], 2, ds->label_keys[i]);
-		hist_text(st[4], 3, ds->label_values[i]);
+		hist_text(st[4], 2, e->label_keys[i]);
+		hist_text(st[4], 3, e->label_values[i]);
 		if (hist_step(h, st[4], "adding a label", cause) != 0)
 			goto out;
 	}
-	for (i = 0; i < a->nresults; i++) {
-		res = &a->results[i];
-		if (res->sum.n == 0)
-			continue;
-		hh = &ds->hosts[res->host];
-		c = analysis_cmp(a, res->host, res->bench, res->metric,
-		    res->variant);
-		sqlite3_bind_int64(st[5], 1, id);
-		hist_text(st[5], 2, hh->name);
-		hist_text(st[5], 3, hh->facts.arch);
-		hist_text(st[5], 4, hh->facts.cpu_model);
-		hist_text(st[5], 5, ds->benches[res->bench].name);
-		hist_text(st[5], 6, ds->benches[res->bench].metrics[res->metric]);
-		hist_text(st[5], 7, ds->variants[res->variant]);
-		hist_text(st[5], 8, ds->variants[ds->ref]);
-		sqlite3_bind_int(st[5], 9, res->metric == 0);
-		hist_real(st[5], 10, c != NULL ? c->ratio : NAN);
-		hist_real(st[5], 11, c != NULL ? c->lo : NAN);
-		hist_real(st[5], 12, c != NULL ? c->hi : NAN);
-		hist_text(st[5], 13, c != NULL ?
-		    stats_verdict_name(c->verdict) : "");
-		hist_real(st[5], 14, res->sum.median);
+	for (i = 0; i < e->nrows; i++) {
+		hist_bind_point(st[5], id, &e->rows[i]);
 		if (hist_step(h, st[5], "adding a result", cause) != 0)
 			goto out;
 	}
@@ -488,166 +480,38 @@ out:
 	return (r);
 }
 
-/* Loads, analyses and writes one run inside the caller's transaction. */
-static int
-hist_index_one(struct history *h, const char *dir, char **cause)
+int
+history_begin(struct history *h, char **cause)
 {
-	struct dataset	*ds = NULL;
-	struct analysis	*a = NULL;
-	char		 real[PATH_MAX];
-	int		 r = -1;
-
-	if (record_load(dir, &ds, cause) != 0)
-		return (-1);
-	if (analysis_build(ds, &a, cause) != 0)
-		goto out;
-	if (realpath(dir, real) == NULL)
-		snprintf(real, sizeof real, "%s", dir);
-	r = hist_write(h, ds, a, real, cause);
-out:
-	analysis_free(a);
-	dataset_free(ds);
-	return (r);
+	return (hist_exec(h, "BEGIN IMMEDIATE", cause));
 }
 
 int
-history_index_list(struct history *h, char *const *dirs, size_t n,
-    char **cause)
+history_commit(struct history *h, char **cause)
 {
-	size_t	i;
-
-	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
-		return (-1);
-	for (i = 0; i < n; i++) {
-		if (hist_index_one(h, dirs[i], cause) != 0) {
-			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-			return (-1);
-		}
-	}
 	if (hist_exec(h, "COMMIT", cause) != 0) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		history_rollback(h);
 		return (-1);
 	}
 	return (0);
-}
-
-int
-history_index(struct history *h, const char *dir, char **cause)
-{
-	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
-		return (-1);
-	if (hist_index_one(h, dir, cause) != 0 ||
-	    hist_exec(h, "COMMIT", cause) != 0) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-		return (-1);
-	}
-	return (0);
-}
-
-static int
-hist_name_cmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
-int
-history_rebuild(struct history *h, const char *reports, size_t *n,
-    size_t *nbad, char **cause)
-{
-	DIR		*d;
-	struct dirent	*e;
-	struct stat	 sb;
-	char		**names = NULL, *p, *why = NULL;
-	size_t		 nn = 0, i;
-
-	*n = *nbad = 0;
-	if ((d = opendir(reports)) == NULL) {
-		xasprintf(cause, "%s: %s", reports, strerror(errno));
-		return (-1);
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		xasprintf(&p, "%s/%s", reports, e->d_name);
-		/* Not reports/latest: the run it points at is there too. */
-		if (lstat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			free(p);
-			continue;
-		}
-		free(p);
-		xasprintf(&p, "%s/%s/%s", reports, e->d_name, RECORD_FILE);
-		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			names = xreallocarray(names, nn + 1, sizeof *names);
-			names[nn++] = xstrdup(e->d_name);
-		}
-		free(p);
-	}
-	closedir(d);
-	if (nn > 0)
-		qsort(names, nn, sizeof *names, hist_name_cmp);
-	for (i = 0; i < nn; i++) {
-		xasprintf(&p, "%s/%s", reports, names[i]);
-		/* A run still going indexes itself when it ends. */
-		if (record_busy(p)) {
-			fprintf(stderr, "orch: index: skipped %s: its run is "
-			    "still going (it indexes itself at its end)\n", p);
-			free(p);
-			free(names[i]);
-			continue;
-		}
-		if (history_index(h, p, &why) != 0) {
-			fprintf(stderr, "orch: index: skipped %s: %s\n", p, why);
-			free(why);
-			why = NULL;
-			(*nbad)++;
-		} else
-			(*n)++;
-		free(p);
-		free(names[i]);
-	}
-	free(names);
-	return (0);
-}
-
-/* An older store was rebuilt empty: fills it from the runs beside it. */
-static int
-hist_rebuild_at(struct history *h, const char *path, char **cause)
-{
-	char	*rdir = xstrdup(path), *slash = strrchr(rdir, '/');
-	size_t	 n, nbad;
-	int	 r;
-
-	if (slash == NULL) {
-		free(rdir);
-		rdir = xstrdup(".");
-	} else
-		*slash = '\0';
-	fprintf(stderr, "orch: %s had an older schema: rebuilt at version "
-	    "%d from the runs in %s\n", path, HISTORY_SCHEMA, rdir);
-	r = history_rebuild(h, rdir, &n, &nbad, cause);
-	free(rdir);
-	return (r);
 }
 
 void
-history_index_run(const char *dir, int quiet)
+history_rollback(struct history *h)
 {
-	struct history	*h = NULL;
-	char		*path, *cause = NULL;
-	int		 rebuilt = 0;
+	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+}
 
-	path = history_path_of(dir);
-	if (history_open(path, 1, &h, &rebuilt, &cause) != 0 ||
-	    history_index(h, dir, &cause) != 0 ||
-	    (rebuilt && hist_rebuild_at(h, path, &cause) != 0)) {
-		fprintf(stderr, "orch: warning: not indexed into the history: "
-		    "%s (orch index %s tries again)\n", cause, dir);
-		free(cause);
-	} else if (!quiet)
-		/* Under the report: block, with the files the run wrote. */
-		printf("        history: %s (orch history)\n", path);
-	history_close(h);
-	free(path);
+int
+history_put_run(struct history *h, const struct hist_entry *e, char **cause)
+{
+	if (history_begin(h, cause) != 0)
+		return (-1);
+	if (history_put(h, e, cause) != 0) {
+		history_rollback(h);
+		return (-1);
+	}
+	return (history_commit(h, cause));
 }
 
 /* Reads column i as a name (host, bench, ...): a copy, or NULL (cause). */
