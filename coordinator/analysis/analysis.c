@@ -293,7 +293,7 @@ static int	rep_answers(struct analysis *);
 struct rep_work {
 	size_t		 nvariants;
 	size_t		 rounds1;	/* rounds + 1: a round indexes as is */
-	const char	**settings;	/* per variant (rep_settings), or NULL */
+	const char	**settings;	/* per variant (rep_settings); NULL */
 	int		*files;		/* per variant: REP_FILES_* */
 	struct rep_cell	*cells;		/* [variant * rounds1 + round] */
 	double		*vals;		/* [rounds1]: one result's values */

@@ -31,8 +31,9 @@ struct suite_variant {
 	size_t		 nenv;		/* "NAME=value" */
 	char		**env;
 	char		*settings;	/* its keys but bin as written, in
-					   order, "KEY=VALUE\n" each (an A/A
-					   run has the reference's); NULL none */
+					   order, "KEY=VALUE\n" each: an A/A
+					   run has the reference's; NULL
+					   none */
 	int		 line;		/* of the [variant.NAME] header */
 };
 

@@ -192,7 +192,8 @@ report_index_rebuild(struct history *h, const char *reports, size_t *n,
 			continue;
 		}
 		if (report_index(h, p, &why) != 0) {
-			fprintf(stderr, "orch: index: skipped %s: %s\n", p, why);
+			fprintf(stderr, "orch: index: skipped %s: %s\n", p,
+			    why);
 			free(why);
 			why = NULL;
 			(*nbad)++;
