@@ -672,17 +672,135 @@ bad:
 	return (-1);
 }
 
+/* What history_query has read so far, and its statements. */
+struct hist_q {
+	struct history		*h;
+	sqlite3_stmt		*rs, *ls, *ps;
+	struct hist_run		*runs;
+	size_t			 nruns;
+	sqlite3_int64		*ids;
+	struct hist_point	*pts;
+	size_t			 npts;
+};
+
+/* Reads the runs since f->since (all: NULL), checked, into q. */
+static int
+hist_read_runs(struct hist_q *q, const struct hist_filter *f, char **cause)
+{
+	struct history	*h = q->h;
+	struct hist_run	*hr;
+	size_t		 row = 0;
+	int		 rc;
+
+	hist_text(q->rs, 1, f->since);
+	while ((rc = sqlite3_step(q->rs)) == SQLITE_ROW) {
+		row++;
+		if (q->nruns == HISTORY_RUNS_MAX) {
+			xasprintf(cause, "%s: more than %d runs: narrow it with "
+			    "--since", h->path, HISTORY_RUNS_MAX);
+			return (-1);
+		}
+		q->runs = xreallocarray(q->runs, q->nruns + 1,
+		    sizeof *q->runs);
+		q->ids = xreallocarray(q->ids, q->nruns + 1, sizeof *q->ids);
+		hr = &q->runs[q->nruns];
+		memset(hr, 0, sizeof *hr);
+		q->ids[q->nruns++] = sqlite3_column_int64(q->rs, 0);
+		if ((hr->run_id = hist_col_name(h, q->rs, 1, "runs", row,
+		    cause)) == NULL || (hr->started = hist_col_text(h, q->rs,
+		    2, 64, "runs", row, cause)) == NULL || (hr->dir =
+		    hist_col_text(h, q->rs, 3, PATH_MAX, "runs", row,
+		    cause)) == NULL || hist_read_labels(h, q->ls,
+		    q->ids[q->nruns - 1], &hr->labels, cause) != 0)
+			return (-1);
+	}
+	if (rc != SQLITE_DONE)
+		return (hist_err(h, "reading its runs", cause));
+	return (0);
+}
+
+/* Reads the points statement's current row (row) into p, checked. */
+static int
+hist_read_point(struct history *h, sqlite3_stmt *ps, size_t row,
+    struct hist_point *p, char **cause)
+{
+	if ((p->host = hist_col_name(h, ps, 0, "points", row, cause)) ==
+	    NULL ||
+	    (p->arch = hist_col_text(h, ps, 1, 64, "points", row, cause)) ==
+	    NULL ||
+	    (p->cpu = hist_col_text(h, ps, 2, 256, "points", row, cause)) ==
+	    NULL ||
+	    (p->bench = hist_col_name(h, ps, 3, "points", row, cause)) ==
+	    NULL ||
+	    (p->metric = hist_col_name(h, ps, 4, "points", row, cause)) ==
+	    NULL ||
+	    (p->variant = hist_col_name(h, ps, 5, "points", row, cause)) ==
+	    NULL ||
+	    (p->reference = hist_col_name(h, ps, 6, "points", row, cause)) ==
+	    NULL ||
+	    hist_col_real(h, ps, 8, HIST_POSITIVE, "points", row, &p->ratio,
+	    cause) != 0 ||
+	    hist_col_real(h, ps, 9, HIST_NONNEG, "points", row, &p->lo,
+	    cause) != 0 ||
+	    hist_col_real(h, ps, 10, HIST_POSITIVE, "points", row, &p->hi,
+	    cause) != 0 ||
+	    (p->verdict = hist_col_text(h, ps, 11, 32, "points", row,
+	    cause)) == NULL ||
+	    hist_col_real(h, ps, 12, HIST_FINITE, "points", row, &p->typical,
+	    cause) != 0)
+		return (-1);
+	p->primary = sqlite3_column_int(ps, 7) != 0;
+	/* Stored as NULL: an interval with no upper end. */
+	if (isfinite(p->ratio) && isnan(p->hi))
+		p->hi = INFINITY;
+	if (isfinite(p->ratio) && isnan(p->lo))
+		p->lo = 0;
+	return (0);
+}
+
+/* Reads the points of run i matching f into q. */
+static int
+hist_read_points(struct hist_q *q, const struct hist_filter *f, size_t i,
+    char **cause)
+{
+	struct history		*h = q->h;
+	struct hist_point	*p;
+	size_t			 row = 0;
+	int			 rc;
+
+	sqlite3_bind_int64(q->ps, 1, q->ids[i]);
+	hist_text(q->ps, 2, f->host);
+	hist_text(q->ps, 3, f->bench);
+	hist_text(q->ps, 4, f->metric);
+	hist_text(q->ps, 5, f->variant);
+	while ((rc = sqlite3_step(q->ps)) == SQLITE_ROW) {
+		row++;
+		q->pts = xreallocarray(q->pts, q->npts + 1, sizeof *q->pts);
+		p = &q->pts[q->npts++];
+		memset(p, 0, sizeof *p);
+		p->run = i;
+		if (hist_read_point(h, q->ps, row, p, cause) != 0)
+			return (-1);
+		if (q->npts > (size_t)HISTORY_RUNS_MAX * 64) {
+			xasprintf(cause, "%s: too many results: narrow it "
+			    "with --host, --bench or --since", h->path);
+			return (-1);
+		}
+	}
+	sqlite3_reset(q->ps);
+	if (rc != SQLITE_DONE)
+		return (hist_err(h, "reading its results", cause));
+	return (0);
+}
+
 int
 history_query(struct history *h, const struct hist_filter *f,
     struct hist_run **runsp, size_t *nrunsp, struct hist_point **ptsp,
     size_t *nptsp, char **cause)
 {
-	sqlite3_stmt		*rs = NULL, *ls = NULL, *ps = NULL;
-	struct hist_run		*runs = NULL, *hr;
-	struct hist_point	*pts = NULL, *p;
-	sqlite3_int64		*ids = NULL;
-	size_t			 nruns = 0, npts = 0, row;
-	int			 rc, r = -1;
+	struct hist_q	q;
+	size_t		i;
+	int		r = -1;
 
 	*runsp = NULL;
 	*ptsp = NULL;
@@ -694,119 +812,43 @@ history_query(struct history *h, const struct hist_filter *f,
 	}
 	if (hist_exec(h, "BEGIN", cause) != 0)
 		return (-1);
+	memset(&q, 0, sizeof q);
+	q.h = h;
 	if (sqlite3_prepare_v2(h->db, "SELECT id, run_id, started, dir FROM "
 	    "runs WHERE ?1 IS NULL OR started >= ?1 ORDER BY started, ended, "
 	    "run_id",
-	    -1, &rs, NULL) != SQLITE_OK ||
+	    -1, &q.rs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT key, value FROM labels WHERE "
-	    "run = ?1 ORDER BY rowid", -1, &ls, NULL) != SQLITE_OK ||
+	    "run = ?1 ORDER BY rowid", -1, &q.ls, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT host, arch, cpu, bench, metric, "
 	    "variant, reference, is_primary, ratio, lo, hi, verdict, typical "
 	    "FROM points WHERE run = ?1 AND (?2 IS NULL OR host = ?2) AND "
 	    "(?3 IS NULL OR bench = ?3) AND (?4 IS NULL OR metric = ?4) AND "
 	    "(?5 IS NULL OR variant = ?5 OR reference = ?5) ORDER BY host, "
-	    "bench, metric, variant", -1, &ps, NULL) != SQLITE_OK) {
+	    "bench, metric, variant", -1, &q.ps, NULL) != SQLITE_OK) {
 		hist_err(h, "reading it", cause);
 		goto out;
 	}
-	hist_text(rs, 1, f->since);
-	row = 0;
-	while ((rc = sqlite3_step(rs)) == SQLITE_ROW) {
-		row++;
-		if (nruns == HISTORY_RUNS_MAX) {
-			xasprintf(cause, "%s: more than %d runs: narrow it with "
-			    "--since", h->path, HISTORY_RUNS_MAX);
-			goto out;
-		}
-		runs = xreallocarray(runs, nruns + 1, sizeof *runs);
-		ids = xreallocarray(ids, nruns + 1, sizeof *ids);
-		hr = &runs[nruns];
-		memset(hr, 0, sizeof *hr);
-		nruns++;
-		ids[nruns - 1] = sqlite3_column_int64(rs, 0);
-		if ((hr->run_id = hist_col_name(h, rs, 1, "runs", row,
-		    cause)) == NULL || (hr->started = hist_col_text(h, rs, 2,
-		    64, "runs", row, cause)) == NULL || (hr->dir =
-		    hist_col_text(h, rs, 3, PATH_MAX, "runs", row, cause)) ==
-		    NULL || hist_read_labels(h, ls, ids[nruns - 1],
-		    &hr->labels, cause) != 0)
-			goto out;
-	}
-	if (rc != SQLITE_DONE) {
-		hist_err(h, "reading its runs", cause);
+	if (hist_read_runs(&q, f, cause) != 0)
 		goto out;
-	}
-	for (size_t i = 0; i < nruns; i++) {
-		sqlite3_bind_int64(ps, 1, ids[i]);
-		hist_text(ps, 2, f->host);
-		hist_text(ps, 3, f->bench);
-		hist_text(ps, 4, f->metric);
-		hist_text(ps, 5, f->variant);
-		row = 0;
-		while ((rc = sqlite3_step(ps)) == SQLITE_ROW) {
-			row++;
-			pts = xreallocarray(pts, npts + 1, sizeof *pts);
-			p = &pts[npts++];
-			memset(p, 0, sizeof *p);
-			p->run = i;
-			if ((p->host = hist_col_name(h, ps, 0, "points", row,
-			    cause)) == NULL ||
-			    (p->arch = hist_col_text(h, ps, 1, 64, "points",
-			    row, cause)) == NULL ||
-			    (p->cpu = hist_col_text(h, ps, 2, 256, "points",
-			    row, cause)) == NULL ||
-			    (p->bench = hist_col_name(h, ps, 3, "points", row,
-			    cause)) == NULL ||
-			    (p->metric = hist_col_name(h, ps, 4, "points", row,
-			    cause)) == NULL ||
-			    (p->variant = hist_col_name(h, ps, 5, "points", row,
-			    cause)) == NULL ||
-			    (p->reference = hist_col_name(h, ps, 6, "points",
-			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 8, HIST_POSITIVE, "points",
-			    row, &p->ratio, cause) != 0 ||
-			    hist_col_real(h, ps, 9, HIST_NONNEG, "points", row,
-			    &p->lo, cause) != 0 ||
-			    hist_col_real(h, ps, 10, HIST_POSITIVE, "points",
-			    row, &p->hi, cause) != 0 ||
-			    (p->verdict = hist_col_text(h, ps, 11, 32, "points",
-			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 12, HIST_FINITE, "points",
-			    row, &p->typical, cause) != 0)
-				goto out;
-			p->primary = sqlite3_column_int(ps, 7) != 0;
-			/* Stored as NULL: an interval with no upper end. */
-			if (isfinite(p->ratio) && isnan(p->hi))
-				p->hi = INFINITY;
-			if (isfinite(p->ratio) && isnan(p->lo))
-				p->lo = 0;
-			if (npts > (size_t)HISTORY_RUNS_MAX * 64) {
-				xasprintf(cause, "%s: too many results: narrow "
-				    "it with --host, --bench or --since",
-				    h->path);
-				goto out;
-			}
-		}
-		sqlite3_reset(ps);
-		if (rc != SQLITE_DONE) {
-			hist_err(h, "reading its results", cause);
+	for (i = 0; i < q.nruns; i++) {
+		if (hist_read_points(&q, f, i, cause) != 0)
 			goto out;
-		}
 	}
 	r = 0;
 out:
-	sqlite3_finalize(rs);
-	sqlite3_finalize(ls);
-	sqlite3_finalize(ps);
+	sqlite3_finalize(q.rs);
+	sqlite3_finalize(q.ls);
+	sqlite3_finalize(q.ps);
 	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
-	free(ids);
+	free(q.ids);
 	if (r != 0) {
-		history_query_free(runs, nruns, pts, npts);
+		history_query_free(q.runs, q.nruns, q.pts, q.npts);
 		return (-1);
 	}
-	*runsp = runs;
-	*nrunsp = nruns;
-	*ptsp = pts;
-	*nptsp = npts;
+	*runsp = q.runs;
+	*nrunsp = q.nruns;
+	*ptsp = q.pts;
+	*nptsp = q.npts;
 	return (0);
 }
