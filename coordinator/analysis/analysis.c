@@ -1695,7 +1695,7 @@ analysis_free(struct analysis *a)
 	free(a->by_hb);
 	free(a->res_start);
 	free(a->cmp_start);
-	if (a->claims_free != NULL)
-		a->claims_free(a->claims);
+	if (a->free_claims != NULL)
+		a->free_claims(a->claims);
 	free(a);
 }

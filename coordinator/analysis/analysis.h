@@ -150,7 +150,7 @@ struct analysis {
 	 * claims_attach (claims.h), which the analysis does not call;
 	 * NULL: none. */
 	struct claims		*claims;
-	void			(*claims_free)(struct claims *);
+	void			(*free_claims)(struct claims *);
 };
 
 /*

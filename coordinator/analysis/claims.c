@@ -378,7 +378,7 @@ claims_attach(struct analysis *a, char **cause)
 		return (-1);
 	}
 	a->claims = cs;
-	a->claims_free = claims_free_set;
+	a->free_claims = claims_free_set;
 	return (0);
 }
 

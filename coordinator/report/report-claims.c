@@ -5,7 +5,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "coordinator/analysis/claims.h"
 #include "coordinator/input/suite.h"
