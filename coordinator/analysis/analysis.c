@@ -1,6 +1,5 @@
 /* Statistics over a dataset: the analysis every report is rendered from. */
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,10 +7,10 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
 #include "coordinator/analysis/rng.h"
 #include "coordinator/analysis/seq.h"
 #include "coordinator/analysis/stats.h"
+#include "coordinator/input/suite.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
 /*
@@ -225,66 +224,31 @@ analysis_value(const struct analysis *a, size_t hostidx,
 	return (dataset_value(a->ds, s, metric, v));
 }
 
-/* Collects the settings (every key but bin) of each variant's section. */
-struct rep_settings_ctx {
-	const struct dataset	*ds;
-	char			**text;		/* per variant */
-	int			  oom;		/* an append ran out of memory */
-};
-
-/* The inih callback of rep_settings; returns 1 (go on). */
-static int
-rep_settings_cb(void *user, const char *section, const char *name,
-    const char *value)
-{
-	struct rep_settings_ctx	*c = user;
-	size_t			 v;
-
-	if (strncmp(section, "variant.", 8) != 0 || strcmp(name, "bin") == 0)
-		return (1);
-	for (v = 0; v < c->ds->nvariants; v++) {
-		if (strcmp(section + 8, c->ds->variants[v]) == 0 &&
-		    util_appendf(&c->text[v], "%s=%s\n", name, value) != 0)
-			c->oom = 1;
-	}
-	return (1);
-}
-
 /*
- * Sets *out to each variant's settings from the suite file as run, as text
- * to compare ("" when none), or to NULL when the text does not parse.
- * Returns 0, or -1 out of memory.
+ * Sets *out to each variant's settings in the suite as run (suite.h: its
+ * keys but bin, as text to compare; "" when none), or to NULL when the
+ * recorded suite did not parse. Returns 0, or -1 out of memory.
  */
 static int
-rep_settings(const struct dataset *ds, char ***out)
+rep_settings(const struct dataset *ds, const char ***out)
 {
-	struct rep_settings_ctx	c;
-	size_t			v;
-	int			r = -1;
+	const struct suite	*s = ds->suite;
+	size_t			 v, i;
 
 	*out = NULL;
-	c.ds = ds;
-	c.oom = 0;
-	if ((c.text = calloc(ds->nvariants + 1, sizeof *c.text)) == NULL)
+	if (s == NULL)
+		return (0);
+	if ((*out = calloc(ds->nvariants + 1, sizeof **out)) == NULL)
 		return (-1);
-	if (ini_parse_string(ds->suite_text, rep_settings_cb, &c) != 0) {
-		r = c.oom ? -1 : 0;
-		goto out;
-	}
-	if (c.oom)
-		goto out;
 	for (v = 0; v < ds->nvariants; v++) {
-		if (c.text[v] == NULL &&
-		    util_appendf(&c.text[v], "%s", "") != 0)
-			goto out;
+		(*out)[v] = "";
+		for (i = 0; i < s->nvariants; i++) {
+			if (strcmp(s->variants[i].name, ds->variants[v]) == 0 &&
+			    s->variants[i].settings != NULL)
+				(*out)[v] = s->variants[i].settings;
+		}
 	}
-	*out = c.text;
 	return (0);
-out:
-	for (v = 0; v < ds->nvariants; v++)
-		free(c.text[v]);
-	free(c.text);
-	return (r);
 }
 
 /*
@@ -293,7 +257,8 @@ out:
  * NULL) count as REP_FILES_SAME: A/A is claimed only when known.
  */
 static void
-rep_files(const struct dataset *ds, size_t host, char **settings, int *files)
+rep_files(const struct dataset *ds, size_t host, const char **settings,
+    int *files)
 {
 	const char	*rsha, *sha;
 	size_t		 v;
@@ -328,7 +293,7 @@ static int	rep_answers(struct analysis *);
 struct rep_work {
 	size_t		 nvariants;
 	size_t		 rounds1;	/* rounds + 1: a round indexes as is */
-	char		**settings;	/* per variant (rep_settings), or NULL */
+	const char	**settings;	/* per variant (rep_settings); NULL */
 	int		*files;		/* per variant: REP_FILES_* */
 	struct rep_cell	*cells;		/* [variant * rounds1 + round] */
 	double		*vals;		/* [rounds1]: one result's values */
@@ -345,13 +310,7 @@ struct rep_work {
 static void
 rep_work_free(struct rep_work *w)
 {
-	size_t	v;
-
-	if (w->settings != NULL) {
-		for (v = 0; v < w->nvariants; v++)
-			free(w->settings[v]);
-		free(w->settings);
-	}
+	free(w->settings);
 	free(w->files);
 	free(w->cells);
 	free(w->vals);
@@ -710,6 +669,84 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	return (rc);
 }
 
+size_t
+analysis_pair_logs(const struct analysis *a, size_t h, size_t b, size_t v,
+    size_t w, double *logs)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*cv = NULL, *cw = NULL;
+	double			 x, y;
+	size_t			 r, n = 0;
+
+	if (v != ds->ref && ((cv = analysis_cmp(a, h, b, 0, v)) == NULL ||
+	    cv->rratio == NULL))
+		return (0);
+	if (w != ds->ref && ((cw = analysis_cmp(a, h, b, 0, w)) == NULL ||
+	    cw->rratio == NULL))
+		return (0);
+	for (r = 0; r < ds->rounds; r++) {
+		x = cv != NULL ? cv->rratio[r] : 1;
+		y = cw != NULL ? cw->rratio[r] : 1;
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0)
+			logs[n++] = log(x) - log(y);
+	}
+	return (n);
+}
+
+/* Returns the index of variant name in ds, or -1. */
+static long
+rep_variant(const struct dataset *ds, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ds->nvariants; i++) {
+		if (strcmp(ds->variants[i], name) == 0)
+			return ((long)i);
+	}
+	return (-1);
+}
+
+/*
+ * Returns how many tests the claims of the recorded suite add to the
+ * run's family: their comparisons against a reference other than the
+ * suite's, with enough pairs (docs/statistics.md, "Claims"). 0 when none
+ * or unreadable.
+ */
+static size_t
+rep_claims_extra(const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct suite	*s = ds->suite;
+	const struct suite_claim *c;
+	double			*logs;
+	size_t			 ci, hi, b, m = 0;
+	long			 v, w;
+
+	if (s == NULL || s->nclaims == 0 ||
+	    (logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL)
+		return (0);
+	for (ci = 0; ci < s->nclaims; ci++) {
+		c = &s->claims[ci];
+		v = rep_variant(ds, c->variant);
+		w = c->reference[0] != '\0' ? rep_variant(ds, c->reference) :
+		    (long)ds->ref;
+		if (v < 0 || w < 0 || (size_t)w == ds->ref)
+			continue;
+		for (hi = 0; hi < a->nhosts; hi++) {
+			for (b = 0; b < ds->nbenches; b++) {
+				if (ds->benches[b].nmetrics > 0 &&
+				    claims_covers(s, c, ds->benches[b].name) &&
+				    analysis_pair_logs(a, a->hosts[hi].host, b,
+				    (size_t)v, (size_t)w, logs) >=
+				    STATS_MIN_PAIRS)
+					m++;
+			}
+		}
+	}
+	free(logs);
+	return (m);
+}
+
 /*
  * The family of docs/statistics.md: every valid primary comparison and
  * every geometric mean of two or more. Each is tested again at
@@ -762,7 +799,7 @@ rep_family(struct analysis *a)
 		}
 	}
 	/* A claim against another reference tests in the family too. */
-	m += claims_family_extra(a);
+	m += rep_claims_extra(a);
 	a->family_size = m;
 	a->family_alpha = m > 0 ? STATS_ALPHA / (double)m : STATS_ALPHA;
 	/*
@@ -906,7 +943,7 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 		rep_seq_stop(a, &a->hosts[hi]);
 	if (rep_geos(a) != 0 ||
 	    rep_rows(a) != 0 ||
-	    rep_answers(a) != 0 || claims_build(a, &a->claims) != 0)
+	    rep_answers(a) != 0)
 		goto oom;
 	*out = a;
 	a = NULL;
@@ -1199,45 +1236,166 @@ rep_geo_alpha(const struct analysis *a, size_t g)
 	return (alpha);
 }
 
+/* The buffers of rep_geos, shared by every group and variant. */
+struct rep_geo_work {
+	const double		**rr;	/* the comparisons' ratios by round */
+	double			**inv;	/* inverted copies, ninv of them */
+	size_t			 ninv;
+	size_t			*n;	/* rounds of each */
+	char			*bused;	/* per bench: in the mean */
+	const struct rep_cmp	*one;	/* the last valid comparison */
+	size_t			 minpairs;
+	double			 wsum;	/* sum of sqrt(widen) */
+};
+
+/* Frees the inverted ratios of the last group and variant. */
+static void
+rep_geo_drop(struct rep_geo_work *w)
+{
+	size_t	i;
+
+	for (i = 0; i < w->ninv; i++)
+		free(w->inv[i]);
+	w->ninv = 0;
+}
+
+/*
+ * Gathers into w the valid primary comparisons of variant v in group g
+ * for geo, counting its verdicts, hosts and benchmarks. Returns how many
+ * (geo->nused), or -1 out of memory.
+ */
+static long
+rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
+    struct rep_geo *geo, size_t g, size_t v)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*c;
+	size_t			 i, b, r, k = 0, kh, naa = 0, nhosts = 0;
+
+	w->minpairs = SIZE_MAX;
+	w->wsum = 0;
+	memset(w->bused, 0, ds->nbenches);
+	for (i = a->groups[g].from; i < a->groups[g].to; i++) {
+		nhosts++;
+		kh = k;
+		for (b = 0; b < ds->nbenches; b++) {
+			if ((c = analysis_cmp(a, a->hosts[i].host, b, 0,
+			    v)) == NULL)
+				continue;
+			if (b == 0 && c->files == REP_FILES_AA)
+				naa++;
+			geo->count[c->verdict]++;
+			if (c->verdict == VERDICT_INVALID) {
+				geo->ninvalid++;
+				continue;
+			}
+			w->one = c;
+			if (c->npairs < w->minpairs)
+				w->minpairs = c->npairs;
+			w->wsum += sqrt(c->widen);
+			w->n[k] = ds->rounds;
+			geo->nbenches += !w->bused[b];
+			w->bused[b] = 1;
+			if (!ds->benches[b].higher[0]) {
+				w->rr[k++] = c->rratio;
+				continue;
+			}
+			if ((w->inv[w->ninv] = calloc((size_t)ds->rounds + 1,
+			    sizeof **w->inv)) == NULL)
+				return (-1);
+			for (r = 0; r < ds->rounds; r++)
+				w->inv[w->ninv][r] = 1 / c->rratio[r];
+			w->rr[k++] = w->inv[w->ninv++];
+		}
+		geo->nhosts += k > kh;
+	}
+	geo->nused = k;
+	geo->aa = nhosts > 0 && naa == nhosts;
+	return ((long)k);
+}
+
+/*
+ * Estimates and judges geo, the mean of the k comparisons gathered in w
+ * for variant v in group g. Returns 0, or -1 out of memory.
+ */
+static int
+rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
+    struct rep_geo *geo, size_t g, size_t v, size_t k)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_cmp	*one = w->one;
+	struct rng		 rng;
+	char			*key = NULL;
+
+	geo->level = 1 - rep_geo_alpha(a, g);
+	geo->verdict = VERDICT_INVALID;
+	if (k == 1) {
+		/* A mean of one comparison is that one. */
+		geo->est = w->rr[0] == one->rratio ? one->ratio :
+		    1 / one->ratio;
+		geo->lo = w->rr[0] == one->rratio ? one->lo : 1 / one->hi;
+		geo->hi = w->rr[0] == one->rratio ? one->hi : 1 / one->lo;
+		geo->level = one->level;
+		geo->widen = one->widen;
+		/* Better or worse reads the same inverted. */
+		geo->verdict = one->verdict;
+		return (0);
+	}
+	if (k == 0)
+		return (0);
+	if (util_appendf(&key, "geomean/%s/%s", a->groups[g].label,
+	    ds->variants[v]) != 0)
+		return (-1);
+	rng_seed_str(&rng, ds->seed, key);
+	free(key);
+	if (stats_boot_geomean(w->rr, w->n, k, rng_next(&rng), geo->level,
+	    &geo->est, &geo->lo, &geo->hi) == 0 &&
+	    rep_geo_widen(geo, w->wsum / (double)k) == 0)
+		geo->verdict = stats_verdict(geo->est, geo->lo, geo->hi,
+		    ds->min_effect, 0, STATS_MIN_PAIRS, 1);
+	/*
+	 * rounds = auto looks at few rounds at a tiny level, where a
+	 * bootstrap of a handful of rounds is too narrow: a mean decides
+	 * only when each of its comparisons could.
+	 */
+	if (ds->auto_rounds && geo->verdict != VERDICT_INVALID &&
+	    ldexp(2.0, -(int)(w->minpairs < 60 ? w->minpairs : 60)) >
+	    1 - geo->level)
+		geo->verdict = VERDICT_INCONCLUSIVE;
+	return (0);
+}
+
 /*
  * The geometric mean of each variant's primary ratios per known group,
  * over every valid (host, bench) comparison; ratios of a higher-is-better
  * primary metric are inverted so that below 1 always means better.
  * Returns 0, or -1 out of memory.
- * Long: one pass per group and variant that counts, resamples and judges
- * together; its steps share the per-round buffers.
  */
 static int
 rep_geos(struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
-	const struct rep_cmp	*c, *one = NULL;
+	struct rep_geo_work	 w;
 	struct rep_geo		*geo;
-	struct rng		 rng;
-	const double		**rr;
-	double			**inv;
-	size_t			*n, g, v, i, b, k, kh, ninv = 0, r, naa, nhosts;
-	size_t			 minpairs;
-	double			 wsum;
-	char			*key, *bused;
+	size_t			 g, v, b, nhb = a->nhosts * ds->nbenches + 1;
+	long			 k;
 	int			 ret = -1;
 
+	memset(&w, 0, sizeof w);
 	a->geos = calloc(a->ngroups * ds->nvariants + 1, sizeof *a->geos);
-	bused = calloc(ds->nbenches + 1, 1);
-	rr = calloc(a->nhosts * ds->nbenches + 1, sizeof *rr);
-	inv = calloc(a->nhosts * ds->nbenches + 1, sizeof *inv);
-	n = calloc(a->nhosts * ds->nbenches + 1, sizeof *n);
-	if (a->geos == NULL || rr == NULL || inv == NULL || n == NULL ||
-	    bused == NULL)
+	w.bused = calloc(ds->nbenches + 1, 1);
+	w.rr = calloc(nhb, sizeof *w.rr);
+	w.inv = calloc(nhb, sizeof *w.inv);
+	w.n = calloc(nhb, sizeof *w.n);
+	if (a->geos == NULL || w.rr == NULL || w.inv == NULL || w.n == NULL ||
+	    w.bused == NULL)
 		goto out;
 	for (b = 0; b < ds->nbenches; b++) {
 		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
 			a->inverted = 1;
 	}
 	for (g = 0; g < a->ngroups; g++) {
-		if (!a->groups[g].known)
-			continue;
-		for (v = 0; v < ds->nvariants; v++) {
+		for (v = 0; a->groups[g].known && v < ds->nvariants; v++) {
 			if (v == ds->ref)
 				continue;
 			geo = &a->geos[a->ngeos++];
@@ -1245,102 +1403,19 @@ rep_geos(struct analysis *a)
 			geo->variant = v;
 			geo->est = geo->lo = geo->hi = NAN;
 			geo->widen = 1;
-			k = ninv = naa = nhosts = 0;
-			minpairs = SIZE_MAX;
-			memset(bused, 0, ds->nbenches);
-			wsum = 0;
-			for (i = a->groups[g].from; i < a->groups[g].to; i++) {
-				nhosts++;
-				kh = k;
-				for (b = 0; b < ds->nbenches; b++) {
-					c = analysis_cmp(a, a->hosts[i].host,
-					    b, 0, v);
-					if (c == NULL)
-						continue;
-					if (b == 0 && c->files == REP_FILES_AA)
-						naa++;
-					geo->count[c->verdict]++;
-					if (c->verdict == VERDICT_INVALID) {
-						geo->ninvalid++;
-						continue;
-					}
-					one = c;
-					if (c->npairs < minpairs)
-						minpairs = c->npairs;
-					wsum += sqrt(c->widen);
-					n[k] = ds->rounds;
-					geo->nbenches += !bused[b];
-					bused[b] = 1;
-					if (ds->benches[b].higher[0]) {
-						inv[ninv] = calloc(
-						    (size_t)ds->rounds + 1,
-						    sizeof **inv);
-						if (inv[ninv] == NULL)
-							goto out;
-						for (r = 0; r < ds->rounds; r++)
-							inv[ninv][r] =
-							    1 / c->rratio[r];
-						rr[k++] = inv[ninv++];
-					} else
-						rr[k++] = c->rratio;
-				}
-				geo->nhosts += k > kh;
-			}
-			geo->nused = k;
-			geo->level = 1 - rep_geo_alpha(a, g);
-			geo->aa = nhosts > 0 && naa == nhosts;
-			geo->verdict = VERDICT_INVALID;
-			if (k == 1) {
-				/* A mean of one comparison is that one. */
-				geo->est = rr[0] == one->rratio ? one->ratio :
-				    1 / one->ratio;
-				geo->lo = rr[0] == one->rratio ? one->lo :
-				    1 / one->hi;
-				geo->hi = rr[0] == one->rratio ? one->hi :
-				    1 / one->lo;
-				geo->level = one->level;
-				geo->widen = one->widen;
-				/* Better or worse reads the same inverted. */
-				geo->verdict = one->verdict;
-			} else if (k > 0) {
-				key = NULL;
-				if (util_appendf(&key, "geomean/%s/%s",
-				    a->groups[g].label, ds->variants[v]) != 0)
-					goto out;
-				rng_seed_str(&rng, ds->seed, key);
-				free(key);
-				if (stats_boot_geomean(rr, n, k,
-				    rng_next(&rng), geo->level, &geo->est,
-				    &geo->lo, &geo->hi) == 0 &&
-				    rep_geo_widen(geo, wsum / (double)k) == 0)
-					geo->verdict = stats_verdict(geo->est,
-					    geo->lo, geo->hi, ds->min_effect,
-					    0, STATS_MIN_PAIRS, 1);
-				/*
-				 * rounds = auto looks at few rounds at a tiny
-				 * level, where a bootstrap of a handful of
-				 * rounds is too narrow: a mean decides only
-				 * when each of its comparisons could.
-				 */
-				if (ds->auto_rounds && geo->verdict !=
-				    VERDICT_INVALID && ldexp(2.0,
-				    -(int)(minpairs < 60 ? minpairs : 60)) >
-				    1 - geo->level)
-					geo->verdict = VERDICT_INCONCLUSIVE;
-			}
-			for (i = 0; i < ninv; i++)
-				free(inv[i]);
-			ninv = 0;
+			if ((k = rep_geo_gather(a, &w, geo, g, v)) < 0 ||
+			    rep_geo_judge(a, &w, geo, g, v, (size_t)k) != 0)
+				goto out;
+			rep_geo_drop(&w);
 		}
 	}
 	ret = 0;
 out:
-	for (i = 0; i < ninv; i++)
-		free(inv[i]);
-	free(rr);
-	free(inv);
-	free(n);
-	free(bused);
+	rep_geo_drop(&w);
+	free(w.rr);
+	free(w.inv);
+	free(w.n);
+	free(w.bused);
 	return (ret);
 }
 
@@ -1620,6 +1695,7 @@ analysis_free(struct analysis *a)
 	free(a->by_hb);
 	free(a->res_start);
 	free(a->cmp_start);
-	claims_free_set(a->claims);
+	if (a->free_claims != NULL)
+		a->free_claims(a->claims);
 	free(a);
 }

@@ -146,13 +146,17 @@ struct analysis {
 	 * results and cmps: res_start[h * nbenches + b], cmp_start[...]. */
 	size_t			*res_start;
 	size_t			*cmp_start;
-	struct claims		*claims;	/* the suite's claims decided
-						   (claims.h); NULL: none */
+	/* The suite's claims decided, and their destructor: set by
+	 * claims_attach (claims.h), which the analysis does not call;
+	 * NULL: none. */
+	struct claims		*claims;
+	void			(*free_claims)(struct claims *);
 };
 
 /*
- * Analyses ds. Returns 0, or -1 with *cause set (caller frees) when the
- * record is too large to analyse or memory runs out.
+ * Analyses ds (all but the claims: claims_attach). Returns 0, or -1 with
+ * *cause set (caller frees) when the record is too large to analyse or
+ * memory runs out.
  */
 int	analysis_build(const struct dataset *ds, struct analysis **out,
 	    char **cause);
@@ -165,6 +169,15 @@ const struct rep_cmp *analysis_cmp(const struct analysis *a, size_t host,
 /* Returns the result of (host, bench, metric, variant), or NULL. */
 const struct rep_result *analysis_result(const struct analysis *a,
 	    size_t host, size_t bench, size_t metric, size_t variant);
+
+/*
+ * Fills logs (ds->rounds of them) with the per-round log ratios of variant
+ * v to variant w on (dataset host h, bench b), from the analysis' paired
+ * ratios of each to the suite's reference: the reference's own value
+ * cancels in each round. Returns how many rounds have both.
+ */
+size_t	analysis_pair_logs(const struct analysis *a, size_t h, size_t b,
+	    size_t v, size_t w, double *logs);
 
 /* Returns the geometric mean of variant in group, or NULL. */
 const struct rep_geo *analysis_geo(const struct analysis *a, size_t group,

@@ -1,5 +1,4 @@
 /* The Machines section's numbers: hosts compared with a reference host. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +8,6 @@
 #include "coordinator/analysis/machines.h"
 #include "coordinator/analysis/stats-hl.h"
 #include "coordinator/hosts/host.h"
-#include "coordinator/input/ini.h"
 #include "coordinator/input/suite.h"
 #include "proto/ident.h"
 #include "proto/xmalloc.h"
@@ -115,43 +113,26 @@ machines_emulated(const struct proto_facts *f)
 	return (0);
 }
 
-/* Collects threads / parallel of each [bench.NAME] of the suite as run. */
-struct mach_threads_ctx {
-	const struct dataset	*ds;
-	uint32_t		*threads;
-};
-
-/* The inih callback: the text was checked when the run began; a record
- * is still untrusted, so a value that does not parse is "not said". */
-static int
-machines_threads_cb(void *user, const char *section, const char *name,
-    const char *value)
+/*
+ * Fills threads (per benchmark of ds) with what the suite as run declares
+ * of each [bench.NAME] (threads, parallel): SUITE_THREADS_* or 0, not said.
+ * The points of a sweep, and every benchmark of a suite that does not
+ * parse, are not said.
+ */
+static void
+machines_threads(const struct dataset *ds, uint32_t *threads)
 {
-	struct mach_threads_ctx	*c = user;
-	unsigned long		 u;
-	char			*end;
-	size_t			 b;
+	const struct suite	*s = ds->suite;
+	size_t			 b, i;
 
-	if (strncmp(section, "bench.", 6) != 0)
-		return (1);
-	for (b = 0; b < c->ds->nbenches; b++) {
-		if (strcmp(section + 6, c->ds->benches[b].name) != 0)
-			continue;
-		if (strcmp(name, "threads") == 0) {
-			u = strtoul(value, &end, 10);
-			if (*value != '\0' && *end == '\0' && u >= 1 &&
-			    u <= SUITE_THREADS_MAX)
-				c->threads[b] = (uint32_t)u;
-		} else if (strcmp(name, "parallel") == 0) {
-			if (strcasecmp(value, "yes") == 0 ||
-			    strcasecmp(value, "true") == 0 ||
-			    strcmp(value, "1") == 0)
-				c->threads[b] = SUITE_THREADS_ALL;
-			else
-				c->threads[b] = 1;
+	for (b = 0; s != NULL && b < ds->nbenches; b++) {
+		for (i = 0; i < s->nbenches; i++) {
+			if (s->benches[i].sweep[0] == '\0' &&
+			    strcmp(s->benches[i].name, ds->benches[b].name) ==
+			    0)
+				threads[b] = s->benches[i].threads;
 		}
 	}
-	return (1);
 }
 
 /*
@@ -480,7 +461,6 @@ machines_build(const struct analysis *a, struct machines **out)
 {
 	const struct dataset	*ds = a->ds;
 	struct machines		*m;
-	struct mach_threads_ctx	 tc;
 	struct mach_work	 w;
 	size_t			 i, j, b, v, most = 0, hb, n;
 
@@ -513,10 +493,7 @@ machines_build(const struct analysis *a, struct machines **out)
 	for (i = 0; i < m->nhosts; i++)
 		m->emulated[i] = machines_emulated(&ds->hosts[m->hosts[i]].facts);
 
-	tc.ds = ds;
-	tc.threads = m->threads;
-	/* A suite text that does not parse leaves every bench "not said". */
-	(void)ini_parse_string(ds->suite_text, machines_threads_cb, &tc);
+	machines_threads(ds, m->threads);
 	for (b = 0; b < ds->nbenches; b++)
 		if (m->threads[b] > 1)
 			m->parallel = 1;

@@ -6,16 +6,14 @@
  * the same time), a geometric mean per host, where the time goes
  * (instructions × CPI ÷ clock) when counters were recorded, and a per-core
  * view of the benchmarks that declare their threads. docs/report.md says
- * how to read it.
+ * how to read it; coordinator/report/report-machines.h writes it.
  */
 #ifndef COORDINATOR_MACHINES_H
 #define COORDINATOR_MACHINES_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/report/report-text.h"
 
 #define MACH_LEVEL	0.95	/* of every interval of the section */
 
@@ -104,12 +102,5 @@ void	machines_free(struct machines *m);
 
 /* Returns 1 when host h's facts say its programs ran under emulation. */
 int	machines_emulated(const struct proto_facts *f);
-
-/* The section in each report: Markdown, HTML, and summary.json's member. */
-int	report_machines_md(FILE *f, const struct analysis *a,
-	    const struct report_fmt *fmt);
-int	report_machines_html(FILE *f, const struct analysis *a,
-	    const struct report_fmt *fmt);
-int	report_machines_json(FILE *f, const struct analysis *a);
 
 #endif

@@ -1,14 +1,13 @@
 /*
  * The [claim.NAME] sections of a suite (docs/suites.md), parsed for
- * suite.c: what a suite states it expects of a variant. Deciding them is
- * coordinator/analysis/claims.c's.
+ * suite.c: what a suite states it expects of a variant (suite.h).
+ * Deciding them is coordinator/analysis/claims.c's.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/analysis/claims.h"
 #include "coordinator/input/ini.h"
 #include "coordinator/input/suite.h"
 
@@ -304,3 +303,24 @@ claims_expect_text(const struct suite_claim *c, char *buf, size_t len)
 		snprintf(buf, len, "%s", w);
 }
 
+
+int
+claims_covers(const struct suite *s, const struct suite_claim *c,
+    const char *bench)
+{
+	size_t	i, j;
+
+	if (c->nbenches == 0)
+		return (1);
+	for (i = 0; i < c->nbenches; i++) {
+		if (strcmp(c->benches[i], bench) == 0)
+			return (1);
+		/* A sweep's name covers each of its points. */
+		for (j = 0; j < s->nbenches; j++) {
+			if (strcmp(s->benches[j].name, bench) == 0 &&
+			    strcmp(s->benches[j].sweep, c->benches[i]) == 0)
+				return (1);
+		}
+	}
+	return (0);
+}

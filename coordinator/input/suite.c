@@ -15,7 +15,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "coordinator/analysis/claims.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/ini.h"
 #include "coordinator/input/suite.h"
@@ -1532,6 +1531,24 @@ suite_key_bench(struct suite_parse *p, int k, const char *v)
 	}
 }
 
+/* Appends KEY=VALUE to the current variant's settings; reports errors. */
+static void
+suite_setting(struct suite_parse *p, const char *key, const char *v)
+{
+	struct suite_variant	*var = suite_cur_variant(p);
+	size_t			 have, add;
+	char			*na;
+
+	have = var->settings != NULL ? strlen(var->settings) : 0;
+	add = strlen(key) + 1 + strlen(v) + 1;
+	if ((na = realloc(var->settings, have + add + 1)) == NULL) {
+		ini_error(&p->src, p->src.line, "out of memory");
+		return;
+	}
+	snprintf(na + have, add + 1, "%s=%s\n", key, v);
+	var->settings = na;
+}
+
 /* The inih handler: one key = value line of the current section. */
 static int
 suite_handler(void *user, const char *section, const char *key,
@@ -1563,6 +1580,8 @@ suite_handler(void *user, const char *section, const char *key,
 	}
 	if ((k = ini_key(&p->src, p->label, keys, p->seen, key)) < 0)
 		return (0);
+	if (p->sect == SECT_VARIANT && k != VK_BIN)
+		suite_setting(p, key, v);
 	if (p->sect == SECT_SUITE) {
 		p->suite_seen[k] = p->src.line;
 		suite_key_suite(p, k, v);
@@ -1955,6 +1974,7 @@ suite_free(struct suite *s)
 	for (i = 0; i < s->nvariants; i++) {
 		free(s->variants[i].bin);
 		free(s->variants[i].host);
+		free(s->variants[i].settings);
 		suite_free_words(s->variants[i].args, s->variants[i].nargs);
 		suite_free_words(s->variants[i].env, s->variants[i].nenv);
 	}

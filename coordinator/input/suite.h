@@ -7,6 +7,7 @@
 
 #include "proto/proto.h"
 
+struct ini_src;
 struct suite_claim;
 
 struct suite_metric {
@@ -29,6 +30,10 @@ struct suite_variant {
 	char		**args;
 	size_t		 nenv;		/* "NAME=value" */
 	char		**env;
+	char		*settings;	/* its keys but bin as written, in
+					   order, "KEY=VALUE\n" each: an A/A
+					   run has the reference's; NULL
+					   none */
 	int		 line;		/* of the [variant.NAME] header */
 };
 
@@ -90,7 +95,7 @@ struct suite {
 	char		 counters[128];	/* hardware counters, comma separated */
 	uint32_t	 linger_s;	/* a detached agent waits this long; 3600 */
 
-	size_t		 nclaims;	/* [claim.NAME] sections (claims.h) */
+	size_t		 nclaims;	/* [claim.NAME] sections (below) */
 	struct suite_claim *claims;
 
 	/* rounds = auto: blocks of min_rounds, looked at after each. */
@@ -150,5 +155,67 @@ int	suite_expand(const char *tmpl, const char *os, const char *arch,
  */
 int	suite_split(const char *value, char ***words, size_t *nwords,
 	    char **cause);
+
+/*
+ * The [claim.NAME] sections (suite-claims.c): what a suite states it
+ * expects of a variant. Their verdicts are coordinator/analysis/claims.h's.
+ */
+#define CLAIMS_MAX		64	/* [claim.NAME] sections per suite */
+#define CLAIMS_BENCHES_MAX	256	/* names in one benchmarks list */
+
+#define CLAIM_BETTER	0
+#define CLAIM_WORSE	1
+#define CLAIM_SAME	2
+
+struct suite_claim {
+	char		 name[PROTO_NAME_MAX];
+	char		 variant[PROTO_NAME_MAX];
+	char		 reference[PROTO_NAME_MAX];	/* "" the suite's */
+	size_t		 nbenches;	/* 0: all */
+	char		**benches;
+	int		 expect;	/* CLAIM_* */
+	double		 by;		/* "by >= N%": N / 100; 0 none */
+	int		 line;		/* of [claim.NAME] */
+	int		 variant_line, reference_line, benches_line;
+	int		 expect_line;
+};
+
+/* The keys of a [claim.NAME] section, NULL-terminated (for ini_key). */
+extern const char *const claims_keys[];
+
+/*
+ * Starts a claim named name[0..len) in s at src's line: checks the name
+ * and that it is new. Returns the claim, or NULL with the error reported.
+ */
+struct suite_claim *claims_add(struct ini_src *src, struct suite *s,
+	    const char *name, size_t len);
+
+/* Takes key k (index into claims_keys) = v of claim c; reports errors. */
+void	claims_key(struct ini_src *src, struct suite_claim *c, int k,
+	    const char *v);
+
+/* Checks claim c once its section ends (expect and variant given). */
+void	claims_end(struct ini_src *src, struct suite_claim *c);
+
+/*
+ * Checks every claim of s against its variants and benchmarks once the
+ * whole suite is read; reports the first error.
+ */
+void	claims_finish(struct ini_src *src, struct suite *s);
+
+/* Frees s's claims. */
+void	claims_free(struct suite *s);
+
+/* Writes a claim's expectation: "better by >= 2%", "same". */
+void	claims_expect_text(const struct suite_claim *c, char *buf,
+	    size_t len);
+
+/*
+ * Returns 1 when claim c of s covers the benchmark named bench: every
+ * benchmark when it names none, else those it names and the points of
+ * the sweeps it names.
+ */
+int	claims_covers(const struct suite *s, const struct suite_claim *c,
+	    const char *bench);
 
 #endif

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
 #include "coordinator/analysis/seq.h"
+#include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 
@@ -149,7 +149,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 		ans_ratio(ratio, sizeof ratio, c->ratio, c->lo, c->hi);
 		wr = ans_cols(ratio) > wr ? ans_cols(ratio) : wr;
 	}
-	claims_text(f, a);
+	report_claims_text(f, a);
 	report_text_tty(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
 	report_text_tty(f, ds->variants[ds->ref]);
@@ -261,7 +261,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "> **%zu host%s failed:** partial results.\n\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
-	claims_answer_md(f, a);
+	report_claims_answer_md(f, a);
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		fputs("**", f);

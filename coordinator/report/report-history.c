@@ -16,6 +16,7 @@
 
 #include "coordinator/analysis/changepoint.h"
 #include "coordinator/report/report-history.h"
+#include "coordinator/report/report-index.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/store/history.h"
 #include "proto/xmalloc.h"
@@ -690,7 +691,7 @@ history_index_main(const char *reports, int rebuild, char **dirs,
 	if (rebuilt)
 		fprintf(stderr, "orch: %s had an older schema: rebuilt at "
 		    "version %d\n", store, HISTORY_SCHEMA);
-	if (ndirs > 0 && history_index_list(h, dirs, ndirs, &cause) != 0)
+	if (ndirs > 0 && report_index_list(h, dirs, ndirs, &cause) != 0)
 		goto out;
 	if (rebuild || rebuilt) {
 		char	*rdir = xstrdup(store), *slash = strrchr(rdir, '/');
@@ -700,7 +701,7 @@ history_index_main(const char *reports, int rebuild, char **dirs,
 			rdir = xstrdup(".");
 		} else
 			*slash = '\0';
-		if (history_rebuild(h, rdir, &n, &nbad, &cause) != 0) {
+		if (report_index_rebuild(h, rdir, &n, &nbad, &cause) != 0) {
 			free(rdir);
 			goto out;
 		}

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
-#include "coordinator/analysis/machines.h"
+#include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
@@ -1320,7 +1320,7 @@ report_html(const struct analysis *a, FILE *f)
 	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
-	claims_report(f, &html_fmt, a);
+	report_claims_table(f, &html_fmt, a);
 	report_text_answers(f, &html_fmt, a);
 
 	for (i = 0; i < a->nhosts; i++)

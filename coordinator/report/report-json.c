@@ -3,10 +3,10 @@
 #include <stdio.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
-#include "coordinator/analysis/machines.h"
 #include "coordinator/analysis/seq.h"
 #include "coordinator/report/json.h"
+#include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report.h"
 
@@ -357,7 +357,7 @@ report_json(const struct analysis *a, FILE *f)
 
 	json_run(f, ds);
 	json_family(f, a);
-	claims_json(f, a);
+	report_claims_json(f, a);
 	fputs(",\n  \"hosts\": [", f);
 	for (i = 0; i < a->nhosts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);

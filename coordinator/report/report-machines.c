@@ -10,6 +10,8 @@
 #include "coordinator/analysis/machines.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/report/json.h"
+#include "coordinator/report/report-machines.h"
+#include "coordinator/report/report-text.h"
 
 /* What differs between Markdown and HTML beyond report_fmt. */
 struct mr_style {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
-#include "coordinator/analysis/claims.h"
-#include "coordinator/analysis/machines.h"
+#include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
@@ -377,7 +377,7 @@ report_md(const struct analysis *a, FILE *f)
 	report_text_plan(f, &md_fmt, ds);
 	fputs(".\n\n", f);
 	report_text_banners(f, &md_fmt, a);
-	claims_report(f, &md_fmt, a);
+	report_claims_table(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
 	report_sweep_md(f, a);

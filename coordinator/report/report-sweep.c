@@ -22,7 +22,7 @@ struct sw_sweep {
 };
 
 struct sw_set {
-	struct suite	*s;		/* the recorded suite, names only */
+	const struct suite *s;		/* the recorded suite, names only */
 	size_t		 n;
 	struct sw_sweep	*sw;
 };
@@ -50,7 +50,6 @@ sw_free(struct sw_set *set)
 		free(set->sw[i].point);
 	}
 	free(set->sw);
-	suite_free(set->s);
 }
 
 /*
@@ -63,16 +62,11 @@ sw_find(const struct dataset *ds, struct sw_set *set)
 {
 	const struct suite_bench	*sb;
 	struct sw_sweep			*w;
-	char				*cause = NULL;
 	size_t				 i, j, b;
 
 	memset(set, 0, sizeof *set);
-	if (ds->suite_text == NULL || suite_load_names(ds->suite_path,
-	    ds->suite_text, &set->s, &cause) != 0) {
-		free(cause);
-		set->s = NULL;
+	if ((set->s = ds->suite) == NULL)
 		return;
-	}
 	for (i = 0; i < set->s->nbenches; i++) {
 		sb = &set->s->benches[i];
 		if (sb->sweep[0] == '\0' || sb->point == NULL)

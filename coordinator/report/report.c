@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/analysis/claims.h"
 #include "coordinator/analysis/gate.h"
 #include "coordinator/analysis/machines.h"
+#include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
 #include "proto/file.h"
 #include "proto/log.h"
@@ -63,9 +65,14 @@ report_render(const char *dir, int fail_on, char **tripped, size_t *nfailed,
 	    cause));
 }
 
-int
-report_render_answer(const char *dir, FILE *tty, int fail_on,
-    char **tripped, size_t *nfailed, char **cause)
+/*
+ * report_render_answer's work, leaving the dataset and its analysis in
+ * *dsp and *ap (caller frees, also on failure).
+ */
+static int
+rep_render(const char *dir, FILE *tty, int fail_on, char **tripped,
+    size_t *nfailed, struct dataset **dsp, struct analysis **ap,
+    char **cause)
 {
 	struct dataset	*ds = NULL;
 	struct analysis	*a = NULL;
@@ -81,7 +88,12 @@ report_render_answer(const char *dir, FILE *tty, int fail_on,
 	size_t		 i;
 	int		 r = -1, threaded = 0;
 
-	if (record_load(dir, &ds, cause) != 0 || machines_check(ds, cause) != 0)
+	*dsp = NULL;
+	*ap = NULL;
+	if (record_load(dir, &ds, cause) != 0)
+		goto out;
+	*dsp = ds;
+	if (machines_check(ds, cause) != 0)
 		goto out;
 	/*
 	 * samples.csv needs only the samples: it is written beside the
@@ -91,6 +103,9 @@ report_render_answer(const char *dir, FILE *tty, int fail_on,
 	out[0].arg = ds;
 	threaded = pthread_create(&csv, NULL, rep_write_thread, &out[0]) == 0;
 	if (analysis_build(ds, &a, cause) != 0)
+		goto out;
+	*ap = a;
+	if (claims_attach(a, cause) != 0)
 		goto out;
 	for (i = 1; i < nout; i++) {
 		out[i].arg = a;
@@ -138,7 +153,41 @@ out:
 	for (i = 0; i < nout; i++) {
 		file_out_discard(&out[i]);
 	}
+	return (r);
+}
+
+int
+report_render_answer(const char *dir, FILE *tty, int fail_on,
+    char **tripped, size_t *nfailed, char **cause)
+{
+	struct dataset	*ds;
+	struct analysis	*a;
+	int		 r;
+
+	r = rep_render(dir, tty, fail_on, tripped, nfailed, &ds, &a, cause);
 	analysis_free(a);
 	dataset_free(ds);
 	return (r);
+}
+
+int
+report_render_index(const char *dir, FILE *tty, int fail_on, int quiet,
+    char **tripped, size_t *nfailed, char **cause)
+{
+	struct dataset	*ds;
+	struct analysis	*a;
+	int		 r;
+
+	r = rep_render(dir, tty, fail_on, tripped, nfailed, &ds, &a, cause);
+	if (r == 0)
+		report_index_run(dir, ds, a, quiet);
+	analysis_free(a);
+	dataset_free(ds);
+	return (r);
+}
+
+void
+history_index_run(const char *dir, int quiet)
+{
+	report_index_run(dir, NULL, NULL, quiet);
 }

@@ -43,4 +43,20 @@ int	report_render(const char *dir, int fail_on, char **tripped,
 int	report_render_answer(const char *dir, FILE *tty, int fail_on,
 	    char **tripped, size_t *nfailed, char **cause);
 
+/*
+ * The end of a run: as report_render_answer, and then indexes the run
+ * into its reports directory's history store from the same dataset and
+ * analysis, saying where unless quiet; a failure of the history is a
+ * warning on stderr, never this function's (report-index.h).
+ */
+int	report_render_index(const char *dir, FILE *tty, int fail_on,
+	    int quiet, char **tripped, size_t *nfailed, char **cause);
+
+/*
+ * After a run: loads and analyses dir again and indexes it into its
+ * reports directory's store, saying where unless quiet; a failure is a
+ * warning (the run stands). report_render_index does both at once.
+ */
+void	history_index_run(const char *dir, int quiet);
+
 #endif

@@ -17,7 +17,9 @@
 
 #include <msgpack.h>
 
+#include "coordinator/input/suite.h"
 #include "coordinator/store/dataset.h"
+#include "coordinator/store/entry.h"
 #include "proto/ident.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -39,6 +41,8 @@
 #define RECORD_RUN_ID		64	/* sizeof run.run_id, with its NUL */
 /* Hosts x (benchmark, metric) pairs x variants: the analysis' results. */
 #define RECORD_RESULTS_MAX	(1UL << 18)
+
+_Static_assert(DS_NBUILTIN == ENTRY_NBUILTIN, "a sample's built-in metrics");
 
 const char *const ds_builtin_names[DS_NBUILTIN] = {
 	"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "nvcsw", "nivcsw"
@@ -132,77 +136,110 @@ ds_intern(struct dataset *ds, const char *p, size_t len)
 	return (s);
 }
 
-/*
- * Returns the value of key in map o, or NULL. Records of a kind share
- * their layout, so where each key was found last is tried first: a
- * million samples' lookups cost one comparison each, not a scan.
- */
-static const msgpack_object *
-rec_get(const msgpack_object *o, const char *key)
+/* Returns a copy of the len bytes at p as a string. */
+static char *
+rec_strdup(const char *p, size_t len)
 {
-	static _Thread_local uint32_t	 hint[128];
-	const msgpack_object		*k;
-	size_t				 i, len = strlen(key);
-	uint32_t			*h = &hint[(uintptr_t)key % 127];
+	char	*s;
 
-	if (o->type != MSGPACK_OBJECT_MAP)
-		return (NULL);
-	if (*h < o->via.map.size) {
-		k = &o->via.map.ptr[*h].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == len &&
-		    memcmp(k->via.str.ptr, key, len) == 0)
-			return (&o->via.map.ptr[*h].val);
-	}
-	for (i = 0; i < o->via.map.size; i++) {
-		k = &o->via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == len &&
-		    memcmp(k->via.str.ptr, key, len) == 0) {
-			*h = (uint32_t)i;
-			return (&o->via.map.ptr[i].val);
-		}
-	}
-	return (NULL);
+	s = xmalloc(len + 1);
+	memcpy(s, p, len);
+	s[len] = '\0';
+	return (s);
 }
 
 static char *
 rec_strdup_obj(const msgpack_object *v)
 {
-	char	*s;
-
-	s = xmalloc(v->via.str.size + 1);
-	memcpy(s, v->via.str.ptr, v->via.str.size);
-	s[v->via.str.size] = '\0';
-	return (s);
+	return (rec_strdup(v->via.str.ptr, v->via.str.size));
 }
 
-/* Fetches a string field; sets the cause and returns NULL when absent. */
+/* Returns a copy of an entry's string. */
 static char *
-rec_gstr(struct rec_ctx *c, const msgpack_object *o, const char *key)
+rec_dupe(const struct entry_str *s)
 {
-	const msgpack_object	*v = rec_get(o, key);
-
-	if (v == NULL || v->type != MSGPACK_OBJECT_STR) {
-		if (c->cause == NULL)
-			xasprintf(&c->cause, "%s: record %zu: field '%s' "
-			    "missing or not a string", c->path, c->index, key);
-		return (NULL);
-	}
-	return (rec_strdup_obj(v));
+	return (rec_strdup(s->p, s->len));
 }
 
-/* Fetches a string field into a fixed buffer ("" when absent). */
+/* Copies an entry's string into a fixed buffer ("" when it has none). */
 static void
-rec_gbuf(const msgpack_object *o, const char *key, char *buf, size_t len)
+rec_sbuf(const struct entry_str *s, int has, char *buf, size_t len)
 {
-	const msgpack_object	*v = rec_get(o, key);
-	size_t			 n;
+	size_t	n;
 
 	buf[0] = '\0';
-	if (v == NULL || v->type != MSGPACK_OBJECT_STR)
+	if (has != ENTRY_HAS)
 		return;
-	n = v->via.str.size < len - 1 ? v->via.str.size : len - 1;
-	memcpy(buf, v->via.str.ptr, n);
+	n = s->len < len - 1 ? s->len : len - 1;
+	memcpy(buf, s->p, n);
 	buf[n] = '\0';
+}
+
+/* Sets the cause for field key, missing or not of kind k; returns -1. */
+static int
+rec_want(struct rec_ctx *c, const char *key, enum entry_kind k)
+{
+	if (c->cause == NULL)
+		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
+		    "not %s", c->path, c->index, key, entry_want(k));
+	return (-1);
+}
+
+/*
+ * Reads record o into entry e by type t (entry.h). Returns 0, or -1 with
+ * the cause naming the first field missing or of another kind.
+ */
+static int
+rec_read(struct rec_ctx *c, const struct entry_type *t,
+    const msgpack_object *o, void *e)
+{
+	const struct entry_field	*bad;
+
+	if (entry_read(t, o, e, &bad) == 0)
+		return (0);
+	return (rec_want(c, bad->name, bad->kind));
+}
+
+/* Checks that an unsigned field key is at most max; returns 0 or -1. */
+static int
+rec_max(struct rec_ctx *c, const char *key, uint64_t v, uint64_t max)
+{
+	if (v > max) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' %llu "
+			    "is out of range (at most %llu)", c->path,
+			    c->index, key, (unsigned long long)v,
+			    (unsigned long long)max);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Checks that a number field key lies in [min, max]; returns 0 or -1. */
+static int
+rec_in(struct rec_ctx *c, const char *key, double v, double min, double max)
+{
+	if (!(v >= min && v <= max)) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: field '%s' %g "
+			    "is out of range (%g to %g)", c->path, c->index,
+			    key, v, min, max);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Checks that an integer field key fits an int; returns 0 or -1. */
+static int
+rec_int(struct rec_ctx *c, const char *key, int64_t v, int *out)
+{
+	if (v < INT_MIN || v > INT_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field '%s' %lld is "
+		    "out of range", c->path, c->index, key, (long long)v);
+		return (-1);
+	}
+	*out = (int)v;
+	return (0);
 }
 
 /*
@@ -287,123 +324,24 @@ rec_plain(struct rec_ctx *c, const char *field, const char *s, size_t size)
 	return (0);
 }
 
-/* Fetches an identifier field into buf[size]; returns 0 or -1 (cause). */
-static int
-rec_gident(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    char *buf, size_t size)
-{
-	const msgpack_object	*v = rec_get(o, key);
-
-	if (rec_ident(c, v, key, size) != 0)
-		return (-1);
-	memcpy(buf, v->via.str.ptr, v->via.str.size);
-	buf[v->via.str.size] = '\0';
-	return (0);
-}
-
-/* Fetches a number field as a double; returns 0 or -1 (cause set). */
-static int
-rec_gnum(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    double *out)
-{
-	const msgpack_object	*v = rec_get(o, key);
-
-	if (v != NULL) {
-		switch (v->type) {
-		case MSGPACK_OBJECT_POSITIVE_INTEGER:
-			*out = (double)v->via.u64;
-			return (0);
-		case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-			*out = (double)v->via.i64;
-			return (0);
-		case MSGPACK_OBJECT_FLOAT32:
-		case MSGPACK_OBJECT_FLOAT64:
-			*out = v->via.f64;
-			return (0);
-		default:
-			break;
-		}
-	}
-	if (c->cause == NULL)
-		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
-		    "not a number", c->path, c->index, key);
-	return (-1);
-}
-
-/* Fetches an unsigned integer field; returns 0 or -1 (cause set). */
-static int
-rec_guint(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    uint64_t *out)
-{
-	const msgpack_object	*v = rec_get(o, key);
-
-	if (v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-		*out = v->via.u64;
-		return (0);
-	}
-	if (c->cause == NULL)
-		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
-		    "not an unsigned integer", c->path, c->index, key);
-	return (-1);
-}
-
 /*
- * Fetches an unsigned integer field of at most max; returns 0 or -1 with
- * the cause naming the field and its value.
+ * Checks that the entry string s of field (has: ENTRY_HAS, or it has
+ * none) is an identifier shorter than size and copies it into buf[size].
+ * Returns 0, or -1 with the cause naming field.
  */
 static int
-rec_gmax(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    uint64_t max, uint64_t *out)
+rec_name(struct rec_ctx *c, const char *field, const struct entry_str *s,
+    int has, char *buf, size_t size)
 {
-	if (rec_guint(c, o, key, out) != 0)
-		return (-1);
-	if (*out > max) {
-		if (c->cause == NULL)
-			xasprintf(&c->cause, "%s: record %zu: field '%s' %llu "
-			    "is out of range (at most %llu)", c->path,
-			    c->index, key, (unsigned long long)*out,
-			    (unsigned long long)max);
+	if (has != ENTRY_HAS)
+		return (rec_want(c, field, ENTRY_STR));
+	if (!ident_ok(s->p, s->len, size)) {
+		rec_bad_name(c, field, s->p, s->len, size);
 		return (-1);
 	}
+	memcpy(buf, s->p, s->len);
+	buf[s->len] = '\0';
 	return (0);
-}
-
-/* Fetches a number field that must lie in [min, max]; returns 0 or -1. */
-static int
-rec_gnum_in(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    double min, double max, double *out)
-{
-	if (rec_gnum(c, o, key, out) != 0)
-		return (-1);
-	if (!(*out >= min && *out <= max)) {
-		if (c->cause == NULL)
-			xasprintf(&c->cause, "%s: record %zu: field '%s' %g "
-			    "is out of range (%g to %g)", c->path, c->index,
-			    key, *out, min, max);
-		return (-1);
-	}
-	return (0);
-}
-
-static int
-rec_gint(struct rec_ctx *c, const msgpack_object *o, const char *key,
-    int64_t *out)
-{
-	const msgpack_object	*v = rec_get(o, key);
-
-	if (v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
-	    v->via.u64 <= INT64_MAX) {
-		*out = (int64_t)v->via.u64;
-		return (0);
-	}
-	if (v != NULL && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-		*out = v->via.i64;
-		return (0);
-	}
-	if (c->cause == NULL)
-		xasprintf(&c->cause, "%s: record %zu: field '%s' missing or "
-		    "not an integer", c->path, c->index, key);
-	return (-1);
 }
 
 /* Returns the index of s in names[n], or -1. */
@@ -495,16 +433,17 @@ rec_host(struct dataset *ds, const char *name)
 }
 
 /*
- * Looks up or adds the host named by field key of o, which must be an
- * identifier; returns 0 with its index in *idx, or -1 (cause set).
+ * Looks up or adds the host named by the entry string s of field key,
+ * which must be an identifier; returns 0 with its index in *idx, or -1
+ * (cause set).
  */
 static int
-rec_ghost(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o,
+rec_ghost(struct rec_ctx *c, struct dataset *ds, const struct entry_str *s,
     const char *key, size_t *idx)
 {
 	char	name[RECORD_HOST_NAME];
 
-	if (rec_gident(c, o, key, name, sizeof name) != 0)
+	if (rec_name(c, key, s, ENTRY_HAS, name, sizeof name) != 0)
 		return (-1);
 	if (dataset_host(ds, name) < 0 && ds->nhosts >= RECORD_HOSTS_MAX) {
 		xasprintf(&c->cause, "%s: record %zu: more than %d hosts",
@@ -528,72 +467,24 @@ rec_dup(char *const *names, size_t n, const char *s)
 	return (0);
 }
 
-/*
- * Long: a flat list of the run record's fields, each read and checked
- * where it enters; splitting it would only scatter the list.
- */
+/* Sets the cause for a run record that is not one; returns -1. */
 static int
-rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+rec_malformed(struct rec_ctx *c)
 {
-	const msgpack_object	*v, *b, *m, *hi;
-	uint64_t		 u;
-	size_t			 i, j;
+	xasprintf(&c->cause, "%s: record %zu: malformed run record", c->path,
+	    c->index);
+	return (-1);
+}
 
-	if (rec_ident(c, rec_get(o, "run_id"), "run_id", RECORD_RUN_ID) != 0)
-		return (-1);
-	if ((ds->run_id = rec_gstr(c, o, "run_id")) == NULL ||
-	    (ds->orch_version = rec_gstr(c, o, "orch_version")) == NULL ||
-	    (ds->suite_name = rec_gstr(c, o, "suite")) == NULL ||
-	    (ds->suite_path = rec_gstr(c, o, "suite_path")) == NULL ||
-	    (ds->suite_text = rec_gstr(c, o, "suite_text")) == NULL ||
-	    (ds->cmdline = rec_gstr(c, o, "cmdline")) == NULL ||
-	    (ds->started = rec_gstr(c, o, "started")) == NULL ||
-	    rec_guint(c, o, "seed", &ds->seed) != 0 ||
-	    rec_gnum(c, o, "min_effect", &ds->min_effect) != 0)
-		return (-1);
-	/* Opened by --resume, and shown on the terminal. */
-	if (rec_plain(c, "suite_path", ds->suite_path, PATH_MAX) != 0 ||
-	    rec_plain(c, "started", ds->started, 64) != 0)
-		return (-1);
-	if (rec_gmax(c, o, "rounds", RECORD_ROUNDS_MAX, &u) != 0)
-		return (-1);
-	if (u < 1) {
-		xasprintf(&c->cause, "%s: record %zu: field 'rounds' is 0",
-		    c->path, c->index);
-		return (-1);
-	}
-	ds->rounds = (uint32_t)u;
-	if ((v = rec_get(o, "auto")) != NULL) {
-		if (rec_gmax(c, o, "min_rounds", ds->rounds, &u) != 0)
-			return (-1);
-		if (u < 2) {
-			xasprintf(&c->cause, "%s: record %zu: field "
-			    "'min_rounds' is below 2", c->path, c->index);
-			return (-1);
-		}
-		ds->min_rounds = (uint32_t)u;
-		if (rec_gmax(c, o, "budget_s", 30 * 86400, &u) != 0)
-			return (-1);
-		ds->budget_s = (uint32_t)u;
-		ds->auto_rounds = 1;
-	}
-	if (rec_gmax(c, o, "warmup", RECORD_WARMUP_MAX, &u) != 0)
-		return (-1);
-	ds->warmup = (uint32_t)u;
-	if (rec_gmax(c, o, "reference", RECORD_VARIANTS_MAX, &u) != 0)
-		return (-1);
-	ds->ref = (size_t)u;
-	if ((v = rec_get(o, "subtract_floor")) != NULL &&
-	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-		ds->subtract_floor = v->via.u64 != 0;
-	free(ds->counters);
-	if ((v = rec_get(o, "counters")) != NULL && v->type == MSGPACK_OBJECT_STR)
-		ds->counters = rec_strdup_obj(v);
-	else
-		ds->counters = xstrdup("");
-	v = rec_get(o, "variants");
+/* The run's variants, v: 1 to RECORD_VARIANTS_MAX distinct names. */
+static int
+rec_run_variants(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *v)
+{
+	size_t	i;
+
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size < 1)
-		goto bad;
+		return (rec_malformed(c));
 	if (v->via.array.size > RECORD_VARIANTS_MAX) {
 		xasprintf(&c->cause, "%s: record %zu: field 'variants': %u "
 		    "variants (at most %d)", c->path, c->index,
@@ -614,30 +505,103 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		}
 	}
 	if (ds->ref >= ds->nvariants)
-		goto bad;
-	/* Every host the run started on, whether or not it said hello. */
-	v = rec_get(o, "hosts");
-	if (v != NULL && v->type == MSGPACK_OBJECT_ARRAY) {
-		if (v->via.array.size > RECORD_HOSTS_MAX) {
-			xasprintf(&c->cause, "%s: record %zu: field 'hosts': "
-			    "%u hosts (at most %d)", c->path, c->index,
-			    v->via.array.size, RECORD_HOSTS_MAX);
+		return (rec_malformed(c));
+	return (0);
+}
+
+/* Every host the run started on, v, whether or not it said hello. */
+static int
+rec_run_hosts(struct rec_ctx *c, struct dataset *ds, const msgpack_object *v)
+{
+	char	*hn;
+	size_t	 i;
+
+	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY)
+		return (0);
+	if (v->via.array.size > RECORD_HOSTS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: field 'hosts': %u hosts "
+		    "(at most %d)", c->path, c->index, v->via.array.size,
+		    RECORD_HOSTS_MAX);
+		return (-1);
+	}
+	for (i = 0; i < v->via.array.size; i++) {
+		if (rec_ident(c, &v->via.array.ptr[i], "hosts",
+		    RECORD_HOST_NAME) != 0)
+			return (-1);
+		hn = rec_strdup_obj(&v->via.array.ptr[i]);
+		rec_host(ds, hn);
+		free(hn);
+	}
+	return (0);
+}
+
+/* Benchmark i of the run, b: its name, checksum and metrics. */
+static int
+rec_run_bench(struct rec_ctx *c, struct dataset *ds, const msgpack_object *b,
+    size_t i)
+{
+	struct ds_bench		*db = &ds->benches[i];
+	const msgpack_object	*m, *hi, *v;
+	size_t			 j;
+
+	if (rec_ident(c, entry_get(b, "name"), "benches.name",
+	    PROTO_NAME_MAX) != 0)
+		return (-1);
+	db->name = rec_strdup_obj(entry_get(b, "name"));
+	if ((v = entry_get(b, "checksum")) == NULL ||
+	    v->type != MSGPACK_OBJECT_STR)
+		return (rec_want(c, "checksum", ENTRY_STR));
+	db->checksum = rec_strdup_obj(v);
+	for (j = 0; j < i; j++) {
+		if (strcmp(ds->benches[j].name, db->name) == 0) {
+			xasprintf(&c->cause, "%s: record %zu: field 'benches': "
+			    "'%s' twice", c->path, c->index, db->name);
 			return (-1);
 		}
-		for (i = 0; i < v->via.array.size; i++) {
-			char	*hn;
-
-			if (rec_ident(c, &v->via.array.ptr[i], "hosts",
-			    RECORD_HOST_NAME) != 0)
-				return (-1);
-			hn = rec_strdup_obj(&v->via.array.ptr[i]);
-			rec_host(ds, hn);
-			free(hn);
+	}
+	m = entry_get(b, "metrics");
+	hi = entry_get(b, "higher");
+	if (m == NULL || hi == NULL || m->type != MSGPACK_OBJECT_ARRAY ||
+	    hi->type != MSGPACK_OBJECT_ARRAY ||
+	    m->via.array.size != hi->via.array.size)
+		return (rec_malformed(c));
+	/* metrics[0], the primary one, is what every report shows. */
+	if (m->via.array.size < 1 || m->via.array.size > PROTO_METRICS_MAX) {
+		xasprintf(&c->cause, "%s: record %zu: benchmark '%s': %u "
+		    "metrics (1 to %d)", c->path, c->index, db->name,
+		    m->via.array.size, PROTO_METRICS_MAX);
+		return (-1);
+	}
+	db->metrics = xcalloc((size_t)m->via.array.size + 1, sizeof (char *));
+	db->higher = xcalloc((size_t)m->via.array.size + 1, sizeof (int));
+	for (j = 0; j < m->via.array.size; j++) {
+		if (rec_ident(c, &m->via.array.ptr[j], "benches.metrics",
+		    PROTO_NAME_MAX) != 0)
+			return (-1);
+		if (hi->via.array.ptr[j].type != MSGPACK_OBJECT_BOOLEAN)
+			return (rec_malformed(c));
+		db->metrics[j] = rec_strdup_obj(&m->via.array.ptr[j]);
+		db->nmetrics++;
+		db->higher[j] = hi->via.array.ptr[j].via.boolean;
+		if (rec_dup(db->metrics, j, db->metrics[j])) {
+			xasprintf(&c->cause, "%s: record %zu: benchmark '%s': "
+			    "metric '%s' twice", c->path, c->index, db->name,
+			    db->metrics[j]);
+			return (-1);
 		}
 	}
-	v = rec_get(o, "benches");
+	return (0);
+}
+
+/* The run's benchmarks, v: at most RECORD_BENCHES_MAX distinct ones. */
+static int
+rec_run_benches(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *v)
+{
+	size_t	i;
+
 	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY)
-		goto bad;
+		return (rec_malformed(c));
 	if (v->via.array.size > RECORD_BENCHES_MAX) {
 		xasprintf(&c->cause, "%s: record %zu: field 'benches': %u "
 		    "benchmarks (at most %d)", c->path, c->index,
@@ -647,132 +611,154 @@ rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	ds->benches = xcalloc((size_t)v->via.array.size + 1,
 	    sizeof *ds->benches);
 	for (i = 0; i < v->via.array.size; i++) {
-		struct ds_bench	*db = &ds->benches[i];
-
-		b = &v->via.array.ptr[i];
 		/* Counted first: dataset_free frees what is filled in. */
 		ds->nbenches++;
-		if (rec_ident(c, rec_get(b, "name"), "benches.name",
-		    PROTO_NAME_MAX) != 0 ||
-		    (db->name = rec_gstr(c, b, "name")) == NULL ||
-		    (db->checksum = rec_gstr(c, b, "checksum")) == NULL)
+		if (rec_run_bench(c, ds, &v->via.array.ptr[i], i) != 0)
 			return (-1);
-		for (j = 0; j < i; j++) {
-			if (strcmp(ds->benches[j].name, db->name) == 0) {
-				xasprintf(&c->cause, "%s: record %zu: field "
-				    "'benches': '%s' twice", c->path, c->index,
-				    db->name);
-				return (-1);
-			}
-		}
-		m = rec_get(b, "metrics");
-		hi = rec_get(b, "higher");
-		if (m == NULL || hi == NULL || m->type != MSGPACK_OBJECT_ARRAY ||
-		    hi->type != MSGPACK_OBJECT_ARRAY ||
-		    m->via.array.size != hi->via.array.size)
-			goto bad;
-		/* metrics[0], the primary one, is what every report shows. */
-		if (m->via.array.size < 1 ||
-		    m->via.array.size > PROTO_METRICS_MAX) {
-			xasprintf(&c->cause, "%s: record %zu: benchmark '%s': "
-			    "%u metrics (1 to %d)", c->path, c->index,
-			    db->name, m->via.array.size, PROTO_METRICS_MAX);
-			return (-1);
-		}
-		db->metrics = xcalloc((size_t)m->via.array.size + 1,
-		    sizeof (char *));
-		db->higher = xcalloc((size_t)m->via.array.size + 1,
-		    sizeof (int));
-		for (j = 0; j < m->via.array.size; j++) {
-			if (rec_ident(c, &m->via.array.ptr[j],
-			    "benches.metrics", PROTO_NAME_MAX) != 0)
-				return (-1);
-			if (hi->via.array.ptr[j].type != MSGPACK_OBJECT_BOOLEAN)
-				goto bad;
-			db->metrics[j] = rec_strdup_obj(&m->via.array.ptr[j]);
-			db->nmetrics++;
-			db->higher[j] = hi->via.array.ptr[j].via.boolean;
-			if (rec_dup(db->metrics, j, db->metrics[j])) {
-				xasprintf(&c->cause, "%s: record %zu: "
-				    "benchmark '%s': metric '%s' twice",
-				    c->path, c->index, db->name,
-				    db->metrics[j]);
-				return (-1);
-			}
-		}
 	}
 	return (0);
-bad:
-	xasprintf(&c->cause, "%s: record %zu: malformed run record", c->path,
-	    c->index);
-	return (-1);
 }
 
+/* rounds = auto (e has "auto"): its first look and its budget. */
+static int
+rec_run_auto(struct rec_ctx *c, struct dataset *ds, const struct entry_run *e)
+{
+	if (e->has_min_rounds != ENTRY_HAS)
+		return (rec_want(c, "min_rounds", ENTRY_UINT));
+	if (rec_max(c, "min_rounds", e->min_rounds, ds->rounds) != 0)
+		return (-1);
+	if (e->min_rounds < 2) {
+		xasprintf(&c->cause, "%s: record %zu: field 'min_rounds' is "
+		    "below 2", c->path, c->index);
+		return (-1);
+	}
+	ds->min_rounds = (uint32_t)e->min_rounds;
+	if (e->has_budget_s != ENTRY_HAS)
+		return (rec_want(c, "budget_s", ENTRY_UINT));
+	if (rec_max(c, "budget_s", e->budget_s, 30 * 86400) != 0)
+		return (-1);
+	ds->budget_s = (uint32_t)e->budget_s;
+	ds->auto_rounds = 1;
+	return (0);
+}
+
+/* The run record, first and once: the run, its suite and its settings. */
+static int
+rec_load_run(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_run	e;
+	char			id[RECORD_RUN_ID];
+
+	if (rec_read(c, &entry_run_type, o, &e) != 0 ||
+	    rec_name(c, "run_id", &e.run_id, ENTRY_HAS, id, sizeof id) != 0)
+		return (-1);
+	ds->run_id = rec_dupe(&e.run_id);
+	ds->orch_version = rec_dupe(&e.orch_version);
+	ds->suite_name = rec_dupe(&e.suite);
+	ds->suite_path = rec_dupe(&e.suite_path);
+	ds->suite_text = rec_dupe(&e.suite_text);
+	ds->cmdline = rec_dupe(&e.cmdline);
+	ds->started = rec_dupe(&e.started);
+	ds->seed = e.seed;
+	ds->min_effect = e.min_effect;
+	/* Opened by --resume, and shown on the terminal. */
+	if (rec_plain(c, "suite_path", ds->suite_path, PATH_MAX) != 0 ||
+	    rec_plain(c, "started", ds->started, 64) != 0 ||
+	    rec_max(c, "rounds", e.rounds, RECORD_ROUNDS_MAX) != 0)
+		return (-1);
+	if (e.rounds < 1) {
+		xasprintf(&c->cause, "%s: record %zu: field 'rounds' is 0",
+		    c->path, c->index);
+		return (-1);
+	}
+	ds->rounds = (uint32_t)e.rounds;
+	if (e.has_auto != ENTRY_ABSENT && rec_run_auto(c, ds, &e) != 0)
+		return (-1);
+	if (rec_max(c, "warmup", e.warmup, RECORD_WARMUP_MAX) != 0 ||
+	    rec_max(c, "reference", e.reference, RECORD_VARIANTS_MAX) != 0)
+		return (-1);
+	ds->warmup = (uint32_t)e.warmup;
+	ds->ref = (size_t)e.reference;
+	if (e.has_subtract_floor == ENTRY_HAS)
+		ds->subtract_floor = e.subtract_floor != 0;
+	free(ds->counters);
+	ds->counters = e.has_counters == ENTRY_HAS ? rec_dupe(&e.counters) :
+	    xstrdup("");
+	if (rec_run_variants(c, ds, e.variants_o) != 0 ||
+	    rec_run_hosts(c, ds, e.hosts_o) != 0 ||
+	    rec_run_benches(c, ds, e.benches_o) != 0)
+		return (-1);
+	return (0);
+}
+
+/* Takes a host's other facts from the map v: strings to strings. */
+static void
+rec_host_extra(struct proto_facts *f, const msgpack_object *v)
+{
+	const msgpack_object_kv	*kv;
+	struct proto_kv		*e;
+	size_t			 i, n;
+
+	for (i = 0; i < v->via.map.size && f->nextra < PROTO_FACTS_EXTRA_MAX;
+	    i++) {
+		kv = &v->via.map.ptr[i];
+		if (kv->key.type != MSGPACK_OBJECT_STR ||
+		    kv->val.type != MSGPACK_OBJECT_STR)
+			continue;
+		e = &f->extra[f->nextra++];
+		n = kv->key.via.str.size < sizeof e->key - 1 ?
+		    kv->key.via.str.size : sizeof e->key - 1;
+		memcpy(e->key, kv->key.via.str.ptr, n);
+		e->key[n] = '\0';
+		n = kv->val.via.str.size < sizeof e->value - 1 ?
+		    kv->val.via.str.size : sizeof e->value - 1;
+		memcpy(e->value, kv->val.via.str.ptr, n);
+		e->value[n] = '\0';
+	}
+}
+
+/* A host's facts, after its hello. */
 static int
 rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
+	struct entry_host	 e;
 	struct ds_host		*h;
+	struct proto_facts	*f;
 	const msgpack_object	*v;
-	double			 d;
 	size_t			 i, hi;
 
-	if (rec_ghost(c, ds, o, "host", &hi) != 0)
+	if (rec_read(c, &entry_host_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hi) != 0)
 		return (-1);
 	h = &ds->hosts[hi];
+	f = &h->facts;
 	free(h->agent_version);
-	h->agent_version = rec_gstr(c, o, "agent_version");
-	if (h->agent_version == NULL) {
-		h->agent_version = xstrdup("");
-		return (-1);
-	}
-	rec_gbuf(o, "os", h->facts.os, sizeof h->facts.os);
-	rec_gbuf(o, "arch", h->facts.arch, sizeof h->facts.arch);
-	rec_gbuf(o, "cpu_model", h->facts.cpu_model, sizeof h->facts.cpu_model);
-	rec_gbuf(o, "kernel", h->facts.kernel, sizeof h->facts.kernel);
-	rec_gbuf(o, "hostname", h->facts.hostname, sizeof h->facts.hostname);
-	rec_gbuf(o, "workdir", h->facts.workdir, sizeof h->facts.workdir);
+	h->agent_version = rec_dupe(&e.agent_version);
+	rec_sbuf(&e.os, e.has_os, f->os, sizeof f->os);
+	rec_sbuf(&e.arch, e.has_arch, f->arch, sizeof f->arch);
+	rec_sbuf(&e.cpu_model, e.has_cpu_model, f->cpu_model,
+	    sizeof f->cpu_model);
+	rec_sbuf(&e.kernel, e.has_kernel, f->kernel, sizeof f->kernel);
+	rec_sbuf(&e.hostname, e.has_hostname, f->hostname, sizeof f->hostname);
+	rec_sbuf(&e.workdir, e.has_workdir, f->workdir, sizeof f->workdir);
 	/* In range before the conversion: out of range it is undefined. */
-	if (rec_gnum_in(c, o, "cores", 0, UINT32_MAX, &d) != 0)
+	if (rec_in(c, "cores", e.cores.d, 0, UINT32_MAX) != 0 ||
+	    rec_in(c, "mem_kb", e.mem_kb.d, 0, 0x1p63) != 0)
 		return (-1);
-	h->facts.cores = (uint32_t)d;
-	if (rec_gnum_in(c, o, "mem_kb", 0, 0x1p63, &d) != 0)
-		return (-1);
-	h->facts.mem_kb = (uint64_t)d;
-	v = rec_get(o, "load");
-	if (v != NULL && v->type == MSGPACK_OBJECT_ARRAY && v->via.array.size == 3) {
+	f->cores = (uint32_t)e.cores.d;
+	f->mem_kb = (uint64_t)e.mem_kb.d;
+	if ((v = e.load_o) != NULL && v->type == MSGPACK_OBJECT_ARRAY &&
+	    v->via.array.size == 3) {
 		for (i = 0; i < 3; i++) {
 			if (v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT64 ||
 			    v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT32)
-				h->facts.load[i] = v->via.array.ptr[i].via.f64;
+				f->load[i] = v->via.array.ptr[i].via.f64;
 		}
 	}
-	v = rec_get(o, "extra");
-	if (v != NULL && v->type == MSGPACK_OBJECT_MAP) {
-		for (i = 0; i < v->via.map.size &&
-		    h->facts.nextra < PROTO_FACTS_EXTRA_MAX; i++) {
-			const msgpack_object_kv	*kv = &v->via.map.ptr[i];
-			struct proto_kv		*e;
-			size_t			 n;
-
-			if (kv->key.type != MSGPACK_OBJECT_STR ||
-			    kv->val.type != MSGPACK_OBJECT_STR)
-				continue;
-			e = &h->facts.extra[h->facts.nextra++];
-			n = kv->key.via.str.size < sizeof e->key - 1 ?
-			    kv->key.via.str.size : sizeof e->key - 1;
-			memcpy(e->key, kv->key.via.str.ptr, n);
-			e->key[n] = '\0';
-			n = kv->val.via.str.size < sizeof e->value - 1 ?
-			    kv->val.via.str.size : sizeof e->value - 1;
-			memcpy(e->value, kv->val.via.str.ptr, n);
-			e->value[n] = '\0';
-		}
-	}
+	if ((v = e.extra_o) != NULL && v->type == MSGPACK_OBJECT_MAP)
+		rec_host_extra(f, v);
 	return (0);
 }
-
-static int	rec_sample_fields(struct rec_ctx *, const msgpack_object *,
-		    struct ds_sample *, const char *);
 
 /*
  * A host's plan settings, what a resume must send again and the report
@@ -781,20 +767,21 @@ static int	rec_sample_fields(struct rec_ctx *, const msgpack_object *,
 static int
 rec_load_plan(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
-	struct ds_host	*h;
-	char		*pin;
-	double		 d;
-	size_t		 hi;
+	struct entry_plan	 e;
+	struct ds_host		*h;
+	char			*pin;
+	size_t			 hi;
 
-	if (rec_ghost(c, ds, o, "host", &hi) != 0)
+	if (rec_read(c, &entry_plan_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hi) != 0)
 		return (-1);
 	h = &ds->hosts[hi];
-	if (rec_gnum_in(c, o, "max_load", 0, 1e6, &h->max_load) != 0 ||
-	    rec_gnum_in(c, o, "load_wait_ms", 0, UINT32_MAX, &d) != 0)
+	if (rec_in(c, "max_load", e.max_load, 0, 1e6) != 0 ||
+	    rec_in(c, "load_wait_ms", e.load_wait_ms.d, 0, UINT32_MAX) != 0)
 		return (-1);
-	h->load_wait_ms = (uint32_t)d;
-	if ((pin = rec_gstr(c, o, "pin")) == NULL)
-		return (-1);
+	h->max_load = e.max_load;
+	h->load_wait_ms = (uint32_t)e.load_wait_ms.d;
+	pin = rec_dupe(&e.pin);
 	/* It goes back on the wire (str[128]) when the run is resumed. */
 	if (pin[0] != '\0' && rec_plain(c, "pin", pin, 128) != 0) {
 		free(pin);
@@ -805,9 +792,8 @@ rec_load_plan(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	/* Optional; a resume starts the host's agent in it again. */
 	free(h->workdir);
 	h->workdir = NULL;
-	if (rec_get(o, "workdir") != NULL) {
-		if ((h->workdir = rec_gstr(c, o, "workdir")) == NULL)
-			return (-1);
+	if (e.has_workdir == ENTRY_HAS) {
+		h->workdir = rec_dupe(&e.workdir);
 		if (h->workdir[0] != '\0' &&
 		    rec_plain(c, "workdir", h->workdir, 512) != 0)
 			return (-1);
@@ -816,19 +802,24 @@ rec_load_plan(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	return (0);
 }
 
+static int	rec_sample_fields(struct rec_ctx *, const struct entry_sample *,
+		    struct ds_sample *);
+
+/* One sample: of a benchmark and variant of the run, or of the floor. */
 static int
 rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
+	struct entry_sample	 e;
 	struct ds_sample	*s;
 	char			 bench[PROTO_NAME_MAX];
-	char			 variant[PROTO_NAME_MAX], status[16];
+	char			 variant[PROTO_NAME_MAX];
 	long			 b, vr;
 	size_t			 i, hidx;
 
-	if (rec_ghost(c, ds, o, "host", &hidx) != 0)
+	if (rec_read(c, &entry_sample_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0)
 		return (-1);
-	rec_gbuf(o, "bench", bench, sizeof bench);
-	rec_gbuf(o, "status", status, sizeof status);
+	rec_sbuf(&e.bench, e.has_bench, bench, sizeof bench);
 	if (strcmp(bench, RECORD_FLOOR) == 0) {
 		if (ds->nfloors == ds->floors_cap) {
 			ds->floors_cap = ds->floors_cap ?
@@ -840,10 +831,11 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 		memset(s, 0, sizeof *s);
 		s->err = "";
 		s->host = hidx;
-		return (rec_sample_fields(c, o, s, status));
+		return (rec_sample_fields(c, &e, s));
 	}
-	if (rec_gident(c, o, "bench", bench, sizeof bench) != 0 ||
-	    rec_gident(c, o, "variant", variant, sizeof variant) != 0)
+	if (rec_name(c, "bench", &e.bench, e.has_bench, bench,
+	    sizeof bench) != 0 || rec_name(c, "variant", &e.variant,
+	    e.has_variant, variant, sizeof variant) != 0)
 		return (-1);
 	b = -1;
 	for (i = 0; i < ds->nbenches; i++) {
@@ -869,144 +861,257 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	s->variant = (size_t)vr;
 	ds->nsamples++;
 	s->err = "";
-	return (rec_sample_fields(c, o, s, status));
+	return (rec_sample_fields(c, &e, s));
 }
 
-/*
- * Reads the fields every sample has, floor or not.
- * Long: a flat list of a sample's fields, each checked (range, type) as it
- * is read.
- */
+/* A sample's own metrics, the map v: names into ds->mnames. */
 static int
-rec_sample_fields(struct rec_ctx *c, const msgpack_object *o,
-    struct ds_sample *s, const char *status)
+rec_sample_metrics(struct rec_ctx *c, const msgpack_object *v,
+    struct ds_sample *s)
 {
-	const msgpack_object	*v;
-	uint64_t		 u;
-	int64_t			 i64;
-	long			 k;
-	size_t			 i;
 	struct dataset		*ds = c->ds;
+	const msgpack_object_kv	*kv;
+	const char		*kp;
+	size_t			 i, kl;
+	long			 k;
 
-	for (i = 0; i < 4; i++) {
-		if (strcmp(status, proto_status_name((int)i)) == 0)
-			s->status = (int)i;
-	}
-	if (rec_guint(c, o, "round", &u) != 0)
-		return (-1);
-	/* The analysis indexes its per-round arrays by it. */
-	if (u > ds->rounds) {
-		xasprintf(&c->cause, "%s: record %zu: field 'round' %llu is "
-		    "beyond the run's rounds (%u)", c->path, c->index,
-		    (unsigned long long)u, ds->rounds);
-		return (-1);
-	}
-	s->round = (uint32_t)u;
-	if (rec_gmax(c, o, "attempt", UINT32_MAX, &u) != 0)
-		return (-1);
-	s->attempt = (uint32_t)u;
-	if (rec_gmax(c, o, "seq", UINT32_MAX, &u) != 0)
-		return (-1);
-	s->seq = (uint32_t)u;
-	if (rec_guint(c, o, "warmup", &u) != 0)
-		return (-1);
-	s->warmup = u != 0;
-	if (rec_gint(c, o, "exit", &i64) != 0)
-		return (-1);
-	if (i64 < INT_MIN || i64 > INT_MAX) {
-		xasprintf(&c->cause, "%s: record %zu: field 'exit' %lld is "
-		    "out of range", c->path, c->index, (long long)i64);
-		return (-1);
-	}
-	s->exit_code = (int)i64;
-	if (rec_gint(c, o, "signal", &i64) != 0)
-		return (-1);
-	if (i64 < INT_MIN || i64 > INT_MAX) {
-		xasprintf(&c->cause, "%s: record %zu: field 'signal' %lld is "
-		    "out of range", c->path, c->index, (long long)i64);
-		return (-1);
-	}
-	s->signal = (int)i64;
-	if (rec_gint(c, o, "start_ns", &s->start_ns) != 0)
-		return (-1);
-	if ((v = rec_get(o, "step")) != NULL &&
-	    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-		if (rec_gmax(c, o, "step", UINT32_MAX, &u) != 0)
-			return (-1);
-		s->step = (uint32_t)u;
-	}
-	if (rec_gnum(c, o, "load1", &s->load1) != 0)
-		return (-1);
-	for (i = 0; i < DS_NBUILTIN; i++) {
-		if (rec_guint(c, o, ds_builtin_names[i], &s->builtin[i]) != 0)
-			return (-1);
-	}
-	v = rec_get(o, "err");
-	if (v == NULL || v->type != MSGPACK_OBJECT_STR) {
-		xasprintf(&c->cause, "%s: record %zu: field 'err' missing or "
-		    "not a string", c->path, c->index);
-		return (-1);
-	}
-	s->err = ds_intern(ds, v->via.str.ptr, v->via.str.size);
-	v = rec_get(o, "checksum");
-	if (v != NULL && v->type == MSGPACK_OBJECT_STR)
-		s->checksum = ds_intern(ds, v->via.str.ptr, v->via.str.size);
-	v = rec_get(o, "metrics");
-	if (v != NULL && v->type == MSGPACK_OBJECT_MAP &&
-	    v->via.map.size > PROTO_METRICS_MAX) {
+	if (v == NULL || v->type != MSGPACK_OBJECT_MAP || v->via.map.size == 0)
+		return (0);
+	if (v->via.map.size > PROTO_METRICS_MAX) {
 		xasprintf(&c->cause, "%s: record %zu: field 'metrics': %u "
 		    "metrics (at most %d)", c->path, c->index, v->via.map.size,
 		    PROTO_METRICS_MAX);
 		return (-1);
 	}
-	if (v != NULL && v->type == MSGPACK_OBJECT_MAP && v->via.map.size > 0) {
-		s->mkey = ds_alloc(ds, v->via.map.size * sizeof *s->mkey);
-		s->mval = ds_alloc(ds, v->via.map.size * sizeof *s->mval);
-		for (i = 0; i < v->via.map.size; i++) {
-			const msgpack_object_kv	*kv = &v->via.map.ptr[i];
-			const char		*kp = kv->key.via.str.ptr;
-			size_t			 kl = kv->key.via.str.size;
-
-			if (kv->key.type != MSGPACK_OBJECT_STR ||
-			    (kv->val.type != MSGPACK_OBJECT_FLOAT64 &&
-			    kv->val.type != MSGPACK_OBJECT_FLOAT32))
-				continue;
-			if (!ident_ok(kp, kl, PROTO_NAME_MAX)) {
-				rec_bad_name(c, "metrics", kp, kl,
-				    PROTO_NAME_MAX);
-				return (-1);
-			}
-			for (k = 0; k < (long)ds->nmnames; k++) {
-				if (strncmp(ds->mnames[k], kp, kl) == 0 &&
-				    ds->mnames[k][kl] == '\0')
-					break;
-			}
-			if (k == (long)ds->nmnames) {
-				ds->mnames = xreallocarray(ds->mnames,
-				    ds->nmnames + 1, sizeof *ds->mnames);
-				ds->mnames[ds->nmnames++] =
-				    rec_strdup_obj(&kv->key);
-			}
-			s->mkey[s->nmetrics] = (size_t)k;
-			s->mval[s->nmetrics++] = kv->val.via.f64;
+	s->mkey = ds_alloc(ds, v->via.map.size * sizeof *s->mkey);
+	s->mval = ds_alloc(ds, v->via.map.size * sizeof *s->mval);
+	for (i = 0; i < v->via.map.size; i++) {
+		kv = &v->via.map.ptr[i];
+		kp = kv->key.via.str.ptr;
+		kl = kv->key.via.str.size;
+		if (kv->key.type != MSGPACK_OBJECT_STR ||
+		    (kv->val.type != MSGPACK_OBJECT_FLOAT64 &&
+		    kv->val.type != MSGPACK_OBJECT_FLOAT32))
+			continue;
+		if (!ident_ok(kp, kl, PROTO_NAME_MAX)) {
+			rec_bad_name(c, "metrics", kp, kl, PROTO_NAME_MAX);
+			return (-1);
 		}
+		for (k = 0; k < (long)ds->nmnames; k++) {
+			if (strncmp(ds->mnames[k], kp, kl) == 0 &&
+			    ds->mnames[k][kl] == '\0')
+				break;
+		}
+		if (k == (long)ds->nmnames) {
+			ds->mnames = xreallocarray(ds->mnames, ds->nmnames + 1,
+			    sizeof *ds->mnames);
+			ds->mnames[ds->nmnames++] = rec_strdup_obj(&kv->key);
+		}
+		s->mkey[s->nmetrics] = (size_t)k;
+		s->mval[s->nmetrics++] = kv->val.via.f64;
 	}
 	return (0);
+}
+
+/* Takes the fields every sample has, floor or not, from e into s. */
+static int
+rec_sample_fields(struct rec_ctx *c, const struct entry_sample *e,
+    struct ds_sample *s)
+{
+	struct dataset	*ds = c->ds;
+	char		 status[16];
+	size_t		 i;
+
+	rec_sbuf(&e->status, e->has_status, status, sizeof status);
+	for (i = 0; i < 4; i++) {
+		if (strcmp(status, proto_status_name((int)i)) == 0)
+			s->status = (int)i;
+	}
+	/* The analysis indexes its per-round arrays by it. */
+	if (e->round > ds->rounds) {
+		xasprintf(&c->cause, "%s: record %zu: field 'round' %llu is "
+		    "beyond the run's rounds (%u)", c->path, c->index,
+		    (unsigned long long)e->round, ds->rounds);
+		return (-1);
+	}
+	if (rec_max(c, "attempt", e->attempt, UINT32_MAX) != 0 ||
+	    rec_max(c, "seq", e->seq, UINT32_MAX) != 0 ||
+	    rec_int(c, "exit", e->exit_code, &s->exit_code) != 0 ||
+	    rec_int(c, "signal", e->signal, &s->signal) != 0 ||
+	    (e->has_step == ENTRY_HAS &&
+	    rec_max(c, "step", e->step, UINT32_MAX) != 0))
+		return (-1);
+	s->round = (uint32_t)e->round;
+	s->attempt = (uint32_t)e->attempt;
+	s->seq = (uint32_t)e->seq;
+	s->warmup = e->warmup != 0;
+	s->start_ns = e->start_ns;
+	if (e->has_step == ENTRY_HAS)
+		s->step = (uint32_t)e->step;
+	s->load1 = e->load1;
+	memcpy(s->builtin, e->builtin, sizeof s->builtin);
+	s->err = ds_intern(ds, e->err.p, e->err.len);
+	if (e->has_checksum == ENTRY_HAS)
+		s->checksum = ds_intern(ds, e->checksum.p, e->checksum.len);
+	return (rec_sample_metrics(c, e->metrics_o, s));
+}
+
+/* A file a host ran or read, or its own program. */
+static int
+rec_load_file(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_file	 e;
+	struct ds_file		*f;
+	char			 role[128];
+	size_t			 hidx;
+
+	if (rec_read(c, &entry_file_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0)
+		return (-1);
+	if (e.has_host_prog == ENTRY_HAS && e.has_version != ENTRY_HAS)
+		return (rec_want(c, "version", ENTRY_STR));
+	rec_sbuf(&e.role, e.has_role, role, sizeof role);
+	ds->files = xreallocarray(ds->files, ds->nfiles + 1, sizeof *ds->files);
+	f = &ds->files[ds->nfiles++];
+	memset(f, 0, sizeof *f);
+	f->host = hidx;
+	f->role = xstrdup(role);
+	f->fresh = e.has_fresh == ENTRY_HAS && e.fresh != 0;
+	f->variant = rec_dupe(&e.variant);
+	f->path = rec_dupe(&e.path);
+	f->sha = rec_dupe(&e.sha256);
+	if (e.has_host_prog == ENTRY_HAS) {
+		f->host_prog = rec_dupe(&e.host_prog);
+		f->version = rec_dupe(&e.version);
+	}
+	if (f->variant[0] != '\0' &&
+	    !ident_str_ok(f->variant, PROTO_NAME_MAX)) {
+		rec_bad_name(c, "variant", f->variant, strlen(f->variant),
+		    PROTO_NAME_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
+/* A host finished: its status and error, what was pushed to it. */
+static int
+rec_load_hostend(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *o)
+{
+	struct entry_hostend	 e;
+	struct ds_host		*h;
+	char			 status[128];
+	size_t			 hidx;
+
+	if (rec_read(c, &entry_hostend_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0)
+		return (-1);
+	h = &ds->hosts[hidx];
+	h->ended = 1;
+	if (e.has_pushed_bytes == ENTRY_HAS)
+		h->pushed_bytes = e.pushed_bytes;
+	if (e.has_pushed_files == ENTRY_HAS)
+		h->pushed_files = e.pushed_files;
+	rec_sbuf(&e.status, e.has_status, status, sizeof status);
+	h->failed = strcmp(status, "ok") != 0;
+	free(h->error);
+	h->error = e.has_error == ENTRY_HAS ? rec_dupe(&e.error) : xstrdup("");
+	return (0);
+}
+
+/* What an agent said between samples: a load wait, a note. */
+static int
+rec_load_state(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_state	 e;
+	struct ds_note		*nt;
+	size_t			 hidx;
+
+	if (rec_read(c, &entry_state_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0 ||
+	    rec_in(c, "waited_ms", e.waited_ms.d, 0, UINT32_MAX) != 0)
+		return (-1);
+	ds->notes = xreallocarray(ds->notes, ds->nnotes + 1,
+	    sizeof *ds->notes);
+	nt = &ds->notes[ds->nnotes++];
+	memset(nt, 0, sizeof *nt);
+	nt->host = hidx;
+	nt->state = rec_dupe(&e.state);
+	nt->detail = rec_dupe(&e.detail);
+	nt->load1 = e.load1;
+	nt->waited_ms = (uint32_t)e.waited_ms.d;
+	return (0);
+}
+
+/* The run was resumed: counted. */
+static int
+rec_load_resume(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *o)
+{
+	struct entry_at	e;
+
+	if (rec_read(c, &entry_resume_type, o, &e) != 0)
+		return (-1);
+	ds->resumed++;
+	return (0);
+}
+
+/* The command line's options that shape the plan: --max-load. */
+static int
+rec_load_opts(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_opts	e;
+
+	if (rec_read(c, &entry_opts_type, o, &e) != 0 ||
+	    rec_in(c, "max_load", e.max_load, -1, 1e6) != 0)
+		return (-1);
+	ds->opt_max_load = e.max_load;
+	return (0);
+}
+
+/* The coordinator was interrupted: when, the last time. */
+static int
+rec_load_detach(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *o)
+{
+	struct entry_at	e;
+
+	if (rec_read(c, &entry_detach_type, o, &e) != 0)
+		return (-1);
+	ds->detached++;
+	free(ds->detached_at);
+	ds->detached_at = rec_dupe(&e.at);
+	return (rec_plain(c, "at", ds->detached_at, 64));
+}
+
+/* The run's end. */
+static int
+rec_load_end(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_at	e;
+
+	if (rec_read(c, &entry_end_type, o, &e) != 0)
+		return (-1);
+	free(ds->ended);
+	ds->ended = rec_dupe(&e.at);
+	/* "" is the end of a run that ended before it began. */
+	if (ds->ended[0] == '\0')
+		return (0);
+	return (rec_plain(c, "ended", ds->ended, 64));
 }
 
 /* A label record: a key (a name), a printable value, at most LABELS_MAX. */
 static int
 rec_load_label(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
-	char	*k, *v;
-	size_t	 i;
+	struct entry_label	 e;
+	char			*k, *v;
+	size_t			 i;
 
-	if ((k = rec_gstr(c, o, "key")) == NULL)
+	if (rec_read(c, &entry_label_type, o, &e) != 0)
 		return (-1);
-	if ((v = rec_gstr(c, o, "value")) == NULL) {
-		free(k);
-		return (-1);
-	}
+	k = rec_dupe(&e.key);
+	v = rec_dupe(&e.value);
 	if (!ident_str_ok(k, LABEL_KEY_MAX)) {
 		rec_bad_name(c, "key", k, strlen(k), LABEL_KEY_MAX);
 		goto bad;
@@ -1074,135 +1179,53 @@ bad:
 	return (-1);
 }
 
-/* Long: the dispatch on a record's kind, with the checks every kind shares. */
+/* Each type of record and its loader; "run" first. */
+static const struct {
+	const struct entry_type	*type;
+	int			(*load)(struct rec_ctx *, struct dataset *,
+				    const msgpack_object *);
+} rec_loaders[] = {
+	{ &entry_run_type, rec_load_run },
+	{ &entry_host_type, rec_load_host },
+	{ &entry_sample_type, rec_load_sample },
+	{ &entry_file_type, rec_load_file },
+	{ &entry_hostend_type, rec_load_hostend },
+	{ &entry_state_type, rec_load_state },
+	{ &entry_resume_type, rec_load_resume },
+	{ &entry_opts_type, rec_load_opts },
+	{ &entry_plan_type, rec_load_plan },
+	{ &entry_label_type, rec_load_label },
+	{ &entry_detach_type, rec_load_detach },
+	{ &entry_end_type, rec_load_end },
+};
+
+/* Loads one record by its type, "t"; a type orch does not know is skipped. */
 static int
 rec_load_one(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
-	char			 t[16], role[128];
-	const msgpack_object	*v;
-	struct ds_file		*f;
-	struct ds_host		*h;
-	size_t			 hidx;
+	const msgpack_object	*v = entry_get(o, "t");
+	struct entry_str	 ts = { "", 0 };
+	char			 t[16];
+	size_t			 i;
 
-	rec_gbuf(o, "t", t, sizeof t);
+	if (v != NULL && v->type == MSGPACK_OBJECT_STR) {
+		ts.p = v->via.str.ptr;
+		ts.len = v->via.str.size;
+	}
+	rec_sbuf(&ts, ENTRY_HAS, t, sizeof t);
 	if (c->index == 0 && strcmp(t, "run") != 0) {
 		xasprintf(&c->cause, "%s: the first record is not a run "
 		    "record: not an orch record", c->path);
 		return (-1);
 	}
-	if (strcmp(t, "run") == 0) {
-		if (c->index != 0) {
-			xasprintf(&c->cause, "%s: record %zu: a second run "
-			    "record", c->path, c->index);
-			return (-1);
-		}
-		return (rec_load_run(c, ds, o));
+	if (c->index != 0 && strcmp(t, "run") == 0) {
+		xasprintf(&c->cause, "%s: record %zu: a second run record",
+		    c->path, c->index);
+		return (-1);
 	}
-	if (strcmp(t, "host") == 0)
-		return (rec_load_host(c, ds, o));
-	if (strcmp(t, "sample") == 0)
-		return (rec_load_sample(c, ds, o));
-	if (strcmp(t, "file") == 0) {
-		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
-			return (-1);
-		rec_gbuf(o, "role", role, sizeof role);
-		ds->files = xreallocarray(ds->files, ds->nfiles + 1,
-		    sizeof *ds->files);
-		f = &ds->files[ds->nfiles];
-		memset(f, 0, sizeof *f);
-		f->host = hidx;
-		f->role = xstrdup(role);
-		if ((v = rec_get(o, "fresh")) != NULL &&
-		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-			f->fresh = v->via.u64 != 0;
-		if ((f->variant = rec_gstr(c, o, "variant")) == NULL ||
-		    (f->path = rec_gstr(c, o, "path")) == NULL ||
-		    (f->sha = rec_gstr(c, o, "sha256")) == NULL ||
-		    (rec_get(o, "host_prog") != NULL && ((f->host_prog =
-		    rec_gstr(c, o, "host_prog")) == NULL ||
-		    (f->version = rec_gstr(c, o, "version")) == NULL))) {
-			ds->nfiles++;
-			return (-1);
-		}
-		ds->nfiles++;
-		if (f->variant[0] != '\0' &&
-		    !ident_str_ok(f->variant, PROTO_NAME_MAX)) {
-			rec_bad_name(c, "variant", f->variant,
-			    strlen(f->variant), PROTO_NAME_MAX);
-			return (-1);
-		}
-		return (0);
-	}
-	if (strcmp(t, "hostend") == 0) {
-		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
-			return (-1);
-		h = &ds->hosts[hidx];
-		h->ended = 1;
-		if ((v = rec_get(o, "pushed_bytes")) != NULL &&
-		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-			h->pushed_bytes = v->via.u64;
-		if ((v = rec_get(o, "pushed_files")) != NULL &&
-		    v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-			h->pushed_files = v->via.u64;
-		rec_gbuf(o, "status", role, sizeof role);
-		h->failed = strcmp(role, "ok") != 0;
-		free(h->error);
-		if ((v = rec_get(o, "error")) != NULL &&
-		    v->type == MSGPACK_OBJECT_STR)
-			h->error = rec_strdup_obj(v);
-		else
-			h->error = xstrdup("");
-		return (0);
-	}
-	if (strcmp(t, "state") == 0) {
-		struct ds_note	*nt;
-		double		 d = 0;
-
-		if (rec_ghost(c, ds, o, "host", &hidx) != 0)
-			return (-1);
-		ds->notes = xreallocarray(ds->notes, ds->nnotes + 1,
-		    sizeof *ds->notes);
-		nt = &ds->notes[ds->nnotes++];
-		memset(nt, 0, sizeof *nt);
-		nt->host = hidx;
-		if ((nt->state = rec_gstr(c, o, "state")) == NULL)
-			nt->state = xstrdup("");
-		if ((nt->detail = rec_gstr(c, o, "detail")) == NULL)
-			nt->detail = xstrdup("");
-		if (rec_gnum(c, o, "load1", &nt->load1) != 0 ||
-		    rec_gnum_in(c, o, "waited_ms", 0, UINT32_MAX, &d) != 0)
-			return (-1);
-		nt->waited_ms = (uint32_t)d;
-		return (c->cause != NULL ? -1 : 0);
-	}
-	if (strcmp(t, "resume") == 0) {
-		ds->resumed++;
-		return (0);
-	}
-	if (strcmp(t, "opts") == 0)
-		return (rec_gnum_in(c, o, "max_load", -1, 1e6,
-		    &ds->opt_max_load));
-	if (strcmp(t, "plan") == 0)
-		return (rec_load_plan(c, ds, o));
-	if (strcmp(t, "label") == 0)
-		return (rec_load_label(c, ds, o));
-	if (strcmp(t, "detach") == 0) {
-		ds->detached++;
-		free(ds->detached_at);
-		if ((ds->detached_at = rec_gstr(c, o, "at")) == NULL) {
-			ds->detached_at = xstrdup("");
-			return (-1);
-		}
-		return (rec_plain(c, "at", ds->detached_at, 64));
-	}
-	if (strcmp(t, "end") == 0) {
-		free(ds->ended);
-		if ((ds->ended = rec_gstr(c, o, "ended")) == NULL)
-			return (-1);
-		/* "" is the end of a run that ended before it began. */
-		if (ds->ended[0] == '\0')
-			return (0);
-		return (rec_plain(c, "ended", ds->ended, 64));
+	for (i = 0; i < sizeof rec_loaders / sizeof rec_loaders[0]; i++) {
+		if (strcmp(t, rec_loaders[i].type->t) == 0)
+			return (rec_loaders[i].load(c, ds, o));
 	}
 	log_debug("%s: record %zu: unknown type '%s' ignored", c->path,
 	    c->index, t);
@@ -1230,71 +1253,96 @@ rec_check_size(struct rec_ctx *c, const struct dataset *ds)
 	return (0);
 }
 
+/*
+ * Parses the recorded suite's text, once, for what the reports read of it
+ * (its benchmarks' sweeps and threads, its variants' settings, its
+ * claims). A text that does not parse (an older or a damaged record)
+ * leaves ds->suite NULL and says why in ds->suite_error: the record
+ * itself still loads.
+ */
+static void
+rec_suite(struct dataset *ds)
+{
+	ds->suite_claims = strstr(ds->suite_text, "[claim.") != NULL;
+	if (suite_load_names(ds->suite_path, ds->suite_text, &ds->suite,
+	    &ds->suite_error) != 0) {
+		ds->suite = NULL;
+		if (ds->suite_error == NULL)
+			ds->suite_error = xstrdup("out of memory");
+	}
+}
+
 /* How deep a record may nest (see proto_scan). */
 #define REC_DEPTH_MAX	16
 
 /*
- * Long: open, map, walk and parse are one loop over the file, with one
- * exit that frees what any step took.
+ * Opens and maps the record at c->path: *map (NULL when it is empty) and
+ * its *len bytes. Returns 0, or -1 with the cause set.
  */
-int
-record_load(const char *dir, struct dataset **out, char **cause)
+static int
+rec_map(struct rec_ctx *c, char **map, size_t *len)
 {
-	struct dataset		*ds = NULL;
-	struct rec_ctx		 c;
-	msgpack_unpacked	 u;
-	struct stat		 st;
-	char			 path[PATH_MAX], *buf = NULL;
-	void			*map = NULL;
-	size_t			 off = 0, got = 0, dropped = 0, pagesz;
-	size_t			 objlen = 0;
-	int			 fd = -1, r = -1, sr;
-	msgpack_unpack_return	 ur;
+	struct stat	 st;
+	void		*m = NULL;
+	int		 fd, r = -1;
 
-	*out = NULL;
-	memset(&c, 0, sizeof c);
-	c.path = path;
-	msgpack_unpacked_init(&u);
-	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	*map = NULL;
+	*len = 0;
 	/* Non-blocking: a FIFO planted there must not hang orch. */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	if ((fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		xasprintf(&c.cause, "%s: %s", path, strerror(errno));
+		xasprintf(&c->cause, "%s: %s", c->path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		xasprintf(&c.cause, "%s: not a regular file", path);
+		xasprintf(&c->cause, "%s: not a regular file", c->path);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > RECORD_MAX) {
-		xasprintf(&c.cause, "%s: larger than 4 GiB", path);
+		xasprintf(&c->cause, "%s: larger than 4 GiB", c->path);
 		goto out;
 	}
 	/*
 	 * Mapped, not read: pages behind the parser are dropped as it goes,
 	 * so a record of a million samples is never held twice in memory.
 	 */
-	got = (size_t)st.st_size;
-	if (got > 0 && (map = mmap(NULL, got, PROT_READ, MAP_PRIVATE, fd,
-	    0)) == MAP_FAILED) {
-		map = NULL;
-		xasprintf(&c.cause, "%s: %s", path, strerror(errno));
+	if (st.st_size > 0 && (m = mmap(NULL, (size_t)st.st_size, PROT_READ,
+	    MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		xasprintf(&c->cause, "%s: %s", c->path, strerror(errno));
 		goto out;
 	}
-	buf = map;
+	if (st.st_size > 0) {
+		*map = m;
+		*len = (size_t)st.st_size;
+	}
+	r = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	return (r);
+}
+
+/*
+ * Parses the record buf[0..got) into c->ds, record by record, releasing
+ * what is parsed as it goes. Returns 0, or -1 with the cause set.
+ */
+static int
+rec_walk(struct rec_ctx *c, char *buf, size_t got)
+{
+	struct dataset		*ds = c->ds;
+	msgpack_unpacked	 u;
+	msgpack_unpack_return	 ur;
+	size_t			 off = 0, dropped = 0, objlen = 0, to, pagesz;
+	int			 sr, r = -1;
+
+	msgpack_unpacked_init(&u);
 	pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	ds = xcalloc(1, sizeof *ds);
-	ds->ended = xstrdup("");
-	ds->counters = xstrdup("");
-	ds->detached_at = xstrdup("");
-	ds->opt_max_load = -1;
-	c.ds = ds;
 	while (off < got) {
 		sr = proto_scan((const uint8_t *)buf + off, got - off,
 		    REC_DEPTH_MAX, &objlen);
 		if (sr == -1) {
-			xasprintf(&c.cause, "%s: record %zu: not valid msgpack",
-			    path, c.index);
+			xasprintf(&c->cause, "%s: record %zu: not valid "
+			    "msgpack", c->path, c->index);
 			goto out;
 		}
 		/* Only what proto_scan found whole is handed to msgpack-c. */
@@ -1302,48 +1350,69 @@ record_load(const char *dir, struct dataset **out, char **cause)
 		    msgpack_unpack_next(&u, buf, off + objlen, &off);
 		if (ur == MSGPACK_UNPACK_CONTINUE) {
 			log_warnx("%s: the last record is cut short (%zu "
-			    "bytes): ignored", path, got - off);
+			    "bytes): ignored", c->path, got - off);
 			ds->truncated = 1;
 			break;
 		}
 		if (ur != MSGPACK_UNPACK_SUCCESS) {
-			xasprintf(&c.cause, "%s: record %zu: not valid msgpack",
-			    path, c.index);
+			xasprintf(&c->cause, "%s: record %zu: not valid "
+			    "msgpack", c->path, c->index);
 			goto out;
 		}
 		if (u.data.type != MSGPACK_OBJECT_MAP) {
-			xasprintf(&c.cause, "%s: record %zu: not a map", path,
-			    c.index);
+			xasprintf(&c->cause, "%s: record %zu: not a map",
+			    c->path, c->index);
 			goto out;
 		}
-		if (rec_load_one(&c, ds, &u.data) != 0)
+		if (rec_load_one(c, ds, &u.data) != 0)
 			goto out;
-		c.index++;
+		c->index++;
 		ds->good_len = off;
 		/* Everything before this record is copied out: let it go. */
-		if (off - dropped >= RECORD_DROP_STEP) {
-			size_t	to = (off / pagesz) * pagesz;
-
-			if (to > dropped) {
-				madvise(buf + dropped, to - dropped,
-				    MADV_DONTNEED);
-				dropped = to;
-			}
+		to = (off / pagesz) * pagesz;
+		if (off - dropped >= RECORD_DROP_STEP && to > dropped) {
+			madvise(buf + dropped, to - dropped, MADV_DONTNEED);
+			dropped = to;
 		}
 	}
+	r = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	return (r);
+}
+
+int
+record_load(const char *dir, struct dataset **out, char **cause)
+{
+	struct dataset	*ds;
+	struct rec_ctx	 c;
+	char		 path[PATH_MAX], *map = NULL;
+	size_t		 got = 0;
+	int		 r = -1;
+
+	*out = NULL;
+	memset(&c, 0, sizeof c);
+	c.path = path;
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	ds = xcalloc(1, sizeof *ds);
+	ds->ended = xstrdup("");
+	ds->counters = xstrdup("");
+	ds->detached_at = xstrdup("");
+	ds->opt_max_load = -1;
+	c.ds = ds;
+	if (rec_map(&c, &map, &got) != 0 || rec_walk(&c, map, got) != 0)
+		goto out;
 	if (c.index == 0) {
 		xasprintf(&c.cause, "%s: empty record", path);
 		goto out;
 	}
 	if (rec_check_size(&c, ds) != 0)
 		goto out;
+	rec_suite(ds);
 	*out = ds;
 	ds = NULL;
 	r = 0;
 out:
-	msgpack_unpacked_destroy(&u);
-	if (fd != -1)
-		close(fd);
 	if (map != NULL)
 		munmap(map, got);
 	dataset_free(ds);
@@ -1364,6 +1433,8 @@ dataset_free(struct dataset *ds)
 	free(ds->suite_name);
 	free(ds->suite_path);
 	free(ds->suite_text);
+	suite_free(ds->suite);
+	free(ds->suite_error);
 	free(ds->cmdline);
 	free(ds->started);
 	free(ds->ended);

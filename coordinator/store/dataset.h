@@ -11,6 +11,8 @@
 
 #include "proto/proto.h"
 
+struct suite;
+
 #define RECORD_FILE	"samples.msgpack"
 
 /* The pseudo-benchmark of the harness floor's samples. */
@@ -101,6 +103,11 @@ struct dataset {
 	char		*suite_name;
 	char		*suite_path;
 	char		*suite_text;
+	struct suite	*suite;		/* suite_text parsed for its names,
+					   sweeps and claims (suite_load_names);
+					   NULL when it does not parse */
+	char		*suite_error;	/* why it does not; NULL when it does */
+	int		 suite_claims;	/* suite_text has a [claim. header */
 	char		*cmdline;
 	char		*started;	/* ISO 8601 UTC */
 	char		*ended;		/* "" when the record has no end */

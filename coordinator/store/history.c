@@ -7,7 +7,6 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,10 +17,8 @@
 
 #include <sqlite3.h>
 
-#include "coordinator/analysis/analysis.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
-#include "coordinator/store/record.h"
 #include "proto/ident.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
@@ -416,15 +413,30 @@ static const char *const hist_sql_ins[] = {
 };
 #define HIST_NINS	(sizeof hist_sql_ins / sizeof hist_sql_ins[0])
 
-/* Writes ds's entry (its analysis a) inside the caller's transaction. */
-static int
-hist_write(struct history *h, const struct dataset *ds,
-    const struct analysis *a, const char *dir, char **cause)
+/* Binds row p of a run's entry to the points insert st, for run id. */
+static void
+hist_bind_point(sqlite3_stmt *st, sqlite3_int64 id, const struct hist_row *p)
+{
+	sqlite3_bind_int64(st, 1, id);
+	hist_text(st, 2, p->host);
+	hist_text(st, 3, p->arch);
+	hist_text(st, 4, p->cpu);
+	hist_text(st, 5, p->bench);
+	hist_text(st, 6, p->metric);
+	hist_text(st, 7, p->variant);
+	hist_text(st, 8, p->reference);
+	sqlite3_bind_int(st, 9, p->primary != 0);
+	hist_real(st, 10, p->ratio);
+	hist_real(st, 11, p->lo);
+	hist_real(st, 12, p->hi);
+	hist_text(st, 13, p->verdict);
+	hist_real(st, 14, p->typical);
+}
+
+int
+history_put(struct history *h, const struct hist_entry *e, char **cause)
 {
 	sqlite3_stmt		*st[HIST_NINS] = { NULL };
-	const struct rep_result	*res;
-	const struct rep_cmp	*c;
-	const struct ds_host	*hh;
 	sqlite3_int64		 id;
 	size_t			 i;
 	int			 k, r = -1;
@@ -437,47 +449,27 @@ hist_write(struct history *h, const struct dataset *ds,
 		}
 	}
 	for (k = 0; k < 3; k++) {
-		hist_text(st[k], 1, ds->run_id);
+		hist_text(st[k], 1, e->run_id);
 		if (hist_step(h, st[k], "removing the old entry", cause) != 0)
 			goto out;
 	}
-	hist_text(st[3], 1, ds->run_id);
-	hist_text(st[3], 2, dir);
-	hist_text(st[3], 3, ds->started);
-	hist_text(st[3], 4, ds->ended);
-	hist_text(st[3], 5, ds->suite_name);
+	hist_text(st[3], 1, e->run_id);
+	hist_text(st[3], 2, e->dir);
+	hist_text(st[3], 3, e->started);
+	hist_text(st[3], 4, e->ended);
+	hist_text(st[3], 5, e->suite);
 	if (hist_step(h, st[3], "adding the run", cause) != 0)
 		goto out;
 	id = sqlite3_last_insert_rowid(h->db);
-	for (i = 0; i < ds->nlabels; i++) {
+	for (i = 0; i < e->nlabels; i++) {
 		sqlite3_bind_int64(st[4], 1, id);
-		hist_text(st[4], 2, ds->label_keys[i]);
-		hist_text(st[4], 3, ds->label_values[i]);
+		hist_text(st[4], 2, e->label_keys[i]);
+		hist_text(st[4], 3, e->label_values[i]);
 		if (hist_step(h, st[4], "adding a label", cause) != 0)
 			goto out;
 	}
-	for (i = 0; i < a->nresults; i++) {
-		res = &a->results[i];
-		if (res->sum.n == 0)
-			continue;
-		hh = &ds->hosts[res->host];
-		c = analysis_cmp(a, res->host, res->bench, res->metric,
-		    res->variant);
-		sqlite3_bind_int64(st[5], 1, id);
-		hist_text(st[5], 2, hh->name);
-		hist_text(st[5], 3, hh->facts.arch);
-		hist_text(st[5], 4, hh->facts.cpu_model);
-		hist_text(st[5], 5, ds->benches[res->bench].name);
-		hist_text(st[5], 6, ds->benches[res->bench].metrics[res->metric]);
-		hist_text(st[5], 7, ds->variants[res->variant]);
-		hist_text(st[5], 8, ds->variants[ds->ref]);
-		sqlite3_bind_int(st[5], 9, res->metric == 0);
-		hist_real(st[5], 10, c != NULL ? c->ratio : NAN);
-		hist_real(st[5], 11, c != NULL ? c->lo : NAN);
-		hist_real(st[5], 12, c != NULL ? c->hi : NAN);
-		hist_text(st[5], 13, c != NULL ?
-		    stats_verdict_name(c->verdict) : "");
-		hist_real(st[5], 14, res->sum.median);
+	for (i = 0; i < e->nrows; i++) {
+		hist_bind_point(st[5], id, &e->rows[i]);
 		if (hist_step(h, st[5], "adding a result", cause) != 0)
 			goto out;
 	}
@@ -488,166 +480,38 @@ out:
 	return (r);
 }
 
-/* Loads, analyses and writes one run inside the caller's transaction. */
-static int
-hist_index_one(struct history *h, const char *dir, char **cause)
+int
+history_begin(struct history *h, char **cause)
 {
-	struct dataset	*ds = NULL;
-	struct analysis	*a = NULL;
-	char		 real[PATH_MAX];
-	int		 r = -1;
-
-	if (record_load(dir, &ds, cause) != 0)
-		return (-1);
-	if (analysis_build(ds, &a, cause) != 0)
-		goto out;
-	if (realpath(dir, real) == NULL)
-		snprintf(real, sizeof real, "%s", dir);
-	r = hist_write(h, ds, a, real, cause);
-out:
-	analysis_free(a);
-	dataset_free(ds);
-	return (r);
+	return (hist_exec(h, "BEGIN IMMEDIATE", cause));
 }
 
 int
-history_index_list(struct history *h, char *const *dirs, size_t n,
-    char **cause)
+history_commit(struct history *h, char **cause)
 {
-	size_t	i;
-
-	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
-		return (-1);
-	for (i = 0; i < n; i++) {
-		if (hist_index_one(h, dirs[i], cause) != 0) {
-			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-			return (-1);
-		}
-	}
 	if (hist_exec(h, "COMMIT", cause) != 0) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		history_rollback(h);
 		return (-1);
 	}
 	return (0);
-}
-
-int
-history_index(struct history *h, const char *dir, char **cause)
-{
-	if (hist_exec(h, "BEGIN IMMEDIATE", cause) != 0)
-		return (-1);
-	if (hist_index_one(h, dir, cause) != 0 ||
-	    hist_exec(h, "COMMIT", cause) != 0) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-		return (-1);
-	}
-	return (0);
-}
-
-static int
-hist_name_cmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
-int
-history_rebuild(struct history *h, const char *reports, size_t *n,
-    size_t *nbad, char **cause)
-{
-	DIR		*d;
-	struct dirent	*e;
-	struct stat	 sb;
-	char		**names = NULL, *p, *why = NULL;
-	size_t		 nn = 0, i;
-
-	*n = *nbad = 0;
-	if ((d = opendir(reports)) == NULL) {
-		xasprintf(cause, "%s: %s", reports, strerror(errno));
-		return (-1);
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		xasprintf(&p, "%s/%s", reports, e->d_name);
-		/* Not reports/latest: the run it points at is there too. */
-		if (lstat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			free(p);
-			continue;
-		}
-		free(p);
-		xasprintf(&p, "%s/%s/%s", reports, e->d_name, RECORD_FILE);
-		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			names = xreallocarray(names, nn + 1, sizeof *names);
-			names[nn++] = xstrdup(e->d_name);
-		}
-		free(p);
-	}
-	closedir(d);
-	if (nn > 0)
-		qsort(names, nn, sizeof *names, hist_name_cmp);
-	for (i = 0; i < nn; i++) {
-		xasprintf(&p, "%s/%s", reports, names[i]);
-		/* A run still going indexes itself when it ends. */
-		if (record_busy(p)) {
-			fprintf(stderr, "orch: index: skipped %s: its run is "
-			    "still going (it indexes itself at its end)\n", p);
-			free(p);
-			free(names[i]);
-			continue;
-		}
-		if (history_index(h, p, &why) != 0) {
-			fprintf(stderr, "orch: index: skipped %s: %s\n", p, why);
-			free(why);
-			why = NULL;
-			(*nbad)++;
-		} else
-			(*n)++;
-		free(p);
-		free(names[i]);
-	}
-	free(names);
-	return (0);
-}
-
-/* An older store was rebuilt empty: fills it from the runs beside it. */
-static int
-hist_rebuild_at(struct history *h, const char *path, char **cause)
-{
-	char	*rdir = xstrdup(path), *slash = strrchr(rdir, '/');
-	size_t	 n, nbad;
-	int	 r;
-
-	if (slash == NULL) {
-		free(rdir);
-		rdir = xstrdup(".");
-	} else
-		*slash = '\0';
-	fprintf(stderr, "orch: %s had an older schema: rebuilt at version "
-	    "%d from the runs in %s\n", path, HISTORY_SCHEMA, rdir);
-	r = history_rebuild(h, rdir, &n, &nbad, cause);
-	free(rdir);
-	return (r);
 }
 
 void
-history_index_run(const char *dir, int quiet)
+history_rollback(struct history *h)
 {
-	struct history	*h = NULL;
-	char		*path, *cause = NULL;
-	int		 rebuilt = 0;
+	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+}
 
-	path = history_path_of(dir);
-	if (history_open(path, 1, &h, &rebuilt, &cause) != 0 ||
-	    history_index(h, dir, &cause) != 0 ||
-	    (rebuilt && hist_rebuild_at(h, path, &cause) != 0)) {
-		fprintf(stderr, "orch: warning: not indexed into the history: "
-		    "%s (orch index %s tries again)\n", cause, dir);
-		free(cause);
-	} else if (!quiet)
-		/* Under the report: block, with the files the run wrote. */
-		printf("        history: %s (orch history)\n", path);
-	history_close(h);
-	free(path);
+int
+history_put_run(struct history *h, const struct hist_entry *e, char **cause)
+{
+	if (history_begin(h, cause) != 0)
+		return (-1);
+	if (history_put(h, e, cause) != 0) {
+		history_rollback(h);
+		return (-1);
+	}
+	return (history_commit(h, cause));
 }
 
 /* Reads column i as a name (host, bench, ...): a copy, or NULL (cause). */
@@ -808,17 +672,135 @@ bad:
 	return (-1);
 }
 
+/* What history_query has read so far, and its statements. */
+struct hist_q {
+	struct history		*h;
+	sqlite3_stmt		*rs, *ls, *ps;
+	struct hist_run		*runs;
+	size_t			 nruns;
+	sqlite3_int64		*ids;
+	struct hist_point	*pts;
+	size_t			 npts;
+};
+
+/* Reads the runs since f->since (all: NULL), checked, into q. */
+static int
+hist_read_runs(struct hist_q *q, const struct hist_filter *f, char **cause)
+{
+	struct history	*h = q->h;
+	struct hist_run	*hr;
+	size_t		 row = 0;
+	int		 rc;
+
+	hist_text(q->rs, 1, f->since);
+	while ((rc = sqlite3_step(q->rs)) == SQLITE_ROW) {
+		row++;
+		if (q->nruns == HISTORY_RUNS_MAX) {
+			xasprintf(cause, "%s: more than %d runs: narrow it with "
+			    "--since", h->path, HISTORY_RUNS_MAX);
+			return (-1);
+		}
+		q->runs = xreallocarray(q->runs, q->nruns + 1,
+		    sizeof *q->runs);
+		q->ids = xreallocarray(q->ids, q->nruns + 1, sizeof *q->ids);
+		hr = &q->runs[q->nruns];
+		memset(hr, 0, sizeof *hr);
+		q->ids[q->nruns++] = sqlite3_column_int64(q->rs, 0);
+		if ((hr->run_id = hist_col_name(h, q->rs, 1, "runs", row,
+		    cause)) == NULL || (hr->started = hist_col_text(h, q->rs,
+		    2, 64, "runs", row, cause)) == NULL || (hr->dir =
+		    hist_col_text(h, q->rs, 3, PATH_MAX, "runs", row,
+		    cause)) == NULL || hist_read_labels(h, q->ls,
+		    q->ids[q->nruns - 1], &hr->labels, cause) != 0)
+			return (-1);
+	}
+	if (rc != SQLITE_DONE)
+		return (hist_err(h, "reading its runs", cause));
+	return (0);
+}
+
+/* Reads the points statement's current row (row) into p, checked. */
+static int
+hist_read_point(struct history *h, sqlite3_stmt *ps, size_t row,
+    struct hist_point *p, char **cause)
+{
+	if ((p->host = hist_col_name(h, ps, 0, "points", row, cause)) ==
+	    NULL ||
+	    (p->arch = hist_col_text(h, ps, 1, 64, "points", row, cause)) ==
+	    NULL ||
+	    (p->cpu = hist_col_text(h, ps, 2, 256, "points", row, cause)) ==
+	    NULL ||
+	    (p->bench = hist_col_name(h, ps, 3, "points", row, cause)) ==
+	    NULL ||
+	    (p->metric = hist_col_name(h, ps, 4, "points", row, cause)) ==
+	    NULL ||
+	    (p->variant = hist_col_name(h, ps, 5, "points", row, cause)) ==
+	    NULL ||
+	    (p->reference = hist_col_name(h, ps, 6, "points", row, cause)) ==
+	    NULL ||
+	    hist_col_real(h, ps, 8, HIST_POSITIVE, "points", row, &p->ratio,
+	    cause) != 0 ||
+	    hist_col_real(h, ps, 9, HIST_NONNEG, "points", row, &p->lo,
+	    cause) != 0 ||
+	    hist_col_real(h, ps, 10, HIST_POSITIVE, "points", row, &p->hi,
+	    cause) != 0 ||
+	    (p->verdict = hist_col_text(h, ps, 11, 32, "points", row,
+	    cause)) == NULL ||
+	    hist_col_real(h, ps, 12, HIST_FINITE, "points", row, &p->typical,
+	    cause) != 0)
+		return (-1);
+	p->primary = sqlite3_column_int(ps, 7) != 0;
+	/* Stored as NULL: an interval with no upper end. */
+	if (isfinite(p->ratio) && isnan(p->hi))
+		p->hi = INFINITY;
+	if (isfinite(p->ratio) && isnan(p->lo))
+		p->lo = 0;
+	return (0);
+}
+
+/* Reads the points of run i matching f into q. */
+static int
+hist_read_points(struct hist_q *q, const struct hist_filter *f, size_t i,
+    char **cause)
+{
+	struct history		*h = q->h;
+	struct hist_point	*p;
+	size_t			 row = 0;
+	int			 rc;
+
+	sqlite3_bind_int64(q->ps, 1, q->ids[i]);
+	hist_text(q->ps, 2, f->host);
+	hist_text(q->ps, 3, f->bench);
+	hist_text(q->ps, 4, f->metric);
+	hist_text(q->ps, 5, f->variant);
+	while ((rc = sqlite3_step(q->ps)) == SQLITE_ROW) {
+		row++;
+		q->pts = xreallocarray(q->pts, q->npts + 1, sizeof *q->pts);
+		p = &q->pts[q->npts++];
+		memset(p, 0, sizeof *p);
+		p->run = i;
+		if (hist_read_point(h, q->ps, row, p, cause) != 0)
+			return (-1);
+		if (q->npts > (size_t)HISTORY_RUNS_MAX * 64) {
+			xasprintf(cause, "%s: too many results: narrow it "
+			    "with --host, --bench or --since", h->path);
+			return (-1);
+		}
+	}
+	sqlite3_reset(q->ps);
+	if (rc != SQLITE_DONE)
+		return (hist_err(h, "reading its results", cause));
+	return (0);
+}
+
 int
 history_query(struct history *h, const struct hist_filter *f,
     struct hist_run **runsp, size_t *nrunsp, struct hist_point **ptsp,
     size_t *nptsp, char **cause)
 {
-	sqlite3_stmt		*rs = NULL, *ls = NULL, *ps = NULL;
-	struct hist_run		*runs = NULL, *hr;
-	struct hist_point	*pts = NULL, *p;
-	sqlite3_int64		*ids = NULL;
-	size_t			 nruns = 0, npts = 0, row;
-	int			 rc, r = -1;
+	struct hist_q	q;
+	size_t		i;
+	int		r = -1;
 
 	*runsp = NULL;
 	*ptsp = NULL;
@@ -830,119 +812,43 @@ history_query(struct history *h, const struct hist_filter *f,
 	}
 	if (hist_exec(h, "BEGIN", cause) != 0)
 		return (-1);
+	memset(&q, 0, sizeof q);
+	q.h = h;
 	if (sqlite3_prepare_v2(h->db, "SELECT id, run_id, started, dir FROM "
 	    "runs WHERE ?1 IS NULL OR started >= ?1 ORDER BY started, ended, "
 	    "run_id",
-	    -1, &rs, NULL) != SQLITE_OK ||
+	    -1, &q.rs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT key, value FROM labels WHERE "
-	    "run = ?1 ORDER BY rowid", -1, &ls, NULL) != SQLITE_OK ||
+	    "run = ?1 ORDER BY rowid", -1, &q.ls, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT host, arch, cpu, bench, metric, "
 	    "variant, reference, is_primary, ratio, lo, hi, verdict, typical "
 	    "FROM points WHERE run = ?1 AND (?2 IS NULL OR host = ?2) AND "
 	    "(?3 IS NULL OR bench = ?3) AND (?4 IS NULL OR metric = ?4) AND "
 	    "(?5 IS NULL OR variant = ?5 OR reference = ?5) ORDER BY host, "
-	    "bench, metric, variant", -1, &ps, NULL) != SQLITE_OK) {
+	    "bench, metric, variant", -1, &q.ps, NULL) != SQLITE_OK) {
 		hist_err(h, "reading it", cause);
 		goto out;
 	}
-	hist_text(rs, 1, f->since);
-	row = 0;
-	while ((rc = sqlite3_step(rs)) == SQLITE_ROW) {
-		row++;
-		if (nruns == HISTORY_RUNS_MAX) {
-			xasprintf(cause, "%s: more than %d runs: narrow it with "
-			    "--since", h->path, HISTORY_RUNS_MAX);
-			goto out;
-		}
-		runs = xreallocarray(runs, nruns + 1, sizeof *runs);
-		ids = xreallocarray(ids, nruns + 1, sizeof *ids);
-		hr = &runs[nruns];
-		memset(hr, 0, sizeof *hr);
-		nruns++;
-		ids[nruns - 1] = sqlite3_column_int64(rs, 0);
-		if ((hr->run_id = hist_col_name(h, rs, 1, "runs", row,
-		    cause)) == NULL || (hr->started = hist_col_text(h, rs, 2,
-		    64, "runs", row, cause)) == NULL || (hr->dir =
-		    hist_col_text(h, rs, 3, PATH_MAX, "runs", row, cause)) ==
-		    NULL || hist_read_labels(h, ls, ids[nruns - 1],
-		    &hr->labels, cause) != 0)
-			goto out;
-	}
-	if (rc != SQLITE_DONE) {
-		hist_err(h, "reading its runs", cause);
+	if (hist_read_runs(&q, f, cause) != 0)
 		goto out;
-	}
-	for (size_t i = 0; i < nruns; i++) {
-		sqlite3_bind_int64(ps, 1, ids[i]);
-		hist_text(ps, 2, f->host);
-		hist_text(ps, 3, f->bench);
-		hist_text(ps, 4, f->metric);
-		hist_text(ps, 5, f->variant);
-		row = 0;
-		while ((rc = sqlite3_step(ps)) == SQLITE_ROW) {
-			row++;
-			pts = xreallocarray(pts, npts + 1, sizeof *pts);
-			p = &pts[npts++];
-			memset(p, 0, sizeof *p);
-			p->run = i;
-			if ((p->host = hist_col_name(h, ps, 0, "points", row,
-			    cause)) == NULL ||
-			    (p->arch = hist_col_text(h, ps, 1, 64, "points",
-			    row, cause)) == NULL ||
-			    (p->cpu = hist_col_text(h, ps, 2, 256, "points",
-			    row, cause)) == NULL ||
-			    (p->bench = hist_col_name(h, ps, 3, "points", row,
-			    cause)) == NULL ||
-			    (p->metric = hist_col_name(h, ps, 4, "points", row,
-			    cause)) == NULL ||
-			    (p->variant = hist_col_name(h, ps, 5, "points", row,
-			    cause)) == NULL ||
-			    (p->reference = hist_col_name(h, ps, 6, "points",
-			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 8, HIST_POSITIVE, "points",
-			    row, &p->ratio, cause) != 0 ||
-			    hist_col_real(h, ps, 9, HIST_NONNEG, "points", row,
-			    &p->lo, cause) != 0 ||
-			    hist_col_real(h, ps, 10, HIST_POSITIVE, "points",
-			    row, &p->hi, cause) != 0 ||
-			    (p->verdict = hist_col_text(h, ps, 11, 32, "points",
-			    row, cause)) == NULL ||
-			    hist_col_real(h, ps, 12, HIST_FINITE, "points",
-			    row, &p->typical, cause) != 0)
-				goto out;
-			p->primary = sqlite3_column_int(ps, 7) != 0;
-			/* Stored as NULL: an interval with no upper end. */
-			if (isfinite(p->ratio) && isnan(p->hi))
-				p->hi = INFINITY;
-			if (isfinite(p->ratio) && isnan(p->lo))
-				p->lo = 0;
-			if (npts > (size_t)HISTORY_RUNS_MAX * 64) {
-				xasprintf(cause, "%s: too many results: narrow "
-				    "it with --host, --bench or --since",
-				    h->path);
-				goto out;
-			}
-		}
-		sqlite3_reset(ps);
-		if (rc != SQLITE_DONE) {
-			hist_err(h, "reading its results", cause);
+	for (i = 0; i < q.nruns; i++) {
+		if (hist_read_points(&q, f, i, cause) != 0)
 			goto out;
-		}
 	}
 	r = 0;
 out:
-	sqlite3_finalize(rs);
-	sqlite3_finalize(ls);
-	sqlite3_finalize(ps);
+	sqlite3_finalize(q.rs);
+	sqlite3_finalize(q.ls);
+	sqlite3_finalize(q.ps);
 	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
-	free(ids);
+	free(q.ids);
 	if (r != 0) {
-		history_query_free(runs, nruns, pts, npts);
+		history_query_free(q.runs, q.nruns, q.pts, q.npts);
 		return (-1);
 	}
-	*runsp = runs;
-	*nrunsp = nruns;
-	*ptsp = pts;
-	*nptsp = npts;
+	*runsp = q.runs;
+	*nrunsp = q.nruns;
+	*ptsp = q.pts;
+	*nptsp = q.npts;
 	return (0);
 }

@@ -2,7 +2,8 @@
  * The history store: every run of a reports directory indexed into one
  * SQLite file, REPORTS/history.sqlite (WAL, its schema versioned), which
  * `orch history` reads. The run directories stay the source of truth:
- * `orch index` (re)builds entries from them at any time (docs/history.md).
+ * `orch index` (re)builds entries from them at any time (docs/history.md;
+ * coordinator/report/report-index.h analyses a run into its entry).
  */
 #ifndef COORDINATOR_HISTORY_H
 #define COORDINATOR_HISTORY_H
@@ -55,30 +56,44 @@ int	history_open(const char *path, int create, struct history **out,
 	    int *rebuilt, char **cause);
 void	history_close(struct history *h);
 
-/*
- * (Re)indexes the run in dir, through record_load and the analysis: its
- * old entry (same run id) is replaced, in one transaction. Returns 0, or
- * -1 with *cause set.
- */
-int	history_index(struct history *h, const char *dir, char **cause);
+/* One point of a run to store: as struct hist_point, by its run. */
+struct hist_row {
+	const char	*host, *arch, *cpu, *bench, *metric, *variant;
+	const char	*reference;
+	int		 primary;
+	double		 ratio, lo, hi;	/* not finite: stored as NULL */
+	const char	*verdict;
+	double		 typical;
+};
 
-/* As history_index for n runs, all in one transaction: all or none. */
-int	history_index_list(struct history *h, char *const *dirs, size_t n,
+/* A run's entry: its run, labels and points, as plain values. */
+struct hist_entry {
+	const char		*run_id, *dir, *started, *ended, *suite;
+	size_t			 nlabels;
+	char *const		*label_keys, *const *label_values;
+	size_t			 nrows;
+	const struct hist_row	*rows;
+};
+
+/*
+ * A writer's transaction (BEGIN IMMEDIATE, waiting up to HISTORY_BUSY_MS
+ * for another writer), its end, and its undoing. history_commit rolls
+ * back what it cannot commit. Return 0, or -1 with *cause set.
+ */
+int	history_begin(struct history *h, char **cause);
+int	history_commit(struct history *h, char **cause);
+void	history_rollback(struct history *h);
+
+/*
+ * Writes e inside the caller's transaction, replacing the entry of the
+ * same run id. Returns 0, or -1 with *cause set.
+ */
+int	history_put(struct history *h, const struct hist_entry *e,
 	    char **cause);
 
-/*
- * Indexes every run directory (a directory holding samples.msgpack, not a
- * symlink) under reports, in name order; a run that cannot be read is
- * said on stderr and skipped (*nbad). Returns 0 with *n indexed, or -1.
- */
-int	history_rebuild(struct history *h, const char *reports, size_t *n,
-	    size_t *nbad, char **cause);
-
-/*
- * After a run: indexes dir into its reports directory's store, saying
- * where unless quiet; a failure is a warning (the run stands).
- */
-void	history_index_run(const char *dir, int quiet);
+/* As history_put, in a transaction of its own: all of it or none. */
+int	history_put_run(struct history *h, const struct hist_entry *e,
+	    char **cause);
 
 /*
  * The runs (by start time) and points matching f. Every value read is

@@ -14,68 +14,13 @@
 
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/store/entry.h"
 #include "coordinator/store/record.h"
 #include "proto/log.h"
 #include "proto/version.h"
 #include "proto/xmalloc.h"
 
 /* ---- writing ---------------------------------------------------------- */
-
-/* One record being packed: a map whose first key is "t", its type. */
-struct rec_w {
-	msgpack_sbuffer	sb;
-	msgpack_packer	pk;
-};
-
-static void	rec_str(msgpack_packer *, const char *);
-
-/* Starts a record of type t with nkeys keys, "t" counted. */
-static void
-rec_begin(struct rec_w *w, size_t nkeys, const char *t)
-{
-	msgpack_sbuffer_init(&w->sb);
-	msgpack_packer_init(&w->pk, &w->sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&w->pk, nkeys);
-	rec_str(&w->pk, "t");
-	rec_str(&w->pk, t);
-}
-
-static void
-rec_str(msgpack_packer *pk, const char *s)
-{
-	size_t	len = strlen(s);
-
-	msgpack_pack_str(pk, len);
-	msgpack_pack_str_body(pk, s, len);
-}
-
-static void
-rec_kstr(msgpack_packer *pk, const char *k, const char *v)
-{
-	rec_str(pk, k);
-	rec_str(pk, v);
-}
-
-static void
-rec_kuint(msgpack_packer *pk, const char *k, uint64_t v)
-{
-	rec_str(pk, k);
-	msgpack_pack_uint64(pk, v);
-}
-
-static void
-rec_kint(msgpack_packer *pk, const char *k, int64_t v)
-{
-	rec_str(pk, k);
-	msgpack_pack_int64(pk, v);
-}
-
-static void
-rec_kdouble(msgpack_packer *pk, const char *k, double v)
-{
-	rec_str(pk, k);
-	msgpack_pack_double(pk, v);
-}
 
 /* Writes one packed record with a single write(); returns 0 or -1. */
 static int
@@ -120,11 +65,11 @@ out:
  * makes it durable and closes the record; returns 0 or -1 with r->err.
  */
 static int
-rec_last(struct record *r, struct rec_w *w)
+rec_last(struct record *r, msgpack_sbuffer *sb)
 {
 	int	rv;
 
-	rv = rec_flush(r, &w->sb);
+	rv = rec_flush(r, sb);
 	if (fsync(r->fd) == -1 && rv == 0) {
 		snprintf(r->err, sizeof r->err, "fsync %s: %s", r->path,
 		    strerror(errno));
@@ -138,6 +83,23 @@ rec_last(struct record *r, struct rec_w *w)
 	r->fd = -1;
 	pthread_mutex_destroy(&r->mtx);
 	return (rv);
+}
+
+/*
+ * Packs entry e of type t (entry.h) and writes it; last: as the record's
+ * last (rec_last). Returns 0 or -1.
+ */
+static int
+rec_put(struct record *r, const struct entry_type *t, const void *e,
+    int last)
+{
+	msgpack_sbuffer	sb;
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	entry_pack(&pk, t, e);
+	return (last ? rec_last(r, &sb) : rec_flush(r, &sb));
 }
 
 int
@@ -188,11 +150,11 @@ record_reopen(struct record *r, const char *dir, uint64_t good_len,
 int
 record_resume(struct record *r, const char *at)
 {
-	struct rec_w	w;
+	struct entry_at	e;
 
-	rec_begin(&w, 2, "resume");
-	rec_kstr(&w.pk, "at", at);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.at = entry_s(at);
+	return (rec_put(r, &entry_resume_type, &e, 0));
 }
 
 int
@@ -200,90 +162,59 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
     uint64_t seed, const char *cmdline, const char *started,
     const struct host *hosts, size_t nhosts)
 {
-	struct rec_w	 w;
-	size_t		 i, j;
+	struct entry_run	e;
 
-	rec_begin(&w, s->auto_rounds ? 23 : 20, "run");
-	if (s->auto_rounds) {
-		/* rounds = auto: "rounds" is max_rounds. */
-		rec_kuint(&w.pk, "auto", 1);
-		rec_kuint(&w.pk, "min_rounds", s->min_rounds);
-		rec_kuint(&w.pk, "budget_s", s->budget_s);
-	}
-	rec_str(&w.pk, "hosts");
-	msgpack_pack_array(&w.pk, nhosts);
-	for (i = 0; i < nhosts; i++)
-		rec_str(&w.pk, hosts[i].name);
-	rec_kuint(&w.pk, "subtract_floor", (uint64_t)s->subtract_floor);
-	rec_kstr(&w.pk, "counters", s->counters);
-	rec_kuint(&w.pk, "retries", s->retries);
-	rec_kdouble(&w.pk, "max_load", s->max_load);
-	rec_kstr(&w.pk, "run_id", run_id);
-	rec_kstr(&w.pk, "orch_version", ORCH_VERSION);
-	rec_kstr(&w.pk, "suite", s->name);
-	rec_kstr(&w.pk, "suite_path", s->path);
-	rec_kstr(&w.pk, "suite_text", s->text);
-	rec_kstr(&w.pk, "cmdline", cmdline);
-	rec_kstr(&w.pk, "started", started);
-	rec_kuint(&w.pk, "seed", seed);
-	rec_kdouble(&w.pk, "min_effect", s->min_effect);
-	rec_kuint(&w.pk, "rounds", s->rounds);
-	rec_kuint(&w.pk, "warmup", s->warmup);
-	rec_kuint(&w.pk, "reference", s->ref);
-	rec_str(&w.pk, "variants");
-	msgpack_pack_array(&w.pk, s->nvariants);
-	for (i = 0; i < s->nvariants; i++)
-		rec_str(&w.pk, s->variants[i].name);
-	rec_str(&w.pk, "benches");
-	msgpack_pack_array(&w.pk, s->nbenches);
-	for (i = 0; i < s->nbenches; i++) {
-		msgpack_pack_map(&w.pk, 4);
-		rec_kstr(&w.pk, "name", s->benches[i].name);
-		rec_kstr(&w.pk, "checksum", s->benches[i].checksum);
-		rec_str(&w.pk, "metrics");
-		msgpack_pack_array(&w.pk, s->benches[i].nmetrics);
-		for (j = 0; j < s->benches[i].nmetrics; j++)
-			rec_str(&w.pk, s->benches[i].metrics[j].name);
-		rec_str(&w.pk, "higher");
-		msgpack_pack_array(&w.pk, s->benches[i].nmetrics);
-		for (j = 0; j < s->benches[i].nmetrics; j++) {
-			if (s->benches[i].metrics[j].higher)
-				msgpack_pack_true(&w.pk);
-			else
-				msgpack_pack_false(&w.pk);
-		}
-	}
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	/* rounds = auto: "rounds" is max_rounds. */
+	e.has_auto = e.has_min_rounds = e.has_budget_s = s->auto_rounds ?
+	    ENTRY_HAS : ENTRY_ABSENT;
+	e.is_auto = 1;
+	e.min_rounds = s->min_rounds;
+	e.budget_s = s->budget_s;
+	e.s = s;
+	e.hosts = hosts;
+	e.nhosts = nhosts;
+	e.subtract_floor = (uint64_t)s->subtract_floor;
+	e.counters = entry_s(s->counters);
+	e.retries = s->retries;
+	e.max_load = s->max_load;
+	e.run_id = entry_s(run_id);
+	e.orch_version = entry_s(ORCH_VERSION);
+	e.suite = entry_s(s->name);
+	e.suite_path = entry_s(s->path);
+	e.suite_text = entry_s(s->text);
+	e.cmdline = entry_s(cmdline);
+	e.started = entry_s(started);
+	e.seed = seed;
+	e.min_effect = s->min_effect;
+	e.rounds = s->rounds;
+	e.warmup = s->warmup;
+	e.reference = s->ref;
+	return (rec_put(r, &entry_run_type, &e, 0));
 }
 
 int
 record_host(struct record *r, const struct host *h)
 {
-	struct rec_w			 w;
+	struct entry_host		 e;
 	const struct proto_facts	*f = &h->facts;
-	size_t				 i;
 
-	rec_begin(&w, 14, "host");
-	rec_kstr(&w.pk, "host", h->name);
-	rec_kstr(&w.pk, "agent_version", h->agent_version);
-	rec_kstr(&w.pk, "os", f->os);
-	rec_kstr(&w.pk, "arch", f->arch);
-	rec_kstr(&w.pk, "cpu_model", f->cpu_model);
-	rec_kstr(&w.pk, "kernel", f->kernel);
-	rec_kstr(&w.pk, "hostname", f->hostname);
-	rec_kstr(&w.pk, "workdir", f->workdir);
-	rec_kuint(&w.pk, "cores", f->cores);
-	rec_kuint(&w.pk, "mem_kb", f->mem_kb);
-	rec_str(&w.pk, "load");
-	msgpack_pack_array(&w.pk, 3);
-	for (i = 0; i < 3; i++)
-		msgpack_pack_double(&w.pk, f->load[i]);
-	rec_kstr(&w.pk, "kind", h->ops != NULL ? h->ops->kind : "");
-	rec_str(&w.pk, "extra");
-	msgpack_pack_map(&w.pk, f->nextra);
-	for (i = 0; i < f->nextra; i++)
-		rec_kstr(&w.pk, f->extra[i].key, f->extra[i].value);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(h->name);
+	e.agent_version = entry_s(h->agent_version);
+	e.os = entry_s(f->os);
+	e.arch = entry_s(f->arch);
+	e.cpu_model = entry_s(f->cpu_model);
+	e.kernel = entry_s(f->kernel);
+	e.hostname = entry_s(f->hostname);
+	e.workdir = entry_s(f->workdir);
+	e.cores.u = f->cores;
+	e.mem_kb.u = f->mem_kb;
+	e.load = f->load;
+	e.kind = entry_s(h->ops != NULL ? h->ops->kind : "");
+	e.extra = f->extra;
+	e.nextra = f->nextra;
+	return (rec_put(r, &entry_host_type, &e, 0));
 }
 
 int
@@ -305,155 +236,153 @@ record_busy(const char *dir)
 int
 record_opts(struct record *r, double max_load)
 {
-	struct rec_w	w;
+	struct entry_opts	e;
 
-	rec_begin(&w, 2, "opts");
-	rec_kdouble(&w.pk, "max_load", max_load >= 0 ? max_load : -1);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.max_load = max_load >= 0 ? max_load : -1;
+	return (rec_put(r, &entry_opts_type, &e, 0));
 }
 
 int
 record_label(struct record *r, const char *key, const char *value)
 {
-	struct rec_w	w;
+	struct entry_label	e;
 
-	rec_begin(&w, 3, "label");
-	rec_kstr(&w.pk, "key", key);
-	rec_kstr(&w.pk, "value", value);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.key = entry_s(key);
+	e.value = entry_s(value);
+	return (rec_put(r, &entry_label_type, &e, 0));
 }
 
 int
 record_plan(struct record *r, const struct host *h, const struct proto_plan *p)
 {
-	struct rec_w	w;
+	struct entry_plan	e;
 
-	rec_begin(&w, 6, "plan");
-	rec_kstr(&w.pk, "host", h->name);
-	rec_kstr(&w.pk, "workdir", h->workdir);
-	rec_kdouble(&w.pk, "max_load", p->max_load);
-	rec_kuint(&w.pk, "load_wait_ms", p->load_wait_ms);
-	rec_kstr(&w.pk, "pin", p->pin);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(h->name);
+	e.workdir = entry_s(h->workdir);
+	e.has_workdir = ENTRY_HAS;
+	e.max_load = p->max_load;
+	e.load_wait_ms.u = p->load_wait_ms;
+	e.pin = entry_s(p->pin);
+	return (rec_put(r, &entry_plan_type, &e, 0));
 }
 
 int
 record_detach(struct record *r, const char *at)
 {
-	struct rec_w	w;
+	struct entry_at	e;
 
-	rec_begin(&w, 2, "detach");
-	rec_kstr(&w.pk, "at", at);
-	return (rec_last(r, &w));
+	memset(&e, 0, sizeof e);
+	e.at = entry_s(at);
+	return (rec_put(r, &entry_detach_type, &e, 1));
 }
 
 int
 record_file(struct record *r, const char *host, const char *variant,
     const char *role, const char *path, const char *sha, int fresh)
 {
-	struct rec_w	w;
+	struct entry_file	e;
 
-	rec_begin(&w, 7, "file");
-	rec_kuint(&w.pk, "fresh", fresh ? 1 : 0);
-	rec_kstr(&w.pk, "host", host);
-	rec_kstr(&w.pk, "variant", variant);
-	rec_kstr(&w.pk, "role", role);
-	rec_kstr(&w.pk, "path", path);
-	rec_kstr(&w.pk, "sha256", sha);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.fresh = fresh ? 1 : 0;
+	e.host = entry_s(host);
+	e.variant = entry_s(variant);
+	e.role = entry_s(role);
+	e.path = entry_s(path);
+	e.sha256 = entry_s(sha);
+	return (rec_put(r, &entry_file_type, &e, 0));
 }
 
 int
 record_hostprog(struct record *r, const char *host, const char *variant,
     const char *role, const struct proto_prog *pg)
 {
-	struct rec_w	w;
+	struct entry_file	e;
 
-	rec_begin(&w, 9, "file");
-	rec_kuint(&w.pk, "fresh", 0);
-	rec_kstr(&w.pk, "host", host);
-	rec_kstr(&w.pk, "variant", variant);
-	rec_kstr(&w.pk, "role", role);
-	rec_kstr(&w.pk, "path", pg->path);
-	rec_kstr(&w.pk, "sha256", pg->sha);
-	rec_kstr(&w.pk, "host_prog", pg->prog);
-	rec_kstr(&w.pk, "version", pg->version);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(host);
+	e.variant = entry_s(variant);
+	e.role = entry_s(role);
+	e.path = entry_s(pg->path);
+	e.sha256 = entry_s(pg->sha);
+	e.host_prog = entry_s(pg->prog);
+	e.version = entry_s(pg->version);
+	e.has_host_prog = e.has_version = ENTRY_HAS;
+	return (rec_put(r, &entry_file_type, &e, 0));
 }
 
 int
 record_sample(struct record *r, const char *host, const char *bench,
     const char *variant, const struct proto_sample *smp)
 {
-	struct rec_w	w;
-	size_t		i;
+	struct entry_sample	e;
 
-	rec_begin(&w, 22 + (smp->has_checksum ? 1 : 0), "sample");
-	rec_kstr(&w.pk, "host", host);
-	rec_kstr(&w.pk, "bench", bench);
-	rec_kstr(&w.pk, "variant", variant);
-	rec_kuint(&w.pk, "round", smp->round);
-	rec_kuint(&w.pk, "attempt", smp->attempt);
-	rec_kuint(&w.pk, "seq", smp->seq);
-	rec_kuint(&w.pk, "warmup", smp->warmup);
-	rec_kstr(&w.pk, "status", proto_status_name(smp->status));
-	rec_kint(&w.pk, "exit", smp->exit_code);
-	rec_kint(&w.pk, "signal", smp->signal);
-	rec_kdouble(&w.pk, "load1", smp->load1);
-	rec_kint(&w.pk, "start_ns", smp->start_ns);
-	rec_kuint(&w.pk, "wall_ns", smp->wall_ns);
-	rec_kuint(&w.pk, "user_ns", smp->user_ns);
-	rec_kuint(&w.pk, "sys_ns", smp->sys_ns);
-	rec_kuint(&w.pk, "maxrss_kb", smp->maxrss_kb);
-	rec_kuint(&w.pk, "nvcsw", smp->nvcsw);
-	rec_kuint(&w.pk, "nivcsw", smp->nivcsw);
-	rec_kstr(&w.pk, "err", smp->err_tail);
-	rec_kuint(&w.pk, "step", smp->step);
-	rec_str(&w.pk, "metrics");
-	msgpack_pack_map(&w.pk, smp->nmetrics);
-	for (i = 0; i < smp->nmetrics; i++) {
-		rec_str(&w.pk, smp->metrics[i].key);
-		msgpack_pack_double(&w.pk, smp->metrics[i].value);
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(host);
+	e.bench = entry_s(bench);
+	e.variant = entry_s(variant);
+	e.round = smp->round;
+	e.attempt = smp->attempt;
+	e.seq = smp->seq;
+	e.warmup = smp->warmup;
+	e.status = entry_s(proto_status_name(smp->status));
+	e.exit_code = smp->exit_code;
+	e.signal = smp->signal;
+	e.load1 = smp->load1;
+	e.start_ns = smp->start_ns;
+	e.builtin[0] = smp->wall_ns;
+	e.builtin[1] = smp->user_ns;
+	e.builtin[2] = smp->sys_ns;
+	e.builtin[3] = smp->maxrss_kb;
+	e.builtin[4] = smp->nvcsw;
+	e.builtin[5] = smp->nivcsw;
+	e.err = entry_s(smp->err_tail);
+	e.step = smp->step;
+	e.metrics = smp->metrics;
+	e.nmetrics = smp->nmetrics;
+	if (smp->has_checksum) {
+		e.checksum = entry_s(smp->checksum);
+		e.has_checksum = ENTRY_HAS;
 	}
-	if (smp->has_checksum)
-		rec_kstr(&w.pk, "checksum", smp->checksum);
-	return (rec_flush(r, &w.sb));
+	return (rec_put(r, &entry_sample_type, &e, 0));
 }
 
 int
 record_state(struct record *r, const char *host, const struct proto_state *st)
 {
-	struct rec_w	w;
+	struct entry_state	e;
 
-	rec_begin(&w, 6, "state");
-	rec_kstr(&w.pk, "host", host);
-	rec_kstr(&w.pk, "state", st->state);
-	rec_kstr(&w.pk, "detail", st->detail);
-	rec_kdouble(&w.pk, "load1", st->load1);
-	rec_kuint(&w.pk, "waited_ms", st->waited_ms);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(host);
+	e.state = entry_s(st->state);
+	e.detail = entry_s(st->detail);
+	e.load1 = st->load1;
+	e.waited_ms.u = st->waited_ms;
+	return (rec_put(r, &entry_state_type, &e, 0));
 }
 
 int
 record_hostend(struct record *r, const struct host *h)
 {
-	struct rec_w	w;
+	struct entry_hostend	e;
 
-	rec_begin(&w, 6, "hostend");
-	rec_kstr(&w.pk, "host", h->name);
-	rec_kuint(&w.pk, "pushed_bytes", h->pushed);
-	rec_kuint(&w.pk, "pushed_files", h->npushed);
-	rec_kstr(&w.pk, "status", h->status == HOST_OK ? "ok" : "failed");
-	rec_kstr(&w.pk, "error", h->error);
-	return (rec_flush(r, &w.sb));
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(h->name);
+	e.pushed_bytes = h->pushed;
+	e.pushed_files = h->npushed;
+	e.status = entry_s(h->status == HOST_OK ? "ok" : "failed");
+	e.error = entry_s(h->error);
+	return (rec_put(r, &entry_hostend_type, &e, 0));
 }
 
 int
 record_close(struct record *r, const char *ended)
 {
-	struct rec_w	w;
+	struct entry_at	e;
 
-	rec_begin(&w, 2, "end");
-	rec_kstr(&w.pk, "ended", ended);
-	return (rec_last(r, &w));
+	memset(&e, 0, sizeof e);
+	e.at = entry_s(ended);
+	return (rec_put(r, &entry_end_type, &e, 1));
 }

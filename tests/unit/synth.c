@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/analysis/claims.h"
 #include "tests/unit/synth.h"
 
 #define SYNTH_STARTED	"2026-01-01T00:00:00Z"
@@ -149,6 +150,13 @@ synth_load(const char *dir, struct dataset **ds, struct analysis **a,
 	if (record_load(dir, ds, cause) != 0)
 		return (-1);
 	if (analysis_build(*ds, a, cause) != 0) {
+		dataset_free(*ds);
+		*ds = NULL;
+		return (-1);
+	}
+	if (claims_attach(*a, cause) != 0) {
+		analysis_free(*a);
+		*a = NULL;
 		dataset_free(*ds);
 		*ds = NULL;
 		return (-1);

@@ -2,10 +2,11 @@
  * Synthetic run records for the tests: a suite, hosts and samples filled
  * field by field as run.c would, written with the real record writer
  * (coordinator/store/record.c), loaded with record_load and analysed with
- * analysis_build, exactly as `orch report` does. Each caller draws its own
- * seeded noise (synth_gauss) and asserts what it asserts; nothing here
- * uses cmocka, so that the calibration (tests/stats/calib.c), which is no
- * cmocka test, links it too. Failures return -1 and a reason.
+ * analysis_build and claims_attach, exactly as `orch report` does. Each
+ * caller draws its own seeded noise (synth_gauss) and asserts what it
+ * asserts; nothing here uses cmocka, so that the calibration
+ * (tests/stats/calib.c), which is no cmocka test, links it too. Failures
+ * return -1 and a reason.
  */
 #ifndef TESTS_UNIT_SYNTH_H
 #define TESTS_UNIT_SYNTH_H
@@ -85,8 +86,8 @@ void	synth_elapsed(struct proto_sample *smp, uint32_t seq, uint32_t round,
 int	synth_close(struct record *rec, const struct host *h, size_t nh);
 
 /*
- * Loads dir's record and analyses it. Returns 0, or -1 with nothing held
- * and the reason in *cause (the caller frees).
+ * Loads dir's record and analyses it, claims too. Returns 0, or -1 with
+ * nothing held and the reason in *cause (the caller frees).
  */
 int	synth_load(const char *dir, struct dataset **ds, struct analysis **a,
 	    char **cause);

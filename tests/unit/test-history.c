@@ -1,5 +1,7 @@
 /*
- * Unit tests for the history store (coordinator/store/history.c) and the label
+ * Unit tests for the history store (coordinator/store/history.c), a run
+ * indexed into it (coordinator/report/report-index.c, and at the end of a
+ * run with report_render_index) and the label
  * record: the schema version, an idempotent re-index, an older schema
  * rebuilt, a newer one refused, a file that is not SQLite, a database with
  * objects orch does not make, hostile values in orch's own tables, and
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +25,8 @@
 #include <msgpack.h>
 #include <sqlite3.h>
 
+#include "coordinator/report/report-index.h"
+#include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 
@@ -127,6 +132,33 @@ sql_int(const char *path, const char *q)
 	return (v);
 }
 
+/* The single text a query returns ("" for NULL). */
+static char *
+sql_text(const char *path, const char *q)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+	const char	*t;
+	char		*v;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	t = (const char *)sqlite3_column_text(st, 0);
+	assert_non_null(v = strdup(t != NULL ? t : ""));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return (v);
+}
+
+/* Every point of the store, as one text. */
+#define POINTS_ALL "SELECT group_concat(p, ';') FROM (SELECT host || ',' || " \
+	"arch || ',' || cpu || ',' || bench || ',' || metric || ',' || " \
+	"variant || ',' || reference || ',' || is_primary || ',' || " \
+	"ifnull(ratio, 'n') || ',' || ifnull(lo, 'n') || ',' || " \
+	"ifnull(hi, 'n') || ',' || verdict || ',' || ifnull(typical, 'n') " \
+	"AS p FROM points ORDER BY host, bench, metric, variant)"
+
 /* Indexes fx's run into a new store; returns 0 or -1 with *cause. */
 static void
 index_ok(struct fx *fx)
@@ -135,7 +167,7 @@ index_ok(struct fx *fx)
 	char		*cause = NULL;
 
 	if (history_open(fx->db, 1, &h, NULL, &cause) != 0 ||
-	    history_index(h, fx->run, &cause) != 0)
+	    report_index(h, fx->run, &cause) != 0)
 		fail_msg("%s", cause);
 	history_close(h);
 }
@@ -285,7 +317,7 @@ test_older(void **state)
 	if (history_open(fx->db, 1, &h, &rebuilt, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_int_equal(rebuilt, 1);
-	assert_int_equal(history_index(h, fx->run, &cause), 0);
+	assert_int_equal(report_index(h, fx->run, &cause), 0);
 	history_close(h);
 	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
@@ -385,7 +417,7 @@ test_two_writers(void **state)
 
 			for (k = 0; k < 20 && r == 0; k++) {
 				if (history_open(fx->db, 1, &h, NULL,
-				    &cause) != 0 || history_index(h, i ? run2 :
+				    &cause) != 0 || report_index(h, i ? run2 :
 				    fx->run, &cause) != 0) {
 					fprintf(stderr, "%s\n", cause);
 					r = 1;
@@ -404,6 +436,87 @@ test_two_writers(void **state)
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	assert_int_equal(sql_int(fx->db, "SELECT count(DISTINCT run) FROM "
 	    "points"), 1);
+}
+
+/*
+ * The end of a run: one load and analysis writes the report files, and
+ * indexes the run, with the same points `orch index` writes from it.
+ */
+static void
+test_render_index(void **state)
+{
+	static const char *const files[] = { "samples.csv", "summary.json",
+	    "report.md", "report.html", "answer.md" };
+	struct fx	*fx = *state;
+	struct stat	 sb;
+	char		 p[256], *cause = NULL, *tripped = NULL, *once, *again;
+	size_t		 i, nfailed = 1;
+
+	if (report_render_index(fx->run, NULL, 0, 1, &tripped, &nfailed,
+	    &cause) != 0)
+		fail_msg("%s", cause);
+	assert_null(tripped);
+	assert_int_equal(nfailed, 0);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", fx->run, files[i]);
+		assert_int_equal(stat(p, &sb), 0);
+		assert_true(sb.st_size > 0);
+	}
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM labels"), 1);
+	assert_true(sql_int(fx->db, "SELECT count(*) FROM points") > 0);
+	once = sql_text(fx->db, POINTS_ALL);
+	index_ok(fx);
+	again = sql_text(fx->db, POINTS_ALL);
+	assert_string_equal(once, again);
+	free(once);
+	free(again);
+	/* A record that does not load: the run's failure, nothing indexed. */
+	unlink(fx->db);
+	snprintf(p, sizeof p, "%s/%s", fx->run, RECORD_FILE);
+	assert_int_equal(truncate(p, 0), 0);
+	assert_int_equal(report_render_index(fx->run, NULL, 0, 1, NULL, NULL,
+	    &cause), -1);
+	assert_non_null(strstr(cause, "empty record"));
+	free(cause);
+	assert_int_not_equal(stat(fx->db, &sb), 0);
+}
+
+/* The store takes plain rows: a run's entry written and read back. */
+static void
+test_put_rows(void **state)
+{
+	struct fx		*fx = *state;
+	struct history		*h;
+	struct hist_filter	 f = { NULL, NULL, NULL, NULL, NULL };
+	struct hist_run		*runs;
+	struct hist_point	*pts;
+	char			*keys[] = { "k" }, *values[] = { "v" };
+	struct hist_row		 rows[2] = {
+		{ "h1", "x86_64", "cpu", "b", "wall_ns", "A", "A", 1, NAN,
+		    NAN, NAN, "", 100 },
+		{ "h1", "x86_64", "cpu", "b", "wall_ns", "B", "A", 1, 0.9,
+		    0.8, INFINITY, "better", 90 },
+	};
+	struct hist_entry	 e = { "r1", "/r1", "2026-01-01T00:00:00Z",
+	    "2026-01-01T00:01:00Z", "s", 1, keys, values, 2, rows };
+	size_t			 nr, np;
+	char			*cause = NULL;
+
+	if (history_open(fx->db, 1, &h, NULL, &cause) != 0 ||
+	    history_put_run(h, &e, &cause) != 0 ||
+	    history_put_run(h, &e, &cause) != 0 ||
+	    history_query(h, &f, &runs, &nr, &pts, &np, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(nr, 1);
+	assert_string_equal(runs[0].run_id, "r1");
+	assert_string_equal(runs[0].labels, "k=v");
+	assert_int_equal(np, 2);
+	assert_true(isnan(pts[0].ratio));
+	assert_string_equal(pts[1].verdict, "better");
+	assert_true(pts[1].ratio == 0.9 && isinf(pts[1].hi));
+	history_query_free(runs, nr, pts, np);
+	history_close(h);
 }
 
 /* Labels where they enter: --label's words and the record's. */
@@ -483,6 +596,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_two_writers, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_index, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

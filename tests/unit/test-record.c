@@ -1,6 +1,6 @@
 /*
- * Unit tests for hostile records (coordinator/store/dataset.c, analysis.c,
- * report.c): a run directory is evidence passed around, and `orch report
+ * Unit tests for hostile records (coordinator/store/dataset.c, entry.c,
+ * analysis.c, report.c): a run directory is evidence passed around, and `orch report
  * DIR` must refuse a crafted DIR/samples.msgpack with a message naming the
  * file, the record and the field, leaving the previous report files as
  * they were, and without reading or writing out of bounds. Each case is a valid record
@@ -26,6 +26,7 @@
 #include "coordinator/input/suite.h"
 #include "coordinator/report/report.h"
 #include "coordinator/run/run.h"
+#include "coordinator/store/entry.h"
 #include "coordinator/store/record.h"
 #include "proto/hash.h"
 
@@ -762,6 +763,106 @@ test_resume_suite(void **state)
 	rm_dir(dir);
 }
 
+/* Packs e by t and unpacks it into u, the caller's to destroy. */
+static void
+entry_round(const struct entry_type *t, const void *e, msgpack_sbuffer *sb,
+    msgpack_unpacked *u)
+{
+	msgpack_packer	pk;
+
+	msgpack_sbuffer_init(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	entry_pack(&pk, t, e);
+	msgpack_unpacked_init(u);
+	assert_int_equal(msgpack_unpack_next(u, sb->data, sb->size, NULL),
+	    MSGPACK_UNPACK_SUCCESS);
+}
+
+/*
+ * The sample's table (coordinator/store/entry.c): its built-in metrics
+ * are ds_builtin_names, in order; what is written reads back; without any
+ * required field, the entry is refused naming it.
+ */
+static void
+test_entry_table(void **state)
+{
+	const struct entry_type		*t = &entry_sample_type;
+	const struct entry_field	*bad;
+	struct proto_metric		 m = { "ops", 2.5 };
+	struct entry_sample		 e, r;
+	msgpack_sbuffer			 sb;
+	msgpack_unpacked		 u;
+	msgpack_object_kv		 kv;
+	size_t				 i, j, n;
+
+	(void)state;
+	for (i = 0; i < DS_NBUILTIN; i++) {
+		for (j = 0; j < t->n; j++) {
+			if (t->tab[j].off == offsetof(struct entry_sample,
+			    builtin) + i * sizeof e.builtin[0])
+				break;
+		}
+		assert_true(j < t->n);
+		assert_string_equal(t->tab[j].name, ds_builtin_names[i]);
+	}
+	memset(&e, 0, sizeof e);
+	e.host = entry_s("h1");
+	e.bench = entry_s("b");
+	e.variant = entry_s("A");
+	e.round = 3;
+	e.exit_code = -2;
+	e.load1 = 0.5;
+	e.builtin[0] = 1234;
+	e.err = entry_s("");
+	e.metrics = &m;
+	e.nmetrics = 1;
+	e.checksum = entry_s("abc");
+	e.has_checksum = ENTRY_HAS;
+	entry_round(t, &e, &sb, &u);
+	assert_int_equal(u.data.via.map.size, 23);
+	assert_int_equal(entry_read(t, &u.data, &r, &bad), 0);
+	assert_true(entry_is(&r.host, "h1") && entry_is(&r.checksum, "abc"));
+	assert_int_equal(r.has_checksum, ENTRY_HAS);
+	assert_int_equal(r.round, 3);
+	assert_int_equal(r.exit_code, -2);
+	assert_true(r.load1 == 0.5 && r.builtin[0] == 1234);
+	assert_non_null(r.metrics_o);
+	assert_int_equal(r.metrics_o->via.map.size, 1);
+	/* Each required field dropped in turn (moved past the end). */
+	n = u.data.via.map.size;
+	for (i = 1; i < n; i++) {
+		kv = u.data.via.map.ptr[i];
+		for (j = 0; j < t->n; j++) {
+			if (kv.key.via.str.size == strlen(t->tab[j].name) &&
+			    memcmp(kv.key.via.str.ptr, t->tab[j].name,
+			    kv.key.via.str.size) == 0)
+				break;
+		}
+		assert_true(j < t->n);
+		u.data.via.map.ptr[i] = u.data.via.map.ptr[n - 1];
+		u.data.via.map.ptr[n - 1] = kv;
+		u.data.via.map.size = (uint32_t)n - 1;
+		if (t->tab[j].how == ENTRY_REQ && t->tab[j].kind != ENTRY_SUB) {
+			assert_int_equal(entry_read(t, &u.data, &r, &bad), -1);
+			assert_ptr_equal(bad, &t->tab[j]);
+		} else
+			assert_int_equal(entry_read(t, &u.data, &r, &bad), 0);
+		u.data.via.map.size = (uint32_t)n;
+		u.data.via.map.ptr[n - 1] = u.data.via.map.ptr[i];
+		u.data.via.map.ptr[i] = kv;
+	}
+	/* Without its checksum, the entry has one key less. */
+	e.has_checksum = ENTRY_ABSENT;
+	msgpack_unpacked_destroy(&u);
+	msgpack_sbuffer_destroy(&sb);
+	entry_round(t, &e, &sb, &u);
+	assert_int_equal(u.data.via.map.size, 22);
+	assert_int_equal(entry_read(t, &u.data, &r, &bad), 0);
+	assert_int_equal(r.has_checksum, ENTRY_ABSENT);
+	msgpack_unpacked_destroy(&u);
+	msgpack_sbuffer_destroy(&sb);
+}
+
 int
 main(void)
 {
@@ -778,6 +879,7 @@ main(void)
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
 		cmocka_unit_test(test_resume_suite),
+		cmocka_unit_test(test_entry_table),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
