@@ -65,12 +65,8 @@ report_render(const char *dir, int fail_on, char **tripped, size_t *nfailed,
 	    cause));
 }
 
-/*
- * report_render_answer's work, leaving the dataset and its analysis in
- * *dsp and *ap (caller frees, also on failure).
- */
-static int
-rep_render(const char *dir, FILE *tty, int fail_on, char **tripped,
+int
+report_render_keep(const char *dir, FILE *tty, int fail_on, char **tripped,
     size_t *nfailed, struct dataset **dsp, struct analysis **ap,
     char **cause)
 {
@@ -150,9 +146,8 @@ rep_render(const char *dir, FILE *tty, int fail_on, char **tripped,
 out:
 	if (threaded)
 		pthread_join(csv, NULL);
-	for (i = 0; i < nout; i++) {
+	for (i = 0; i < nout; i++)
 		file_out_discard(&out[i]);
-	}
 	return (r);
 }
 
@@ -164,30 +159,9 @@ report_render_answer(const char *dir, FILE *tty, int fail_on,
 	struct analysis	*a;
 	int		 r;
 
-	r = rep_render(dir, tty, fail_on, tripped, nfailed, &ds, &a, cause);
+	r = report_render_keep(dir, tty, fail_on, tripped, nfailed, &ds, &a,
+	    cause);
 	analysis_free(a);
 	dataset_free(ds);
 	return (r);
-}
-
-int
-report_render_index(const char *dir, FILE *tty, int fail_on, int quiet,
-    char **tripped, size_t *nfailed, char **cause)
-{
-	struct dataset	*ds;
-	struct analysis	*a;
-	int		 r;
-
-	r = rep_render(dir, tty, fail_on, tripped, nfailed, &ds, &a, cause);
-	if (r == 0)
-		report_index_run(dir, ds, a, quiet);
-	analysis_free(a);
-	dataset_free(ds);
-	return (r);
-}
-
-void
-history_index_run(const char *dir, int quiet)
-{
-	report_index_run(dir, NULL, NULL, quiet);
 }

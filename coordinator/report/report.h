@@ -44,19 +44,13 @@ int	report_render_answer(const char *dir, FILE *tty, int fail_on,
 	    char **tripped, size_t *nfailed, char **cause);
 
 /*
- * The end of a run: as report_render_answer, and then indexes the run
- * into its reports directory's history store from the same dataset and
- * analysis, saying where unless quiet; a failure of the history is a
- * warning on stderr, never this function's (report-index.h).
+ * As report_render_answer, leaving the loaded record in *dsp and its
+ * analysis in *ap (caller frees both, with dataset_free and
+ * analysis_free, also on failure): the end of a run hands them on to the
+ * history (report_index_run), so a run is loaded and analysed once.
  */
-int	report_render_index(const char *dir, FILE *tty, int fail_on,
-	    int quiet, char **tripped, size_t *nfailed, char **cause);
-
-/*
- * After a run: loads and analyses dir again and indexes it into its
- * reports directory's store, saying where unless quiet; a failure is a
- * warning (the run stands). report_render_index does both at once.
- */
-void	history_index_run(const char *dir, int quiet);
+int	report_render_keep(const char *dir, FILE *tty, int fail_on,
+	    char **tripped, size_t *nfailed, struct dataset **dsp,
+	    struct analysis **ap, char **cause);
 
 #endif

@@ -12,11 +12,11 @@
 
 #include "coordinator/hosts/host.h"
 #include "coordinator/report/report-export.h"
+#include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/run/run.h"
 #include "coordinator/store/dataset.h"
-#include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
 #include "proto/log.h"
 
@@ -56,8 +56,10 @@ run_finish_summary(const char *dir)
 int
 run_finish(struct run *run, char **cause)
 {
-	size_t	i, nfailed = 0, failed_hosts = 0;
-	char	*tripped = NULL;
+	struct dataset	*ds = NULL;
+	struct analysis	*a = NULL;
+	size_t		 i, nfailed = 0, failed_hosts = 0;
+	char		*tripped = NULL;
 
 	for (i = 0; i < run->nrh; i++) {
 		if (run->rh[i].h->status != HOST_OK) {
@@ -75,14 +77,19 @@ run_finish(struct run *run, char **cause)
 		    run->dir, RECORD_FILE);
 		return (3);
 	}
-	if (report_render_answer(run->dir, run->opts->quiet ? NULL : stdout,
-	    run->opts->fail_on, &tripped, &nfailed, cause) != 0) {
+	/* Loaded and analysed once, for the reports and the history. */
+	if (report_render_keep(run->dir, run->opts->quiet ? NULL : stdout,
+	    run->opts->fail_on, &tripped, &nfailed, &ds, &a, cause) != 0) {
 		fprintf(stderr, "orch: %s\n", *cause);
+		analysis_free(a);
+		dataset_free(ds);
 		return (3);
 	}
 	run_finish_latest(run->dir);
 	run_finish_summary(run->dir);
-	history_index_run(run->dir, run->opts->quiet);
+	report_index_run(run->dir, ds, a, run->opts->quiet);
+	analysis_free(a);
+	dataset_free(ds);
 	if (run->opts->exports != NULL &&
 	    report_export(run->dir, run->opts->exports, cause) != 0) {
 		fprintf(stderr, "orch: %s (the run's reports are in %s)\n",

@@ -1,7 +1,7 @@
 /*
  * Unit tests for the history store (coordinator/store/history.c), a run
  * indexed into it (coordinator/report/report-index.c, and at the end of a
- * run with report_render_index) and the label
+ * run with report_render_keep and report_index_run) and the label
  * record: the schema version, an idempotent re-index, an older schema
  * rebuilt, a newer one refused, a file that is not SQLite, a database with
  * objects orch does not make, hostile values in orch's own tables, and
@@ -323,7 +323,7 @@ test_older(void **state)
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	/* A run's end on an older store: rebuilt, and refilled from dir. */
 	sql(fx->db, "UPDATE schema SET version = 0; DELETE FROM runs");
-	history_index_run(fx->run, 1);
+	report_index_run(fx->run, NULL, NULL, 1);
 	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	sql(fx->db, "UPDATE schema SET version = 0; CREATE TABLE mine (x)");
@@ -438,6 +438,22 @@ test_two_writers(void **state)
 	    "points"), 1);
 }
 
+/* The end of a run, as run_finish does it: the reports, then the history. */
+static int
+render_index(const char *dir, char **tripped, size_t *nfailed, char **cause)
+{
+	struct dataset	*ds = NULL;
+	struct analysis	*a = NULL;
+	int		 r;
+
+	r = report_render_keep(dir, NULL, 0, tripped, nfailed, &ds, &a, cause);
+	if (r == 0)
+		report_index_run(dir, ds, a, 1);
+	analysis_free(a);
+	dataset_free(ds);
+	return (r);
+}
+
 /*
  * The end of a run: one load and analysis writes the report files, and
  * indexes the run, with the same points `orch index` writes from it.
@@ -452,8 +468,7 @@ test_render_index(void **state)
 	char		 p[256], *cause = NULL, *tripped = NULL, *once, *again;
 	size_t		 i, nfailed = 1;
 
-	if (report_render_index(fx->run, NULL, 0, 1, &tripped, &nfailed,
-	    &cause) != 0)
+	if (render_index(fx->run, &tripped, &nfailed, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_null(tripped);
 	assert_int_equal(nfailed, 0);
@@ -475,8 +490,7 @@ test_render_index(void **state)
 	unlink(fx->db);
 	snprintf(p, sizeof p, "%s/%s", fx->run, RECORD_FILE);
 	assert_int_equal(truncate(p, 0), 0);
-	assert_int_equal(report_render_index(fx->run, NULL, 0, 1, NULL, NULL,
-	    &cause), -1);
+	assert_int_equal(render_index(fx->run, NULL, NULL, &cause), -1);
 	assert_non_null(strstr(cause, "empty record"));
 	free(cause);
 	assert_int_not_equal(stat(fx->db, &sb), 0);
