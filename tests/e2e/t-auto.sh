@@ -98,9 +98,16 @@ cat "$T/log5"
 expect_eq "resume exit" "$rc" 0
 S="$T/k/summary.json"
 expect_eq "complete" "$(jq .complete "$S")" true
-expect_eq "stop" "$(jq -r '.hosts[0].stop' "$S")" max_rounds
-expect_eq "rounds used" "$(jq '.hosts[0].rounds_used' "$S")" 20
-exactly_once "$T/k" 20
+# An A/A of real sleeps goes to max_rounds, unless a look finds a false
+# difference (allowed at the family's 5%: measured noise, not a fixed
+# seed); either way every round it used is stored exactly once.
+used=$(jq '.hosts[0].rounds_used' "$S")
+case $(jq -r '.hosts[0].stop' "$S") in
+max_rounds)	expect_eq "rounds used" "$used" 20 ;;
+decided)	[ "$used" -lt 20 ] || fail "decided at $used of at most 20 rounds" ;;
+*)		fail "stop: got '$(jq -r '.hosts[0].stop' "$S")', want max_rounds (or, by chance, decided)" ;;
+esac
+exactly_once "$T/k" "$used"
 no_leftovers
 
 note "bad adaptive keys and flags: exit 2, naming the line or the flag, nothing written"
