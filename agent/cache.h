@@ -12,7 +12,8 @@
 
 #include "proto/proto.h"
 
-#define CACHE_VERIFIED_MAX	64	/* files whose hash a session remembers */
+#define CACHE_VERIFIED_MAX	64	/* files whose hash a session
+					   remembers */
 
 /* A cache file a plan uses, verified and (for a program) held open. */
 struct cache_file {

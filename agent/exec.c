@@ -87,18 +87,22 @@ static volatile sig_atomic_t	 exec_sigw = -1;
 struct exec_io {
 	const char	*checksum_key;
 	struct proto_sample *out;
-	int		 outfd;			/* stdout pipe, -1 once at EOF */
-	int		 errfd;			/* stderr pipe, -1 once at EOF */
+	int		 outfd;			/* stdout pipe, -1 once
+						   at EOF */
+	int		 errfd;			/* stderr pipe, -1 once
+						   at EOF */
 	char		 line[EXEC_LINE_MAX];	/* the stdout line being read */
 	size_t		 linelen;
 	int		 skipping;		/* inside an over-long line */
 	char		 ring[EXEC_TAIL_LEN];	/* last bytes of stderr */
 	size_t		 ringpos;		/* where the next byte goes */
-	size_t		 ringlen;		/* bytes held, <= EXEC_TAIL_LEN */
+	size_t		 ringlen;		/* bytes held,
+						   <= EXEC_TAIL_LEN */
 	uint64_t	 errtotal;		/* stderr bytes seen in all */
 	char		 merr[PROTO_TAIL_MAX];	/* the first bad metric line */
 	EVP_MD_CTX	*sha;			/* stdout's SHA-256, or NULL */
-	int		 sha_failed;		/* the digest failed: no checksum */
+	int		 sha_failed;		/* the digest failed:
+						   no checksum */
 	char		*first;			/* req->firstline, or NULL */
 	size_t		 firstcap;
 	size_t		 firstlen;
@@ -661,7 +665,8 @@ exec_read(struct exec_io *io, int *fd, int is_out)
 	    errno == EINTR))
 		return;
 	if (n == -1)
-		log_warn("read from benchmark %s", is_out ? "stdout" : "stderr");
+		log_warn("read from benchmark %s",
+		    is_out ? "stdout" : "stderr");
 	if (is_out) {
 		/* The last line, if it had no newline. */
 		if (!io->skipping && io->linelen > 0)
@@ -747,14 +752,16 @@ struct exec_child {
 	struct exec_io		 io;
 	struct facts_counters	 ctr;
 	struct rusage		 ru;
-	int			 outp[2];	/* its stdout, until io has it */
+	int			 outp[2];	/* its stdout, until io
+						   has it */
 	int			 errp[2];	/* its stderr, likewise */
 	pid_t			 pid;		/* -1 until started */
 	int			 wstatus;
 	int			 reaped;	/* waited for */
 	int			 timed_out;	/* killed at its deadline */
 	int			 lost;		/* reaped elsewhere */
-	int64_t			 t0;		/* CLOCK_MONOTONIC ns at its start */
+	int64_t			 t0;		/* CLOCK_MONOTONIC ns at
+						   its start */
 	int64_t			 t1;		/* and at its exit */
 	int64_t			 deadline;	/* t0 + timeout, or 0 */
 	int64_t			 drain_end;	/* read its output until then */
@@ -916,7 +923,8 @@ exec_watch(const struct exec_req *req, struct exec_child *c,
 			return (-1);
 		}
 		if (ilife != -1 && pfd[ilife].revents != 0 &&
-		    exec_lifeline_closed(req->lifeline_fd, pfd[ilife].revents)) {
+		    exec_lifeline_closed(req->lifeline_fd,
+		    pfd[ilife].revents)) {
 			log_debug("lifeline closed: killing process group %ld",
 			    (long)c->pid);
 			return (1);

@@ -16,15 +16,18 @@ struct exec_req {
 	char *const	*envp;		/* the whole environment */
 	const char	*cwd;		/* NULL: the agent's */
 	uint32_t	 timeout_ms;	/* 0: no deadline */
-	const char	*checksum_key;	/* NULL or "": none; PROTO_CHECKSUM_STDOUT:
-					   the SHA-256 of all of stdout */
+	const char	*checksum_key;	/* NULL or "": none;
+					   PROTO_CHECKSUM_STDOUT: the SHA-256 of
+					   all of stdout */
 	char		*firstline;	/* NULL, or gets stdout's first line */
 	size_t		 firstline_len;	/* its size, NUL included */
 	const char	*pin;		/* CPU list ("2,3", "0-3") or NULL */
-	int		 lifeline_fd;	/* -1, or an fd whose EOF or hangup aborts the run */
-	const char	*counters;	/* counters to read as metrics, or NULL */
-	void		(*spawned)(long pid, void *arg);	/* told the child's
-					   pid (its process group) once started */
+	int		 lifeline_fd;	/* -1, or an fd whose EOF or hangup
+					   aborts the run */
+	const char	*counters;	/* counters to read as metrics,
+					   or NULL */
+	/* told the child's pid (its process group) once started */
+	void		(*spawned)(long pid, void *arg);
 	void		*spawned_arg;
 };
 

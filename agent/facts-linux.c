@@ -406,8 +406,8 @@ facts_parse_cpus(const char *list, cpu_set_t *set, char *err, size_t errlen)
 				goto bad;
 		}
 		if (b >= CPU_SETSIZE) {
-			snprintf(err, errlen, "CPU %ld in \"%s\" is out of range"
-			    " (0-%d)", b, list, CPU_SETSIZE - 1);
+			snprintf(err, errlen, "CPU %ld in \"%s\" is out of "
+			    "range (0-%d)", b, list, CPU_SETSIZE - 1);
 			return (-1);
 		}
 		for (c = a; c <= b; c++)
@@ -433,7 +433,8 @@ facts_pin(const char *list, char *err, size_t errlen)
 	if (errlen > 0)
 		err[0] = '\0';
 	if (!facts_have_orig) {
-		if (sched_getaffinity(0, sizeof facts_orig, &facts_orig) == -1) {
+		if (sched_getaffinity(0, sizeof facts_orig,
+		    &facts_orig) == -1) {
 			snprintf(err, errlen, "sched_getaffinity: %s",
 			    strerror(errno));
 			goto out;
@@ -441,7 +442,8 @@ facts_pin(const char *list, char *err, size_t errlen)
 		facts_have_orig = 1;
 	}
 	if (list == NULL || *list == '\0') {
-		if (sched_setaffinity(0, sizeof facts_orig, &facts_orig) == -1) {
+		if (sched_setaffinity(0, sizeof facts_orig,
+		    &facts_orig) == -1) {
 			snprintf(err, errlen, "cannot restore CPU affinity: %s",
 			    strerror(errno));
 			goto out;
@@ -453,8 +455,8 @@ facts_pin(const char *list, char *err, size_t errlen)
 		goto out;
 	if (sched_setaffinity(0, sizeof set, &set) == -1) {
 		if (errno == EINVAL)
-			snprintf(err, errlen, "none of CPUs \"%s\" is online and"
-			    " allowed for this process (%ld online)", list,
+			snprintf(err, errlen, "none of CPUs \"%s\" is online "
+			    "and allowed for this process (%ld online)", list,
 			    sysconf(_SC_NPROCESSORS_ONLN));
 		else
 			snprintf(err, errlen, "sched_setaffinity(%s): %s", list,
@@ -529,13 +531,14 @@ facts_ctr_refusals(const char **names, const int *errnos, size_t n, char *err,
 		e = errnos[i];
 		for (k = 0, j = i; j < n; j++)
 			k += errnos[j] == e;
-		snprintf(clause, sizeof clause, "%sthe kernel refused counter%s",
-		    err[0] != '\0' ? "; " : "", k > 1 ? "s" : "");
+		snprintf(clause, sizeof clause, "%sthe kernel refused "
+		    "counter%s", err[0] != '\0' ? "; " : "", k > 1 ? "s" : "");
 		for (k = 0, j = i; j < n; j++) {
 			if (errnos[j] != e)
 				continue;
 			snprintf(clause + strlen(clause), sizeof clause -
-			    strlen(clause), "%s '%s'", k++ ? "," : "", names[j]);
+			    strlen(clause), "%s '%s'", k++ ? "," : "",
+			    names[j]);
 		}
 		snprintf(clause + strlen(clause), sizeof clause -
 		    strlen(clause), " (perf_event_open: %s%s)", strerror(e),
@@ -597,7 +600,10 @@ facts_counters_open(struct facts_counters *c, const char *list, char *err,
 		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
 		    PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			/* Say why (below), and measure the counters that work. */
+			/*
+			 * Say why (below), and measure the counters that
+			 * work.
+			 */
 			refused[nrefused] = tok;
 			rerrno[nrefused++] = errno;
 			continue;

@@ -150,7 +150,8 @@ facts_rusage_open(struct facts_counters *c, const char *list, char *err,
 			el = strlen(err);
 			snprintf(err + el, errlen - el, "%scounter '%s' is not "
 			    "available on macOS (proc_pid_rusage gives "
-			    "instructions and cycles)", el > 0 ? "; " : "", tok);
+			    "instructions and cycles)", el > 0 ? "; " : "",
+			    tok);
 			continue;
 		}
 		if (c->n == FACTS_COUNTERS_MAX) {

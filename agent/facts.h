@@ -52,7 +52,8 @@ struct facts_counters {
 	int	n;
 	int	fd[FACTS_COUNTERS_MAX];
 	char	name[FACTS_COUNTERS_MAX][PROTO_NAME_MAX];
-	uint64_t value[FACTS_COUNTERS_MAX];	/* macOS: read before the reap */
+	uint64_t value[FACTS_COUNTERS_MAX];	/* macOS: read before
+						   the reap */
 	int	taken;			/* macOS: value[] holds the child's */
 };
 

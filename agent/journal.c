@@ -204,7 +204,8 @@ journal_open(const char *rundir, const char *run_id,
 	}
 	if (!have_plan && journal_put(fd, 'P', sha, PROTO_SHA_HEX - 1,
 	    1) != 0) {
-		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
+		snprintf(why, len, "cannot write %s: %s", path,
+		    strerror(errno));
 		goto fail;
 	}
 	pr->resumed = good > 0;

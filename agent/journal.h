@@ -16,7 +16,8 @@
 struct journal_progress {
 	uint32_t	*started;	/* per step: last attempt started */
 	uint32_t	*pid;		/* per step: its benchmark's pid */
-	char		(*ident)[PROC_IDENT_LEN];	/* per step: and who it was */
+	/* per step: and who it was */
+	char		(*ident)[PROC_IDENT_LEN];
 	uint32_t	*ended;		/* per step: last attempt ended */
 	uint8_t		*status;	/* per step: status of that attempt */
 	uint32_t	 nsamples;

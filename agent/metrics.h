@@ -1,4 +1,7 @@
-/* The `key=value` convention: numeric lines of a program's stdout are metrics. */
+/*
+ * The `key=value` convention: numeric lines of a program's stdout are
+ * metrics.
+ */
 #ifndef AGENT_METRICS_H
 #define AGENT_METRICS_H
 

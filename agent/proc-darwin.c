@@ -26,7 +26,8 @@ proc_init(void)
 int
 proc_list(struct proc_entry **list, size_t *n)
 {
-	int			 mib[4] = { CTL_KERN, KERN_PROC, KERN_PROC_ALL, 0 };
+	int			 mib[4] = { CTL_KERN, KERN_PROC,
+	    KERN_PROC_ALL, 0 };
 	struct kinfo_proc	*kp = NULL;
 	struct proc_entry	*l;
 	size_t			 len = 0, k, i;

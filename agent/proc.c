@@ -100,7 +100,8 @@ proc_sweep(pid_t keep)
 			break;
 		}
 		if (proc_list(&list, &n) == -1) {
-			log_warn("cannot list processes to end the benchmark's");
+			log_warn("cannot list processes to end the "
+			    "benchmark's");
 			return (-1);
 		}
 		qsort(list, n, sizeof *list, proc_cmp);

@@ -6,8 +6,10 @@ struct serve_opts {
 	const char	*workdir;	/* WORKDIR; created when missing */
 	const char	*bind;		/* TCP address to bind; NULL: a Unix
 					   socket in the workdir */
-	int		 key_timeout_ms;	/* wait for the key line this long */
-	int		 hello_timeout_ms;	/* and for the coordinator's hello */
+	int		 key_timeout_ms;	/* wait for the key line
+						   this long */
+	int		 hello_timeout_ms;	/* and for the coordinator's
+						   hello */
 	const char	*self;		/* argv[0]: orch-null sits beside it */
 };
 

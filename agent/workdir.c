@@ -62,8 +62,8 @@ workdir_check(const char *dir, char *why, size_t len)
 	}
 	if (st.st_uid != geteuid()) {
 		snprintf(why, len, "%s belongs to uid %lu, not to this user "
-		    "(uid %lu): refusing to use it", dir, (unsigned long)st.st_uid,
-		    (unsigned long)geteuid());
+		    "(uid %lu): refusing to use it", dir,
+		    (unsigned long)st.st_uid, (unsigned long)geteuid());
 		return (-1);
 	}
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {

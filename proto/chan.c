@@ -214,8 +214,8 @@ chan_recv(struct chan *c, struct proto_msg *msg, int timeout_ms, char *err,
 		pt = NULL;
 		if (e != 0) {
 			/* Sealed by our peer yet malformed: a bug, say so. */
-			snprintf(err, errlen, "undecodable message from peer: %s",
-			    proto_strerror(e));
+			snprintf(err, errlen, "undecodable message from "
+			    "peer: %s", proto_strerror(e));
 			return (-1);
 		}
 		log_debug("received %s (seq %llu)", proto_type_name(msg->type),

@@ -20,8 +20,10 @@ struct chan {
 	int		sock;		/* nanomsg socket, -1 when closed */
 	struct seal	seal;
 	uint64_t	dropped;	/* frames refused so far */
-	int		last_drop;	/* PROTO_ERR_* of the last refused frame */
-	int		peer_version;	/* version byte of a refused frame, or 0 */
+	int		last_drop;	/* PROTO_ERR_* of the last refused
+					   frame */
+	int		peer_version;	/* version byte of a refused frame,
+					   or 0 */
 };
 
 /* Creates the socket. Returns 0, or -1 with a reason in err. */

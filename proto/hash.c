@@ -102,7 +102,8 @@ hash_valid(const char *s)
 	size_t	i;
 
 	for (i = 0; i < 64; i++) {
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
 			return (0);
 	}
 	return (s[64] == '\0');

@@ -19,7 +19,9 @@ void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Only main() and the top of a program's loop may call these. */
-void	fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
-void	fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+void	fatal(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	fatalx(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
 
 #endif

@@ -57,7 +57,8 @@ struct msg_field {
 	size_t		 off;		/* offset of the member in its struct */
 	size_t		 size;		/* size of the member */
 	uint8_t		 max;		/* largest value of a MSG_U8 */
-	size_t		 has;		/* offset of its "present" int, or MSG_REQ */
+	size_t		 has;		/* offset of its "present" int, or
+					   MSG_REQ */
 	int		(*dec)(const msgpack_object *, void *);
 	int		(*enc)(msgpack_packer *, const void *);
 	const struct msg_vec *vec;	/* of a MSG_VEC */
@@ -109,7 +110,8 @@ struct msg_buf {
 	unsigned char	*data;
 	size_t		 len;
 	size_t		 cap;
-	int		 err;		/* 0, PROTO_ERR_NOMEM or PROTO_ERR_TOOBIG */
+	int		 err;		/* 0, PROTO_ERR_NOMEM or
+					   PROTO_ERR_TOOBIG */
 };
 
 static int	msg_dec_vec(const msgpack_object *, const struct msg_vec *,
@@ -319,10 +321,14 @@ static const struct msg_type {
 	size_t			 n;
 	int			(*check)(const void *);
 } msg_types[] = {
-	{ PROTO_HELLO, "hello", msg_hello_tab, MSG_NITEMS(msg_hello_tab), NULL },
-	{ PROTO_ERROR, "error", msg_error_tab, MSG_NITEMS(msg_error_tab), NULL },
-	{ PROTO_QUERY, "query", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab), NULL },
-	{ PROTO_HAVE, "have", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab), NULL },
+	{ PROTO_HELLO, "hello", msg_hello_tab, MSG_NITEMS(msg_hello_tab),
+	    NULL },
+	{ PROTO_ERROR, "error", msg_error_tab, MSG_NITEMS(msg_error_tab),
+	    NULL },
+	{ PROTO_QUERY, "query", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab),
+	    NULL },
+	{ PROTO_HAVE, "have", msg_hashes_tab, MSG_NITEMS(msg_hashes_tab),
+	    NULL },
 	{ PROTO_PLAN, "plan", msg_plan_tab, MSG_NITEMS(msg_plan_tab),
 	    msg_check_plan },
 	{ PROTO_SAMPLE, "sample", msg_sample_tab, MSG_NITEMS(msg_sample_tab),
@@ -368,7 +374,8 @@ msg_type_find(uint64_t type)
 int
 proto_scan(const uint8_t *buf, size_t len, size_t maxdepth, size_t *used)
 {
-	uint64_t	left[PROTO_SCAN_DEPTH + 1];	/* objects due per level */
+	uint64_t	left[PROTO_SCAN_DEPTH + 1];	/* objects due
+							   per level */
 	uint64_t	count, body, v;
 	size_t		depth = 0, off = 0, lb;
 	uint8_t		b;

@@ -16,7 +16,8 @@
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
 #define PROTO_TAG_LEN	16		/* GCM tag */
-#define PROTO_RUNTAG_LEN 16		/* run id digest in every frame header */
+#define PROTO_RUNTAG_LEN 16		/* run id digest in every frame
+					   header */
 #define PROTO_SHA_HEX	65		/* SHA-256 as lowercase hex + NUL */
 
 #define PROTO_NAME_MAX	64		/* bench, variant, metric, fact key */
@@ -53,9 +54,11 @@
 enum proto_type {
 	PROTO_HELLO = 1,	/* both: versions; agent adds its facts */
 	PROTO_ERROR = 2,	/* both: something went wrong, with words */
-	PROTO_QUERY = 3,	/* coordinator: which of these files do you hold? */
+	PROTO_QUERY = 3,	/* coordinator: which of these files do
+				   you hold? */
 	PROTO_HAVE = 4,		/* agent: these, verified, in my cache */
-	PROTO_PLAN = 5,		/* coordinator: run these commands in this order */
+	PROTO_PLAN = 5,		/* coordinator: run these commands in
+				   this order */
 	PROTO_SAMPLE = 6,	/* agent: the result of one run */
 	PROTO_ACK = 7,		/* coordinator: samples up to seq are stored */
 	PROTO_DONE = 8,		/* agent: the plan is finished */
@@ -80,13 +83,16 @@ enum proto_status {
 #define PROTO_ERR_TOOBIG	-3	/* frame or message above the limit */
 #define PROTO_ERR_MAGIC		-4	/* not an orch frame */
 #define PROTO_ERR_VERSION	-5	/* peer speaks another PROTO_VERSION */
-#define PROTO_ERR_DIRECTION	-6	/* frame sealed for the other direction */
+#define PROTO_ERR_DIRECTION	-6	/* frame sealed for the other
+					   direction */
 #define PROTO_ERR_RUN		-7	/* frame of another run */
-#define PROTO_ERR_REPLAY	-8	/* sequence repeated or went backwards */
+#define PROTO_ERR_REPLAY	-8	/* sequence repeated or went
+					   backwards */
 #define PROTO_ERR_TAG		-9	/* authentication failed */
 #define PROTO_ERR_CRYPTO	-10	/* the crypto library failed */
 #define PROTO_ERR_DECODE	-11	/* not valid msgpack */
-#define PROTO_ERR_FIELD		-12	/* a field is missing, mistyped or out of range */
+#define PROTO_ERR_FIELD		-12	/* a field is missing, mistyped or out
+					   of range */
 #define PROTO_ERR_TYPE		-13	/* unknown message type */
 
 /* Returns a static string describing a PROTO_ERR_* code. */
@@ -121,7 +127,8 @@ struct proto_hello {
 };
 
 struct proto_error {
-	char	code[32];		/* short machine word: "version", "file", ... */
+	char	code[32];		/* short machine word: "version",
+					   "file", ... */
 	char	msg[512];		/* words for a person */
 };
 
@@ -143,7 +150,8 @@ struct proto_cmd {
 						   agent's PATH, or absolute */
 	size_t		 nargs;			/* argv after the program */
 	char		**args;
-	size_t		 nenv;			/* "NAME=value", added to the agent's */
+	size_t		 nenv;			/* "NAME=value", added to the
+						   agent's */
 	char		**env;
 	uint32_t	 timeout_ms;		/* 0: none */
 	char		 checksum_key[PROTO_NAME_MAX];	/* "" when none; or
@@ -176,20 +184,25 @@ struct proto_step {
 };
 
 struct proto_plan {
-	size_t		 nfiles;	/* every file the plan uses; verified first */
+	size_t		 nfiles;	/* every file the plan uses; verified
+					   first */
 	char		(*files)[PROTO_SHA_HEX];
 	size_t		 ncmds;
 	struct proto_cmd *cmds;
 	size_t		 nsteps;
 	struct proto_step *steps;
 	double		 max_load;	/* per core; 0: do not check */
-	uint32_t	 load_wait_ms;	/* how long to wait for the load to drop */
-	uint32_t	 retries;	/* re-runs of a sample killed by a signal */
-	char		 pin[128];	/* CPU list for benchmark processes, "" none */
+	uint32_t	 load_wait_ms;	/* how long to wait for the load to
+					   drop */
+	uint32_t	 retries;	/* re-runs of a sample killed by a
+					   signal */
+	char		 pin[128];	/* CPU list for benchmark processes,
+					   "" none */
 	char		 counters[128];	/* hardware counters to read, "" none */
-	int64_t		 resume_seq;	/* the coordinator stores every sample with
-					   seq <= this; -1: a new run */
-	uint32_t	 linger_ms;	/* stay this long, detached, for a resume */
+	int64_t		 resume_seq;	/* the coordinator stores every sample
+					   with seq <= this; -1: a new run */
+	uint32_t	 linger_ms;	/* stay this long, detached, for a
+					   resume */
 	uint32_t	 granted;	/* run steps [0, granted) until a GRANT
 					   extends it; 0: the whole plan */
 };
@@ -200,7 +213,8 @@ struct proto_metric {
 };
 
 struct proto_sample {
-	uint32_t	seq;		/* execution order on this host, from 0 */
+	uint32_t	seq;		/* execution order on this host,
+					   from 0 */
 	uint32_t	step;		/* index into the plan's steps */
 	uint32_t	cmd;
 	uint32_t	round;
@@ -221,11 +235,13 @@ struct proto_sample {
 	struct proto_metric metrics[PROTO_METRICS_MAX];
 	int		has_checksum;
 	char		checksum[PROTO_CHECKSUM_MAX];
-	char		err_tail[PROTO_TAIL_MAX];	/* stderr tail, or our reason */
+	char		err_tail[PROTO_TAIL_MAX];	/* stderr tail,
+							   or our reason */
 };
 
 struct proto_ack {
-	uint32_t	seq;		/* every sample with seq <= this is stored */
+	uint32_t	seq;		/* every sample with seq <= this is
+					   stored */
 };
 
 /* GRANT: how far an open plan (granted > 0) may run. */
@@ -271,7 +287,8 @@ struct proto_msg {
  * Returns 0, or PROTO_ERR_NOMEM, or PROTO_ERR_TOOBIG when it would exceed
  * PROTO_FRAME_MAX less the frame overhead.
  */
-int	proto_encode(const struct proto_msg *msg, uint8_t **out, size_t *outlen);
+int	proto_encode(const struct proto_msg *msg, uint8_t **out,
+	    size_t *outlen);
 
 /*
  * Decodes one message from buf (authenticated plaintext). On success fills

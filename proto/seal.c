@@ -103,7 +103,10 @@ seal_keygen(uint8_t key[PROTO_KEY_LEN])
 	return (0);
 }
 
-/* Computes the run tag; a crypto failure leaves a zero tag, which seal_init refuses. */
+/*
+ * Computes the run tag; a crypto failure leaves a zero tag, which seal_init
+ * refuses.
+ */
 void
 seal_runtag(const char *run_id, uint8_t tag[PROTO_RUNTAG_LEN])
 {
@@ -130,7 +133,10 @@ seal_frame(struct seal *s, const uint8_t *pt, size_t ptlen, uint8_t **out,
 	/* A wrapped counter would reuse a nonce; 2^64 frames never happen. */
 	if (s->send_seq == UINT64_MAX)
 		goto out;
-	/* Count first: even a failed seal must not leave its nonce for reuse. */
+	/*
+	 * Count first: even a failed seal must not leave its nonce for
+	 * reuse.
+	 */
 	seq = ++s->send_seq;
 
 	if ((buf = malloc(SEAL_OVERHEAD + ptlen)) == NULL) {
@@ -211,7 +217,10 @@ seal_open(struct seal *s, const uint8_t *frame, size_t len, uint8_t **pt,
 		goto out;
 	}
 	if (frame[SEAL_OFF_VER] != PROTO_VERSION) {
-		/* The one change on failure: it lets the caller name the version. */
+		/*
+		 * The one change on failure: it lets the caller name the
+		 * version.
+		 */
 		s->peer_version = frame[SEAL_OFF_VER];
 		r = PROTO_ERR_VERSION;
 		goto out;

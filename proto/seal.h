@@ -35,7 +35,8 @@ struct seal {
 	uint8_t		recv_dir;	/* direction we accept */
 	uint64_t	send_seq;	/* last sequence sent */
 	uint64_t	recv_seq;	/* last sequence accepted */
-	int		peer_version;	/* version byte of the last frame refused with PROTO_ERR_VERSION */
+	int		peer_version;	/* version byte of the last frame
+					   refused with PROTO_ERR_VERSION */
 };
 
 /*
@@ -76,8 +77,8 @@ int	seal_open(struct seal *s, const uint8_t *frame, size_t len,
  * Key line for an agent's stdin: "ORCH-KEY 1 <64 hex> <run id>\n".
  * seal_keyline_parse returns 0 or PROTO_ERR_FIELD.
  */
-int	seal_keyline_format(const uint8_t key[PROTO_KEY_LEN], const char *run_id,
-	    char *buf, size_t len);
+int	seal_keyline_format(const uint8_t key[PROTO_KEY_LEN],
+	    const char *run_id, char *buf, size_t len);
 int	seal_keyline_parse(const char *line, uint8_t key[PROTO_KEY_LEN],
 	    char *run_id, size_t run_id_len);
 

@@ -8,6 +8,7 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
-int	 xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+int	 xasprintf(char **, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 
 #endif

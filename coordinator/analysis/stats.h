@@ -15,7 +15,8 @@
 #define STATS_BOOT_N	10000	/* bootstrap resamples */
 #define STATS_BOOT_EXACT_MIN 2000	/* larger samples: the median's interval
 					   in closed form, without resampling */
-#define STATS_BOOT_WORK	20000000	/* values drawn by one geomean bootstrap */
+#define STATS_BOOT_WORK	20000000	/* values drawn by one geomean
+					   bootstrap */
 #define STATS_BOOT_MIN	2000		/* fewest geomean resamples */
 #define STATS_MIN_PAIRS	5	/* fewer good pairs: invalid */
 #define STATS_ALPHA	0.05	/* family-wise error of the primary verdicts */
@@ -41,8 +42,10 @@ struct stats_summary {
 	double	mean;
 	double	q1;		/* 25th percentile */
 	double	q3;		/* 75th percentile */
-	double	iqr_pct;	/* (q3 - q1) / median * 100; 0 when median is 0 */
-	double	cv;		/* sample stddev / mean; 0 when n < 2 or mean 0 */
+	double	iqr_pct;	/* (q3 - q1) / median * 100; 0 when
+				   median is 0 */
+	double	cv;		/* sample stddev / mean; 0 when n < 2
+				   or mean 0 */
 };
 
 /* Returns the q-quantile (0..1) of sorted x (n > 0), linear interpolation

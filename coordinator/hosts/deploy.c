@@ -74,7 +74,8 @@ deploy_set_agent(const char *path)
 int
 deploy_workdir(const struct host *h, char *out, size_t len)
 {
-	const char	*wd = h->workdir[0] != '\0' ? h->workdir : DEFAULT_WORKDIR;
+	const char	*wd = h->workdir[0] != '\0' ? h->workdir :
+	    DEFAULT_WORKDIR;
 
 	if (snprintf(out, len, "%s", wd) >= (int)len)
 		return (-1);
@@ -182,7 +183,9 @@ deploy_prebuilt_path(const char *os, const char *arch, char *path, size_t len)
 			goto none;
 	if (*os == '\0' || *arch == '\0')
 		goto none;
-	/* Placed by hand, then cross-built (make darwin: bin/darwin-aarch64). */
+	/*
+	 * Placed by hand, then cross-built (make darwin: bin/darwin-aarch64).
+	 */
 	snprintf(path, len, "%s/bin/agents/%s-%s/orch-agent", deploy_root, os,
 	    arch);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
@@ -252,8 +255,8 @@ deploy_host_kind(struct ssh *s, const struct host *h, char os[32],
     char arch[32], char *err, size_t errlen)
 {
 	char	 out[4096], errb[8192];
-	char	*argv[] = { (char *)(uintptr_t)"uname", (char *)(uintptr_t)"-sm",
-		    NULL };
+	char	*argv[] = { (char *)(uintptr_t)"uname",
+		    (char *)(uintptr_t)"-sm", NULL };
 	int	 rc;
 
 	rc = ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
@@ -303,8 +306,8 @@ deploy_push_prebuilt(struct ssh *s, const struct host *h, const char *path,
 		return (-1);
 	bytes += nb;
 	if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
-		snprintf(how, howlen, "pushed prebuilt %s-%s agent (%llu bytes)",
-		    os, arch, (unsigned long long)bytes);
+		snprintf(how, howlen, "pushed prebuilt %s-%s agent "
+		    "(%llu bytes)", os, arch, (unsigned long long)bytes);
 		return (0);
 	}
 	log_info("%s: the prebuilt agent does not run there (%.200s): "

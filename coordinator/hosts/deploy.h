@@ -1,4 +1,7 @@
-/* Installing orch-agent on a host: a prebuilt binary, or built from source there. */
+/*
+ * Installing orch-agent on a host: a prebuilt binary, or built from source
+ * there.
+ */
 #ifndef COORDINATOR_DEPLOY_H
 #define COORDINATOR_DEPLOY_H
 
@@ -22,9 +25,9 @@ int	deploy_main(struct host *hosts, size_t n, int force);
 /*
  * Makes sure WORKDIR/bin/orch-agent on the host is this version (force
  * 1: reinstall anyway; 2: reinstall built from source; -1: only check,
- * and fail when it is not). Pushes the prebuilt agent when one matches the host's
- * os/arch, else pushes the sources and builds them there with make. On
- * success *how says what was done ("up to date", "pushed prebuilt
+ * and fail when it is not). Pushes the prebuilt agent when one matches the
+ * host's os/arch, else pushes the sources and builds them there with make.
+ * On success *how says what was done ("up to date", "pushed prebuilt
  * linux-x86_64", "built from source"). Returns 0 or -1 with words in err
  * (a missing compiler or library names the package to install).
  */

@@ -29,7 +29,8 @@
 
 extern char **environ;
 
-#define LOCAL_START_TIMEOUT	15000	/* ms for the agent to print its endpoint */
+#define LOCAL_START_TIMEOUT	15000	/* ms for the agent to print its
+					   endpoint */
 #define LOCAL_STOP_TIMEOUT	3000	/* ms for the agent to exit by itself */
 #define LOCAL_TERM_TIMEOUT	10000	/* ms for it to exit after SIGTERM */
 
@@ -153,7 +154,8 @@ local_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 sa;
 	char				*argv[6], wdarg[PATH_MAX + 16];
-	int				 in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	int				 in[2] = { -1, -1 },
+	    out[2] = { -1, -1 };
 	int				 argc = 0, e, r = -1;
 
 	l = xcalloc(1, sizeof *l);

@@ -390,8 +390,8 @@ hs_read_line(struct host_ssh *x, char *line, size_t len)
 
 /*
  * Starts the agent with argv on a new exec channel, hands it the key line
- * and reads its announcement: its endpoint into ep. Returns 0 when a current agent
- * answered; 1 when none did (missing, failed, or of another version or
+ * and reads its announcement: its endpoint into ep. Returns 0 when a current
+ * agent answered; 1 when none did (missing, failed, or of another version or
  * protocol: why says which); -1 when SSH itself failed (why set).
  */
 static int

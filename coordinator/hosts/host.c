@@ -20,8 +20,10 @@
 #define HOST_SEND_TIMEOUT	20000	/* ms */
 #define HOST_BYE_TIMEOUT	1000	/* ms to send BYE */
 #define HOST_BYE_WAIT		2000	/* ms for the agent to go after BYE */
-#define HOST_REPLY_TIMEOUT	120000	/* ms for HAVE: the agent hashes its cache */
-#define HOST_TICK		1000	/* ms between liveness checks in a run */
+#define HOST_REPLY_TIMEOUT	120000	/* ms for HAVE: the agent hashes its
+					   cache */
+#define HOST_TICK		1000	/* ms between liveness checks in a
+					   run */
 
 /* Sets h->error from a format. */
 static void
@@ -346,7 +348,8 @@ host_close(struct host *h)
 	if (was && !h->detach) {
 		memset(&msg, 0, sizeof msg);
 		msg.type = PROTO_BYE;
-		if (chan_send(&h->chan, &msg, HOST_BYE_TIMEOUT, err, sizeof err) != 0)
+		if (chan_send(&h->chan, &msg, HOST_BYE_TIMEOUT, err,
+		    sizeof err) != 0)
 			log_debug("%s: bye: %s", h->name, err);
 		else {
 			/*

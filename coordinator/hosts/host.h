@@ -51,7 +51,10 @@ struct host_ops {
 		    int executable, char *err, size_t errlen);
 	/* Returns 1 while the agent process is alive, else 0. */
 	int	(*alive)(struct host *);
-	/* Ends the agent (closes its stdin, then waits, then kills) and frees priv. */
+	/*
+	 * Ends the agent (closes its stdin, then waits, then kills) and
+	 * frees priv.
+	 */
 	void	(*stop)(struct host *);
 	/*
 	 * orch deploy: makes sure the host runs this version's agent (force
@@ -107,11 +110,14 @@ struct host {
 	char		 workdir[512];	/* as configured; "" default */
 	char		 pin[128];
 	double		 max_load;	/* < 0: the suite's */
-	int		 line;		/* of its inventory section, 0 built-in */
+	int		 line;		/* of its inventory section, 0
+					   built-in */
 	char		 logpath[1024];	/* the agent's stderr goes here */
 	int		 verbose;	/* run the agent with -v */
-	int		 no_deploy;	/* refuse rather than install the agent */
-	int		 agent_stale;	/* refused: no agent, or an outdated one */
+	int		 no_deploy;	/* refuse rather than install the
+					   agent */
+	int		 agent_stale;	/* refused: no agent, or an outdated
+					   one */
 	struct host_route *route;	/* SSH hosts: ssh_config's settings
 					   and jump hosts (host-route.h);
 					   NULL for local */

@@ -359,9 +359,9 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 		if (!address_ok(v) ||
 		    inv_copy(h->address, sizeof h->address, v) != 0)
 			ini_error(&p->src, p->src.line, "%s bad address '%s' "
-			    "(want a host name of letters, digits, '-', '_' and "
-			    "'.', or an IP address; at most %zu characters)",
-			    p->label, v, sizeof h->address - 1);
+			    "(want a host name of letters, digits, '-', '_' "
+			    "and '.', or an IP address; at most %zu "
+			    "characters)", p->label, v, sizeof h->address - 1);
 		break;
 	case HK_PORT:
 		if ((h->port = inv_parse_port(v)) == -1)
@@ -437,8 +437,8 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 		else if (strcmp(v, "no") == 0)
 			h->ssh_config = 0;
 		else
-			ini_error(&p->src, p->src.line, "%s bad ssh_config '%s' "
-			    "(want yes or no)", p->label, v);
+			ini_error(&p->src, p->src.line, "%s bad "
+			    "ssh_config '%s' (want yes or no)", p->label, v);
 		break;
 	}
 }
@@ -1210,8 +1210,8 @@ inv_reach(const struct inventory *inv, const char *name, int use_ssh,
 	if (ih == NULL && !through && strcmp(c->hostname, name) == 0 &&
 	    c->proxyjump[0] == '\0' && !inv_resolves(name)) {
 		if ((unk = inv_unknown(inv, name)) != NULL) {
-			*cause = ini_fmt("%s; ssh_config%s%s has no HostName for "
-			    "it, and the name does not resolve", unk,
+			*cause = ini_fmt("%s; ssh_config%s%s has no HostName "
+			    "for it, and the name does not resolve", unk,
 			    sshcfg_file() != NULL ? " " : "",
 			    sshcfg_file() != NULL ? sshcfg_file() : "");
 			free(unk);
@@ -1280,8 +1280,9 @@ inv_loop(const char *const *path, size_t n, const char *name)
  * Appends the hops on the way to path[depth-1], whose jump list is jumps,
  * to hops[*nhops]: as OpenSSH's ProxyJump, the first hop is reached by its
  * own jump hosts, and the others each through the one before. path holds
- * the names being resolved, to refuse loops. Returns 0, or -1 with *cause. Long because each
- * refusal (local, loop, self, twice, too many) is spelled out.
+ * the names being resolved, to refuse loops. Returns 0, or -1 with *cause.
+ * Long because each refusal (local, loop, self, twice, too many) is spelled
+ * out.
  */
 static int
 inv_chain(const struct inventory *inv, int use_ssh, const char *jumps,

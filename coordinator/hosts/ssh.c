@@ -175,7 +175,8 @@ ssh_connect_tcp(const struct ssh_target *t, char *err, size_t errlen)
 			pfd.events = POLLOUT;
 			if (poll(&pfd, 1, t->timeout_ms) == 1) {
 				sl = sizeof soerr;
-				getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+				getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
+				    &sl);
 				if (soerr == 0)
 					goto connected;
 				errno = soerr;
@@ -320,8 +321,9 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 	memset(&res, 0, sizeof res);
 	res.status = KH_NEW;
 	for (f = 0; f < nfiles; f++) {
-		if (knownhosts_check(files[f], entry, (const unsigned char *)key,
-		    keylen, &one, ssh_kh_warn, why, sizeof why) != 0) {
+		if (knownhosts_check(files[f], entry,
+		    (const unsigned char *)key, keylen, &one, ssh_kh_warn, why,
+		    sizeof why) != 0) {
 			snprintf(err, errlen, "%s: cannot check the host key: "
 			    "%s", t->name, why);
 			return (-1);
@@ -461,13 +463,14 @@ ssh_auth(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	    (agent = libssh2_agent_init(s->session)) != NULL) {
 		if (libssh2_agent_connect(agent) == 0 &&
 		    libssh2_agent_list_identities(agent) == 0) {
-			while (libssh2_agent_get_identity(agent, &id, prev) == 0) {
+			while (libssh2_agent_get_identity(agent, &id,
+			    prev) == 0) {
 				prev = id;
 				if (!ssh_agent_key_ok(t, files, nfiles, id))
 					continue;
 				n++;
-				if (libssh2_agent_userauth(agent, t->user, id) ==
-				    0) {
+				if (libssh2_agent_userauth(agent, t->user,
+				    id) == 0) {
 					ok = 1;
 					snprintf(s->auth, sizeof s->auth,
 					    "ssh-agent key %s", id->comment);
@@ -692,7 +695,8 @@ ssh_open(struct ssh *s, const struct ssh_target *t, char *err, size_t errlen)
 	ssh_hostkey_pref(s->session, t, pref, pref, sizeof pref);
 	if (libssh2_session_method_pref(s->session, LIBSSH2_METHOD_HOSTKEY,
 	    pref) != 0)
-		log_debug("%s: host key preference '%s' refused", t->name, pref);
+		log_debug("%s: host key preference '%s' refused",
+		    t->name, pref);
 	if ((e = libssh2_session_handshake(s->session, s->sock)) != 0) {
 		msg = NULL;
 		libssh2_session_last_error(s->session, &msg, NULL, 0);
@@ -880,7 +884,8 @@ ssh_mkparents(LIBSSH2_SFTP *sftp, const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		libssh2_sftp_mkdir_ex(sftp, tmp, ssh_len(tmp), 0700);	/* EEXIST is fine */
+		/* EEXIST is fine */
+		libssh2_sftp_mkdir_ex(sftp, tmp, ssh_len(tmp), 0700);
 		*p = '/';
 	}
 }

@@ -49,7 +49,10 @@ struct ssh {
 	int		 pumping;
 };
 
-/* Returns the known_hosts file in use: $ORCH_KNOWN_HOSTS or ~/.ssh/known_hosts. */
+/*
+ * Returns the known_hosts file in use: $ORCH_KNOWN_HOSTS or
+ * ~/.ssh/known_hosts.
+ */
 const char *ssh_known_hosts_path(void);
 
 /*

@@ -139,7 +139,8 @@ sshcfg_expand(const char *name, const char *key, const char *in,
 	size_t		 o = 0, n;
 
 	if (*in == '\0') {
-		snprintf(err, errlen, "ssh_config host %s: empty %s", name, key);
+		snprintf(err, errlen, "ssh_config host %s: empty %s", name,
+		    key);
 		return (-1);
 	}
 	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
@@ -177,7 +178,8 @@ sshcfg_expand(const char *name, const char *key, const char *in,
 				v = num;
 				break;
 			case 'i':
-				snprintf(num, sizeof num, "%ld", (long)getuid());
+				snprintf(num, sizeof num, "%ld",
+				    (long)getuid());
 				v = num;
 				break;
 			default:
@@ -350,14 +352,15 @@ sshcfg_key(const char *name, const char *key, const char *v, struct sshcfg *c,
 	if (strcmp(key, "hostname") == 0) {
 		if (!address_ok(v) ||
 		    strlen(v) >= sizeof c->hostname) {
-			snprintf(err, errlen, "ssh_config host %s: bad HostName "
-			    "'%s' (want a host name or IP address)", name,
-			    sv);
+			snprintf(err, errlen, "ssh_config host %s: bad "
+			    "HostName '%s' (want a host name or IP address)",
+			    name, sv);
 			return (-1);
 		}
 		snprintf(c->hostname, sizeof c->hostname, "%s", v);
 	} else if (strcmp(key, "user") == 0) {
-		if (!sshcfg_user_ok(v, strlen(v)) || strlen(v) >= sizeof c->user) {
+		if (!sshcfg_user_ok(v, strlen(v)) ||
+		    strlen(v) >= sizeof c->user) {
 			snprintf(err, errlen, "ssh_config host %s: bad User "
 			    "'%s' (want a login name: no spaces, no leading "
 			    "'-', at most %zu characters)", name, sv,
@@ -433,8 +436,8 @@ sshcfg_parse(const char *name, const char *text, size_t len, struct sshcfg *c,
 
 	memset(c, 0, sizeof *c);
 	if (memchr(text, '\0', len) != NULL) {
-		snprintf(err, errlen, "ssh_config host %s: ssh -G printed a NUL "
-		    "byte", name);
+		snprintf(err, errlen, "ssh_config host %s: ssh -G printed a "
+		    "NUL byte", name);
 		return (-1);
 	}
 	for (; p < end; p = nl + 1) {

@@ -12,7 +12,8 @@
 
 #include "coordinator/hosts/host-route.h"
 
-#define SSHCFG_OUT_MAX		(256 * 1024)	/* most of ssh -G's output read */
+#define SSHCFG_OUT_MAX		(256 * 1024)	/* most of ssh -G's
+						   output read */
 #define SSHCFG_TIMEOUT		10000		/* ms for ssh -G to answer */
 
 /* What ssh_config says about one host, checked. */
@@ -49,10 +50,16 @@ int	sshcfg_query(const char *file, const char *name, struct sshcfg *c,
 int	sshcfg_next_hop(const char **spec, char *user, size_t ulen,
 	    char *host, size_t hlen, int *port, char *err, size_t errlen);
 
-/* Returns the ssh_config file given by --ssh-config or $ORCH_SSH_CONFIG, or NULL. */
+/*
+ * Returns the ssh_config file given by --ssh-config or $ORCH_SSH_CONFIG, or
+ * NULL.
+ */
 const char *sshcfg_file(void);
 
-/* Sets the file --ssh-config names (NULL: $ORCH_SSH_CONFIG, else the user's own). */
+/*
+ * Sets the file --ssh-config names (NULL: $ORCH_SSH_CONFIG, else the user's
+ * own).
+ */
 void	sshcfg_set_file(const char *path);
 
 #endif

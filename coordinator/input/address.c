@@ -49,7 +49,8 @@ address_ok(const char *s)
 		if (*p == '.' || *p == '\0') {
 			n = (size_t)(p - label);
 			if (n == 0 && !(*p == '\0' && p != s && p[-1] == '.'))
-				return (0);	/* empty label, but "a.b." is fine */
+				return (0);	/* empty label, but
+						   "a.b." is fine */
 			if (n > 63 || (n > 0 && (label[0] == '-' ||
 			    p[-1] == '-')))
 				return (0);

@@ -365,9 +365,9 @@ oneline_program(const char *word, char **cause)
 		}
 		if (oneline_bin_ok(p) != 0) {
 			xasprintf(cause, "program '%s' is %s, which a suite's "
-			    "bin = cannot hold (a blank at an end, a blank then "
-			    "';', '{' or a control character): move or link it",
-			    word, p);
+			    "bin = cannot hold (a blank at an end, a blank "
+			    "then ';', '{' or a control character): move or "
+			    "link it", word, p);
 			goto bad;
 		}
 		return (p);
@@ -388,9 +388,9 @@ oneline_program(const char *word, char **cause)
 			if (oneline_bin_ok(p) == 0)
 				return (p);
 			xasprintf(cause, "program '%s' is %s, which a suite's "
-			    "bin = cannot hold (a blank at an end, a blank then "
-			    "';', '{' or a control character): move or link it",
-			    word, p);
+			    "bin = cannot hold (a blank at an end, a blank "
+			    "then ';', '{' or a control character): move or "
+			    "link it", word, p);
 			goto bad;
 		}
 		free(p);

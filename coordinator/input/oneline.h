@@ -14,7 +14,8 @@
 struct suite;
 
 #define ONELINE_LABEL	"(command line)"	/* the suite's path in errors */
-#define ONELINE_FILE	"suite.ini"		/* the suite, in the run's DIR */
+#define ONELINE_FILE	"suite.ini"		/* the suite, in the
+						   run's DIR */
 
 /*
  * Splits cmd into words like sh: blanks separate, '…' and "…" quote,

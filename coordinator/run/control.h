@@ -1,4 +1,7 @@
-/* `orch status DIR` and `orch stop DIR`: a run's hosts, seen from its record and its agents. */
+/*
+ * `orch status DIR` and `orch stop DIR`: a run's hosts, seen from its record
+ * and its agents.
+ */
 #ifndef COORDINATOR_CONTROL_H
 #define COORDINATOR_CONTROL_H
 
@@ -13,7 +16,10 @@ struct host;
  */
 int	control_main(const char *dir, struct host *hosts, size_t n, int stop);
 
-/* Returns every host the run in dir started on, comma separated (free), or NULL with *cause. */
+/*
+ * Returns every host the run in dir started on, comma separated (free), or
+ * NULL with *cause.
+ */
 char	*control_hosts(const char *dir, char **cause);
 
 #endif

@@ -1,4 +1,7 @@
-/* The order in which one host runs a suite: warmups, then interleaved rounds. */
+/*
+ * The order in which one host runs a suite: warmups, then interleaved
+ * rounds.
+ */
 #ifndef COORDINATOR_PLAN_H
 #define COORDINATOR_PLAN_H
 

@@ -19,17 +19,20 @@ struct run_opts {
 	int		 has_seed;
 	double		 max_load;	/* < 0: the suite's */
 	const char	*out;		/* NULL: reports/<run-id> */
-	int		 fail_on;	/* GATE_* (coordinator/analysis/gate.h) */
+	int		 fail_on;	/* GATE_*
+					   (coordinator/analysis/gate.h) */
 	int		 verbose;
 	int		 quiet;		/* no answer on stdout */
 	const char	*cmdline;	/* as typed, for the record */
 	const char	*resume;	/* DIR of a run to resume, or NULL */
 	const char	*suite_text;	/* a one-line run's suite (oneline.c),
 					   used instead of the file suite */
-	uint32_t	 warmup;	/* with has_warmup: the suite's warmup */
+	uint32_t	 warmup;	/* with has_warmup: the suite's
+					   warmup */
 	int		 has_warmup;
 	const struct report_exports *exports;	/* also written there */
-	char *const	*labels;	/* KEY=VALUE, checked; into the record */
+	char *const	*labels;	/* KEY=VALUE, checked; into the
+					   record */
 	size_t		 nlabels;
 };
 
@@ -60,7 +63,10 @@ int	run_resume_flags(struct run_opts *opts, const char *suite,
 int	run_resume_suite(const struct dataset *ds, struct suite **out,
 	    char **cause);
 
-/* Runs the suite; returns the exit code (0, 1, 2 or 3: see README.md, "Exit codes"). */
+/*
+ * Runs the suite; returns the exit code (0, 1, 2 or 3: see README.md,
+ * "Exit codes").
+ */
 int	run_main(const struct run_opts *opts);
 
 #endif
