@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "agent/facts.h"
-#include "agent/journal.h"
 #include "agent/serve-int.h"
 #include "proto/chan.h"
 #include "proto/log.h"
@@ -35,26 +34,6 @@ serve_gate_self_load(struct serve *s, int running)
 	}
 	s->self_at = now;
 	s->self_running = running;
-}
-
-/*
- * Takes a GRANT of an open plan: it only grows (a late, smaller one is a
- * no-op), and a final one ends the plan at the next step boundary.
- * Journaled first, so that a resumed agent knows how far it may go.
- */
-void
-serve_gate_grant(struct serve *s, const struct proto_grant *g)
-{
-	if (g->granted <= s->granted && !g->final)
-		return;
-	if (journal_granted(s->journal, g->granted, g->final) != 0)
-		log_warn("journal");
-	if (g->granted > s->granted)
-		s->granted = g->granted;
-	if (g->final)
-		s->final = 1;
-	log_debug("grant: steps up to %u%s", s->granted,
-	    s->final ? ", final" : "");
 }
 
 /*

@@ -115,14 +115,13 @@ int	serve_msg_sample(struct serve *s, const struct proto_msg *msg);
 void	serve_msg_resend(const struct proto_msg *msg, void *arg);
 
 /*
- * serve-gate.c: our own share of the load, brought up to date; a GRANT
- * taken; the wait for one at the end of a grant (returns 0 when step i
- * may run, 1 when the plan ends before it, SERVE_STOP or -1); the wait
+ * serve-gate.c: our own share of the load, brought up to date; the wait
+ * for a GRANT at the end of a grant (returns 0 when step i may run, 1
+ * when the plan ends before it, SERVE_STOP or -1); the wait
  * for a quiet host (returns 0 when quiet, 1 when still busy with reason
  * filled, SERVE_STOP or -1).
  */
 void	serve_gate_self_load(struct serve *s, int running);
-void	serve_gate_grant(struct serve *s, const struct proto_grant *g);
 int	serve_gate_wait_grant(struct serve *s, uint32_t i);
 int	serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
 	    char *reason, size_t len);

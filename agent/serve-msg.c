@@ -1,7 +1,7 @@
 /*
  * The agent's messages while it serves: waiting for one (watching the
  * lifeline and the stop pipe), sending, STATUS and notes, what arrives
- * while a plan runs, and a sample journaled and sent.
+ * while a plan runs (a GRANT taken), and a sample journaled and sent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +166,26 @@ serve_msg_note(struct serve *s, const char *what, const char *why)
 }
 
 /*
+ * Takes a GRANT of an open plan: it only grows (a late, smaller one is a
+ * no-op), and a final one ends the plan at the next step boundary.
+ * Journaled first, so that a resumed agent knows how far it may go.
+ */
+static void
+serve_msg_grant(struct serve *s, const struct proto_grant *g)
+{
+	if (g->granted <= s->granted && !g->final)
+		return;
+	if (journal_granted(s->journal, g->granted, g->final) != 0)
+		log_warn("journal");
+	if (g->granted > s->granted)
+		s->granted = g->granted;
+	if (g->final)
+		s->final = 1;
+	log_debug("grant: steps up to %u%s", s->granted,
+	    s->final ? ", final" : "");
+}
+
+/*
  * Handles a message that arrives while a plan runs: an ACK moves what is
  * acknowledged, a BYE stops the plan (returns -1), anything else is noted
  * and ignored. Frees msg.
@@ -176,7 +196,7 @@ serve_msg_between(struct serve *s, struct proto_msg *msg)
 	if (msg->type == PROTO_BYE)
 		s->bye = 1;
 	else if (msg->type == PROTO_GRANT && s->granted > 0)
-		serve_gate_grant(s, &msg->u.grant);
+		serve_msg_grant(s, &msg->u.grant);
 	else if (msg->type == PROTO_ACK) {
 		if ((int64_t)msg->u.ack.seq > s->acked)
 			s->acked = msg->u.ack.seq;
