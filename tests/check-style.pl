@@ -11,60 +11,25 @@
 #     return type is the line before: "static int\nname(void)\n{";
 #   - return's value is in parentheses: "return (x);".
 #
-#   perl tests/check-style.pl [--root DIR] [--known FILE] [--print-known]
+#   perl tests/check-style.pl [--root DIR]
 #
-# Prints FILE:LINE: why, for each finding; exits 1 on any. Lines the tree
-# already had before the check, and keeps for now, are listed in
-# tests/style-known.txt (--known: another list): a line listed there is
-# not a finding. A "long" entry is a line's text (its blanks at both ends
-# dropped), known in any file, so that moving code keeps it known; an
-# "include" entry names its file too. --print-known prints the list of
-# today's findings in that form, for tests/style-known.txt.
+# Prints FILE:LINE: why, for each finding; exits 1 on any. No line is
+# exempt: what breaks a rule is fixed.
 use strict;
 use warnings;
-use File::Basename qw(dirname);
 
 binmode(STDOUT, ':utf8');
 binmode(STDERR, ':utf8');
 
 my $MAX = 80;
 my $root = '.';
-my $known = dirname($0) . '/style-known.txt';
-my $print_known = 0;
 while (@ARGV) {
 	if (@ARGV >= 2 && $ARGV[0] eq '--root') {
 		$root = $ARGV[1];
 		splice(@ARGV, 0, 2);
-	} elsif (@ARGV >= 2 && $ARGV[0] eq '--known') {
-		$known = $ARGV[1];
-		splice(@ARGV, 0, 2);
-	} elsif ($ARGV[0] eq '--print-known') {
-		$print_known = 1;
-		shift @ARGV;
 	} else {
-		die "usage: check-style.pl [--root DIR] [--known FILE] " .
-		    "[--print-known]\n";
+		die "usage: check-style.pl [--root DIR]\n";
 	}
-}
-
-# The known lines: $long{TEXT} and $incl{"FILE\tTEXT"}.
-my (%long, %incl);
-if (!$print_known && $known ne '') {
-	open(my $kh, '<:utf8', $known) or
-	    die "check-style: $known: $!\n";
-	while (my $k = <$kh>) {
-		chomp $k;
-		next if $k =~ /^(#|$)/;
-		if ($k =~ /^long\t(.+)$/) {
-			$long{$1} = 1;
-		} elsif ($k =~ /^include\t([^\t]+)\t(.+)$/) {
-			$incl{"$1\t$2"} = 1;
-		} else {
-			die "check-style: $known:$.: not \"long\\tTEXT\" or " .
-			    "\"include\\tFILE\\tTEXT\"\n";
-		}
-	}
-	close $kh;
 }
 chdir $root or die "check-style: $root: $!\n";
 
@@ -98,11 +63,12 @@ sub columns {
 }
 
 my $bad = 0;
-my @found;	# [file, line, why, known-entry]
 
+# Prints one finding.
 sub finding {
-	my ($f, $n, $why, $entry) = @_;
-	push @found, [$f, $n, $why, $entry];
+	my ($f, $n, $why) = @_;
+	print "$f:$n: $why\n";
+	$bad = 1;
 }
 
 # The code of each line with comments and the insides of string and
@@ -166,12 +132,11 @@ for my $f (files()) {
 	for my $i (0 .. $#l) {
 		my $t = $l[$i];
 		my $n = $i + 1;
-		(my $text = $t) =~ s/^\s+|\s+$//g;
 
 		my $cols = columns($t);
-		if ($cols > $MAX && !$long{$text}) {
+		if ($cols > $MAX) {
 			finding($f, $n, "$cols columns, over $MAX (a tab to " .
-			    "the next multiple of 8)", "long\t$text");
+			    "the next multiple of 8)");
 		}
 		if ($t =~ /[ \t]$/) {
 			finding($f, $n, "a blank ends the line");
@@ -184,11 +149,10 @@ for my $f (files()) {
 		if ($t =~ /^\s*#\s*include\s+"([^"]+)"/) {
 			my $inc = $1;
 			if ($prev_at == $i - 1 && defined $prev_inc &&
-			    $prev_inc gt $inc && !$incl{"$f\t$text"}) {
+			    $prev_inc gt $inc) {
 				finding($f, $n, "#include \"$inc\" after " .
 				    "\"$prev_inc\": a block of #include " .
-				    "\"...\" lines is sorted",
-				    "include\t$f\t$text");
+				    "\"...\" lines is sorted");
 			}
 			($prev_inc, $prev_at) = ($inc, $i);
 		} else {
@@ -226,25 +190,4 @@ for my $f (files()) {
 	}
 }
 
-if ($print_known) {
-	my %seen;
-	print "# Lines of the tree that break a rule of tests/check-style.pl " .
-	    "and are not\n# findings: a \"long\" line's text (any file), " .
-	    "an \"include\" out of order\n# (its file, its text). Made " .
-	    "by perl tests/check-style.pl --print-known;\n# a line fixed " .
-	    "is dropped the same way.\n";
-	for my $x (sort { $a->[3] cmp $b->[3] } grep { defined $_->[3] } @found) {
-		print "$x->[3]\n" unless $seen{$x->[3]}++;
-	}
-	# The other rules have no list: what breaks them is fixed.
-	for my $x (grep { !defined $_->[3] } @found) {
-		print STDERR "$x->[0]:$x->[1]: $x->[2]\n";
-		$bad = 1;
-	}
-	exit($bad);
-}
-for my $x (@found) {
-	print "$x->[0]:$x->[1]: $x->[2]\n";
-	$bad = 1;
-}
 exit($bad);

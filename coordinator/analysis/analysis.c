@@ -39,8 +39,10 @@ static const struct dataset *rep_sort_ds;
 static int
 rep_host_cmp(const void *a, const void *b)
 {
-	const struct ds_host	*x = &rep_sort_ds->hosts[((const struct rep_host *)a)->host];
-	const struct ds_host	*y = &rep_sort_ds->hosts[((const struct rep_host *)b)->host];
+	const struct ds_host	*x =
+	    &rep_sort_ds->hosts[((const struct rep_host *)a)->host];
+	const struct ds_host	*y =
+	    &rep_sort_ds->hosts[((const struct rep_host *)b)->host];
 	int			 c;
 
 	/* Hosts that never said hello (no facts) come last. */
@@ -55,7 +57,8 @@ rep_host_cmp(const void *a, const void *b)
 
 /* Per variant of (host, bench): whether its runs agree on the checksum. */
 struct rep_ck {
-	int			 ok;	/* every good run printed one checksum */
+	int			 ok;	/* every good run printed
+					   one checksum */
 	const struct ds_sample	*first;	/* the first that printed it */
 	char			 why[256];	/* when not ok */
 };
@@ -96,8 +99,9 @@ rep_checksums(const struct analysis *a, size_t host, size_t bench,
 			    "stdout checksum (its stdout was not read to its "
 			    "end)" : "printed no ");
 			if (strcmp(key, "stdout") != 0)
-				snprintf(c->why + strlen(c->why), sizeof c->why -
-				    strlen(c->why), "%s (the checksum key)", key);
+				snprintf(c->why + strlen(c->why),
+				    sizeof c->why - strlen(c->why),
+				    "%s (the checksum key)", key);
 			c->ok = 0;
 			continue;
 		}
@@ -299,7 +303,8 @@ struct rep_work {
 	double		*vals;		/* [rounds1]: one result's values */
 	double		*ratios;	/* [rounds1]: one comparison's pairs */
 	double		*logs;		/* [rounds1]: their logarithms */
-	double		*rr;		/* [rounds1]: ratio by round, NAN none */
+	double		*rr;		/* [rounds1]: ratio by
+					   round, NAN none */
 	double		*loads;		/* [nsamples]: one host's load1 */
 	uint32_t	 top;		/* highest round of (host, bench) */
 	struct rep_ck	*ck;		/* per variant (rep_checksums) */
@@ -340,9 +345,9 @@ rep_work_new(struct rep_work *w, const struct dataset *ds)
 	w->rr = calloc(w->rounds1, sizeof *w->rr);
 	w->loads = calloc(ds->nsamples + 1, sizeof *w->loads);
 	w->ck = calloc(ds->nvariants + 1, sizeof *w->ck);
-	if (w->ck == NULL || w->files == NULL || w->cells == NULL || w->vals == NULL ||
-	    w->ratios == NULL || w->logs == NULL || w->rr == NULL ||
-	    w->loads == NULL)
+	if (w->ck == NULL || w->files == NULL || w->cells == NULL ||
+	    w->vals == NULL || w->ratios == NULL || w->logs == NULL ||
+	    w->rr == NULL || w->loads == NULL)
 		return (-1);
 	for (r = 0; r < ds->rounds; r++)
 		w->rr[r] = NAN;
@@ -1441,7 +1446,8 @@ rep_where(const struct analysis *a, size_t bench, size_t variant,
 		hosts = NULL;
 		nin = t = 0;
 		for (i = grp->from; i < grp->to; i++) {
-			c = analysis_cmp(a, a->hosts[i].host, bench, 0, variant);
+			c = analysis_cmp(a, a->hosts[i].host, bench, 0,
+			    variant);
 			if (c == NULL)
 				continue;
 			t++;
@@ -1501,7 +1507,8 @@ rep_rows(struct analysis *a)
 			for (ndistinct = 0, vd = 0; vd <= VERDICT_INVALID; vd++)
 				ndistinct += (size_t)seen[vd];
 			if (ncells < 2) {
-				if (util_appendf(&row->agreement, "%s", "") != 0)
+				if (util_appendf(&row->agreement, "%s",
+				    "") != 0)
 					return (-1);
 				continue;
 			}

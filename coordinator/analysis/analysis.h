@@ -66,7 +66,10 @@ struct rep_host {
 					   primary comparisons; NAN */
 	size_t		 r1_n;		/* over this many rounds */
 	double		 widen;		/* largest variance factor it gave */
-	/* rounds = auto (coordinator/analysis/seq.h); also filled for fixed rounds. */
+	/*
+	 * rounds = auto (coordinator/analysis/seq.h); also filled for fixed
+	 * rounds.
+	 */
 	uint32_t	 rounds_used;	/* its highest measured round */
 	double		 seq_alpha;	/* its primary tests' level at its
 					   last look; family_alpha when fixed */
@@ -80,7 +83,8 @@ struct rep_host {
 
 /* Hosts of one architecture and CPU model: a section of the report. */
 struct rep_group {
-	size_t		 from, to;	/* its hosts: analysis.hosts[from, to) */
+	size_t		 from, to;	/* its hosts:
+					   analysis.hosts[from, to) */
 	char		*label;		/* "x86_64 · AMD EPYC 9654" */
 	int		 known;		/* 0: hosts that never gave facts */
 };
@@ -88,14 +92,17 @@ struct rep_group {
 /* The geometric mean of one variant's primary ratios in one group. */
 struct rep_geo {
 	size_t			 group, variant;
-	size_t			 nused;		/* (host, bench) comparisons in it */
-	size_t			 nbenches;	/* distinct benchmarks among them */
+	size_t			 nused;		/* (host, bench)
+						   comparisons in it */
+	size_t			 nbenches;	/* distinct benchmarks
+						   among them */
 	size_t			 nhosts;	/* distinct hosts among them */
 	size_t			 ninvalid;	/* left out: invalid */
 	size_t			 count[VERDICT_INVALID + 1]; /* per verdict */
 	double			 est, lo, hi;	/* NAN when nused is 0 */
 	enum stats_verdict	 verdict;
-	int			 aa;		/* every host ran identical files */
+	int			 aa;		/* every host ran
+						   identical files */
 	double			 level;		/* of [lo, hi] */
 	double			 widen;		/* variance factor for serial
 						   correlation; 1 none */
@@ -105,7 +112,8 @@ struct rep_geo {
 struct rep_row {
 	size_t		 bench, variant;
 	int		 differs;	/* conclusive verdicts differ by host */
-	char		*agreement;	/* "better on aarch64 · Apple M2, same on …" */
+	char		*agreement;	/* "better on aarch64 ·
+					   Apple M2, same on …" */
 };
 
 /* The one-line answer for one variant against the reference. */
@@ -125,21 +133,25 @@ struct analysis {
 	struct rep_cmp		*cmps;
 	size_t			 ngroups;	/* in host order */
 	struct rep_group	*groups;
-	size_t			 ngeos;		/* per known group and variant */
+	size_t			 ngeos;		/* per known group
+						   and variant */
 	struct rep_geo		*geos;
 	size_t			 nrows;		/* per bench and variant */
 	struct rep_row		*rows;
 	size_t			 nanswers;	/* per non-reference variant */
 	struct rep_answer	*answers;
-	int			 inverted;	/* a primary metric is higher-better */
-	size_t			 nworse;	/* primary-metric worse verdicts */
+	int			 inverted;	/* a primary metric
+						   is higher-better */
+	size_t			 nworse;	/* primary-metric
+						   worse verdicts */
 	size_t			 family_size;	/* primary tests: comparisons
 						   and geometric means */
 	double			 family_alpha;	/* STATS_ALPHA / family_size */
 	size_t			 nfailed_hosts;
 	size_t			 nfailed_samples;
 	/* The samples of (host h, bench b), in record order: indices
-	 * by_hb[hb_start[h * nbenches + b] .. hb_start[h * nbenches + b + 1]). */
+	 * by_hb[hb_start[h * nbenches + b] ..
+	 * hb_start[h * nbenches + b + 1]). */
 	size_t			*hb_start;
 	size_t			*by_hb;
 	/* Where (host h, bench b)'s results and comparisons start in

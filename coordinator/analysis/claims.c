@@ -438,8 +438,11 @@ claims_gate(const struct analysis *a, size_t *n, char **lines)
 		claims_expect_text(c, expect, sizeof expect);
 		claims_ratio_text(sum->decider, ratio, sizeof ratio);
 		claims_decider_text(a, sum->decider, who, sizeof who, 1);
-		/* The label comes from a host's facts: no control characters. */
-		snprintf(label, sizeof label, "%s", a->groups[sum->group].label);
+		/*
+		 * The label comes from a host's facts: no control characters.
+		 */
+		snprintf(label, sizeof label, "%s",
+		    a->groups[sum->group].label);
 		for (j = 0; label[j] != '\0'; j++) {
 			if ((unsigned char)label[j] < 0x20 || label[j] == 0x7f)
 				label[j] = '?';

@@ -46,14 +46,17 @@ struct claim_sum {
 struct claims {
 	const struct suite	*suite;		/* the dataset's, parsed from
 						   the record */
-	struct rep_cmp		*extra;		/* comparisons against a claim's
-						   own reference, in the family */
+	struct rep_cmp		*extra;		/* comparisons against a
+						   claim's own reference,
+						   in the family */
 	size_t			 nextra;
 	size_t			 nrows;
-	struct claim_row	*rows;		/* by claim, group, host, bench */
+	struct claim_row	*rows;		/* by claim, group,
+						   host, bench */
 	size_t			 nsums;
-	struct claim_sum	*sums;		/* per claim: run, then per group
-						   the group and its hosts */
+	struct claim_sum	*sums;		/* per claim: run, then
+						   per group the group
+						   and its hosts */
 	char			*error;		/* the suite's claims could not
 						   be read: why; else NULL */
 };

@@ -40,7 +40,8 @@ gate_parse(const char *list, int *mask, char **cause)
 		}
 		if (i == sizeof gate_words / sizeof gate_words[0]) {
 			xasprintf(cause, "--fail-on: '%.*s' is not one of "
-			    "worse, invalid, inconclusive, refuted, any (a comma list)",
+			    "worse, invalid, inconclusive, refuted, any "
+			    "(a comma list)",
 			    (int)(len > 64 ? 64 : len), p);
 			return (-1);
 		}

@@ -14,13 +14,13 @@
 #define GATE_INVALID		0x2
 #define GATE_INCONCLUSIVE	0x4
 #define GATE_REFUTED		0x8	/* a claim (claims.h) refuted */
-#define GATE_ANY		(GATE_WORSE | GATE_INVALID | GATE_INCONCLUSIVE | \
-				    GATE_REFUTED)
+#define GATE_ANY		(GATE_WORSE | GATE_INVALID | \
+				    GATE_INCONCLUSIVE | GATE_REFUTED)
 
 /*
- * Parses a comma list of worse, invalid, inconclusive, refuted and any into *mask
- * (or-ed into it, so the option may repeat). Returns 0, or -1 with *cause
- * set (caller frees) naming the word it does not know.
+ * Parses a comma list of worse, invalid, inconclusive, refuted and any
+ * into *mask (or-ed into it, so the option may repeat). Returns 0, or -1
+ * with *cause set (caller frees) naming the word it does not know.
  */
 int	gate_parse(const char *list, int *mask, char **cause);
 

@@ -241,7 +241,8 @@ machines_cores(const struct ds_host *h, uint32_t threads)
 	if (threads <= 1)
 		return (0);
 	if (threads == SUITE_THREADS_ALL)
-		return (h->facts.cores > 0 ? (double)h->facts.cores : (double)NAN);
+		return (h->facts.cores > 0 ? (double)h->facts.cores :
+		    (double)NAN);
 	if (h->facts.cores > 0 && threads > h->facts.cores)
 		return ((double)h->facts.cores);
 	return ((double)threads);
@@ -491,7 +492,8 @@ machines_build(const struct analysis *a, struct machines **out)
 	memmove(&m->hosts[1], &m->hosts[0], i * sizeof *m->hosts);
 	m->hosts[0] = m->ref;
 	for (i = 0; i < m->nhosts; i++)
-		m->emulated[i] = machines_emulated(&ds->hosts[m->hosts[i]].facts);
+		m->emulated[i] =
+		    machines_emulated(&ds->hosts[m->hosts[i]].facts);
 
 	machines_threads(ds, m->threads);
 	for (b = 0; b < ds->nbenches; b++)

@@ -36,7 +36,9 @@ struct mach_cell {
 	/* The split; time = instr × cpi ÷ clock. NAN when not known. */
 	double		 r_time, r_instr, r_cycles, r_cpi, r_clock;
 
-	/* Per core: cores busy (0 serial or not said) and the ratio per core. */
+	/*
+	 * Per core: cores busy (0 serial or not said) and the ratio per core.
+	 */
 	double		 cores, ref_cores;
 	double		 pc_ratio, pc_lo, pc_hi;
 };
@@ -50,27 +52,35 @@ struct mach_geo {
 
 /* A fact whose value is not the same on every host. */
 struct mach_fact {
-	const char	*name;		/* "cpu_model", "cores", "governor", … */
+	const char	*name;		/* "cpu_model", "cores",
+					   "governor", … */
 	char		**value;	/* per host of mach.hosts */
 };
 
 struct machines {
 	const struct analysis	*a;
-	size_t			 ref;		/* reference host (dataset index) */
-	int			 ref_given;	/* named by --machine-reference */
-	size_t			 nhosts;	/* hosts with facts, record order */
-	size_t			*hosts;		/* dataset indices; [0] is ref */
+	size_t			 ref;		/* reference host
+						   (dataset index) */
+	int			 ref_given;	/* named by
+						   --machine-reference */
+	size_t			 nhosts;	/* hosts with facts,
+						   record order */
+	size_t			*hosts;		/* dataset indices;
+						   [0] is ref */
 	int			*emulated;	/* per host of hosts */
-	size_t			 ncells;	/* per bench, variant, other host */
+	size_t			 ncells;	/* per bench, variant,
+						   other host */
 	struct mach_cell	*cells;
 	size_t			 ngeos;		/* per other host and variant */
 	struct mach_geo		*geos;
 	size_t			 nfacts;
 	struct mach_fact	*facts;
-	uint32_t		*threads;	/* per bench: SUITE_THREADS_* or 0 */
+	uint32_t		*threads;	/* per bench:
+						   SUITE_THREADS_* or 0 */
 	int			 counters;	/* a cell has the split */
 	int			*split;		/* per bench: a cell has it */
-	int			 parallel;	/* a bench declared its threads */
+	int			 parallel;	/* a bench declared
+						   its threads */
 };
 
 /*

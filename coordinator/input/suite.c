@@ -1,8 +1,8 @@
 /*
  * Suite files (INI, see docs/suites.md): parsed with inih, checked
  * key by key, every error naming the file and line. The file is read and
- * fed to inih by coordinator/input/ini.c, which counts lines and hands [section]
- * lines to suite_section().
+ * fed to inih by coordinator/input/ini.c, which counts lines and hands
+ * [section] lines to suite_section().
  */
 #include <sys/stat.h>
 
@@ -774,7 +774,8 @@ suite_key_variant(struct suite_parse *p, int k, const char *v)
 		if (strncmp(v, "host:", 5) == 0) {
 			if ((var->host = suite_hostprog(p, "bin", v)) != NULL &&
 			    (var->bin = strdup(v)) == NULL)
-				ini_error(&p->src, p->src.line, "out of memory");
+				ini_error(&p->src, p->src.line,
+				    "out of memory");
 			return;
 		}
 		if ((var->bin = suite_resolve(p, v)) == NULL)
@@ -1333,7 +1334,8 @@ suite_sweep_one(struct suite_parse *p, const struct suite_bench *t,
 		    (SUITE_PARAM_NAME_MAX + PROTO_NAME_MAX + 2)];
 	size_t	i, k, o = 0, q = 0;
 
-	memset(nb, 0, sizeof *nb);	/* freed with the suite, even half-made */
+	/* freed with the suite, even half-made */
+	memset(nb, 0, sizeof *nb);
 	point[0] = '\0';
 	o = (size_t)snprintf(name, sizeof name, "%s", t->name);
 	for (i = 0; i < p->nparams && o < sizeof name; i++) {
@@ -1664,7 +1666,9 @@ suite_section_add(struct suite_parse *p, enum suite_sect sect,
 		if (sect == SECT_BENCH && strlen(s->benches[i].name) == len &&
 		    memcmp(s->benches[i].name, name, len) == 0)
 			first = s->benches[i].line;
-		/* A sweep's [bench.NAME] is taken, though NAME is not a bench. */
+		/*
+		 * A sweep's [bench.NAME] is taken, though NAME is not a bench.
+		 */
 		if (sect == SECT_BENCH && strlen(s->benches[i].sweep) == len &&
 		    memcmp(s->benches[i].sweep, name, len) == 0)
 			first = s->benches[i].line;

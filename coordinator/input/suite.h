@@ -1,4 +1,7 @@
-/* Suite files (INI, see docs/suites.md): what to run, how often, what to compare. */
+/*
+ * Suite files (INI, see docs/suites.md): what to run, how often, what to
+ * compare.
+ */
 #ifndef COORDINATOR_SUITE_H
 #define COORDINATOR_SUITE_H
 
@@ -17,13 +20,15 @@ struct suite_metric {
 
 struct suite_file {
 	char		 name[PROTO_NAME_MAX];	/* referenced as {file:NAME} */
-	char		*path;		/* as resolved: absolute or relative to cwd */
+	char		*path;		/* as resolved: absolute
+					   or relative to cwd */
 	int		 line;
 };
 
 struct suite_variant {
 	char		 name[PROTO_NAME_MAX];
-	char		*bin;		/* may hold {os} and {arch}; resolved like files */
+	char		*bin;		/* may hold {os} and {arch};
+					   resolved like files */
 	char		*host;		/* bin = host:NAME: NAME, the host's own
 					   program (nothing pushed); or NULL */
 	size_t		 nargs;		/* argv placed before the benchmark's */
@@ -41,7 +46,8 @@ struct suite_variant {
 struct suite_hook {
 	size_t		 nargv;		/* 0: none */
 	char		**argv;		/* argv[0] as written */
-	char		*bin;		/* argv[0] resolved like a variant's bin */
+	char		*bin;		/* argv[0] resolved like
+					   a variant's bin */
 	char		*host;		/* or host:NAME's NAME; else NULL */
 	int		 line;
 };
@@ -53,11 +59,13 @@ struct suite_hook {
 
 struct suite_bench {
 	char		 name[PROTO_NAME_MAX];
-	size_t		 nargs;		/* argv after the program; may hold {file:NAME} */
+	size_t		 nargs;		/* argv after the program;
+					   may hold {file:NAME} */
 	char		**args;
 	size_t		 nfiles;
 	struct suite_file *files;
-	size_t		 nmetrics;	/* the first one is the primary metric */
+	size_t		 nmetrics;	/* the first one is the
+					   primary metric */
 	struct suite_metric *metrics;
 	char		 checksum[PROTO_NAME_MAX];	/* "" when none */
 	uint32_t	 timeout_ms;	/* 0: none */
@@ -76,9 +84,11 @@ struct suite {
 	char		*text;		/* the whole file, as run */
 	char		 name[PROTO_NAME_MAX];
 	uint32_t	 rounds;	/* >= 1 */
-	uint32_t	 warmup;	/* unmeasured runs of each variant first */
+	uint32_t	 warmup;	/* unmeasured runs of
+					   each variant first */
 	uint64_t	 seed;
-	int		 has_seed;	/* 0: the caller picks one and records it */
+	int		 has_seed;	/* 0: the caller picks
+					   one and records it */
 	double		 min_effect;	/* default 0.01 */
 	size_t		 ref;		/* index of the reference variant */
 	size_t		 nvariants;	/* >= 2 */
@@ -93,14 +103,16 @@ struct suite {
 	char		 pin[128];	/* "" none */
 	int		 subtract_floor;	/* 0 or 1; default 1 */
 	char		 counters[128];	/* hardware counters, comma separated */
-	uint32_t	 linger_s;	/* a detached agent waits this long; 3600 */
+	uint32_t	 linger_s;	/* a detached agent waits
+					   this long; 3600 */
 
 	size_t		 nclaims;	/* [claim.NAME] sections (below) */
 	struct suite_claim *claims;
 
 	/* rounds = auto: blocks of min_rounds, looked at after each. */
 	int		 auto_rounds;	/* 0: rounds fixed */
-	uint32_t	 min_rounds;	/* the first look and block; default 5 */
+	uint32_t	 min_rounds;	/* the first look and
+					   block; default 5 */
 	uint32_t	 max_rounds;	/* = rounds when auto; default 200 */
 	uint32_t	 budget_s;	/* per host; 0: none */
 };

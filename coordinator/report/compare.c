@@ -25,7 +25,8 @@
 #include "proto/xmalloc.h"
 
 struct cmp_row {
-	size_t			 ahost;		/* index into new analysis.hosts */
+	size_t			 ahost;		/* index into new
+						   analysis.hosts */
 	size_t			 oh, nh;	/* dataset hosts: old, new */
 	size_t			 ob, nb;	/* benches */
 	size_t			 ov, nv;	/* variants */
@@ -40,7 +41,8 @@ struct cmp {
 	struct analysis		*ao, *an;
 	size_t			 nrows;
 	struct cmp_row		*rows;
-	size_t			 family;	/* comparisons with a verdict test */
+	size_t			 family;	/* comparisons with
+						   a verdict test */
 	double			 level;		/* of every interval */
 	size_t			 nwarn;
 	char			**warn;
@@ -141,7 +143,8 @@ cmp_logs(const struct analysis *a, size_t host, size_t bench, size_t variant,
 static void
 cmp_facts(struct cmp *c, size_t oh, size_t nh)
 {
-	const struct ds_host	*o = &c->old->hosts[oh], *n = &c->new->hosts[nh];
+	const struct ds_host	*o = &c->old->hosts[oh];
+	const struct ds_host	*n = &c->new->hosts[nh];
 	const char		*ov, *nv;
 	size_t			 i;
 
@@ -528,8 +531,9 @@ cmp_md(const void *arg, FILE *f)
 			g = cmp_group(c, r);
 			fputs("## ", f);
 			report_md_text(f, g);
-			fputs("\n\n| host | bench | metric | variant | old runs "
-			    "| new runs | new / old [interval] | verdict |\n"
+			fputs("\n\n| host | bench | metric | variant | "
+			    "old runs | new runs | new / old [interval] "
+			    "| verdict |\n"
 			    "|---|---|---|---|---:|---:|---:|---|\n", f);
 		}
 		cmp_ratio(r, ratio, sizeof ratio);

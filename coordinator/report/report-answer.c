@@ -174,8 +174,8 @@ report_answer_text(const struct analysis *a, FILE *f)
 			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
 				fputs("  ", f);
 				report_text_tty(f, g->label);
-				ans_ratio(ratio, sizeof ratio, geo->est, geo->lo,
-				    geo->hi);
+				ans_ratio(ratio, sizeof ratio, geo->est,
+				    geo->lo, geo->hi);
 				ans_verdict(verdict, sizeof verdict,
 				    geo->verdict, geo->est, NULL);
 				ans_geo_count(count, sizeof count, geo);
@@ -188,7 +188,8 @@ report_answer_text(const struct analysis *a, FILE *f)
 			} else {
 				/* Hosts that never gave facts: no geomean. */
 				fputs("  ", f);
-				report_text_tty(f, g->known ? g->label : "no facts");
+				report_text_tty(f, g->known ? g->label :
+				    "no facts");
 				fputs(": no geomean\n", f);
 			}
 			for (h = g->from; h < g->to; h++) {
@@ -276,17 +277,17 @@ report_answer_md(const struct analysis *a, FILE *f)
 		for (gi = 0; gi < a->ngroups; gi++) {
 			g = &a->groups[gi];
 			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
-				ans_ratio(ratio, sizeof ratio, geo->est, geo->lo,
-				    geo->hi);
+				ans_ratio(ratio, sizeof ratio, geo->est,
+				    geo->lo, geo->hi);
 				ans_verdict(verdict, sizeof verdict,
 				    geo->verdict, geo->est, NULL);
 				ans_geo_count(count, sizeof count, geo);
 				fputs("| **", f);
 				report_md_text(f, g->label);
 				if (geo->nused > 0)
-					fprintf(f, "** | all | geomean of %s | | "
-					    "**%s** | **%s** |\n", count, ratio,
-					    verdict);
+					fprintf(f, "** | all | geomean of %s "
+					    "| | **%s** | **%s** |\n", count,
+					    ratio, verdict);
 				else
 					fprintf(f, "** | all | no valid "
 					    "comparison | | — | **%s** |\n",
@@ -307,7 +308,8 @@ report_answer_md(const struct analysis *a, FILE *f)
 					    c->lo, c->hi);
 					ans_verdict(verdict, sizeof verdict,
 					    c->verdict, c->ratio, c->reason);
-					ans_md_row(f, "", ds->hosts[c->host].name,
+					ans_md_row(f, "",
+					    ds->hosts[c->host].name,
 					    ds->benches[b].name,
 					    ds->benches[b].nmetrics > 0 ?
 					    ds->benches[b].metrics[0] : "",
@@ -322,8 +324,9 @@ report_answer_md(const struct analysis *a, FILE *f)
 	    "metric: the Hodges-Lehmann estimate from the per-round paired "
 	    "ratios, with its interval at %s; geometric means with a "
 	    "bootstrap interval at the same level%s; %u round%s, seed %llu, "
-	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, higher-is-better "
-	    "metrics are inverted, so below 1 is better)" : "", ds->rounds,
+	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, "
+	    "higher-is-better metrics are inverted, so below 1 is better)" :
+	    "", ds->rounds,
 	    ds->rounds == 1 ? "" : "s", (unsigned long long)ds->seed,
 	    ds->min_effect);
 	report_md_text(f, ds->run_id);

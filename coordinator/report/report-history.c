@@ -166,8 +166,8 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 			for (j = 0; r == 0 && j < s->ncps; j++)
 				s->cps[j].at += off;
 			if (r != 0) {
-				xasprintf(cause, "the change points of a series "
-				    "of %zu runs: out of memory", s->n);
+				xasprintf(cause, "the change points of a "
+				    "series of %zu runs: out of memory", s->n);
 				return (-1);
 			}
 		}
@@ -248,8 +248,8 @@ hs_print(FILE *f, const struct hs_ctx *c)
 			if (q->run != last) {
 				if (last != (size_t)-1)
 					fputc('\n', f);
-				fprintf(f, "  run %3zu  %-20s  %-28s", q->run + 1,
-				    c->runs[q->run].started,
+				fprintf(f, "  run %3zu  %-20s  %-28s",
+				    q->run + 1, c->runs[q->run].started,
 				    hs_labels(&c->runs[q->run]));
 				last = q->run;
 			}
@@ -272,8 +272,9 @@ hs_print(FILE *f, const struct hs_ctx *c)
 			for (j = 0; j < s->ncps; j++) {
 				cp = &s->cps[j];
 				hs_shift(sh, sizeof sh, cp);
-				fprintf(f, "  change at run %zu: %s %s (p %.3f); "
-				    "before: run %zu %s; after: run %zu %s\n",
+				fprintf(f, "  change at run %zu: %s %s "
+				    "(p %.3f); before: run %zu %s; "
+				    "after: run %zu %s\n",
 				    s->run[cp->at] + 1, what, sh, cp->p,
 				    s->run[cp->at - 1] + 1,
 				    hs_labels(&c->runs[s->run[cp->at - 1]]),

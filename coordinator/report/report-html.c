@@ -404,7 +404,8 @@ fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
 	*lo = 1 - me;
 	*hi = 1 + me;
 	for (k = 0; k < n; k++) {
-		if (rows[k].c != NULL && rows[k].c->verdict != VERDICT_INVALID &&
+		if (rows[k].c != NULL &&
+		    rows[k].c->verdict != VERDICT_INVALID &&
 		    isfinite(rows[k].c->lo)) {
 			rl = rows[k].c->lo;
 			rh = rows[k].c->hi;
@@ -438,7 +439,8 @@ fp_head(FILE *f, const struct rep_group *g, double me, double lo, double hi,
 	const struct report_scale	sc = { lo, hi, FP_X0, FP_X1 };
 	double				xl, xh;
 
-	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+	fprintf(f, "<figure><svg class=\"forest\" width=\"%d\" "
+	    "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
 	    "role=\"img\" aria-label=\"ratios and intervals on ",
 	    FP_W, y + FP_AXIS, FP_W, y + FP_AXIS);
 	report_html_esc(f, g->label);
@@ -574,8 +576,9 @@ html_forest(FILE *f, const struct analysis *a, size_t gi)
 	}
 	fputs("</svg><figcaption>Each row: the Hodges–Lehmann estimate of the "
 	    "per-round paired ratios (dot) and its interval at the family's "
-	    "level (line), coloured by verdict; diamonds: the geometric means. ↑ marks a "
-	    "higher-is-better metric.</figcaption></figure>\n", f);
+	    "level (line), coloured by verdict; diamonds: the geometric "
+	    "means. ↑ marks a higher-is-better metric.</figcaption>"
+	    "</figure>\n", f);
 	free(rows);
 }
 
@@ -609,7 +612,8 @@ rp_tick(const char *metric, double v, double step, double top, char *buf,
 	int		 dec;
 
 	if (n > 3 && strcmp(metric + n - 3, "_ns") == 0) {
-		unit = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
+		unit = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ?
+		    1e3 : 1;
 		u = top >= 1e9 ? " s" : top >= 1e6 ? " ms" : top >= 1e3 ?
 		    " us" : " ns";
 	} else if (n > 3 && strcmp(metric + n - 3, "_kb") == 0) {
@@ -1112,7 +1116,8 @@ html_rounds(FILE *f, const struct analysis *a, size_t host, size_t b)
 	last = xcalloc((size_t)ds->rounds + 1, sizeof *last);
 	fails = xcalloc(fr.nb + 1, sizeof *fails);
 
-	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	fprintf(f, "<figure><svg class=\"rounds\" width=\"%d\" "
+	    "height=\"%d\" viewBox=\"0 0 %d %d\" "
 	    "role=\"img\" aria-label=\"", RP_W, RP_H, RP_W, RP_H);
 	report_html_esc(f, mn);
 	fputs(" by round\">\n", f);
@@ -1180,8 +1185,8 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		    html_vcol(ds, res->variant));
 		report_html_esc(f, ds->variants[res->variant]);
 		fputs(res->variant == ds->ref ? " (ref)" : c != NULL &&
-		    c->files == REP_FILES_AA ? " <span class=\"aa\">A/A</span>" :
-		    "", f);
+		    c->files == REP_FILES_AA ?
+		    " <span class=\"aa\">A/A</span>" : "", f);
 		fprintf(f, "</td><td class=\"n\">%zu", res->sum.n);
 		if (res->failed > 0)
 			fprintf(f, " (+%zu failed)", res->failed);
@@ -1191,7 +1196,8 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 			fprintf(f, "<td class=\"n\">%.1f</td><td class=\"n\">"
 			    "%.1f</td>", res->sum.iqr_pct, res->sum.cv * 100);
 		else
-			fputs("<td class=\"n\">-</td><td class=\"n\">-</td>", f);
+			fputs("<td class=\"n\">-</td>"
+			    "<td class=\"n\">-</td>", f);
 		if (c == NULL) {
 			fputs("<td>reference</td><td></td><td></td></tr>\n", f);
 			continue;
@@ -1269,8 +1275,9 @@ html_run(FILE *f, const struct analysis *a)
 	report_text_benches(f, &html_fmt, ds);
 	fputs("</ul>\n", f);
 	if (ds->nfiles > 0) {
-		fputs("<p>Files run, per host (SHA-256):</p>\n<div class=\"scroll"
-		    "\"><table>\n<tr><th>host</th><th>variant</th><th>role</th>"
+		fputs("<p>Files run, per host (SHA-256):</p>\n"
+		    "<div class=\"scroll\"><table>\n"
+		    "<tr><th>host</th><th>variant</th><th>role</th>"
 		    "<th>path</th><th>sha256</th></tr>\n", f);
 		for (i = 0; i < ds->nfiles; i++) {
 			fputs("<tr><td>", f);
@@ -1349,6 +1356,7 @@ report_html(const struct analysis *a, FILE *f)
 	fputs("<footer>Recorded by orch ", f);
 	report_html_esc(f, ds->orch_version);
 	fputs("; rendered from samples.msgpack alone: <code>orch report "
-	    "DIR</code> renders it again, byte for byte.</footer>\n</main>\n</body>\n</html>\n", f);
+	    "DIR</code> renders it again, byte for byte.</footer>\n"
+	    "</main>\n</body>\n</html>\n", f);
 	return (ferror(f) ? -1 : 0);
 }

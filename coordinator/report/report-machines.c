@@ -442,9 +442,9 @@ mr_cores(FILE *f, const struct report_fmt *fmt, const struct machines *m)
 
 	fputs(fmt->para_open, f);
 	if (!m->parallel) {
-		fputs("Every benchmark is serial (none says threads or parallel "
-		    "in its [bench.NAME]): the hosts' core counts do not matter "
-		    "to these ratios.", f);
+		fputs("Every benchmark is serial (none says threads or "
+		    "parallel in its [bench.NAME]): the hosts' core counts "
+		    "do not matter to these ratios.", f);
 		fputs(fmt->para_close, f);
 		return;
 	}
@@ -706,7 +706,7 @@ report_machines_html(FILE *f, const struct analysis *a,
 	return (mr_section(f, a, fmt, &mr_html));
 }
 
-/* ---- summary.json --------------------------------------------------------- */
+/* ---- summary.json ------------------------------------------------------ */
 
 /* Writes ", \"key\": v" with v a number or null. */
 static void

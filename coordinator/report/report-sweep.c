@@ -178,7 +178,8 @@ sw_scale(const struct analysis *a, const struct sw_sweep *w, size_t v,
 	*hi = 1 + a->ds->min_effect;
 	for (k = 0; k < w->n; k++) {
 		for (h = 0; h < a->nhosts; h++) {
-			c = analysis_cmp(a, a->hosts[h].host, w->bench[k], 0, v);
+			c = analysis_cmp(a, a->hosts[h].host, w->bench[k],
+			    0, v);
 			if (!sw_drawable(c))
 				continue;
 			if (c->lo < *lo)
@@ -289,7 +290,8 @@ sw_series(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 	const struct dataset	*ds = a->ds;
 	const struct rep_cmp	*c;
 	const char		*col = sw_palette[h % 6];
-	double			 x, dx = ((double)h - (double)(a->nhosts - 1) / 2.0) * 4;
+	double			 x, dx = ((double)h -
+	    (double)(a->nhosts - 1) / 2.0) * 4;
 	size_t			 k;
 	int			 open = 0;
 
@@ -298,7 +300,8 @@ sw_series(FILE *f, const struct analysis *a, const struct sw_sweep *w,
 		if (!sw_drawable(c))
 			continue;
 		x = sw_x(k, w->n) + dx;
-		fprintf(f, "%s%.1f,%.1f", open ? " " : "<polyline fill=\"none\" "
+		fprintf(f, "%s%.1f,%.1f", open ? " " :
+		    "<polyline fill=\"none\" "
 		    "stroke-width=\"1.5\" points=\"", x,
 		    sw_y(c->ratio, lo, hi));
 		open = 1;
@@ -371,7 +374,8 @@ report_sweep_html(FILE *f, const struct analysis *a)
 			fputs(")</h3>\n", f);
 			fprintf(f, "<figure><svg class=\"sweep\" width=\"%d\" "
 			    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-			    "aria-label=\"ratio against the sweep's points\">\n",
+			    "aria-label=\"ratio against the sweep's "
+			    "points\">\n",
 			    SW_W, SW_H, SW_W, SW_H);
 			sw_frame(f, a, w, lo, hi);
 			for (h = 0; h < a->nhosts; h++)

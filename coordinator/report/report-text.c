@@ -62,7 +62,8 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 	size_t			 k, n;
 
 	if (rh->hyg.floor.n > 0) {
-		report_text_value("wall_ns", rh->hyg.floor.median, b1, sizeof b1);
+		report_text_value("wall_ns", rh->hyg.floor.median, b1,
+		    sizeof b1);
 		fprintf(f, "harness floor %s median (IQR %.1f%%, %zu runs)%s",
 		    b1, rh->hyg.floor.iqr_pct, rh->hyg.floor.n,
 		    rh->floor_sub > 0 ? ", subtracted from wall_ns" :
@@ -342,8 +343,8 @@ report_text_family(FILE *f, const struct report_fmt *fmt,
 	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
 		if (i == 0) {
 			fputs(fmt->para_open, f);
-			fputs("Adaptive rounds (rounds = auto, alpha spent over "
-			    "the looks: docs/statistics.md):", f);
+			fputs("Adaptive rounds (rounds = auto, alpha spent "
+			    "over the looks: docs/statistics.md):", f);
 			fputs(fmt->para_close, f);
 			fputs(fmt->stops_open, f);
 		}
@@ -847,7 +848,8 @@ report_text_banners(FILE *f, const struct report_fmt *fmt,
 	fputs(fmt->banner_close, f);
 }
 
-#define REPORT_FAIL_GROUPS	64	/* kinds of failure told apart per host */
+#define REPORT_FAIL_GROUPS	64	/* kinds of failure told
+					   apart per host */
 #define REPORT_FAIL_ROWS	20	/* of them, rows in the table */
 
 /* Returns 1 when failed samples a and b failed the same way. */

@@ -49,7 +49,8 @@ struct report_fmt {
 	const char *answers_open, *answers_close;	/* around the list */
 	const char *lead_open, *lead_close;	/* around "B vs A:" */
 	const char *verdict_open;	/* NULL: no class; else before it */
-	const char *verdict_mid;	/* after the class, before the headline */
+	const char *verdict_mid;	/* after the class,
+					   before the headline */
 	const char *verdict_close;	/* after the headline */
 	const char *detail_open, *detail_close;
 	const char *section_close;	/* after the answers' small print */

@@ -24,8 +24,10 @@
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
-#define RECORD_MAX	(4UL << 30)	/* refuse to load a record above 4 GiB */
-#define RECORD_DROP_STEP (16UL << 20)	/* release parsed pages in 16 MiB steps */
+#define RECORD_MAX	(4UL << 30)	/* refuse to load a
+					   record above 4 GiB */
+#define RECORD_DROP_STEP (16UL << 20)	/* release parsed pages
+					   in 16 MiB steps */
 
 /*
  * What a record may claim: no more than a suite or an inventory can ask
@@ -115,7 +117,8 @@ ds_intern(struct dataset *ds, const char *p, size_t len)
 				continue;
 			for (q = s; *q != '\0'; q++)
 				g = (g ^ (unsigned char)*q) * 1099511628211ULL;
-			for (j = g & (cap - 1); t[j] != NULL; j = (j + 1) & (cap - 1))
+			for (j = g & (cap - 1); t[j] != NULL;
+			    j = (j + 1) & (cap - 1))
 				;
 			t[j] = s;
 		}
@@ -483,7 +486,8 @@ rec_run_variants(struct rec_ctx *c, struct dataset *ds,
 {
 	size_t	i;
 
-	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size < 1)
+	if (v == NULL || v->type != MSGPACK_OBJECT_ARRAY ||
+	    v->via.array.size < 1)
 		return (rec_malformed(c));
 	if (v->via.array.size > RECORD_VARIANTS_MAX) {
 		xasprintf(&c->cause, "%s: record %zu: field 'variants': %u "
@@ -750,7 +754,8 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	if ((v = e.load_o) != NULL && v->type == MSGPACK_OBJECT_ARRAY &&
 	    v->via.array.size == 3) {
 		for (i = 0; i < 3; i++) {
-			if (v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT64 ||
+			if (v->via.array.ptr[i].type ==
+			    MSGPACK_OBJECT_FLOAT64 ||
 			    v->via.array.ptr[i].type == MSGPACK_OBJECT_FLOAT32)
 				f->load[i] = v->via.array.ptr[i].via.f64;
 		}
@@ -1157,8 +1162,9 @@ dataset_label_parse(const char *s, char **key, char **value, char **cause)
 	}
 	*eq = '\0';
 	if (!ident_str_ok(k, LABEL_KEY_MAX)) {
-		xasprintf(cause, "--label '%.80s': the key '%.80s' is not a name "
-		    "(1 to %d of A-Z a-z 0-9 _ . -, not starting with - or .)",
+		xasprintf(cause, "--label '%.80s': the key '%.80s' is not "
+		    "a name (1 to %d of A-Z a-z 0-9 _ . -, not starting "
+		    "with - or .)",
 		    s, k, LABEL_KEY_MAX - 1);
 		goto bad;
 	}

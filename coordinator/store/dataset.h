@@ -55,10 +55,13 @@ struct ds_host {
 	uint64_t	 pushed_bytes;	/* to its cache during the run */
 	uint64_t	 pushed_files;
 	int		 has_plan;	/* a plan record was seen */
-	double		 max_load;	/* its plan's load gate per core; 0 off */
+	double		 max_load;	/* its plan's load gate
+					   per core; 0 off */
 	char		*pin;		/* its plan's CPU list, "" none */
-	uint32_t	 load_wait_ms;	/* its plan's wait for a quiet machine */
-	char		*workdir;	/* as configured at the start; NULL unknown */
+	uint32_t	 load_wait_ms;	/* its plan's wait for
+					   a quiet machine */
+	char		*workdir;	/* as configured at the
+					   start; NULL unknown */
 };
 
 struct ds_file {
@@ -130,7 +133,8 @@ struct dataset {
 	size_t		 nsamples;
 	struct ds_sample *samples;
 	size_t		 samples_cap;
-	size_t		 nfloors;	/* runs of the floor program, "(floor)" */
+	size_t		 nfloors;	/* runs of the floor
+					   program, "(floor)" */
 	size_t		 floors_cap;
 	struct ds_sample *floors;
 	size_t		 nnotes;
@@ -143,7 +147,8 @@ struct dataset {
 	uint64_t	 good_len;	/* bytes of whole records */
 	int		 resumed;	/* times the run was resumed */
 	double		 opt_max_load;	/* --max-load of the run; < 0 none */
-	int		 detached;	/* times its coordinator was interrupted */
+	int		 detached;	/* times its coordinator
+					   was interrupted */
 	char		*detached_at;	/* the last of them, "" never */
 	size_t		 nlabels;	/* --label KEY=VALUE, in order */
 	char		**label_keys;

@@ -243,12 +243,15 @@ hist_open_try(const char *path, int create, struct history **out,
 	flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
 		if (h->db == NULL)
-			xasprintf(cause, "%s: cannot open: out of memory", path);
+			xasprintf(cause, "%s: cannot open: out of memory",
+			    path);
 		else
 			hist_err(h, "cannot open", cause);
 		goto out;
 	}
-	/* A hostile file's schema runs no functions, writes no shadow tables. */
+	/*
+	 * A hostile file's schema runs no functions, writes no shadow tables.
+	 */
 	sqlite3_db_config(h->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(h->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_db_config(h->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
@@ -651,8 +654,8 @@ hist_read_labels(struct history *h, sqlite3_stmt *st, sqlite3_int64 id,
 			goto bad;
 		}
 		if (row > LABELS_MAX) {
-			xasprintf(cause, "%s: table labels: more than %d labels "
-			    "for one run", h->path, LABELS_MAX);
+			xasprintf(cause, "%s: table labels: more than %d "
+			    "labels for one run", h->path, LABELS_MAX);
 			free(k);
 			free(v);
 			goto bad;
@@ -696,8 +699,8 @@ hist_read_runs(struct hist_q *q, const struct hist_filter *f, char **cause)
 	while ((rc = sqlite3_step(q->rs)) == SQLITE_ROW) {
 		row++;
 		if (q->nruns == HISTORY_RUNS_MAX) {
-			xasprintf(cause, "%s: more than %d runs: narrow it with "
-			    "--since", h->path, HISTORY_RUNS_MAX);
+			xasprintf(cause, "%s: more than %d runs: narrow it "
+			    "with --since", h->path, HISTORY_RUNS_MAX);
 			return (-1);
 		}
 		q->runs = xreallocarray(q->runs, q->nruns + 1,
