@@ -26,32 +26,6 @@ md_cell(FILE *f, const char *s)
 	}
 }
 
-/*
- * As md_cell, for text from the record (anyone's): what would start a
- * link, an image or a code span is escaped too, so that viewing the
- * report fetches nothing and no line is spoofed.
- */
-static void
-md_text(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (*s == '|' || *s == '<' || *s == '[' || *s == ']' ||
-		    *s == '`' || *s == '\\') {
-			fputc('\\', f);
-			fputc(*s, f);
-		} else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else
-			fputc(*s, f);
-	}
-}
-
-void
-report_md_text(FILE *f, const char *s)
-{
-	md_text(f, s);
-}
-
 /* Returns the longest run of backticks in s. */
 static size_t
 md_ticks(const char *s)
@@ -102,7 +76,7 @@ md_err_tail(FILE *f, const char *s, size_t len)
 	char	tail[160];
 
 	snprintf(tail, sizeof tail, "%.*s", (int)len, s);
-	md_text(f, tail);
+	report_md_text(f, tail);
 }
 
 /* Writes a verdict in words, with the size of the effect when proven. */
@@ -121,7 +95,7 @@ md_verdict_of(FILE *f, enum stats_verdict v, double ratio)
 }
 
 static const struct report_fmt md_fmt = {
-	.text = md_text,
+	.text = report_md_text,
 	.name = md_name,
 	.code_open = "`", .code_close = "`",
 	.bold_open = "**", .bold_close = "**",
@@ -183,7 +157,7 @@ md_across(FILE *f, const struct analysis *a)
 		if (!g->known)
 			continue;
 		fputc(' ', f);
-		md_text(f, g->label);
+		report_md_text(f, g->label);
 		fprintf(f, "<br>`%s` |", ds->hosts[a->hosts[i].host].name);
 	}
 	if (ncols > 1)
@@ -209,7 +183,7 @@ md_across(FILE *f, const struct analysis *a)
 			fputc(' ', f);
 			if (row->differs)
 				fputs("⚠ **differs:** ", f);
-			md_text(f, row->agreement);
+			report_md_text(f, row->agreement);
 			fputs(" |", f);
 		}
 		fputc('\n', f);
@@ -225,7 +199,7 @@ md_across(FILE *f, const struct analysis *a)
 		geo = &a->geos[i];
 		g = &a->groups[geo->group];
 		fputs("| ", f);
-		md_text(f, g->label);
+		report_md_text(f, g->label);
 		fputs(" | ", f);
 		for (j = g->from; j < g->to; j++)
 			fprintf(f, "%s%s", j > g->from ? ", " : "",
@@ -320,7 +294,7 @@ md_run(FILE *f, const struct analysis *a)
 	/* Only with labels: a run without them renders as it always did. */
 	for (i = 0; i < ds->nlabels; i++) {
 		fputs(i == 0 ? "- labels: " : ", ", f);
-		md_text(f, ds->label_keys[i]);
+		report_md_text(f, ds->label_keys[i]);
 		fputc('=', f);
 		md_code(f, ds->label_values[i]);
 		if (i + 1 == ds->nlabels)
@@ -338,9 +312,9 @@ md_run(FILE *f, const struct analysis *a)
 			fprintf(f, "| %s | %s | ",
 			    ds->hosts[ds->files[i].host].name,
 			    ds->files[i].variant);
-			md_text(f, ds->files[i].role);
+			report_md_text(f, ds->files[i].role);
 			fputs(" | ", f);
-			md_text(f, ds->files[i].path);
+			report_md_text(f, ds->files[i].path);
 			report_text_host_prog(f, &md_fmt, &ds->files[i]);
 			fputs(" | ", f);
 			md_code(f, ds->files[i].sha);
@@ -371,7 +345,7 @@ report_md(const struct analysis *a, FILE *f)
 	size_t			 i, j;
 
 	fputs("# orch report: ", f);
-	md_text(f, ds->suite_name);
+	report_md_text(f, ds->suite_name);
 	fprintf(f, "\n\nRun `%s` of suite ", ds->run_id);
 	md_code(f, ds->suite_name);
 	report_text_plan(f, &md_fmt, ds);
@@ -385,7 +359,8 @@ report_md(const struct analysis *a, FILE *f)
 	for (i = 0; i < a->ngroups; i++) {
 		g = &a->groups[i];
 		fputs("## ", f);
-		md_text(f, g->known ? g->label : "Hosts that gave no facts");
+		report_md_text(f, g->known ? g->label :
+		    "Hosts that gave no facts");
 		fputs("\n\n", f);
 		if (!g->known) {
 			/* Never said hello: nothing but the error to show. */

@@ -1057,6 +1057,26 @@ report_scale_ticks(FILE *f, const struct report_scale *sc,
 	}
 }
 
+/*
+ * Writes s escaped for Markdown (see report-text.h): as a table cell's
+ * text, and what would start a link, an image or a code span escaped too,
+ * so that viewing the report fetches nothing and no line is spoofed.
+ */
+void
+report_md_text(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|' || *s == '<' || *s == '[' || *s == ']' ||
+		    *s == '`' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+}
+
 /* Writes s escaped for HTML (see report-text.h). */
 void
 report_html_esc(FILE *f, const char *s)

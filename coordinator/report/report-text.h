@@ -71,6 +71,13 @@ struct report_fmt {
 
 /* Formats a duration or value of a metric for people ("12.3 ms"). */
 /*
+ * Writes text from the record (anyone's) escaped for a line or a table
+ * cell of Markdown: the one escaping of record text in report.md,
+ * answer.md and compare.md.
+ */
+void	report_md_text(FILE *f, const char *s);
+
+/*
  * Writes s escaped for HTML text and attribute values (& < > " '): the one
  * escaping of every HTML file orch writes.
  */

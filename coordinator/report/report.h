@@ -24,9 +24,6 @@ int	report_answer_md(const struct analysis *a, FILE *f);
  */
 void	report_answer_text(const struct analysis *a, FILE *f);
 
-/* Writes text from the record escaped for a line or cell of Markdown. */
-void	report_md_text(FILE *f, const char *s);
-
 /*
  * Loads DIR/samples.msgpack and writes samples.csv, summary.json,
  * report.md, report.html and answer.md into DIR, each through a temporary file
