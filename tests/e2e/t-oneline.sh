@@ -43,6 +43,14 @@ cmp "$OUT/summary.json" "$T/before/summary.json" || fail "summary.json differs a
 cmp "$OUT/report.md" "$T/before/report.md" || fail "report.md differs after orch report"
 cmp "$T/y.json" "$OUT/summary.json" || fail "orch report --export-json differs"
 
+note "one program, two settings, names past inih's 49-character sections: not A/A"
+G=/usr/share/common-licenses/GPL-3
+rc=0; run_orch "$T/loglong" run --out="$T/long" --rounds=3 --seed=5 --max-load=0 \
+	-- "gzip -1 -c $G" "gzip -9 -c $G" || rc=$?
+expect_eq "exit code" "$rc" 0
+expect_eq "same files, other settings" "$(jq -r '.comparisons[0].files' "$T/long/summary.json")" same
+! grep -q "A/A comparison" "$T/long/report.md" || fail "gzip -1 against gzip -9 called an A/A comparison"
+
 note "-n names, --warmup"
 OUT="$T/o2"
 rc=0; run_orch "$T/log3" run --out="$OUT" --rounds=4 --warmup=2 --max-load=0 \
