@@ -6,6 +6,7 @@
 
 #include "coordinator/analysis/seq.h"
 #include "coordinator/input/defaults.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report-text.h"
 
 void
@@ -106,8 +107,7 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 void
 report_text_tty(FILE *f, const char *s)
 {
-	for (; *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	tty_write(f, s);
 }
 
 void

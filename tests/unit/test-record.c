@@ -24,6 +24,7 @@
 #include <msgpack.h>
 
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report.h"
 #include "coordinator/run/run.h"
 #include "coordinator/store/entry.h"
@@ -56,6 +57,7 @@ struct spec {
 	uint32_t	 nsamples;	/* rounds of samples written */
 	const char	*os, *kernel, *agent_version, *cpu_model;
 	const char	*host_failed;	/* a hostend's error, or NULL */
+	const char	*err;		/* the last sample's stderr tail */
 };
 
 static void
@@ -201,7 +203,8 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 	pk_kuint(pk, "attempt", 1);
 	pk_kuint(pk, "seq", seq);
 	pk_kuint(pk, "warmup", 0);
-	pk_kstr(pk, "status", "ok");
+	pk_kstr(pk, "status", exit_code != 0 && sp->err != NULL ? "failed" :
+	    "ok");
 	pk_kint(pk, "exit", exit_code);
 	pk_kint(pk, "signal", 0);
 	pk_kdouble(pk, "load1", 0.5);
@@ -209,7 +212,7 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 	for (i = 0; i < DS_NBUILTIN; i++)
 		pk_kuint(pk, ds_builtin_names[i], 1000000 + round * 10 +
 		    (variant[0] == 'A' ? 0 : 1));
-	pk_kstr(pk, "err", "");
+	pk_kstr(pk, "err", exit_code != 0 && sp->err != NULL ? sp->err : "");
 	pk_kuint(pk, "step", seq);
 	pk_str(pk, "metrics");
 	msgpack_pack_map(pk, 1);
@@ -604,6 +607,35 @@ test_markdown_facts(void **state)
 	rm_dir(dir);
 }
 
+/*
+ * A benchmark's stderr of any bytes (\377\376) reaches summary.json as
+ * valid UTF-8 (they were copied raw into the failure's text).
+ */
+static void
+test_json_utf8(void **state)
+{
+	struct spec	 sp;
+	char		*dir = new_dir(), *cause = NULL;
+	const char	*js, *p;
+	size_t		 n;
+
+	(void)state;
+	spec_default(&sp);
+	sp.exit_code = 1;
+	sp.err = "boom \377\376 \xc2\x9b end";
+	write_record(dir, &sp);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	js = get_file(dir, "summary.json");
+	for (p = js; *p != '\0'; p += n)
+		if ((n = tty_utf8_len(p)) == 0)
+			fail_msg("summary.json: not UTF-8 at byte %zu: ...%.40s",
+			    (size_t)(p - js), p > js + 20 ? p - 20 : js);
+	if (strstr(js, "boom \\ufffd\\ufffd \xc2\x9b end") == NULL)
+		fail_msg("the stderr tail is not in summary.json:\n%s", js);
+	rm_dir(dir);
+}
+
 /* ---- writing into a run directory ------------------------------------ */
 
 /* The report files and their temporaries' old names. */
@@ -928,6 +960,7 @@ main(void)
 		cmocka_unit_test(test_huge_count),
 		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_markdown_facts),
+		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
