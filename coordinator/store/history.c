@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "coordinator/input/tty.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 #include "proto/ident.h"
@@ -624,6 +625,30 @@ bad:
 	return (NULL);
 }
 
+/*
+ * Reads column i as a path of 0 to max - 1 bytes, or NULL: a directory's
+ * name may hold any byte, so one that a terminal must not be shown is
+ * read as '?' rather than refused (one run directory named with an
+ * escape does not make the whole store unreadable).
+ */
+static char *
+hist_col_path(struct history *h, sqlite3_stmt *st, int i, size_t max,
+    const char *table, size_t row, char **cause)
+{
+	const unsigned char	*s = sqlite3_column_text(st, i);
+	int			 n = sqlite3_column_bytes(st, i);
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT || s == NULL ||
+	    n < 0 || (size_t)n >= max || strlen((const char *)s) !=
+	    (size_t)n) {
+		xasprintf(cause, "%s: table %s, row %zu: column '%s' is not "
+		    "a path under %zu bytes", h->path, table, row,
+		    sqlite3_column_name(st, i), max);
+		return (NULL);
+	}
+	return (tty_clean(xstrdup((const char *)s), 0));
+}
+
 /* What hist_col_real accepts besides NULL (NAN). */
 #define HIST_FINITE	0
 #define HIST_POSITIVE	1
@@ -781,7 +806,7 @@ hist_read_runs(struct hist_q *q, const struct hist_filter *f, char **cause)
 		if ((hr->run_id = hist_col_name(h, q->rs, 1, "runs", row,
 		    cause)) == NULL || (hr->started = hist_col_text(h, q->rs,
 		    2, 64, "runs", row, cause)) == NULL || (hr->dir =
-		    hist_col_text(h, q->rs, 3, PATH_MAX, "runs", row,
+		    hist_col_path(h, q->rs, 3, PATH_MAX, "runs", row,
 		    cause)) == NULL || hist_read_labels(h, q->ls,
 		    q->ids[q->nruns - 1], &hr->labels, cause) != 0)
 			return (-1);

@@ -69,7 +69,7 @@ make_run(const char *dir, const char *name, char *out, size_t len)
 
 	snprintf(out, len, "%s/%s", dir, name);
 	assert_int_equal(mkdir(out, 0755), 0);
-	snprintf(cmd, sizeof cmd, "cp %s %s/%s", FIXTURE, out, RECORD_FILE);
+	snprintf(cmd, sizeof cmd, "cp %s '%s/%s'", FIXTURE, out, RECORD_FILE);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -400,6 +400,45 @@ test_hostile_values(void **state)
 	query_fails(fx->db, "table runs, row 1: column 'run_id' is not a name");
 }
 
+/*
+ * A run directory named with an escape is indexed, and read back with '?'
+ * for the bytes a terminal must not see; the store stays readable (the
+ * whole store used to be refused for its 'dir').
+ */
+static void
+test_escaped_dir(void **state)
+{
+	struct fx		*fx = *state;
+	struct history		*h;
+	struct hist_filter	 f = { NULL, NULL, NULL, NULL, NULL };
+	struct hist_run		*runs;
+	struct hist_point	*pts;
+	size_t			 nr, np, i, nq = 0;
+	char			 run2[128], *cause = NULL;
+
+	/* The same run as fx's (one run id): indexed from elsewhere. */
+	make_run(fx->dir, "run\033]0;PWNED\007", run2, sizeof run2);
+	if (history_open(fx->db, 1, &h, NULL, &cause) != 0 ||
+	    report_index(h, run2, &cause) != 0)
+		fail_msg("%s", cause);
+	history_close(h);
+	if (history_open(fx->db, 0, &h, NULL, &cause) != 0 ||
+	    history_query(h, &f, &runs, &nr, &pts, &np, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(nr, 1);
+	assert_true(np > 0);
+	for (i = 0; i < nr; i++) {
+		assert_null(strchr(runs[i].dir, '\033'));
+		nq += strstr(runs[i].dir, "/run?]0;PWNED?") != NULL;
+	}
+	assert_int_equal(nq, 1);
+	history_query_free(runs, nr, pts, np);
+	history_close(h);
+	/* A NUL inside is still refused, naming the column. */
+	sql(fx->db, "UPDATE runs SET dir = CAST(X'2f610062' AS TEXT)");
+	query_fails(fx->db, "table runs, row 1: column 'dir' is not a path");
+}
+
 /* Concurrent writers: two processes index at once; both land. */
 static void
 test_two_writers(void **state)
@@ -718,6 +757,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_place, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_escaped_dir, setup,
 		    teardown),
 	};
 
