@@ -115,13 +115,21 @@ hostprog_unchanged(const struct cache_file *f)
 	if (f->fd == -1 || fstat(f->fd, &st) == -1 || st.st_size != f->size ||
 	    st.st_dev != f->dev || st.st_ino != f->ino)
 		return (0);
+	/*
+	 * The ctime too: a program rewritten in place with its mtime put
+	 * back (touch -r) keeps its size, inode and mtime, not its ctime.
+	 */
 #ifdef __APPLE__
 	if (st.st_mtimespec.tv_sec != f->mtime.tv_sec ||
-	    st.st_mtimespec.tv_nsec != f->mtime.tv_nsec)
+	    st.st_mtimespec.tv_nsec != f->mtime.tv_nsec ||
+	    st.st_ctimespec.tv_sec != f->ctime.tv_sec ||
+	    st.st_ctimespec.tv_nsec != f->ctime.tv_nsec)
 		return (0);
 #else
 	if (st.st_mtim.tv_sec != f->mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != f->mtime.tv_nsec)
+	    st.st_mtim.tv_nsec != f->mtime.tv_nsec ||
+	    st.st_ctim.tv_sec != f->ctime.tv_sec ||
+	    st.st_ctim.tv_nsec != f->ctime.tv_nsec)
 		return (0);
 #endif
 	/* It runs by its path (a script needs one): the path must be it. */

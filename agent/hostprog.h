@@ -25,7 +25,8 @@ int	hostprog_resolve(const char *prog, struct cache_file *f, char *why,
 
 /*
  * Returns 1 when f still is the file hashed: the descriptor's file
- * unchanged, and f->path still naming it.
+ * unchanged (its size, inode, mtime and ctime), and f->path still naming
+ * it.
  */
 int	hostprog_unchanged(const struct cache_file *f);
 

@@ -8,6 +8,7 @@
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/defaults.h"
+#include "coordinator/input/tty.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
@@ -127,6 +128,30 @@ check_warnings(const struct host *h, char *buf, size_t len)
 	return (n);
 }
 
+/*
+ * Makes what the agent told about h safe for the terminal (its facts are
+ * its own words; orch check prints them and records nothing).
+ */
+static void
+check_clean(struct check_row *row)
+{
+	struct proto_facts	*f = &row->h->facts;
+	size_t			 i;
+
+	tty_clean(f->os, 0);
+	tty_clean(f->arch, 0);
+	tty_clean(f->cpu_model, 0);
+	tty_clean(f->kernel, 0);
+	tty_clean(f->hostname, 0);
+	tty_clean(f->workdir, 0);
+	for (i = 0; i < f->nextra && i < PROTO_FACTS_EXTRA_MAX; i++) {
+		tty_clean(f->extra[i].key, 0);
+		tty_clean(f->extra[i].value, 0);
+	}
+	tty_clean(row->p.agent, 0);
+	tty_clean(row->p.disk, 0);
+}
+
 static void *
 check_thread(void *arg)
 {
@@ -150,6 +175,7 @@ check_thread(void *arg)
 	snprintf(p->agent, sizeof p->agent, "%s", h->agent_version);
 	h->ops->probe_open(h, p);
 	host_close(h);
+	check_clean(row);
 	row->nwarn = check_warnings(h, row->warnings, sizeof row->warnings);
 	row->ready = 1;
 	return (NULL);

@@ -21,6 +21,7 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/ssh.h"
 #include "coordinator/input/defaults.h"
+#include "coordinator/input/tty.h"
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/util.h"
@@ -470,7 +471,9 @@ deploy_main(struct host *hosts, size_t n, int force)
 		if (jobs[i].ok)
 			printf("%s: %s\n", hosts[i].name, jobs[i].how);
 		else {
-			printf("%s: FAILED: %s\n", hosts[i].name, jobs[i].err);
+			/* It holds the host's stderr: anyone's bytes. */
+			printf("%s: FAILED: %s\n", hosts[i].name,
+			    tty_clean(jobs[i].err, 1));
 			r = 3;
 		}
 	}

@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 
 #include "coordinator/hosts/host.h"
+#include "coordinator/input/tty.h"
 #include "proto/log.h"
 #include "proto/seal.h"
 #include "proto/version.h"
@@ -37,6 +38,8 @@ host_fail(struct host *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(h->error, sizeof h->error, fmt, ap);
 	va_end(ap);
+	/* An agent's ERROR text, a remote's stderr: shown on terminals. */
+	tty_clean(h->error, 1);
 	h->status = HOST_FAILED;
 	h->retryable = 0;
 }

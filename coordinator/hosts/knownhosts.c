@@ -1,4 +1,6 @@
 /* known_hosts, read line by line as OpenSSH reads it (see knownhosts.h). */
+#include <sys/types.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
@@ -297,9 +299,10 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 }
 
 /*
- * Long because it is the file's one pass (each line read with a bound)
- * and then the verdict from what the pass found (revoked, known, changed
- * or none), each in words of its own.
+ * The file's one pass (each line read whole, of any length, as OpenSSH
+ * reads it: a pin after 800 names is a pin), then the verdict from what
+ * the pass found (revoked, known, changed or none), each in words of its
+ * own.
  */
 int
 knownhosts_check(const char *path, const char *name,
@@ -310,8 +313,9 @@ knownhosts_check(const char *path, const char *name,
 	FILE		*f;
 	char		*line = NULL;
 	unsigned char	*blob = NULL;
-	size_t		 len;
-	int		 c, r = -1, toolong, nul;
+	size_t		 size = 0;
+	ssize_t		 len;
+	int		 r = -1;
 
 	memset(res, 0, sizeof *res);
 	memset(&k, 0, sizeof k);
@@ -330,40 +334,23 @@ knownhosts_check(const char *path, const char *name,
 		res->status = KH_NEW;
 		return (0);
 	}
-	if ((line = malloc(KH_LINE_MAX)) == NULL ||
-	    (blob = malloc(KH_BLOB_MAX)) == NULL) {
+	if ((blob = malloc(KH_BLOB_MAX)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (;;) {
-		len = 0;
-		toolong = nul = 0;
-		while ((c = getc(f)) != EOF && c != '\n') {
-			if (c == '\0')
-				nul = 1;
-			if (len + 1 < KH_LINE_MAX)
-				line[len++] = (char)c;
-			else
-				toolong = 1;
-		}
-		if (c == EOF && len == 0 && !toolong)
+		errno = 0;
+		if ((len = getline(&line, &size, f)) == -1)
 			break;
-		line[len] = '\0';
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
 		k.lineno++;
-		if (toolong) {
-			char	why[128];
-
-			snprintf(why, sizeof why, "longer than %d bytes, line "
-			    "skipped", KH_LINE_MAX - 1);
-			kh_warn(&k, why);
-		} else if (nul)
+		if (strlen(line) != (size_t)len)
 			kh_warn(&k, "holds a NUL byte, line skipped");
 		else
 			kh_line(&k, line, blob);
-		if (c == EOF)
-			break;
 	}
-	if (ferror(f)) {
+	if (ferror(f) || errno == ENOMEM) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
 		    strerror(errno));
 		goto out;

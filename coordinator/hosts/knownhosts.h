@@ -3,16 +3,17 @@
  * fields, [host]:port names, patterns with * ? and !negation, and the
  * @revoked and @cert-authority markers. A host is known when the file
  * holds a key of any type for it; a different key, whatever its type, is
- * a changed key. Lines are read one at a time, at most KH_LINE_MAX bytes:
- * a line that cannot be parsed (or is longer) is skipped with a warning
- * naming PATH:LINE, and never hides the lines after it.
+ * a changed key. Lines are read one at a time, whole, of any length (as
+ * OpenSSH reads them): a line that cannot be parsed is skipped with a
+ * warning naming PATH:LINE, and never hides the lines after it.
  */
 #ifndef COORDINATOR_KNOWNHOSTS_H
 #define COORDINATOR_KNOWNHOSTS_H
 
 #include <stddef.h>
 
-#define KH_LINE_MAX	16384	/* longest line read, newline included */
+#define KH_LINE_MAX	16384	/* longest line orch writes; a key is
+				   at most 3/4 of it, decoded */
 #define KH_FP_LEN	128	/* "ED25519 key SHA256:..." */
 #define KH_TYPES_MAX	8	/* key types remembered per host */
 

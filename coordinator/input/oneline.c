@@ -170,6 +170,43 @@ oneline_backslash(const char **pp, char *buf, size_t *len, char **cause)
 }
 
 /*
+ * The unquoted characters of a word that bash would expand where sh may
+ * not: a brace expansion ({a,b}, x{1..3}) and a '~' after the '=' or a
+ * ':' of a NAME=value word.
+ */
+struct oneline_bash {
+	int	open;		/* an unquoted '{' is open */
+	int	list;		/* an unquoted ',' or ".." since it */
+	int	prev;		/* the last character was unquoted */
+};
+
+/*
+ * Looks at the unquoted c about to be added to buf[0..len) (eq, quoted:
+ * as oneline_word's) for what bash would expand. Returns 0, or -1 with
+ * *cause.
+ */
+static int
+oneline_bashism(struct oneline_bash *b, const char *buf, size_t len,
+    size_t eq, int quoted, char c, char **cause)
+{
+	if (c == '{') {
+		b->open = 1;
+		b->list = 0;
+	} else if (b->open && (c == ',' || (c == '.' && b->prev &&
+	    len > 0 && buf[len - 1] == '.')))
+		b->list = 1;
+	else if (c == '}' && b->open && b->list)
+		return (oneline_refuse(cause, "with a ',' or '..' before its "
+		    "'}' would be a brace expansion in bash", '{'));
+	if (c == '~' && b->prev && eq != 0 && !quoted && len > 0 &&
+	    (buf[len - 1] == ':' || len == eq) &&
+	    oneline_assignment(buf, len, eq - 1))
+		return (oneline_refuse(cause, "after NAME= would be expanded "
+		    "to a home directory by bash", '~'));
+	return (0);
+}
+
+/*
  * Reads the word at *pp (not blank) into buf[0..*len), and moves *pp past
  * it. *eq is 1 + the offset of its first unquoted '=' (0: none), *quoted
  * whether a quote or backslash comes before that '='. Returns 0, or -1
@@ -179,8 +216,9 @@ static int
 oneline_word(const char **pp, char *buf, size_t *len, size_t *eq,
     int *quoted, char **cause)
 {
-	const char	*p = *pp, *what;
-	int		 r;
+	struct oneline_bash	 b = { 0, 0, 0 };
+	const char		*p = *pp, *what;
+	int			 r;
 
 	*len = 0;
 	*eq = 0;
@@ -196,13 +234,18 @@ oneline_word(const char **pp, char *buf, size_t *len, size_t *eq,
 			if (r != 0)
 				return (-1);
 			*quoted |= *eq == 0;
+			b.prev = 0;
 		} else if ((what = oneline_special(*p, *len == 0 &&
 		    !*quoted)) != NULL) {
 			return (oneline_refuse(cause, what, *p));
 		} else {
+			if (oneline_bashism(&b, buf, *len, *eq, *quoted, *p,
+			    cause) != 0)
+				return (-1);
 			if (*p == '=' && *eq == 0)
 				*eq = *len + 1;
 			buf[(*len)++] = *p++;
+			b.prev = 1;
 		}
 	}
 	*pp = p;

@@ -2,15 +2,26 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "coordinator/input/tty.h"
 #include "coordinator/report/json.h"
 
 void
 json_str(FILE *f, const char *s)
 {
 	const unsigned char	*p;
+	size_t			 n;
 
 	fputc('"', f);
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		/* Valid UTF-8 whatever the bytes: one U+FFFD a bad byte. */
+		if (*p >= 0x80) {
+			if ((n = tty_utf8_len((const char *)p)) == 0)
+				fputs("\\ufffd", f);
+			else
+				fwrite(p, 1, n, f);
+			p += n > 0 ? n - 1 : 0;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", f);

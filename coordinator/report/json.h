@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 
-/* Writes s as a JSON string with quotes. */
+/*
+ * Writes s as a JSON string with quotes, always valid UTF-8: a byte that
+ * is not part of well-formed UTF-8 is written \ufffd.
+ */
 void	json_str(FILE *f, const char *s);
 
 /* Writes a number; NAN and infinities become null. */

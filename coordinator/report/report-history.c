@@ -19,6 +19,7 @@
 #include "coordinator/report/report-index.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/store/history.h"
+#include "proto/file.h"
 #include "proto/xmalloc.h"
 
 /* One series: a variant's ratio (ratio set) or typical value, in runs. */
@@ -568,21 +569,21 @@ hs_html_group(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
 	fputs("</section>\n", f);
 }
 
-/* history.html: per group its plot, then its change points in a table. */
-static int
-hs_html(const char *path, const char *store, const struct hs_ctx *c,
-    char **cause)
-{
-	char			 tmp[4200];
-	size_t			 i;
-	FILE			*f;
+/* What hs_html_write writes: the query's context and the store's path. */
+struct hs_html_arg {
+	const char		*store;
+	const struct hs_ctx	*c;
+};
 
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		xasprintf(cause, "%s: %s", tmp, strerror(errno));
-		return (-1);
-	}
-	hs_html_head(f, store, c);
+/* history.html's text, through file_write: 0, or -1 (errno). */
+static int
+hs_html_write(const void *v, FILE *f)
+{
+	const struct hs_html_arg	*a = v;
+	const struct hs_ctx		*c = a->c;
+	size_t				 i;
+
+	hs_html_head(f, a->store, c);
 	if (c->ngroups == 0)
 		fputs("<p>No run matches.</p>\n", f);
 	for (i = 0; i < c->ngroups; i++)
@@ -599,12 +600,44 @@ hs_html(const char *path, const char *store, const struct hs_ctx *c,
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n</section>\n</main>\n</body>\n</html>\n", f);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-		xasprintf(cause, "%s: %s", path, strerror(errno));
-		unlink(tmp);
+	return (ferror(f) ? -1 : 0);
+}
+
+/*
+ * history.html: per group its plot, then its change points in a table,
+ * written through the one writer (a new 0600 temporary beside path,
+ * renamed into place: a link planted at the name or its temporary is
+ * never written through).
+ */
+static int
+hs_html(const char *path, const char *store, const struct hs_ctx *c,
+    char **cause)
+{
+	struct hs_html_arg	 a = { store, c };
+	char			*dir, *slash;
+	const char		*name;
+	int			 r;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL) {
+		name = path;
+		free(dir);
+		dir = xstrdup(".");
+	} else {
+		name = path + (slash - dir) + 1;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (*name == '\0') {
+		xasprintf(cause, "%s: not a file name", path);
+		free(dir);
 		return (-1);
 	}
-	return (0);
+	r = file_write(dir, name, hs_html_write, &a, cause);
+	free(dir);
+	return (r);
 }
 
 int

@@ -6,6 +6,7 @@
 
 #include "coordinator/analysis/seq.h"
 #include "coordinator/input/defaults.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report-text.h"
 
 void
@@ -106,8 +107,7 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 void
 report_text_tty(FILE *f, const char *s)
 {
-	for (; *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	tty_write(f, s);
 }
 
 void
@@ -710,17 +710,17 @@ report_text_host_table(FILE *f, const struct report_fmt *fmt,
 		fputs(fmt->cell_code_close, f);
 		fputs(fmt->cell_close, f);
 		fputs(fmt->cell_open, f);
-		fmt->name(f, h->facts.os);
+		fmt->text(f, h->facts.os);
 		fputs(fmt->cell_close, f);
 		fprintf(f, "%s%u%s", fmt->num_open, h->facts.cores,
 		    fmt->cell_close);
 		fprintf(f, "%s%.1f GiB%s", fmt->num_open,
 		    (double)h->facts.mem_kb / (1024 * 1024), fmt->cell_close);
 		fputs(fmt->cell_open, f);
-		fmt->name(f, h->facts.kernel);
+		fmt->text(f, h->facts.kernel);
 		fputs(fmt->cell_close, f);
 		fputs(fmt->cell_open, f);
-		fmt->name(f, h->agent_version);
+		fmt->text(f, h->agent_version);
 		fputs(fmt->cell_close, f);
 		fprintf(f, "%s%zu%s%s%zu%s%s%zu%s", fmt->num_open, rh->samples,
 		    fmt->cell_close, fmt->num_open, rh->failed,
@@ -839,7 +839,7 @@ report_text_banners(FILE *f, const struct report_fmt *fmt,
 		fmt->name(f, h->name);
 		fputs(fmt->code_close, f);
 		fputs(" (", f);
-		fmt->name(f, g->known ? g->label : "no facts");
+		fmt->text(f, g->known ? g->label : "no facts");
 		fputs("): ", f);
 		fmt->text(f, h->ended ? (h->error[0] ? h->error : "failed") :
 		    "the record ends before this host finished");

@@ -91,8 +91,10 @@ void	report_text_value(const char *metric, double v, char *buf, size_t len);
  */
 void	report_text_reason(const char *reason, char *buf, size_t len);
 /*
- * Writes text from a record for a terminal: a control character (an
- * escape sequence could rewrite the screen) becomes '?'.
+ * Writes text from a record for a terminal through the one sanitizer,
+ * tty_write (coordinator/input/tty.h): a C0 or C1 control (an escape
+ * sequence could rewrite the screen) or a byte that is not UTF-8 becomes
+ * '?'.
  */
 void	report_text_tty(FILE *f, const char *s);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coordinator/hosts/host.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/run/control.h"
 #include "coordinator/store/record.h"
 #include "proto/ident.h"
@@ -137,6 +138,9 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 			    dh->error);
 		else
 			snprintf(state, sizeof state, "done");
+		/* The record's error and the agent's reply are anyone's. */
+		tty_clean(state, 0);
+		tty_clean(jobs[i].line, 0);
 		printf("%-12s %8zu  %-32s %s\n", hosts[i].name, nrec, state,
 		    jobs[i].line);
 	}

@@ -11,6 +11,7 @@
 
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/record.h"
@@ -212,6 +213,8 @@ run_host_progs(struct host *h, const struct proto_progs *ps, void *arg)
 	struct run_host		*rh = arg;
 	const struct suite	*s = rh->run->suite;
 	const struct suite_hook	*hk;
+	char			 path[PROTO_PATH_MAX];
+	char			 version[PROTO_VERSION_LINE];
 	size_t			 i, v, b, k;
 
 	for (i = 0; i < ps->n; i++) {
@@ -243,9 +246,12 @@ run_host_progs(struct host *h, const struct proto_progs *ps, void *arg)
 					    &ps->v[i]);
 			}
 		}
+		/* A PATH directory's name is anyone's bytes: sanitized. */
+		snprintf(path, sizeof path, "%s", ps->v[i].path);
+		snprintf(version, sizeof version, "%s", ps->v[i].version);
 		log_info("%s: host program %s is %s (SHA-256 %.12s...)%s%s",
-		    h->name, ps->v[i].prog, ps->v[i].path, ps->v[i].sha,
-		    ps->v[i].version[0] ? ": " : "", ps->v[i].version);
+		    h->name, ps->v[i].prog, tty_clean(path, 0), ps->v[i].sha,
+		    version[0] ? ": " : "", tty_clean(version, 0));
 	}
 }
 

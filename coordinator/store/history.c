@@ -8,15 +8,18 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "coordinator/input/tty.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 #include "proto/ident.h"
@@ -217,6 +220,70 @@ out:
 	return (r);
 }
 
+/*
+ * Checks where the store at path lives before SQLite opens it: not in a
+ * directory every user may write (/tmp: anyone could have made it first,
+ * or swap it), not a link, a regular file of this user's; with create, a
+ * store that is not there yet is made empty, 0600 (SQLite gives its WAL
+ * and shared-memory files the same mode). Returns 0, or -1 (cause).
+ */
+static int
+hist_check_place(const char *path, int create, char **cause)
+{
+	struct stat	 sb;
+	char		*dir, *slash;
+	int		 fd, r = -1;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &sb) == 0 && (sb.st_mode & S_IWOTH)) {
+		xasprintf(cause, "%s: its directory %s is writable by every "
+		    "user, who could have made or could swap the store: keep "
+		    "runs in a reports directory of your own (--out=, "
+		    "--reports=)", path, dir);
+		goto out;
+	}
+	if (lstat(path, &sb) != 0) {
+		if (errno != ENOENT || !create) {
+			xasprintf(cause, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd == -1 && errno != EEXIST) {
+			xasprintf(cause, "%s: cannot create it: %s", path,
+			    strerror(errno));
+			goto out;
+		}
+		if (fd != -1)
+			close(fd);
+		if (lstat(path, &sb) != 0) {
+			xasprintf(cause, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (S_ISLNK(sb.st_mode))
+		xasprintf(cause, "%s: a symbolic link, not a store: move it "
+		    "away", path);
+	else if (!S_ISREG(sb.st_mode))
+		xasprintf(cause, "%s: not a regular file", path);
+	else if (sb.st_uid != geteuid())
+		xasprintf(cause, "%s: owned by uid %lu, not by this user "
+		    "(uid %lu): move it away and run orch index --rebuild",
+		    path, (unsigned long)sb.st_uid, (unsigned long)geteuid());
+	else
+		r = 0;
+out:
+	free(dir);
+	return (r);
+}
+
 /* Returns 1 if SQLite's code rc means another connection holds a lock. */
 static int
 hist_busy(int rc)
@@ -240,7 +307,8 @@ hist_open_try(const char *path, int create, struct history **out,
 	*busy = 0;
 	h = xcalloc(1, sizeof *h);
 	h->path = xstrdup(path);
-	flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
+	    (create ? SQLITE_OPEN_CREATE : 0);
 	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
 		if (h->db == NULL)
 			xasprintf(cause, "%s: cannot open: out of memory",
@@ -337,6 +405,8 @@ history_open(const char *path, int create, struct history **out,
 		    "DIR...` or a run makes it", path, strerror(errno));
 		return (-1);
 	}
+	if (hist_check_place(path, create, cause) != 0)
+		return (-1);
 	/*
 	 * The busy handler covers BEGIN IMMEDIATE, not every lock SQLite
 	 * takes while a store is opened, created or switched to WAL: those
@@ -555,6 +625,30 @@ bad:
 	return (NULL);
 }
 
+/*
+ * Reads column i as a path of 0 to max - 1 bytes, or NULL: a directory's
+ * name may hold any byte, so one that a terminal must not be shown is
+ * read as '?' rather than refused (one run directory named with an
+ * escape does not make the whole store unreadable).
+ */
+static char *
+hist_col_path(struct history *h, sqlite3_stmt *st, int i, size_t max,
+    const char *table, size_t row, char **cause)
+{
+	const unsigned char	*s = sqlite3_column_text(st, i);
+	int			 n = sqlite3_column_bytes(st, i);
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT || s == NULL ||
+	    n < 0 || (size_t)n >= max || strlen((const char *)s) !=
+	    (size_t)n) {
+		xasprintf(cause, "%s: table %s, row %zu: column '%s' is not "
+		    "a path under %zu bytes", h->path, table, row,
+		    sqlite3_column_name(st, i), max);
+		return (NULL);
+	}
+	return (tty_clean(xstrdup((const char *)s), 0));
+}
+
 /* What hist_col_real accepts besides NULL (NAN). */
 #define HIST_FINITE	0
 #define HIST_POSITIVE	1
@@ -712,7 +806,7 @@ hist_read_runs(struct hist_q *q, const struct hist_filter *f, char **cause)
 		if ((hr->run_id = hist_col_name(h, q->rs, 1, "runs", row,
 		    cause)) == NULL || (hr->started = hist_col_text(h, q->rs,
 		    2, 64, "runs", row, cause)) == NULL || (hr->dir =
-		    hist_col_text(h, q->rs, 3, PATH_MAX, "runs", row,
+		    hist_col_path(h, q->rs, 3, PATH_MAX, "runs", row,
 		    cause)) == NULL || hist_read_labels(h, q->ls,
 		    q->ids[q->nruns - 1], &hr->labels, cause) != 0)
 			return (-1);

@@ -21,7 +21,8 @@ struct history;
 struct hist_run {
 	char	*run_id;
 	char	*started;	/* ISO 8601 UTC */
-	char	*dir;		/* where it was indexed from */
+	char	*dir;		/* where it was indexed from; a byte a
+				   terminal must not see as '?' */
 	char	*labels;	/* "k=v k2=v2", "" none */
 };
 

@@ -43,12 +43,12 @@ expect_eq "type-changed exit without --accept-new-host-keys" "$rc" 3
 expect_grep 'HOST KEY CHANGED' "$T/c1b"
 expect_grep '^h1 +yes +REFUSED ' "$T/c1b"
 
-note "garbage and an overlong line before the pin: warned with FILE:LINE, the pin applies"
+note "garbage and a long line before the pin: warned with FILE:LINE, the pin applies"
 { echo "this is not a known_hosts line"; head -c 20000 /dev/zero | tr '\0' A; echo; echo "$n1 $(pub ecdsa)"; } > "$T/kh-garbage"
 check_h1 "$T/c2" "$T/kh-garbage" || true
 cat "$T/c2"
 expect_grep "^orch: $T/kh-garbage:1: .*line skipped" "$T/c2"
-expect_grep "^orch: $T/kh-garbage:2: longer than 16383 bytes, line skipped" "$T/c2"
+expect_grep "^orch: $T/kh-garbage:2: not HOSTS KEYTYPE KEY, line skipped" "$T/c2"
 expect_grep '^h1 +yes +known +ok ' "$T/c2"
 # Another key pinned after the garbage still refuses the offered one.
 { echo "garbage"; head -c 20000 /dev/zero | tr '\0' A; echo; echo "$n1 $(pub ed25519)"; } > "$T/kh-garbage2"
@@ -58,6 +58,17 @@ cat "$T/c3"
 expect_eq "changed key after garbage exit" "$rc" 3
 expect_grep 'HOST KEY CHANGED' "$T/c3"
 cmp -s "$T/kh-garbage2" "$T/kh-garbage2.orig" || fail "known_hosts was changed"
+
+note "a line of any length: another key pinned after 800 names refuses the offered one"
+# Over 16 KiB: the line used to be skipped, and accept-new added a key.
+{ for i in $(seq 1 800); do printf 'node%04d.example.lab,' "$i"; done; echo "$n1 $(pub ed25519)"; } > "$T/kh-long"
+[ "$(wc -c < "$T/kh-long")" -gt 16384 ] || fail "kh-long is not over 16 KiB"
+cp "$T/kh-long" "$T/kh-long.orig"
+rc=0; check_h1 "$T/c3l" "$T/kh-long" --accept-new-host-keys || rc=$?
+cat "$T/c3l"
+expect_eq "changed key after 800 names exit" "$rc" 3
+expect_grep 'HOST KEY CHANGED' "$T/c3l"
+cmp -s "$T/kh-long" "$T/kh-long.orig" || fail "known_hosts was changed"
 
 note "hashed names: a hashed ECDSA pin is known, a hashed ED25519 pin is a changed key"
 echo "$n1 $(pub ecdsa)" > "$T/kh-hashed-ec"

@@ -98,5 +98,22 @@ cp "$T/o1/report.md" "$T/report1.md"
 rc=0; run_orch "$T/log5" report "$T/o1" || rc=$?
 expect_eq "report exit" "$rc" 0
 cmp "$T/report1.md" "$T/o1/report.md" || fail "report.md differs when re-rendered"
+note "a PATH directory with an escape in its name: orch run prints it sanitized"
+esc=$(printf '\033]0;PWNED\007')
+mkdir -p "$T/p${esc}bin"
+cp "$(command -v sort)" "$T/p${esc}bin/escsort"
+sed -e 's/^bin  = host:mysort$/bin  = host:escsort/' \
+    -e "s|^bin  = host:$T/pbin/mysort\$|bin  = host:escsort|" \
+    -e 's/^rounds   = 5$/rounds   = 2/' "$T/match.ini" > "$T/esc.ini"
+rc=0; PATH="$T/p${esc}bin:$PATH" run_orch "$T/log6" run --out="$T/o6" "$T/esc.ini" || rc=$?
+cat -v "$T/log6"
+expect_grep "local: host program escsort is $T/p\?\]0;PWNED\?bin/escsort" "$T/log6"
+! LC_ALL=C grep -q "$esc" "$T/log6" || fail "the escape reached the terminal"
+# The agent's ERROR names its PATH: it reaches the terminal sanitized.
+rc=0; PATH="$T/p${esc}bin:$PATH" run_orch "$T/log7" run --out="$T/o7" "$T/missing.ini" || rc=$?
+cat -v "$T/log7"
+expect_eq "missing program exit (escaped PATH)" "$rc" 3
+expect_grep "local failed: agent: host program no-such-program-here: not found in the agent's PATH \($T/p\?\]0;PWNED\?bin:" "$T/log7"
+! LC_ALL=C grep -q "$esc" "$T/log7" || fail "the agent's ERROR reached the terminal raw"
 no_leftovers
 echo "PASS"

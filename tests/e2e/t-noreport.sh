@@ -33,4 +33,14 @@ note "orch status calls it failed"
 rc=0; run_orch "$T/st" status "$dir" --inventory="$T/inv.ini" || rc=$?
 cat "$T/st"
 expect_grep '^run .*, failed: 1 of 1 host failed' "$T/st"
+
+note "a record's host error reaches status sanitized (ESC, BEL, C1 CSI)"
+# A hostend record (msgpack, by hand): its error is an OSC title, a CSI in
+# one UTF-8 character (U+009B) and text; the last hostend of a host wins.
+printf '\204\241t\247hostend\244host\244dead\246status\246failed\245error\264\033]0;PWNED\007 \302\23331m red' >>"$dir/samples.msgpack"
+rc=0; run_orch "$T/st2" status "$dir" --inventory="$T/inv.ini" || rc=$?
+cat -v "$T/st2"
+expect_grep '^dead .*failed: \?\]0;PWNED\? \?31m red' "$T/st2"
+! LC_ALL=C grep -q "$(printf '\033')" "$T/st2" || fail "an escape reached the terminal"
+! LC_ALL=C grep -q "$(printf '\302\233')" "$T/st2" || fail "a C1 CSI reached the terminal"
 echo PASS

@@ -25,6 +25,7 @@
 #include <msgpack.h>
 #include <sqlite3.h>
 
+#include "coordinator/report/report-history.h"
 #include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
@@ -68,7 +69,7 @@ make_run(const char *dir, const char *name, char *out, size_t len)
 
 	snprintf(out, len, "%s/%s", dir, name);
 	assert_int_equal(mkdir(out, 0755), 0);
-	snprintf(cmd, sizeof cmd, "cp %s %s/%s", FIXTURE, out, RECORD_FILE);
+	snprintf(cmd, sizeof cmd, "cp %s '%s/%s'", FIXTURE, out, RECORD_FILE);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -399,6 +400,45 @@ test_hostile_values(void **state)
 	query_fails(fx->db, "table runs, row 1: column 'run_id' is not a name");
 }
 
+/*
+ * A run directory named with an escape is indexed, and read back with '?'
+ * for the bytes a terminal must not see; the store stays readable (the
+ * whole store used to be refused for its 'dir').
+ */
+static void
+test_escaped_dir(void **state)
+{
+	struct fx		*fx = *state;
+	struct history		*h;
+	struct hist_filter	 f = { NULL, NULL, NULL, NULL, NULL };
+	struct hist_run		*runs;
+	struct hist_point	*pts;
+	size_t			 nr, np, i, nq = 0;
+	char			 run2[128], *cause = NULL;
+
+	/* The same run as fx's (one run id): indexed from elsewhere. */
+	make_run(fx->dir, "run\033]0;PWNED\007", run2, sizeof run2);
+	if (history_open(fx->db, 1, &h, NULL, &cause) != 0 ||
+	    report_index(h, run2, &cause) != 0)
+		fail_msg("%s", cause);
+	history_close(h);
+	if (history_open(fx->db, 0, &h, NULL, &cause) != 0 ||
+	    history_query(h, &f, &runs, &nr, &pts, &np, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(nr, 1);
+	assert_true(np > 0);
+	for (i = 0; i < nr; i++) {
+		assert_null(strchr(runs[i].dir, '\033'));
+		nq += strstr(runs[i].dir, "/run?]0;PWNED?") != NULL;
+	}
+	assert_int_equal(nq, 1);
+	history_query_free(runs, nr, pts, np);
+	history_close(h);
+	/* A NUL inside is still refused, naming the column. */
+	sql(fx->db, "UPDATE runs SET dir = CAST(X'2f610062' AS TEXT)");
+	query_fails(fx->db, "table runs, row 1: column 'dir' is not a path");
+}
+
 /* Concurrent writers: two processes index at once; both land. */
 static void
 test_two_writers(void **state)
@@ -594,6 +634,109 @@ test_labels(void **state)
 	}
 }
 
+/* Writes s to path (a new file). */
+static void
+put_file(const char *path, const char *s)
+{
+	FILE	*f;
+
+	assert_non_null(f = fopen(path, "w"));
+	fputs(s, f);
+	fclose(f);
+}
+
+/* The text of path (free it). */
+static char *
+get_file(const char *path)
+{
+	char	buf[256];
+	size_t	n;
+	FILE	*f;
+
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (strdup(buf));
+}
+
+/*
+ * Where the store and history.html are written: created 0600, never
+ * through a link planted at the store, history.html or history.html.tmp,
+ * never another user's store, never in a directory every user may write.
+ */
+static void
+test_store_place(void **state)
+{
+	struct fx		*fx = *state;
+	struct history_opts	 o;
+	struct history		*h = NULL;
+	struct stat		 sb;
+	char			 p[256], victim[256], pub[128], *t, *cause;
+
+	index_ok(fx);
+	assert_int_equal(stat(fx->db, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	snprintf(p, sizeof p, "%s-wal", fx->db);
+	if (stat(p, &sb) == 0)
+		assert_int_equal(sb.st_mode & 0077, 0);
+
+	/* history.html: links at its name and its old temporary. */
+	snprintf(victim, sizeof victim, "%s/victim", fx->dir);
+	put_file(victim, "keep");
+	snprintf(p, sizeof p, "%s/history.html.tmp", fx->dir);
+	assert_int_equal(symlink(victim, p), 0);
+	memset(&o, 0, sizeof o);
+	o.reports = fx->dir;
+	o.quiet = 1;
+	assert_int_equal(history_main(&o), 0);
+	t = get_file(victim);
+	assert_string_equal(t, "keep");
+	free(t);
+	snprintf(p, sizeof p, "%s/history.html", fx->dir);
+	assert_int_equal(lstat(p, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	unlink(p);
+	assert_int_equal(symlink(victim, p), 0);
+	assert_int_equal(history_main(&o), 0);
+	t = get_file(victim);
+	assert_string_equal(t, "keep");
+	free(t);
+	assert_int_equal(lstat(p, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+
+	/* A link at the store is refused, to read or to write. */
+	snprintf(p, sizeof p, "%s/real.sqlite", fx->dir);
+	assert_int_equal(rename(fx->db, p), 0);
+	assert_int_equal(symlink(p, fx->db), 0);
+	open_fails(fx->db, 0, "symbolic link");
+	open_fails(fx->db, 1, "symbolic link");
+	unlink(fx->db);
+	assert_int_equal(rename(p, fx->db), 0);
+
+	/* Another user's store (root can make one). */
+	if (chown(fx->db, 65534, 65534) == 0) {
+		open_fails(fx->db, 0, "owned by uid 65534");
+		open_fails(fx->db, 1, "owned by uid 65534");
+	} else
+		assert_int_not_equal(geteuid(), 0);
+
+	/* A directory every user may write (as /tmp): nothing made there. */
+	snprintf(pub, sizeof pub, "%s/pub", fx->dir);
+	assert_int_equal(mkdir(pub, 0700), 0);
+	assert_int_equal(chmod(pub, 01777), 0);
+	make_run(pub, "run", p, sizeof p);
+	t = history_path_of(p);
+	open_fails(t, 1, "writable by every user");
+	assert_int_not_equal(lstat(t, &sb), 0);
+	cause = NULL;
+	assert_int_equal(history_open(t, 1, &h, NULL, &cause), -1);
+	assert_non_null(strstr(cause, pub));
+	free(cause);
+	free(t);
+}
+
 int
 main(void)
 {
@@ -613,6 +756,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_render_index, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_place, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_escaped_dir, setup,
+		    teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -9,6 +9,8 @@
  */
 #include <sys/stat.h>
 
+#include <fcntl.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -313,6 +316,47 @@ test_wire_progs(void **state)
 
 /* ---- the agent's lookup -------------------------------------------------- */
 
+/*
+ * Resolves bin/tool into f, then rewrites it in place with the same size,
+ * inode and mtime (touch -r): only its ctime tells, and it must be seen.
+ */
+static void
+rewritten_in_place(struct cache_file *f)
+{
+	struct timespec	 ts[2], nap = { 0, 1000000 };
+	struct stat	 st, sc;
+	char		 why[1024], path[600];
+	FILE		*fp;
+	int		 i;
+
+	assert_int_equal(hostprog_resolve("tool", f, why, sizeof why), 0);
+	assert_int_equal(hostprog_unchanged(f), 1);
+	snprintf(path, sizeof path, "%s/bin/tool", tdir);
+	assert_int_equal(stat(path, &st), 0);
+	/* Until the clock that stamps ctime has moved on (a tick, ms). */
+	for (i = 0; i < 2000; i++) {
+		/* Writing a file stamps its ctime with that clock. */
+		assert_int_equal(stat(put_file("scratch", "", 0600), &sc), 0);
+		if (sc.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+		    sc.st_ctim.tv_nsec != st.st_ctim.tv_nsec)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	assert_true(i < 2000);
+	assert_non_null(fp = fopen(path, "r+"));
+	assert_int_equal(fputs("#!/bin/sh\nprintf 'tool 6.6", fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_int_equal(stat(path, &sc), 0);
+	assert_true(sc.st_ino == st.st_ino && sc.st_size == st.st_size &&
+	    sc.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+	    sc.st_mtim.tv_nsec == st.st_mtim.tv_nsec);
+	assert_int_equal(hostprog_unchanged(f), 0);
+	cache_files_close(f, 1);
+}
+
 static void
 test_resolve(void **state)
 {
@@ -348,6 +392,9 @@ test_resolve(void **state)
 	put_file("bin/tool", "#!/bin/sh\necho changed\n", 0755);
 	assert_int_equal(hostprog_unchanged(&f), 0);
 	cache_files_close(&f, 1);
+	put_file("bin/tool", "#!/bin/sh\nprintf 'tool 1.0\\001\\r\\nmore\\n'\n",
+	    0755);
+	rewritten_in_place(&f);
 
 	assert_int_equal(hostprog_resolve("no-such-tool", &f, why,
 	    sizeof why), -1);

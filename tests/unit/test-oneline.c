@@ -57,6 +57,22 @@ static const struct split_case split_cases[] = {
 	{ "prog --size=1e3 a=b", "[prog][--size=1e3][a=b]", NULL },
 	{ "'FOO=1' ls", "[FOO=1][ls]", NULL },
 	{ "a {x} b}", "[a][{x}][b}]", NULL },
+	/* Nothing bash would expand: quoted lists, {}, a lone '.'. */
+	{ "find . -exec cmd {} \\;", "[find][.][-exec][cmd][{}][;]", NULL },
+	{ "a '{a,b}' {a\\,b} \"x{1..3}\" {a.b}",
+	  "[a][{a,b}][{a,b}][x{1..3}][{a.b}]", NULL },
+	{ "a {a,b", "[a][{a,b]", NULL },
+	{ "a 'a=~' a=\\~ --prefix=~ 1a=~ a~=b x=y~",
+	  "[a][a=~][a=~][--prefix=~][1a=~][a~=b][x=y~]", NULL },
+	{ "a {a,b}", NULL, "unquoted '{' with a ',' or '..' before its '}' "
+	  "would be a brace expansion in bash; orch runs each command "
+	  "without a shell: quote it" },
+	{ "a x{1..3}", NULL, "unquoted '{' with a ',' or '..' before its '}'" },
+	{ "a pre{x,'y'}post", NULL, "unquoted '{' with a ','" },
+	{ "a a=~", NULL, "unquoted '~' after NAME= would be expanded to a "
+	  "home directory by bash; orch runs each command without a shell: "
+	  "quote it" },
+	{ "a PATH=/x:~/bin", NULL, "unquoted '~' after NAME=" },
 	{ "a \xc3\xa9t\xc3\xa9", "[a][\xc3\xa9t\xc3\xa9]", NULL },
 	{ "", NULL, "empty command" },
 	{ "   \t ", NULL, "empty command" },

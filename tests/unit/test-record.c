@@ -24,6 +24,7 @@
 #include <msgpack.h>
 
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report.h"
 #include "coordinator/run/run.h"
 #include "coordinator/store/entry.h"
@@ -54,6 +55,9 @@ struct spec {
 	const char	*orch_version;
 	const char	*started;
 	uint32_t	 nsamples;	/* rounds of samples written */
+	const char	*os, *kernel, *agent_version, *cpu_model;
+	const char	*host_failed;	/* a hostend's error, or NULL */
+	const char	*err;		/* the last sample's stderr tail */
 };
 
 static void
@@ -72,6 +76,10 @@ spec_default(struct spec *sp)
 	sp->mkey = "ops";
 	sp->cores = 4;
 	sp->nsamples = 5;
+	sp->os = "linux";
+	sp->kernel = "6.1";
+	sp->agent_version = "test";
+	sp->cpu_model = "Test CPU";
 	sp->suite_path = "suites/hostile.ini";
 	sp->suite_text = "[suite]\nname = hostile\n";
 	sp->cmdline = "orch run suites/hostile.ini";
@@ -168,11 +176,11 @@ pk_host(msgpack_packer *pk, const struct spec *sp)
 	msgpack_pack_map(pk, 11);
 	pk_kstr(pk, "t", "host");
 	pk_kstr(pk, "host", sp->host);
-	pk_kstr(pk, "agent_version", "test");
-	pk_kstr(pk, "os", "linux");
+	pk_kstr(pk, "agent_version", sp->agent_version);
+	pk_kstr(pk, "os", sp->os);
 	pk_kstr(pk, "arch", "x86_64");
-	pk_kstr(pk, "cpu_model", "Test CPU");
-	pk_kstr(pk, "kernel", "6.1");
+	pk_kstr(pk, "cpu_model", sp->cpu_model);
+	pk_kstr(pk, "kernel", sp->kernel);
 	pk_kstr(pk, "hostname", "box");
 	pk_kstr(pk, "workdir", "/tmp/w");
 	pk_kdouble(pk, "cores", sp->cores);
@@ -195,7 +203,8 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 	pk_kuint(pk, "attempt", 1);
 	pk_kuint(pk, "seq", seq);
 	pk_kuint(pk, "warmup", 0);
-	pk_kstr(pk, "status", "ok");
+	pk_kstr(pk, "status", exit_code != 0 && sp->err != NULL ? "failed" :
+	    "ok");
 	pk_kint(pk, "exit", exit_code);
 	pk_kint(pk, "signal", 0);
 	pk_kdouble(pk, "load1", 0.5);
@@ -203,7 +212,7 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 	for (i = 0; i < DS_NBUILTIN; i++)
 		pk_kuint(pk, ds_builtin_names[i], 1000000 + round * 10 +
 		    (variant[0] == 'A' ? 0 : 1));
-	pk_kstr(pk, "err", "");
+	pk_kstr(pk, "err", exit_code != 0 && sp->err != NULL ? sp->err : "");
 	pk_kuint(pk, "step", seq);
 	pk_str(pk, "metrics");
 	msgpack_pack_map(pk, 1);
@@ -231,6 +240,13 @@ write_record(const char *dir, const struct spec *sp)
 	}
 	pk_sample(&pk, sp, "A", sp->round, sp->seq - 1, 0);
 	pk_sample(&pk, sp, sp->variant_b, sp->round, sp->seq, sp->exit_code);
+	if (sp->host_failed != NULL) {
+		msgpack_pack_map(&pk, 4);
+		pk_kstr(&pk, "t", "hostend");
+		pk_kstr(&pk, "host", sp->host);
+		pk_kstr(&pk, "status", "failed");
+		pk_kstr(&pk, "error", sp->host_failed);
+	}
 	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
 	if ((f = fopen(path, "wb")) == NULL)
 		fail_msg("%s: %s", path, strerror(errno));
@@ -549,6 +565,74 @@ test_markdown(void **state)
 	if (strstr(md, "\n````ini\n[suite]\n```\n# Injected heading\n"
 	    "````\n") == NULL)
 		fail_msg("suite text not fenced:\n%s", md);
+	rm_dir(dir);
+}
+
+/*
+ * Every free-text field of a host in report.md: its os, kernel and agent
+ * version in the hosts' table, its CPU in the failed hosts' banner, each
+ * escaped (they were written as they came: raw HTML in the page).
+ */
+static void
+test_markdown_facts(void **state)
+{
+	struct spec	 sp;
+	char		*dir = new_dir(), *cause = NULL;
+	const char	*md, *at, *bad[] = { "<img", "<script", "[x](" };
+	size_t		 i;
+
+	(void)state;
+	spec_default(&sp);
+	sp.os = "<img src=x onerror=alert(1)>";
+	sp.kernel = "<script>alert(2)</script>";
+	sp.agent_version = "[x](https://evil.example/)";
+	sp.cpu_model = "![p](https://evil.example/p.png) <b>";
+	sp.host_failed = "lost";
+	write_record(dir, &sp);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	md = get_file(dir, "report.md");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		for (at = md; (at = strstr(at, bad[i])) != NULL; at++)
+			if (at == md || at[-1] != '\\')
+				fail_msg("'%s' unescaped in report.md: "
+				    "...%.60s", bad[i], at > md + 40 ?
+				    at - 40 : md);
+	if (strstr(md, "\\<img src=x") == NULL ||
+	    strstr(md, "\\<script>") == NULL ||
+	    strstr(md, "\\[x\\](https://evil.example/)") == NULL ||
+	    strstr(md, "- `local` (x86_64 · !\\[p\\](https://evil.example/"
+	    "p.png) \\<b>): lost\n") == NULL)
+		fail_msg("facts not escaped as record text:\n%s", md);
+	rm_dir(dir);
+}
+
+/*
+ * A benchmark's stderr of any bytes (\377\376) reaches summary.json as
+ * valid UTF-8 (they were copied raw into the failure's text).
+ */
+static void
+test_json_utf8(void **state)
+{
+	struct spec	 sp;
+	char		*dir = new_dir(), *cause = NULL;
+	const char	*js, *p;
+	size_t		 n;
+
+	(void)state;
+	spec_default(&sp);
+	sp.exit_code = 1;
+	sp.err = "boom \377\376 \xc2\x9b end";
+	write_record(dir, &sp);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	js = get_file(dir, "summary.json");
+	for (p = js; *p != '\0'; p += n)
+		if ((n = tty_utf8_len(p)) == 0)
+			fail_msg("summary.json: not UTF-8 at byte %zu: ...%.40s",
+			    (size_t)(p - js), p > js + 20 ? p - 20 : js);
+	if (strstr(js, "boom \\ufffd\\ufffd \xc2\x9b end") == NULL)
+		fail_msg("the stderr tail is not in summary.json:\n%s", js);
 	rm_dir(dir);
 }
 
@@ -875,6 +959,8 @@ main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_huge_count),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_markdown_facts),
+		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_record_create),
 		cmocka_unit_test(test_record_fifo),
