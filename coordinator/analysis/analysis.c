@@ -578,6 +578,7 @@ rep_test(const struct dataset *ds, struct rep_cmp *cmp, const double *logs,
 	cmp->p_adj = fmin(1.0, sc.p * (STATS_ALPHA / alpha));
 	cmp->r1 = sc.r1;
 	cmp->widen = sc.widen;
+	cmp->scale = sc.scale;
 	cmp->mde = isfinite(sc.mde) ? exp(sc.mde) - 1 : sc.mde;
 	cmp->decide_rounds = sc.decide_rounds;
 	cmp->verdict = stats_verdict_test(&sc, alpha, ds->min_effect,
@@ -642,6 +643,7 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	cmp->ratio = cmp->lo = cmp->hi = NAN;
 	cmp->p = cmp->p_adj = cmp->r1 = cmp->mde = NAN;
 	cmp->widen = 1;
+	cmp->scale = 1;
 	cmp->alpha = STATS_ALPHA;
 	cmp->level = 1 - STATS_ALPHA;
 	cmp->family = m == 0;

@@ -358,6 +358,118 @@ test_serial_report(void **state)
 	synth_tmpdir_free(dir);
 }
 
+/*
+ * Writes a record of 3 benchmarks and nrounds rounds where every round
+ * says B is 3x slower: the log ratio is log 3 plus noise of sd 0.05 that
+ * is an AR(1) of phi across rounds; sorted (phi < 0): the rounds' noise
+ * put in increasing order, a lag-1 r near 1.
+ */
+static void
+gen_slow3(const char *dir, double phi, uint32_t nrounds)
+{
+	struct record		 rec;
+	struct synth_suite	 ss;
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL;
+	double			 e[3][40], x;
+	uint32_t		 round, seq = 0;
+	size_t			 b, i, j;
+
+	assert_true(nrounds <= 40);
+	assert_int_equal(synth_suite(&ss, "slow3", 2, 3, nrounds, 1), 0);
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
+	rng_seed(&r, 13);
+	for (b = 0; b < 3; b++) {
+		for (x = 0, i = 0; i < nrounds; i++) {
+			x = (phi > 0 ? phi : 0) * x + synth_gauss(&r);
+			e[b][i] = 0.05 * x * (phi > 0 ? sqrt(1 - phi * phi) :
+			    1);
+		}
+		for (i = 0; phi < 0 && i < nrounds; i++) {
+			for (j = i + 1; j < nrounds; j++) {
+				if (e[b][j] < e[b][i]) {
+					x = e[b][i];
+					e[b][i] = e[b][j];
+					e[b][j] = x;
+				}
+			}
+		}
+	}
+	if (synth_open(&rec, dir, "20260101-000000-slow3", &ss.s,
+	    "orch run slow3.ini", &h, 1, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= nrounds; round++) {
+		for (b = 0; b < 3; b++) {
+			synth_elapsed(&smp, seq++, round, 2000000, 1e6);
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[0].name, &smp), 0);
+			synth_elapsed(&smp, seq++, round, 2000000,
+			    3e6 * exp(e[b][round - 1]));
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[1].name, &smp), 0);
+		}
+	}
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
+}
+
+/*
+ * A 20-round run whose every round says B is 3x slower is worse whatever
+ * its serial correlation, and the report says what widened an interval:
+ * the serial correlation, never "too few rounds". Five rounds are too few
+ * (the family's level is out of their reach), and the report says that.
+ */
+static void
+test_slow3_worse(void **state)
+{
+	static const double	 phis[] = { 0, 0.5, 0.9, 0.99, -1 };
+	struct dataset		*ds;
+	struct analysis		*a;
+	char			*dir, *cause = NULL, *md;
+	size_t			 i, b, nwide = 0;
+
+	(void)state;
+	for (i = 0; i <= (sizeof phis / sizeof phis[0]); i++) {
+		assert_non_null(dir = synth_tmpdir_new("gate"));
+		gen_slow3(dir, i < (sizeof phis / sizeof phis[0]) ? phis[i] : 0,
+		    i < (sizeof phis / sizeof phis[0]) ? 20 : 5);
+		if (synth_load(dir, &ds, &a, &cause) != 0)
+			fail_msg("%s", cause);
+		for (b = 0; b < 3; b++) {
+			if (i == (sizeof phis / sizeof phis[0])) {
+				assert_int_equal(cmp(a, b, 1)->verdict,
+				    VERDICT_INCONCLUSIVE);
+				continue;
+			}
+			if (cmp(a, b, 1)->verdict != VERDICT_WORSE)
+				fail_msg("phi %g bench %zu: %s [%g, %g]",
+				    phis[i], b, stats_verdict_name(
+				    cmp(a, b, 1)->verdict), cmp(a, b, 1)->lo,
+				    cmp(a, b, 1)->hi);
+			nwide += cmp(a, b, 1)->widen > 1;
+		}
+		analysis_free(a);
+		dataset_free(ds);
+		assert_int_equal(report_render(dir, 0, NULL, NULL, &cause),
+		    0);
+		md = slurp(dir, "report.md");
+		if (i == (sizeof phis / sizeof phis[0]))
+			expect_in("report.md", md, "[unbounded: too few "
+			    "rounds]");
+		else if (strstr(md, "too few rounds") != NULL)
+			fail_msg("phi %g: 'too few rounds' in '%s'", phis[i],
+			    md);
+		if (i < (sizeof phis / sizeof phis[0]) && phis[i] == -1)
+			expect_in("report.md", md, "interval widened ×");
+		free(md);
+		synth_tmpdir_free(dir);
+	}
+	/* The correlated orders did widen. */
+	assert_true(nwide >= 6);
+}
+
 /* The list: words, commas, any, and what it refuses. */
 static void
 test_gate_parse(void **state)
@@ -418,6 +530,7 @@ main(void)
 		cmocka_unit_test(test_gate_lines),
 		cmocka_unit_test(test_gate_parse),
 		cmocka_unit_test(test_serial_report),
+		cmocka_unit_test(test_slow3_worse),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
