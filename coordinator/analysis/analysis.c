@@ -578,6 +578,7 @@ rep_test(const struct dataset *ds, struct rep_cmp *cmp, const double *logs,
 	cmp->p_adj = fmin(1.0, sc.p * (STATS_ALPHA / alpha));
 	cmp->r1 = sc.r1;
 	cmp->widen = sc.widen;
+	cmp->scale = sc.scale;
 	cmp->mde = isfinite(sc.mde) ? exp(sc.mde) - 1 : sc.mde;
 	cmp->decide_rounds = sc.decide_rounds;
 	cmp->verdict = stats_verdict_test(&sc, alpha, ds->min_effect,
@@ -642,6 +643,7 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 	cmp->ratio = cmp->lo = cmp->hi = NAN;
 	cmp->p = cmp->p_adj = cmp->r1 = cmp->mde = NAN;
 	cmp->widen = 1;
+	cmp->scale = 1;
 	cmp->alpha = STATS_ALPHA;
 	cmp->level = 1 - STATS_ALPHA;
 	cmp->family = m == 0;
@@ -1205,23 +1207,6 @@ rep_groups(struct analysis *a)
 }
 
 /*
- * Widens a geometric mean's interval (log scale, about its estimate) by
- * the mean of its comparisons' standard-error factors for serially
- * correlated rounds: the joint bootstrap draws rounds independently, as
- * if they were. Returns 0.
- */
-static int
-rep_geo_widen(struct rep_geo *geo, double f)
-{
-	if (f > 1) {
-		geo->lo = geo->est * pow(geo->lo / geo->est, f);
-		geo->hi = geo->est * pow(geo->hi / geo->est, f);
-		geo->widen = f * f;
-	}
-	return (0);
-}
-
-/*
  * The level a group's geometric means are tested at: the family's; with
  * rounds = auto the smallest last-look share among the group's hosts,
  * since each of its comparisons was tested at no more.
@@ -1250,7 +1235,12 @@ struct rep_geo_work {
 	char			*bused;	/* per bench: in the mean */
 	const struct rep_cmp	*one;	/* the last valid comparison */
 	size_t			 minpairs;
-	double			 wsum;	/* sum of sqrt(widen) */
+	size_t			 nbounded;	/* comparisons with a bounded
+						   interval */
+	double			 estlo, esthi;	/* their smallest and largest
+						   log estimates */
+	double			 r1sum;	/* the hosts' lag-1 r times rounds */
+	size_t			 r1n;	/* and their rounds */
 };
 
 /* Frees the inverted ratios of the last group and variant. */
@@ -1276,13 +1266,22 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 	const struct dataset	*ds = a->ds;
 	const struct rep_cmp	*c;
 	size_t			 i, b, r, k = 0, kh, naa = 0, nhosts = 0;
+	double			 e;
 
 	w->minpairs = SIZE_MAX;
-	w->wsum = 0;
+	w->nbounded = 0;
+	w->estlo = INFINITY;
+	w->esthi = -INFINITY;
+	w->r1sum = 0;
+	w->r1n = 0;
 	memset(w->bused, 0, ds->nbenches);
 	for (i = a->groups[g].from; i < a->groups[g].to; i++) {
 		nhosts++;
 		kh = k;
+		if (isfinite(a->hosts[i].r1) && a->hosts[i].r1_n > 0) {
+			w->r1sum += a->hosts[i].r1 * (double)a->hosts[i].r1_n;
+			w->r1n += a->hosts[i].r1_n;
+		}
 		for (b = 0; b < ds->nbenches; b++) {
 			if ((c = analysis_cmp(a, a->hosts[i].host, b, 0,
 			    v)) == NULL)
@@ -1297,7 +1296,10 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 			w->one = c;
 			if (c->npairs < w->minpairs)
 				w->minpairs = c->npairs;
-			w->wsum += sqrt(c->widen);
+			w->nbounded += c->lo > 0 && isfinite(c->hi);
+			e = log(c->ratio) * (ds->benches[b].higher[0] ? -1 : 1);
+			w->estlo = fmin(w->estlo, e);
+			w->esthi = fmax(w->esthi, e);
 			w->n[k] = ds->rounds;
 			geo->nbenches += !w->bused[b];
 			w->bused[b] = 1;
@@ -1321,18 +1323,23 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 
 /*
  * Estimates and judges geo, the mean of the k comparisons gathered in w
- * for variant v in group g. Returns 0, or -1 out of memory.
+ * for variant v in group g, by the procedure of a comparison: on the
+ * per-round mean of their log ratios, rounds lined up by index (a round
+ * some comparisons lack is the mean of those it has: under no change it
+ * is still symmetric about 0, so hosts that ran different rounds combine).
+ * Returns 0, or -1 out of memory.
  */
 static int
 rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
-    struct rep_geo *geo, size_t g, size_t v, size_t k)
+    struct rep_geo *geo, size_t g, size_t k)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_cmp	*one = w->one;
-	struct rng		 rng;
-	char			*key = NULL;
+	struct stats_cmp	 sc;
+	double			*logs, sum, alpha = rep_geo_alpha(a, g);
+	size_t			 r, j, m, n = 0;
 
-	geo->level = 1 - rep_geo_alpha(a, g);
+	geo->level = 1 - alpha;
 	geo->verdict = VERDICT_INVALID;
 	if (k == 1) {
 		/* A mean of one comparison is that one. */
@@ -1348,24 +1355,41 @@ rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
 	}
 	if (k == 0)
 		return (0);
-	if (util_appendf(&key, "geomean/%s/%s", a->groups[g].label,
-	    ds->variants[v]) != 0)
+	if ((logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL)
 		return (-1);
-	rng_seed_str(&rng, ds->seed, key);
-	free(key);
-	if (stats_boot_geomean(w->rr, w->n, k, rng_next(&rng), geo->level,
-	    &geo->est, &geo->lo, &geo->hi) == 0 &&
-	    rep_geo_widen(geo, w->wsum / (double)k) == 0)
-		geo->verdict = stats_verdict(geo->est, geo->lo, geo->hi,
-		    ds->min_effect, 0, STATS_MIN_PAIRS, 1);
+	for (r = 0; r < ds->rounds; r++) {
+		for (sum = 0, m = 0, j = 0; j < k; j++) {
+			if (w->rr[j][r] > 0 && isfinite(w->rr[j][r])) {
+				sum += log(w->rr[j][r]);
+				m++;
+			}
+		}
+		if (m > 0)
+			logs[n++] = sum / (double)m;
+	}
+	if (n < STATS_MIN_PAIRS || stats_compare_serial(logs, n, alpha,
+	    ds->min_effect, w->r1n > 0 ? w->r1sum / (double)w->r1n : NAN,
+	    w->r1n, &sc) != 0) {
+		free(logs);
+		return (n < STATS_MIN_PAIRS ? 0 : -1);
+	}
+	free(logs);
+	/* Between the smallest and the largest estimate it summarises. */
+	sc.est = fmin(fmax(sc.est, w->estlo), w->esthi);
+	geo->est = exp(sc.est);
+	geo->lo = exp(sc.lo);
+	geo->hi = exp(sc.hi);
+	geo->widen = sc.widen;
+	geo->verdict = stats_verdict_test(&sc, alpha, ds->min_effect, 0);
 	/*
-	 * rounds = auto looks at few rounds at a tiny level, where a
-	 * bootstrap of a handful of rounds is too narrow: a mean decides
-	 * only when each of its comparisons could.
+	 * Never better or worse over comparisons none of which is bounded;
+	 * and with rounds = auto, a mean decides only when each of its
+	 * comparisons could at its level.
 	 */
-	if (ds->auto_rounds && geo->verdict != VERDICT_INVALID &&
+	if ((geo->verdict == VERDICT_BETTER || geo->verdict ==
+	    VERDICT_WORSE) && (w->nbounded == 0 || (ds->auto_rounds &&
 	    ldexp(2.0, -(int)(w->minpairs < 60 ? w->minpairs : 60)) >
-	    1 - geo->level)
+	    alpha)))
 		geo->verdict = VERDICT_INCONCLUSIVE;
 	return (0);
 }
@@ -1409,7 +1433,7 @@ rep_geos(struct analysis *a)
 			geo->est = geo->lo = geo->hi = NAN;
 			geo->widen = 1;
 			if ((k = rep_geo_gather(a, &w, geo, g, v)) < 0 ||
-			    rep_geo_judge(a, &w, geo, g, v, (size_t)k) != 0)
+			    rep_geo_judge(a, &w, geo, g, (size_t)k) != 0)
 				goto out;
 			rep_geo_drop(&w);
 		}

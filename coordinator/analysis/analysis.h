@@ -42,6 +42,8 @@ struct rep_cmp {
 	double			 r1;		/* lag-1 autocorrelation of the
 						   log ratios; NAN unknown */
 	double			 widen;		/* variance factor; 1 none */
+	double			 scale;		/* interval factor for it;
+						   1 none */
 	double			 mde;		/* ratio - 1 found at 80%
 						   power; inf: none; NAN */
 	size_t			 decide_rounds;	/* rounds finding min_effect

@@ -901,17 +901,16 @@ stats_walsh_kth(const double *d, size_t n, double k)
 struct stats_null {
 	size_t	 n;
 	double	 total;		/* N = n(n+1)/2 */
-	double	 var;		/* n(n+1)(2n+1)/24, times the widening */
+	double	 var;		/* n(n+1)(2n+1)/24 */
 	double	*upper;		/* upper[v] = P(V >= v), exact; NULL: normal */
 };
 
 /*
  * Sets up the null distribution: exact below STATS_WILCOXON_EXACT_MAX
- * ranks when nothing widens it, else the normal approximation with the
- * variance multiplied by widen. Returns 0 or -1.
+ * ranks, else the normal approximation. Returns 0 or -1.
  */
 static int
-stats_null_new(struct stats_null *z, size_t n, double widen)
+stats_null_new(struct stats_null *z, size_t n)
 {
 	uint64_t	*cnt;
 	size_t		 total = n * (n + 1) / 2, j, s;
@@ -920,9 +919,8 @@ stats_null_new(struct stats_null *z, size_t n, double widen)
 	memset(z, 0, sizeof *z);
 	z->n = n;
 	z->total = (double)total;
-	z->var = (double)n * ((double)n + 1) * (2 * (double)n + 1) / 24 *
-	    widen;
-	if (n >= STATS_WILCOXON_EXACT_MAX || widen > 1)
+	z->var = (double)n * ((double)n + 1) * (2 * (double)n + 1) / 24;
+	if (n >= STATS_WILCOXON_EXACT_MAX)
 		return (0);
 	if ((cnt = calloc(total + 1, sizeof *cnt)) == NULL)
 		return (-1);
@@ -1047,6 +1045,88 @@ stats_qnorm(double p)
 	return (x);
 }
 
+/*
+ * Returns the continued fraction of the regularized incomplete beta
+ * I_x(a, b) (modified Lentz), for x < (a + 1) / (a + b + 2).
+ */
+static double
+stats_betacf(double a, double b, double x)
+{
+	double	c = 1, d, h, aa, del, tiny = 1e-300;
+	int	m, m2;
+
+	d = 1 - (a + b) * x / (a + 1);
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 1000; m++) {
+		m2 = 2 * m;
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return (h);
+}
+
+/* Returns the regularized incomplete beta I_x(a, b), 0 <= x <= 1. */
+static double
+stats_betai(double a, double b, double x)
+{
+	double	lbt;
+
+	if (x <= 0)
+		return (0.0);
+	if (x >= 1)
+		return (1.0);
+	lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+	    b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return (exp(lbt) * stats_betacf(a, b, x) / a);
+	return (1 - exp(lbt) * stats_betacf(b, a, 1 - x) / b);
+}
+
+/*
+ * Returns the upper quantile of Student's t with df (> 0, not only whole)
+ * degrees of freedom: the t with P(T > t) = q, 0 < q < 1/2. P(T > t) =
+ * I_x(df/2, 1/2) / 2 with x = df / (df + t^2), solved for x by bisection
+ * on log x (x is tiny for tiny df and q).
+ */
+double
+stats_qt_upper(double q, double df)
+{
+	double	lo = -1400, hi = 0, mid, x;
+	int	it;
+
+	if (!(q > 0 && q < 0.5) || !(df > 0))
+		return (NAN);
+	for (it = 0; it < 200; it++) {
+		mid = (lo + hi) / 2;
+		if (stats_betai(df / 2, 0.5, exp(mid)) / 2 > q)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	x = exp((lo + hi) / 2);
+	if (!(x > 0))
+		return (INFINITY);
+	return (sqrt(df * (1 - x) / x));
+}
+
 int
 stats_compare(const double *logs, size_t n, double alpha, double min_effect,
     struct stats_cmp *out)
@@ -1136,6 +1216,47 @@ stats_hl_interval(const double *d, size_t n, double N,
 }
 
 /*
+ * Sets out->p and out->scale, and scales the interval for serial
+ * correlation (docs/statistics.md, "shift-t"): with no widening, the
+ * exact test's p at 0. With a widening w, the interval about the estimate
+ * grows by c = sqrt(w) t_{n/w-1}(1 - alpha/2) / z(1 - alpha/2) (the
+ * rounds' effective number, n/w, on the scale of the shift, so no rank
+ * statistic's bound makes it unbounded) and p is the exact test's at the
+ * shift est (1 - 1/c): 0 lies in the scaled interval exactly when that
+ * shift lies in the exact one, so p and interval stay one procedure.
+ */
+static void
+stats_shift_t(const double *d, size_t n, double N,
+    const struct stats_null *z, double alpha, struct stats_cmp *out)
+{
+	double	df, c;
+
+	out->scale = 1;
+	if (!(out->widen > 1)) {
+		out->p = stats_null_p(z, stats_walsh_v(d, n, N, 0));
+		return;
+	}
+	/*
+	 * n/w - 1 below STATS_SERIAL_DF (a w near n: fewer than three
+	 * effective rounds) takes that many degrees of freedom: with one,
+	 * t's quantile at a family's level (50 at 1.25%) would make a 3x
+	 * effect of 20 rounds inconclusive (docs/statistics.md).
+	 */
+	df = fmax((double)n / out->widen - 1, STATS_SERIAL_DF);
+	c = sqrt(out->widen) * stats_qt_upper(alpha / 2, df) /
+	    stats_qnorm(1 - alpha / 2);
+	if (!(c >= 1))
+		c = 1;
+	out->scale = c;
+	if (isfinite(out->lo))
+		out->lo = out->est - c * (out->est - out->lo);
+	if (isfinite(out->hi))
+		out->hi = out->est + c * (out->hi - out->est);
+	out->p = stats_null_p(z, stats_walsh_v(d, n, N,
+	    2 * out->est * (1 - 1 / c)));
+}
+
+/*
  * Sets out->sd, out->mde and out->decide_rounds from the log ratios logs,
  * sorted in d, with dev as scratch, for a test at alpha of N Walsh sums.
  */
@@ -1151,7 +1272,7 @@ stats_detectable(const double *logs, const double *d, double *dev, size_t n,
 	 * The effect this run could detect with 80% power: the Hodges-
 	 * Lehmann estimate's standard error (sigma sqrt(pi/3n) for normal
 	 * noise, sigma from the median absolute deviation so outliers do
-	 * not inflate it), widened as the test is. A run too short for the
+	 * not inflate it), scaled as the interval is. A run too short for the
 	 * test to reach alpha at all detects nothing (infinite).
 	 */
 	mid = n / 2;
@@ -1168,7 +1289,7 @@ stats_detectable(const double *logs, const double *d, double *dev, size_t n,
 	za = stats_qnorm(1 - alpha / 2);
 	zb = stats_qnorm(0.8);
 	me = min_effect > 0 ? log(1 + min_effect) : 0;
-	se = mad * sqrt(M_PI / 3 / (double)n) * sqrt(out->widen);
+	se = mad * sqrt(M_PI / 3 / (double)n) * out->scale;
 	/* The noise's resolution; a verdict needs min_effect besides. */
 	if (stats_null_p(z, N) > alpha)
 		out->mde = INFINITY;
@@ -1201,6 +1322,7 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	out->est = out->lo = out->hi = out->p = out->mde = NAN;
 	out->r1 = NAN;
 	out->widen = 1;
+	out->scale = 1;
 	out->level = 1 - alpha;
 	out->decide_rounds = 0;
 	if (n == 0 || !(alpha > 0 && alpha < 1) ||
@@ -1216,7 +1338,7 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	memcpy(d, logs, n * sizeof *d);
 	stats_sort(d, n);
 	N = (double)n * ((double)n + 1) / 2;
-	if (stats_null_new(&z, n, out->widen) != 0)
+	if (stats_null_new(&z, n) != 0)
 		goto out;
 
 	/* Hodges-Lehmann: the median of the Walsh averages. */
@@ -1225,8 +1347,8 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	else
 		out->est = (stats_walsh_kth(d, n, N / 2) +
 		    stats_walsh_kth(d, n, N / 2 + 1)) / 4;
-	out->p = stats_null_p(&z, stats_walsh_v(d, n, N, 0));
 	stats_hl_interval(d, n, N, &z, alpha, out);
+	stats_shift_t(d, n, N, &z, alpha, out);
 	stats_detectable(logs, d, dev, n, N, &z, alpha, min_effect, out);
 	ret = 0;
 out:
@@ -1247,7 +1369,7 @@ stats_min_p(size_t n)
 	struct stats_null	z;
 	double			p;
 
-	if (n == 0 || stats_null_new(&z, n, 1) != 0)
+	if (n == 0 || stats_null_new(&z, n) != 0)
 		return (1.0);
 	p = stats_null_p(&z, z.total);
 	free(z.upper);

@@ -25,6 +25,8 @@
 #define STATS_SERIAL_MIN_SERIES 8	/* nor from a shorter series */
 #define STATS_SERIAL_Z	1.28	/* widen when lag-1 r > this / sqrt(n) */
 #define STATS_SERIAL_SE	1.0	/* standard errors added to the estimate */
+#define STATS_SERIAL_DF	2.0	/* fewest degrees of freedom of the
+				   widened interval's t */
 
 enum stats_verdict {
 	VERDICT_BETTER,
@@ -118,6 +120,7 @@ struct stats_cmp {
 	double	level;		/* 1 - alpha */
 	double	r1;		/* lag-1 autocorrelation; NAN below 3 rounds */
 	double	widen;		/* variance factor for it; 1: none */
+	double	scale;		/* the interval's factor for it; 1: none */
 	double	sd;		/* robust spread of the log ratios */
 	double	mde;		/* log effect found with 80% power; inf: none */
 	size_t	decide_rounds;	/* rounds that find min_effect at 80%; 0 */
@@ -148,6 +151,10 @@ double	stats_lag1(const double *x, size_t n);
 
 /* Returns the standard normal quantile of p. */
 double	stats_qnorm(double p);
+
+/* Returns the t with P(T > t) = q (0 < q < 1/2) for Student's t with df
+ * (> 0, not only whole) degrees of freedom; NAN for bad arguments. */
+double	stats_qt_upper(double q, double df);
 
 /* Returns "better", "worse", "same", "inconclusive" or "invalid". */
 const char	*stats_verdict_name(enum stats_verdict v);

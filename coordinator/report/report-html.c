@@ -391,14 +391,15 @@ fp_rows(const struct analysis *a, size_t gi, struct fp_row *rows,
 }
 
 /*
- * The scale of a forest plot: every interval of rows[n], 1 and the band
- * 1 ± me around it, with a margin, into *lo and *hi.
+ * The scale of a forest plot: every interval of rows[n] (the estimate for
+ * an unbounded end), 1 and the band 1 ± me around it, with a margin, into
+ * *lo and *hi.
  */
 static void
 fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
     double *hi)
 {
-	double	rl, rh, pad;
+	double	rl, rh, r, pad;
 	size_t	k;
 
 	*lo = 1 - me;
@@ -409,11 +410,18 @@ fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
 		    isfinite(rows[k].c->lo)) {
 			rl = rows[k].c->lo;
 			rh = rows[k].c->hi;
+			r = rows[k].c->ratio;
 		} else if (rows[k].geo != NULL && rows[k].geo->nused > 0) {
 			rl = rows[k].geo->lo;
 			rh = rows[k].geo->hi;
+			r = rows[k].geo->est;
 		} else
 			continue;
+		/* An unbounded end: its estimate, still on the axis. */
+		if (!(rl > 0))
+			rl = r;
+		if (!isfinite(rh))
+			rh = r;
 		if (rl > 0 && rl < *lo)
 			*lo = rl;
 		if (rh > *hi && isfinite(rh))

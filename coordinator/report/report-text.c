@@ -220,8 +220,8 @@ report_text_cmp_notes(FILE *f, const struct report_fmt *fmt,
 		return;
 	if (c->widen > 1) {
 		fprintf(f, "<br>%srounds serially correlated (lag-1 r %.2f): "
-		    "interval widened, variance ×%.1f", fmt->why_open, c->r1,
-		    c->widen);
+		    "interval widened ×%.2f (variance ×%.1f)", fmt->why_open,
+		    c->r1, c->scale, c->widen);
 		fputs(fmt->aside_close, f);
 	}
 	if (c->verdict == VERDICT_INCONCLUSIVE && c->decide_rounds > 0) {

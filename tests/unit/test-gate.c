@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/gate.h"
 #include "coordinator/analysis/rng.h"
 #include "coordinator/hosts/host.h"
@@ -358,6 +359,267 @@ test_serial_report(void **state)
 	synth_tmpdir_free(dir);
 }
 
+/*
+ * Writes a record of 3 benchmarks and nrounds rounds where every round
+ * says B is 3x slower: the log ratio is log 3 plus noise of sd 0.05 that
+ * is an AR(1) of phi across rounds; sorted (phi < 0): the rounds' noise
+ * put in increasing order, a lag-1 r near 1.
+ */
+static void
+gen_slow3(const char *dir, double phi, uint32_t nrounds)
+{
+	struct record		 rec;
+	struct synth_suite	 ss;
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL;
+	double			 e[3][40], x;
+	uint32_t		 round, seq = 0;
+	size_t			 b, i, j;
+
+	assert_true(nrounds <= 40);
+	assert_int_equal(synth_suite(&ss, "slow3", 2, 3, nrounds, 1), 0);
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
+	rng_seed(&r, 13);
+	for (b = 0; b < 3; b++) {
+		for (x = 0, i = 0; i < nrounds; i++) {
+			x = (phi > 0 ? phi : 0) * x + synth_gauss(&r);
+			e[b][i] = 0.05 * x * (phi > 0 ? sqrt(1 - phi * phi) :
+			    1);
+		}
+		for (i = 0; phi < 0 && i < nrounds; i++) {
+			for (j = i + 1; j < nrounds; j++) {
+				if (e[b][j] < e[b][i]) {
+					x = e[b][i];
+					e[b][i] = e[b][j];
+					e[b][j] = x;
+				}
+			}
+		}
+	}
+	if (synth_open(&rec, dir, "20260101-000000-slow3", &ss.s,
+	    "orch run slow3.ini", &h, 1, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= nrounds; round++) {
+		for (b = 0; b < 3; b++) {
+			synth_elapsed(&smp, seq++, round, 2000000, 1e6);
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[0].name, &smp), 0);
+			synth_elapsed(&smp, seq++, round, 2000000,
+			    3e6 * exp(e[b][round - 1]));
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[1].name, &smp), 0);
+		}
+	}
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
+}
+
+/*
+ * A 20-round run whose every round says B is 3x slower is worse whatever
+ * its serial correlation, and the report says what widened an interval:
+ * the serial correlation, never "too few rounds". Five rounds are too few
+ * (the family's level is out of their reach), and the report says that.
+ */
+static void
+test_slow3_worse(void **state)
+{
+	static const double	 phis[] = { 0, 0.5, 0.9, 0.99, -1 };
+	struct dataset		*ds;
+	struct analysis		*a;
+	char			*dir, *cause = NULL, *md;
+	size_t			 i, b, nwide = 0;
+
+	(void)state;
+	for (i = 0; i <= (sizeof phis / sizeof phis[0]); i++) {
+		assert_non_null(dir = synth_tmpdir_new("gate"));
+		gen_slow3(dir, i < (sizeof phis / sizeof phis[0]) ? phis[i] : 0,
+		    i < (sizeof phis / sizeof phis[0]) ? 20 : 5);
+		if (synth_load(dir, &ds, &a, &cause) != 0)
+			fail_msg("%s", cause);
+		for (b = 0; b < 3; b++) {
+			if (i == (sizeof phis / sizeof phis[0])) {
+				assert_int_equal(cmp(a, b, 1)->verdict,
+				    VERDICT_INCONCLUSIVE);
+				continue;
+			}
+			if (cmp(a, b, 1)->verdict != VERDICT_WORSE)
+				fail_msg("phi %g bench %zu: %s [%g, %g]",
+				    phis[i], b, stats_verdict_name(
+				    cmp(a, b, 1)->verdict), cmp(a, b, 1)->lo,
+				    cmp(a, b, 1)->hi);
+			nwide += cmp(a, b, 1)->widen > 1;
+		}
+		analysis_free(a);
+		dataset_free(ds);
+		assert_int_equal(report_render(dir, 0, NULL, NULL, &cause),
+		    0);
+		md = slurp(dir, "report.md");
+		if (i == (sizeof phis / sizeof phis[0]))
+			expect_in("report.md", md, "[unbounded: too few "
+			    "rounds]");
+		else if (strstr(md, "too few rounds") != NULL)
+			fail_msg("phi %g: 'too few rounds' in '%s'", phis[i],
+			    md);
+		if (i < (sizeof phis / sizeof phis[0]) && phis[i] == -1)
+			expect_in("report.md", md, "interval widened ×");
+		free(md);
+		synth_tmpdir_free(dir);
+	}
+	/* The correlated orders did widen. */
+	assert_true(nwide >= 6);
+}
+
+/* Fails unless got is want to 1e-9 relative. */
+static void
+expect_near(const char *what, double got, double want)
+{
+	if (!(fabs(got - want) <= 1e-9 * fabs(want)))
+		fail_msg("%s: got %.12g, want %.12g", what, got, want);
+}
+
+/*
+ * Writes a record of 3 benchmarks and nrounds rounds, B slower by eff[b]
+ * on benchmark b, noise of sd 0.05 an AR(1) of phi 0.5 across rounds
+ * (seeded by seed); eff NULL: benchmarks 0 and 1 B twice as slow in
+ * rounds 9-12 and 1-4 and the same elsewhere, noise-free (12 rounds; the
+ * per-round mean's estimate, log 2 / 4, is below both of theirs, log 2 /
+ * 2), benchmark 2 never measured; halves: benchmark b measured only in
+ * rounds of its
+ * third (1..n/3, ...), so that each comparison has n/3 pairs while the
+ * per-round mean has n rounds.
+ */
+static void
+gen_geo(const char *dir, uint32_t nrounds, const double *eff, int halves,
+    uint64_t seed)
+{
+	struct record		 rec;
+	struct synth_suite	 ss;
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL;
+	double			 x[3] = { 0, 0, 0 };
+	uint32_t		 round, seq = 0, third = nrounds / 3;
+	size_t			 b;
+
+	assert_int_equal(synth_suite(&ss, "geo", 2, 3, nrounds, 1), 0);
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
+	rng_seed(&r, seed);
+	if (synth_open(&rec, dir, "20260101-000000-geo", &ss.s,
+	    "orch run geo.ini", &h, 1, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= nrounds; round++) {
+		for (b = 0; b < 3; b++) {
+			x[b] = 0.5 * x[b] + sqrt(0.75) * synth_gauss(&r);
+			if ((halves && (round - 1) / third != b) ||
+			    (eff == NULL && b == 2))
+				continue;
+			synth_elapsed(&smp, seq++, round, 2000000, 1e6);
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[0].name, &smp), 0);
+			synth_elapsed(&smp, seq++, round, 2000000,
+			    eff == NULL ? (b == 0 ? round > 8 : round <= 4) ?
+			    2e6 : 1e6 : 1e6 * (1 + eff[b]) *
+			    exp(0.05 * x[b]));
+			assert_int_equal(record_sample(&rec, "h",
+			    ss.bs[b].name, ss.vars[1].name, &smp), 0);
+		}
+	}
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
+}
+
+/*
+ * The geometric mean is tested like its comparisons: worse when they are
+ * (20 rounds, 3x slower, serially correlated), its estimate between the
+ * smallest and largest estimate it summarises (random effects and noise),
+ * and never better or worse when every comparison under it is unbounded
+ * (each benchmark measured in a third of 18 rounds: 6 pairs, too few at
+ * the family's level, while the mean's 18 rounds would be enough).
+ */
+static void
+test_geo_like_rows(void **state)
+{
+	static const double	 slow3[] = { 2, 2, 2 };
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct rep_geo	*geo;
+	struct rng		 r;
+	char			*dir, *cause = NULL;
+	double			 eff[3], lo, hi;
+	size_t			 t, b;
+
+	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("gate"));
+	gen_geo(dir, 20, slow3, 0, 3);
+	if (synth_load(dir, &ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_non_null(geo = analysis_geo(a, 0, 1));
+	assert_int_equal(geo->nused, 3);
+	assert_int_equal(geo->verdict, VERDICT_WORSE);
+	assert_true(geo->lo > 1 && isfinite(geo->hi));
+	analysis_free(a);
+	dataset_free(ds);
+	synth_tmpdir_free(dir);
+
+	rng_seed(&r, 4);
+	for (t = 0; t < 12; t++) {
+		for (b = 0; b < 3; b++)
+			eff[b] = 0.2 * synth_gauss(&r) * (t % 2 ? 1 : 0.1);
+		assert_non_null(dir = synth_tmpdir_new("gate"));
+		gen_geo(dir, 10 + 3 * (uint32_t)t, eff, 0, 100 + t);
+		if (synth_load(dir, &ds, &a, &cause) != 0)
+			fail_msg("%s", cause);
+		assert_non_null(geo = analysis_geo(a, 0, 1));
+		lo = INFINITY;
+		hi = -INFINITY;
+		for (b = 0; b < 3; b++) {
+			lo = fmin(lo, cmp(a, b, 1)->ratio);
+			hi = fmax(hi, cmp(a, b, 1)->ratio);
+		}
+		if (!(geo->est >= lo * (1 - 1e-12) &&
+		    geo->est <= hi * (1 + 1e-12)))
+			fail_msg("run %zu: geomean %g outside [%g, %g]", t,
+			    geo->est, lo, hi);
+		assert_true(geo->lo <= geo->est && geo->est <= geo->hi);
+		analysis_free(a);
+		dataset_free(ds);
+		synth_tmpdir_free(dir);
+	}
+
+	/* A mean of two whose per-round mean lies below both rows. */
+	assert_non_null(dir = synth_tmpdir_new("gate"));
+	gen_geo(dir, 12, NULL, 0, 6);
+	if (synth_load(dir, &ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_non_null(geo = analysis_geo(a, 0, 1));
+	assert_int_equal(geo->nused, 2);
+	for (b = 0; b < 2; b++)
+		expect_near("row", cmp(a, b, 1)->ratio, sqrt(2));
+	expect_near("geomean", geo->est, sqrt(2));
+	analysis_free(a);
+	dataset_free(ds);
+	synth_tmpdir_free(dir);
+
+	assert_non_null(dir = synth_tmpdir_new("gate"));
+	gen_geo(dir, 18, slow3, 1, 5);
+	if (synth_load(dir, &ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	for (b = 0; b < 3; b++) {
+		assert_int_equal(cmp(a, b, 1)->npairs, 6);
+		assert_false(cmp(a, b, 1)->lo > 0 &&
+		    isfinite(cmp(a, b, 1)->hi));
+	}
+	assert_non_null(geo = analysis_geo(a, 0, 1));
+	assert_int_equal(geo->nused, 3);
+	assert_int_equal(geo->verdict, VERDICT_INCONCLUSIVE);
+	analysis_free(a);
+	dataset_free(ds);
+	synth_tmpdir_free(dir);
+}
+
 /* The list: words, commas, any, and what it refuses. */
 static void
 test_gate_parse(void **state)
@@ -418,6 +680,8 @@ main(void)
 		cmocka_unit_test(test_gate_lines),
 		cmocka_unit_test(test_gate_parse),
 		cmocka_unit_test(test_serial_report),
+		cmocka_unit_test(test_slow3_worse),
+		cmocka_unit_test(test_geo_like_rows),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

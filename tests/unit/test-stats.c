@@ -901,6 +901,49 @@ test_compare_serial(void **state)
 	assert_true(c.widen > 2);
 }
 
+/*
+ * Student's t quantiles (R's qt), and the shift-t adjustment: 20 rounds
+ * all saying 3x slower are worse at any pooled serial correlation and any
+ * family up to 22, with a finite interval whose p agrees with it.
+ */
+static void
+test_compare_shift_t(void **state)
+{
+	static const double	rs[] = { 0, 0.3, 0.5, 0.7, 0.9, 0.99 };
+	struct stats_cmp	c;
+	struct rng		r;
+	double			d[20], x = 0, alpha;
+	size_t			i, a, m;
+
+	(void)state;
+	check_close("t 1", stats_qt_upper(0.025, 1), 12.7062047361747, 1e-9);
+	check_close("t 10", stats_qt_upper(0.025, 10), 2.22813885198627,
+	    1e-9);
+	check_close("t 2.5", stats_qt_upper(0.005, 2.5), 7.16372813894879,
+	    1e-7);
+	check_close("t 1000", stats_qt_upper(0.025, 1000), 1.96233908082641,
+	    1e-9);
+	assert_true(isnan(stats_qt_upper(0.6, 3)));
+	rng_seed(&r, 21);
+	for (i = 0; i < 20; i++) {
+		x = 0.9 * x + (uniform(&r) - 0.5);
+		d[i] = log(3) + 0.05 * x;
+	}
+	for (m = 1; m <= 22; m++) {
+		alpha = 0.05 / (double)m;
+		for (a = 0; a < sizeof rs / sizeof rs[0]; a++) {
+			assert_int_equal(stats_compare_serial(d, 20, alpha,
+			    0.01, rs[a], 200, &c), 0);
+			assert_true(isfinite(c.lo) && isfinite(c.hi));
+			assert_true(c.lo > 0 && c.p <= alpha);
+			assert_int_equal(stats_verdict_test(&c, alpha, 0.01,
+			    0), VERDICT_WORSE);
+			assert_true(c.widen == 1 ? c.scale == 1 :
+			    c.scale > sqrt(c.widen));
+		}
+	}
+}
+
 /* The smallest p, the unbounded interval and the detectable effect. */
 static void
 test_compare_power(void **state)
@@ -1040,6 +1083,7 @@ main(void)
 		cmocka_unit_test(test_compare_ties),
 		cmocka_unit_test(test_compare_consistent),
 		cmocka_unit_test(test_compare_serial),
+		cmocka_unit_test(test_compare_shift_t),
 		cmocka_unit_test(test_compare_power),
 		cmocka_unit_test(test_qnorm),
 	};
