@@ -49,9 +49,9 @@ wait_until() {
 }
 
 # expect_ratios_inside SUMMARY: every comparison in summary.json has its
-# ratio inside its interval. An interval the rounds cannot bound (a busy
-# machine's serially correlated rounds widen it past what 20 rounds can
-# bound) is [0, null]: docs/output.md; it holds every ratio.
+# ratio inside its interval. An interval the rounds cannot bound (too few
+# rounds for the family's level) is [0, null]: docs/output.md; it holds
+# every ratio.
 expect_ratios_inside() {
 	jq -e '[.comparisons[] | select((.ci_low <= .ratio and (.ci_high == null or .ratio <= .ci_high)) | not)] | length == 0' "$1" >/dev/null \
 		|| fail "a ratio outside its interval: $(jq -c '[.comparisons[] | [.bench, .metric, .variant, .ratio, .ci_low, .ci_high]]' "$1")"
