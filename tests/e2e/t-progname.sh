@@ -1,9 +1,9 @@
 # A pushed program runs under its own name: argv[0] is its base name, and
 # the path it runs from ends in that name (WORKDIR/cache/SHA.d/NAME), so a
 # multi-call program behaves as on the host. checksum = stdout shows it:
-# a pushed /usr/bin/xzcat (a link to xz) decompresses as the host's xzcat
-# does (it compressed, under a hash for a name, before), a pushed /bin/sh
-# says its $0 is sh, and a pushed readlink reads /proc/self/exe ending in
+# a pushed rbash (a link to bash) is the restricted shell, as the host's
+# rbash (under a hash for a name it was bash), a pushed /bin/sh says its
+# $0 is sh, and a pushed readlink reads /proc/self/exe ending in
 # /readlink. The file's SHA-256 identity is unchanged.
 . tests/e2e/lib.sh
 
@@ -26,33 +26,33 @@ nsum() {
 	expect_eq "$1 runs with stdout sha256:$2" "$(grep -ao "sha256:$2" "$T/$1/samples.msgpack" | wc -l)" "$3"
 }
 
-note "a pushed xzcat decompresses like the host's"
-X=/usr/bin/xzcat
-[ -x "$X" ] || fail "$X not found: install Debian's xz-utils package"
-want=9e17eaf05d0f0c09e0e69789c2478f819c591897262ab085503fe7b2b1060bb8
-cat > "$T/xz.ini" <<INI
+note "a pushed rbash (a link to bash) is restricted, as the host's"
+# bash reads its argv[0]: as rbash it is the restricted shell, as a hash
+# it is bash (the old tree's answer). A pushed xzcat decompresses the same
+# way (a link to xz; xz-utils is in none of the Makefile's package sets).
+cat > "$T/rb.ini" <<INI
 [suite]
 rounds   = 5
 warmup   = 0
 retries  = 0
 max_load = 0
 [variant.A]
-bin = $X
+bin = /usr/bin/rbash
 [variant.B]
-bin = host:xzcat
-[bench.unxz]
-args     = {file:data}
-files    = data=$PWD/tests/e2e/fixtures/hello.txt.xz
+bin = host:rbash
+[bench.cd]
+args     = -c 'cd / 2>/dev/null && echo unrestricted || echo restricted'
 checksum = stdout
 INI
-ckrun xz
-nsum xz "$want" 10
-xsha=$(sha256sum "$X" | cut -d' ' -f1)
+ckrun rb
+want=$(echo restricted | sha256sum | cut -d' ' -f1)
+nsum rb "$want" 10
+xsha=$(sha256sum /usr/bin/bash | cut -d' ' -f1)
 # The identity is the file's SHA-256, as before; the name is beside it.
-expect_grep "\| local \| A \| bin \| $X \| \`$xsha\` \|" "$T/xz/report.md"
+expect_grep "\| local \| A \| bin \| /usr/bin/rbash \| \`$xsha\` \|" "$T/rb/report.md"
 [ -f "$ORCH_WORKDIR/cache/$xsha" ] || fail "cache/$xsha missing"
-[ "$ORCH_WORKDIR/cache/$xsha.d/xzcat" -ef "$ORCH_WORKDIR/cache/$xsha" ] \
-	|| fail "cache/$xsha.d/xzcat is not the cache file"
+[ "$ORCH_WORKDIR/cache/$xsha.d/rbash" -ef "$ORCH_WORKDIR/cache/$xsha" ] \
+	|| fail "cache/$xsha.d/rbash is not the cache file"
 
 note "argv[0] is the base name, /proc/self/exe ends in it"
 cat > "$T/argv.ini" <<INI
@@ -97,12 +97,12 @@ ckrun exe
 nsum exe "$(echo "$ORCH_WORKDIR/cache/$rsha.d/readlink" | sha256sum | cut -d' ' -f1)" 10
 
 note "a name the cache holds as something else is made again"
-rm "$ORCH_WORKDIR/cache/$xsha.d/xzcat"
-ln -s "$ORCH_WORKDIR/cache/$rsha" "$ORCH_WORKDIR/cache/$xsha.d/xzcat"
-cp "$T/xz.ini" "$T/xz2.ini"
-ckrun xz2
-nsum xz2 "$want" 10
-[ "$ORCH_WORKDIR/cache/$xsha.d/xzcat" -ef "$ORCH_WORKDIR/cache/$xsha" ] && [ ! -L "$ORCH_WORKDIR/cache/$xsha.d/xzcat" ] \
-	|| fail "cache/$xsha.d/xzcat was not made again"
+rm "$ORCH_WORKDIR/cache/$xsha.d/rbash"
+ln -s "$ORCH_WORKDIR/cache/$rsha" "$ORCH_WORKDIR/cache/$xsha.d/rbash"
+cp "$T/rb.ini" "$T/rb2.ini"
+ckrun rb2
+nsum rb2 "$want" 10
+[ "$ORCH_WORKDIR/cache/$xsha.d/rbash" -ef "$ORCH_WORKDIR/cache/$xsha" ] && [ ! -L "$ORCH_WORKDIR/cache/$xsha.d/rbash" ] \
+	|| fail "cache/$xsha.d/rbash was not made again"
 no_leftovers
 echo PASS
