@@ -28,8 +28,7 @@ nsum() {
 
 note "a pushed rbash (a link to bash) is restricted, as the host's"
 # bash reads its argv[0]: as rbash it is the restricted shell, as a hash
-# it is bash (the old tree's answer). A pushed xzcat decompresses the same
-# way (a link to xz; xz-utils is in none of the Makefile's package sets).
+# it is bash (the old tree's answer).
 cat > "$T/rb.ini" <<INI
 [suite]
 rounds   = 5
@@ -53,6 +52,28 @@ expect_grep "\| local \| A \| bin \| /usr/bin/rbash \| \`$xsha\` \|" "$T/rb/repo
 [ -f "$ORCH_WORKDIR/cache/$xsha" ] || fail "cache/$xsha missing"
 [ "$ORCH_WORKDIR/cache/$xsha.d/rbash" -ef "$ORCH_WORKDIR/cache/$xsha" ] \
 	|| fail "cache/$xsha.d/rbash is not the cache file"
+
+note "a pushed xzcat (a link to xz) decompresses, as the host's"
+# Under a hash for a name xz compresses instead ("already has .xz suffix").
+seq 1 2000 > "$T/lines.txt"
+xz -c "$T/lines.txt" > "$T/lines.txt.xz"
+cat > "$T/xz.ini" <<INI
+[suite]
+rounds   = 5
+warmup   = 0
+retries  = 0
+max_load = 0
+[variant.A]
+bin = /usr/bin/xzcat
+[variant.B]
+bin = host:xzcat
+[bench.unxz]
+args     = {file:xz}
+files    = xz=$T/lines.txt.xz
+checksum = stdout
+INI
+ckrun xz
+nsum xz "$(sha256sum < "$T/lines.txt" | cut -d' ' -f1)" 10
 
 note "argv[0] is the base name, /proc/self/exe ends in it"
 cat > "$T/argv.ini" <<INI
