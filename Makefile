@@ -296,7 +296,7 @@ BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack
 TEST_DEBS  := libcmocka-dev valgrind openssh-server openssh-client nanomsg-utils \
 	iproute2 procps jq clang libclang-rt-14-dev chromium python3-minimal git \
 	qemu-user-static binfmt-support mmdebstrap arch-test \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross npm
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross npm xz-utils
 # What comes from the npm registry instead (darwin.mk installs it).
 NPM_PKGS   := $(DARWIN_ZIG_NPM)
 # make bench: the peers and the profilers.

@@ -169,6 +169,98 @@ cache_files_close(struct cache_file *files, size_t n)
 	}
 }
 
+/* Returns 1 when base is a file name: not empty, no '/', not . or .. */
+static int
+cache_base_ok(const char *base)
+{
+	return (base[0] != '\0' && strchr(base, '/') == NULL &&
+	    strcmp(base, ".") != 0 && strcmp(base, "..") != 0);
+}
+
+/* Writes WORKDIR/cache/SHA.d to dir and its BASE to path; 0 or -1. */
+static int
+cache_name_paths(const char *file, const char *base, char *dir,
+    size_t dsize, char *path, size_t size)
+{
+	if (!cache_base_ok(base)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (snprintf(dir, dsize, "%s.d", file) >= (int)dsize ||
+	    snprintf(path, size, "%s/%s", dir, base) >= (int)size) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
+}
+
+int
+cache_link_name(struct cache *c, const char *sha, const char *base)
+{
+	char		file[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+	struct stat	fst, st;
+	int		tries;
+
+	if (snprintf(file, sizeof file, "%s/cache/%s", c->workdir, sha) >=
+	    (int)sizeof file) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if (cache_name_paths(file, base, dir, sizeof dir, path,
+	    sizeof path) != 0)
+		return (-1);
+	if (lstat(file, &fst) == -1)
+		return (-1);
+	if (!S_ISREG(fst.st_mode)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return (-1);
+	if (lstat(dir, &st) == -1)
+		return (-1);
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return (-1);
+	}
+	for (tries = 0; tries < 3; tries++) {
+		if (lstat(path, &st) == 0) {
+			if (S_ISREG(st.st_mode) && st.st_dev == fst.st_dev &&
+			    st.st_ino == fst.st_ino)
+				return (0);
+			/* Another file, or a link of any kind: made again. */
+			if (unlink(path) == -1 && errno != ENOENT)
+				return (-1);
+		} else if (errno != ENOENT)
+			return (-1);
+		if (link(file, path) == -1 && errno != EEXIST)
+			return (-1);
+	}
+	errno = EEXIST;
+	return (-1);
+}
+
+int
+cache_named(const struct cache_file *f, const char *base, char *path,
+    size_t size)
+{
+	char		dir[PATH_MAX];
+	struct stat	st;
+	int		fd;
+
+	if (cache_name_paths(f->path, base, dir, sizeof dir, path,
+	    size) != 0)
+		return (-1);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (-1);
+	if (fstat(fd, &st) == 0 && st.st_dev == f->dev &&
+	    st.st_ino == f->ino)
+		return (fd);
+	close(fd);
+	errno = ESTALE;
+	return (-1);
+}
+
 /*
  * Creates path for writing, mode 0700: never an existing file, never
  * through a symbolic link. Returns the fd, or -1 with errno.

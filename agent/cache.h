@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <time.h>
 
 #include "proto/proto.h"
@@ -64,6 +65,23 @@ int	cache_file_unchanged(const struct cache_file *f);
 
 /* Closes the n files of files that are open. */
 void	cache_files_close(struct cache_file *files, size_t n);
+
+/*
+ * Makes WORKDIR/cache/SHA.d/BASE a hard link to the cache file SHA (made
+ * again when it names anything else), so that the program can run under
+ * its own name. Call it before cache_check: a new link changes the file's
+ * status change time. Returns 0, or -1 with errno set.
+ */
+int	cache_link_name(struct cache *c, const char *sha, const char *base);
+
+/*
+ * Opens the verified cache file f through its name base (cache_link_name).
+ * Writes that path to path[size]. Returns a descriptor (close-on-exec) of
+ * f's very file, or -1 with errno set (no such link to f: the caller runs
+ * f itself).
+ */
+int	cache_named(const struct cache_file *f, const char *base, char *path,
+	    size_t size);
 
 /*
  * Copies the file at src, whose hash is sha, into the cache, through a

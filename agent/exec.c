@@ -86,6 +86,8 @@ static volatile sig_atomic_t	 exec_sigw = -1;
 /* Output of one run being collected. */
 struct exec_io {
 	const char	*checksum_key;
+	char *const	*mkeys;			/* req's metric keys */
+	size_t		 nmkeys;
 	struct proto_sample *out;
 	int		 outfd;			/* stdout pipe, -1 once
 						   at EOF */
@@ -115,8 +117,9 @@ exec_metrics_line(struct exec_io *io, struct proto_sample *out)
 {
 	char	err[PROTO_TAIL_MAX];
 
-	if (metrics_line(out, io->line, io->linelen, io->checksum_key, err,
-	    sizeof err) == -1 && io->merr[0] == '\0')
+	if (metrics_line(out, io->line, io->linelen, io->checksum_key,
+	    io->mkeys, io->nmkeys, err, sizeof err) == -1 &&
+	    io->merr[0] == '\0')
 		memcpy(io->merr, err, sizeof io->merr);
 }
 
@@ -460,7 +463,7 @@ exec_why(const struct exec_req *req, struct proto_sample *out,
 {
 	struct stat	 st;
 	char		 path[1024];
-	const char	*prog = req->argv[0];
+	const char	*prog = req->path != NULL ? req->path : req->argv[0];
 	int		 ce;
 
 	if (req->cwd != NULL) {
@@ -1054,6 +1057,8 @@ exec_run(const struct exec_req *req, struct proto_sample *out)
 	memset(&c, 0, sizeof c);
 	c.io.out = out;
 	c.io.checksum_key = req->checksum_key;
+	c.io.mkeys = req->mkeys;
+	c.io.nmkeys = req->nmkeys;
 	if (req->checksum_key != NULL &&
 	    strcmp(req->checksum_key, PROTO_CHECKSUM_STDOUT) == 0) {
 		/* No output line's key can be it; the hash is the checksum. */

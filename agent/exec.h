@@ -19,6 +19,8 @@ struct exec_req {
 	const char	*checksum_key;	/* NULL or "": none;
 					   PROTO_CHECKSUM_STDOUT: the SHA-256 of
 					   all of stdout */
+	char *const	*mkeys;		/* the metric keys stdout may give */
+	size_t		 nmkeys;
 	char		*firstline;	/* NULL, or gets stdout's first line */
 	size_t		 firstline_len;	/* its size, NUL included */
 	const char	*pin;		/* CPU list ("2,3", "0-3") or NULL */

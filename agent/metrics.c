@@ -131,11 +131,12 @@ metrics_number_like(const char *v)
 
 int
 metrics_line(struct proto_sample *s, const char *line, size_t len,
-    const char *checksum_key, char *err, size_t errlen)
+    const char *checksum_key, char *const *keys, size_t nkeys, char *err,
+    size_t errlen)
 {
 	char		 key[PROTO_NAME_MAX], num[128];
 	const char	*v;
-	size_t		 i = 0, klen, vlen;
+	size_t		 i = 0, k, klen, vlen;
 	double		 d;
 	char		*end;
 
@@ -177,8 +178,17 @@ metrics_line(struct proto_sample *s, const char *line, size_t len,
 		return (1);
 	}
 
-	if (vlen >= sizeof num || memchr(v, '\0', vlen) != NULL)
-		return (0);
+	for (k = 0; k < nkeys; k++) {
+		if (strcmp(key, keys[k]) == 0)
+			break;
+	}
+	if (k == nkeys)
+		return (0);	/* not a metric the suite names: output */
+	if (vlen >= sizeof num || memchr(v, '\0', vlen) != NULL) {
+		snprintf(err, errlen, "metric %s: its value is not a number "
+		    "(%zu bytes of text)", key, vlen);
+		return (-1);
+	}
 	memcpy(num, v, vlen);
 	num[vlen] = '\0';
 	if (metrics_builtin(key)) {
@@ -188,8 +198,11 @@ metrics_line(struct proto_sample *s, const char *line, size_t len,
 		return (-1);
 	}
 	if (!metrics_numeric(v, vlen)) {
-		if (!metrics_number_like(num))
-			return (0);	/* text, such as version=1.2.3 */
+		if (!metrics_number_like(num)) {
+			snprintf(err, errlen, "metric %s=%s is not a number",
+			    key, num);
+			return (-1);
+		}
 		snprintf(err, errlen, "metric %s=%s is not a finite decimal "
 		    "number", key, num);
 		return (-1);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/cache.h"
 #include "agent/exec.h"
@@ -128,15 +129,34 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 	const struct cache_file	*exe;
 	struct exec_req		 req;
 	char			**argv, **envp, exepath[PATH_MAX];
-	char			 fdpath[64];
+	char			 fdpath[64], named[PATH_MAX];
+	char			 argv0[PROTO_PROG_MAX];
 	size_t			 i;
-	int			 r = 0;
+	int			 r = 0, fd;
 
 	if ((exe = serve_exec_prog(s, plan, files, cmd, smp)) == NULL)
 		return (0);
 	argv = xcalloc(cmd->nargs + 2, sizeof *argv);
 	snprintf(exepath, sizeof exepath, "%s", exe->path);
 	argv[0] = exepath;
+	fd = exe->fd;
+	/*
+	 * A pushed program runs under its own base name, from a path that
+	 * ends in it: a multi-call program (xzcat, busybox) reads its
+	 * argv[0], others /proc/self/exe. Where no hard link can be made,
+	 * the file itself runs, still as argv[0] its name.
+	 */
+	if (!cmd->has_host && cmd->has_name) {
+		snprintf(argv0, sizeof argv0, "%s", cmd->name);
+		argv[0] = argv0;
+		if ((fd = cache_named(exe, cmd->name, named,
+		    sizeof named)) == -1) {
+			log_warn("cannot open %s under the name %s", exe->path,
+			    cmd->name);
+			fd = exe->fd;
+		} else
+			snprintf(exepath, sizeof exepath, "%s", named);
+	}
 	for (i = 0; i < cmd->nargs; i++)
 		argv[i + 1] = cmd->args[i];
 	envp = serve_exec_envp(cmd);
@@ -148,14 +168,18 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 	 * program by its path (a script's interpreter must open it), checked
 	 * unchanged just before.
 	 */
-	req.path = !cmd->has_host && proc_fd_path(exe->fd, fdpath,
-	    sizeof fdpath) == 0 ? fdpath : NULL;
+	req.path = NULL;
+	if (!cmd->has_host)
+		req.path = proc_fd_path(fd, fdpath, sizeof fdpath) == 0 ?
+		    fdpath : exepath;
 	req.envp = envp;
 	req.cwd = s->rundir;
 	req.timeout_ms = cmd->timeout_ms;
 	req.lifeline_fd = serve_stop_pipe[0];
 	if (!hook) {
 		req.checksum_key = cmd->checksum_key;
+		req.mkeys = cmd->mkeys;
+		req.nmkeys = cmd->nmkeys;
 		req.pin = s->pin;
 		req.counters = s->counters;
 		req.spawned = s->journal != -1 ? serve_exec_spawned : NULL;
@@ -165,6 +189,8 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 	if (exec_run(&req, smp) != 0)
 		r = SERVE_STOP;
 	serve_gate_self_load(s, 0);
+	if (fd != exe->fd)
+		close(fd);
 	free(argv);
 	free(envp);
 	return (r);

@@ -125,6 +125,14 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 		*code = "busy";
 		return (-1);
 	}
+	/* Each pushed program's name, before its file is verified. */
+	for (i = 0; i < plan->ncmds; i++) {
+		if (plan->cmds[i].has_name && !plan->cmds[i].has_host &&
+		    cache_link_name(&s->cache, plan->cmds[i].exe,
+		    plan->cmds[i].name) != 0 && errno != ENOENT)
+			log_warn("cannot name cache file %s %s",
+			    plan->cmds[i].exe, plan->cmds[i].name);
+	}
 	for (i = 0; i < plan->nfiles; i++) {
 		if (cache_check(&s->cache, plan->files[i], &files[i]) != 0) {
 			*code = "file";

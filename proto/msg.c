@@ -137,6 +137,8 @@ static int	msg_enc_metrics(msgpack_packer *, const void *);
 static int	msg_check_plan(const void *);
 static int	msg_dec_hooks(const msgpack_object *, void *);
 static int	msg_enc_hooks(msgpack_packer *, const void *);
+static int	msg_dec_mkeys(const msgpack_object *, void *);
+static int	msg_enc_mkeys(msgpack_packer *, const void *);
 
 /* The facts' "load", by position: the names are not sent. */
 static const struct msg_field msg_load_tab[] = {
@@ -192,6 +194,9 @@ static const struct msg_field msg_cmd_tab[] = {
 	MSG_FOPT(struct proto_cmd, host, MSG_STR, has_host),
 	{ "hooks", MSG_SUB, 0, 0, 0, offsetof(struct proto_cmd, has_hooks),
 	    msg_dec_hooks, msg_enc_hooks, NULL },
+	MSG_FOPT(struct proto_cmd, name, MSG_STR, has_name),
+	{ "metrics", MSG_SUB, 0, 0, 0, offsetof(struct proto_cmd, has_mkeys),
+	    msg_dec_mkeys, msg_enc_mkeys, NULL },
 };
 
 /* The fields every command has (the optional ones come last). */
@@ -888,6 +893,15 @@ msg_dec_env(const msgpack_object *o, void *base)
 	return (msg_dec_strv(o, 1, &c->nenv, &c->env));
 }
 
+/* Decodes a command's "metrics", the keys its stdout may give. */
+static int
+msg_dec_mkeys(const msgpack_object *o, void *base)
+{
+	struct proto_cmd	*c = base;
+
+	return (msg_dec_strv(o, 0, &c->nmkeys, &c->mkeys));
+}
+
 /* Decodes a command's "hooks", [prepare, setup, cleanup], -1 for none. */
 static int
 msg_dec_hooks(const msgpack_object *o, void *base)
@@ -898,7 +912,9 @@ msg_dec_hooks(const msgpack_object *o, void *base)
 
 /*
  * Returns 1 when command c is a well-formed part of plan p: a program (a
- * hash, or a host program: an absolute path or a name without '/'), and
+ * hash, or a host program: an absolute path or a name without '/'), a
+ * cache program's base name (no '/', neither "." nor ".."), metric keys
+ * that are identifiers, and
  * hooks that name commands which are hooks themselves, not steps (hook[]
  * marks those), without hooks of their own.
  */
@@ -914,6 +930,14 @@ msg_cmd_ok(const struct proto_plan *p, const struct proto_cmd *c,
 	if (c->has_host && (c->host[0] == '\0' || (c->host[0] != '/' &&
 	    strchr(c->host, '/') != NULL)))
 		return (0);
+	if (c->has_name && (c->has_host || c->name[0] == '\0' ||
+	    strchr(c->name, '/') != NULL || strcmp(c->name, ".") == 0 ||
+	    strcmp(c->name, "..") == 0))
+		return (0);
+	for (k = 0; c->has_mkeys && k < c->nmkeys; k++) {
+		if (!ident_str_ok(c->mkeys[k], PROTO_NAME_MAX))
+			return (0);
+	}
 	if (!c->has_hooks)
 		return (1);
 	for (k = 0; k < PROTO_NHOOKS; k++) {
@@ -1392,6 +1416,15 @@ msg_enc_env(msgpack_packer *pk, const void *base)
 	return (msg_enc_strv(pk, 1, c->nenv, c->env));
 }
 
+/* Packs a command's "metrics". */
+static int
+msg_enc_mkeys(msgpack_packer *pk, const void *base)
+{
+	const struct proto_cmd	*c = base;
+
+	return (msg_enc_strv(pk, 0, c->nmkeys, c->mkeys));
+}
+
 /* Packs a command's "hooks". */
 static int
 msg_enc_hooks(msgpack_packer *pk, const void *base)
@@ -1502,6 +1535,9 @@ proto_msg_free(struct proto_msg *msg)
 			for (j = 0; c->env != NULL && j < c->nenv; j++)
 				free(c->env[j]);
 			free(c->env);
+			for (j = 0; c->mkeys != NULL && j < c->nmkeys; j++)
+				free(c->mkeys[j]);
+			free(c->mkeys);
 		}
 		free(p->cmds);
 		p->cmds = NULL;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	6	/* bump on any change */
+#define PROTO_VERSION	7	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -160,6 +160,15 @@ struct proto_cmd {
 	int32_t		 hooks[PROTO_NHOOKS];	/* indices into cmds, -1
 						   none; those are hooks,
 						   never steps */
+	int		 has_name;
+	char		 name[PROTO_PROG_MAX];	/* a cache program's base
+						   name: its argv[0], and
+						   the last component of
+						   the path it runs from */
+	int		 has_mkeys;
+	size_t		 nmkeys;		/* the metric keys read from
+						   its stdout; none else */
+	char		**mkeys;
 };
 
 /* One host program an agent resolved (PROGS). */

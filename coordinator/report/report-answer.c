@@ -14,6 +14,7 @@
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
+#include "coordinator/store/dataset.h"
 
 /*
  * Writes the primary intervals' level, "95%" for a family of one, else
@@ -123,6 +124,93 @@ ans_geo_count(char *buf, size_t len, const struct rep_geo *geo)
 		    geo->nused == 1 ? "" : "s");
 }
 
+#define ANS_FAIL_KINDS	20	/* kinds of failure the terminal lists */
+#define ANS_FAIL_COLS	200	/* of a reason's last line, at most */
+
+/* Returns 1 when a and b failed alike: host, bench, variant, status, line. */
+static int
+ans_same_failure(const struct ds_sample *a, const struct ds_sample *b)
+{
+	const char	*la, *lb;
+	size_t		 na, nb;
+
+	if (a->host != b->host || a->bench != b->bench ||
+	    a->variant != b->variant || a->status != b->status ||
+	    a->signal != b->signal || a->exit_code != b->exit_code)
+		return (0);
+	la = report_text_last_line(a->err, &na);
+	lb = report_text_last_line(b->err, &nb);
+	return (na == nb && memcmp(la, lb, na) == 0);
+}
+
+/* Writes one kind of failure: host, bench/variant, count, status, reason. */
+static void
+ans_failure_line(FILE *f, const struct dataset *ds, const struct ds_sample *s,
+    size_t count)
+{
+	char		 line[ANS_FAIL_COLS + 8];
+	const char	*last;
+	size_t		 len;
+
+	fputs("  ", f);
+	report_text_tty(f, ds->hosts[s->host].name);
+	fputs("  ", f);
+	report_text_tty(f, ds->benches[s->bench].name);
+	if (ds->variants[s->variant][0] != '\0') {
+		fputc('/', f);
+		report_text_tty(f, ds->variants[s->variant]);
+	}
+	fprintf(f, ": %zu run%s ", count, count == 1 ? "" : "s");
+	report_text_status(f, s);
+	last = report_text_last_line(s->err, &len);
+	if (len > 0) {
+		if (len > ANS_FAIL_COLS)
+			snprintf(line, sizeof line, "%.*s...",
+			    ANS_FAIL_COLS, last);
+		else
+			snprintf(line, sizeof line, "%.*s", (int)len, last);
+		fputs(": ", f);
+		report_text_tty(f, line);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * Writes the failed runs, one line per kind of failure (host, bench,
+ * variant, status and the last line of its reason) with its count, as
+ * report.md's failed-runs tables: the terminal says why, not only how many.
+ */
+static void
+ans_failures(FILE *f, const struct dataset *ds)
+{
+	const struct ds_sample	*s, *rep[ANS_FAIL_KINDS];
+	size_t			 count[ANS_FAIL_KINDS];
+	size_t			 i, k, ng = 0, other = 0;
+
+	for (i = 0; i < ds->nsamples; i++) {
+		s = &ds->samples[i];
+		if (s->status == 0)
+			continue;
+		for (k = 0; k < ng && !ans_same_failure(rep[k], s); k++)
+			;
+		if (k < ng)
+			count[k]++;
+		else if (ng < ANS_FAIL_KINDS) {
+			rep[ng] = s;
+			count[ng++] = 1;
+		} else
+			other++;
+	}
+	if (ng == 0)
+		return;
+	fputs("failed runs, by kind:\n", f);
+	for (k = 0; k < ng; k++)
+		ans_failure_line(f, ds, rep[k], count[k]);
+	if (other > 0)
+		fprintf(f, "  %zu more failed run%s of other kinds (report.md)"
+		    "\n", other, other == 1 ? "" : "s");
+}
+
 void
 report_answer_text(const struct analysis *a, FILE *f)
 {
@@ -217,6 +305,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 			}
 		}
 	}
+	ans_failures(f, ds);
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "%zu host%s failed: partial results\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");

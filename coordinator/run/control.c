@@ -96,8 +96,8 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 	struct control_job	*jobs;
 	struct dataset		*ds;
 	const struct ds_host	*dh;
-	char			*cause = NULL, state[HOST_ERR_LEN + 16];
-	size_t			 i, k, nrec;
+	char			*cause = NULL, **states;
+	size_t			 i, k, *nrecs, wh = 4, ws = 5;
 	long			 hi;
 
 	if (record_load(dir, &ds, &cause) != 0) {
@@ -121,29 +121,37 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 	}
 	host_each(jobs, n, sizeof *jobs, control_thread);
 	control_headline(dir, ds, jobs, n);
-	printf("%-12s %8s  %-32s %s\n", "HOST", "RECORDED", "STATE",
-	    stop ? "AGENT (stop)" : "AGENT");
+	/* Columns as wide as their longest value: none runs into the next. */
+	states = xcalloc(n + 1, sizeof *states);
+	nrecs = xcalloc(n + 1, sizeof *nrecs);
 	for (i = 0; i < n; i++) {
 		hi = dataset_host(ds, hosts[i].name);
-		nrec = 0;
 		for (k = 0; hi >= 0 && k < ds->nsamples; k++)
-			nrec += ds->samples[k].host == (size_t)hi;
+			nrecs[i] += ds->samples[k].host == (size_t)hi;
 		for (k = 0; hi >= 0 && k < ds->nfloors; k++)
-			nrec += ds->floors[k].host == (size_t)hi;
+			nrecs[i] += ds->floors[k].host == (size_t)hi;
 		dh = hi >= 0 ? &ds->hosts[hi] : NULL;
 		if (dh == NULL || !dh->ended)
-			snprintf(state, sizeof state, "unfinished");
+			xasprintf(&states[i], "unfinished");
 		else if (dh->failed)
-			snprintf(state, sizeof state, "failed: %.40s",
-			    dh->error);
+			xasprintf(&states[i], "failed: %s", dh->error);
 		else
-			snprintf(state, sizeof state, "done");
+			xasprintf(&states[i], "done");
 		/* The record's error and the agent's reply are anyone's. */
-		tty_clean(state, 0);
+		tty_clean(states[i], 0);
 		tty_clean(jobs[i].line, 0);
-		printf("%-12s %8zu  %-32s %s\n", hosts[i].name, nrec, state,
-		    jobs[i].line);
+		wh = strlen(hosts[i].name) > wh ? strlen(hosts[i].name) : wh;
+		ws = strlen(states[i]) > ws ? strlen(states[i]) : ws;
 	}
+	printf("%-*s  %8s  %-*s  %s\n", (int)wh, "HOST", "RECORDED", (int)ws,
+	    "STATE", stop ? "AGENT (stop)" : "AGENT");
+	for (i = 0; i < n; i++) {
+		printf("%-*s  %8zu  %-*s  %s\n", (int)wh, hosts[i].name,
+		    nrecs[i], (int)ws, states[i], jobs[i].line);
+		free(states[i]);
+	}
+	free(states);
+	free(nrecs);
 	free(jobs);
 	dataset_free(ds);
 	return (0);

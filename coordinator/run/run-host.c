@@ -12,6 +12,7 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/input/tty.h"
+#include "coordinator/report/report-text.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/record.h"
@@ -82,7 +83,9 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 	struct run		*run = rh->run;
 	const struct proto_cmd	*c;
 	struct proto_sample	*bad = NULL;
+	const char		*last;
 	char			 why[256];
+	size_t			 len;
 	int			 ev = RUN_EV_SAMPLE, r, first = 0;
 
 	if (smp->cmd >= rh->plan.ncmds)
@@ -126,13 +129,18 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 		ev = RUN_EV_ROUND;
 		rh->round = smp->round;
 	}
-	/* Said once per command: a crash each run is one line, not many. */
+	/*
+	 * Said once per command, with its reason (the last line of its
+	 * stderr or the agent's words): a crash each run is one line.
+	 */
 	if (smp->status != PROTO_ST_OK && log_level() >= LOG_INFO &&
 	    !run->tty && !rh->told[smp->cmd]) {
 		rh->told[smp->cmd] = 1;
-		log_info("%s: %s/%s round %u: %s (the report counts its "
-		    "failures)", h->name, c->bench, c->variant, smp->round,
-		    proto_status_name(smp->status));
+		last = report_text_last_line(smp->err_tail, &len);
+		log_info("%s: %s/%s round %u: %s%s%.*s%s", h->name, c->bench,
+		    c->variant, smp->round, proto_status_name(smp->status),
+		    len > 0 ? ": " : "", len > 200 ? 200 : (int)len, last,
+		    len > 200 ? "..." : "");
 	}
 	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);

@@ -61,6 +61,43 @@ run_plan_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
 	return (out);
 }
 
+/* Gives a pushed program's command the base name of its local path. */
+static void
+run_plan_name(struct proto_cmd *c, const char *path)
+{
+	const char	*base = strrchr(path, '/');
+
+	base = base != NULL ? base + 1 : path;
+	if (*base == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0 || strlen(base) >= sizeof c->name)
+		return;
+	c->has_name = 1;
+	snprintf(c->name, sizeof c->name, "%s", base);
+}
+
+/*
+ * Gives a command the metric keys its program's stdout may give: the
+ * bench's metrics that are not built-in; every other key=value line is
+ * output.
+ */
+static void
+run_plan_mkeys(struct proto_cmd *c, const struct suite_bench *sb)
+{
+	size_t	i, k;
+
+	c->has_mkeys = 1;
+	c->mkeys = xcalloc(sb->nmetrics + 1, sizeof *c->mkeys);
+	for (i = 0; i < sb->nmetrics; i++) {
+		for (k = 0; k < DS_NBUILTIN; k++) {
+			if (strcmp(sb->metrics[i].name,
+			    ds_builtin_names[k]) == 0)
+				break;
+		}
+		if (k == DS_NBUILTIN)
+			c->mkeys[c->nmkeys++] = xstrdup(sb->metrics[i].name);
+	}
+}
+
 /*
  * Adds each bench's hooks to the host's plan as commands that are never
  * steps, and points the bench's commands at them.
@@ -93,9 +130,11 @@ run_plan_hooks(struct run *run, struct run_host *rh)
 				c->has_host = 1;
 				snprintf(c->host, sizeof c->host, "%s",
 				    hk->host);
-			} else
+			} else {
 				memcpy(c->exe, rh->files[fi].sha,
 				    PROTO_SHA_HEX);
+				run_plan_name(c, rh->files[fi].path);
+			}
 			c->nargs = hk->nargv - 1;
 			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
 			for (i = 0; i < c->nargs; i++)
@@ -169,9 +208,12 @@ run_plan_cmds(struct run *run, struct run_host *rh)
 				c->has_host = 1;
 				snprintf(c->host, sizeof c->host, "%s",
 				    sv->host);
-			} else
+			} else {
 				memcpy(c->exe, rh->files[rh->bin[v]].sha,
 				    PROTO_SHA_HEX);
+				run_plan_name(c, rh->files[rh->bin[v]].path);
+			}
+			run_plan_mkeys(c, sb);
 			c->nargs = sv->nargs + sb->nargs;
 			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
 			for (i = 0; i < sv->nargs; i++)
@@ -218,6 +260,7 @@ run_plan_floor(struct run_host *rh, uint32_t *cmd)
 	memset(c, 0, sizeof *c);
 	snprintf(c->bench, sizeof c->bench, "%s", PROTO_FLOOR_BENCH);
 	memcpy(c->exe, null_sha, PROTO_SHA_HEX);
+	run_plan_name(c, "orch-null");
 	c->args = xcalloc(1, sizeof *c->args);
 	c->env = xcalloc(1, sizeof *c->env);
 	c->timeout_ms = FLOOR_TIMEOUT;

@@ -312,10 +312,14 @@ run_main(const struct run_opts *opts)
 		code = 3;
 		goto close;
 	}
+	/* rounds = auto stops when decided: its bound is no count. */
 	if (!run.tty)
-		fprintf(stderr, "orch: run %s: %s on %zu host%s, %u rounds, "
-		    "seed %llu\n", run.run_id, run.suite->name, run.nrh,
-		    run.nrh == 1 ? "" : "s", run.suite->rounds,
+		fprintf(stderr, "orch: run %s: %s on %zu host%s, %s%u "
+		    "rounds%s, seed %llu\n", run.run_id, run.suite->name,
+		    run.nrh, run.nrh == 1 ? "" : "s", run.suite->auto_rounds ?
+		    "auto (at most " : "", run.suite->auto_rounds ?
+		    run.suite->max_rounds : run.suite->rounds,
+		    run.suite->auto_rounds ? ")" : "",
 		    (unsigned long long)run.suite->seed);
 
 	host_each(run.rh, run.nrh, sizeof *run.rh, run_host_thread);

@@ -36,6 +36,8 @@ expect_eq "verdict" "$(jq -r '.comparisons[] | select(.metric == "elapsed_ns") |
 expect_eq "auto settings" "$(jq -c .auto "$S")" '{"min_rounds":5,"max_rounds":60,"budget_s":0}'
 expect_grep "^- \`local\`: $used of at most 60 rounds, stopped: every primary comparison decided \\(1 of 1\\)" "$T/t/report.md"
 expect_grep "local $used rounds, decided" "$T/log1"
+# The start line gives the bound, not a count of rounds it will run.
+expect_grep "^orch: run [0-9a-f-]+: triple on 1 host, auto \(at most 60 rounds\), seed [0-9]+$" "$T/log1"
 expect_grep "^orch: local: round $used/60: 1 of 1 primary comparisons decided: stop, decided" "$T/log1"
 expect_grep "stopped: every primary comparison decided" "$T/t/report.html"
 exactly_once "$T/t" "$used"

@@ -36,5 +36,36 @@ expect_grep 'signal 11' "$M"
 expect_grep 'timed out after 500 ms' "$M"
 expect_grep 'disk on fire' "$M"
 expect_grep 'No ratio for B vs A:.*checksums disagree' "$M"
+# So does the terminal, as report.md: the first failure of each command as
+# it happens, and each kind of failure at the end, with its reason.
+expect_grep '^orch: local: exit3/A round [0-9]+: failed: disk on fire$' "$T/log"
+expect_grep '^orch: local: slow/B round [0-9]+: timeout: timed out after 500 ms$' "$T/log"
+expect_grep '^failed runs, by kind:$' "$T/log"
+expect_grep '^  local  exit3/A: 5 runs failed \(exit 3\): disk on fire$' "$T/log"
+expect_grep '^  local  crash/B: 5 runs signal 11: killed by signal 11 \(Segmentation fault\)$' "$T/log"
+expect_grep '^  local  slow/A: 5 runs timeout: timed out after 500 ms$' "$T/log"
+expect_eq "kinds of failure on the terminal" "$(grep -c '^  local  [a-z0-9]*/[AB]: 5 runs ' "$T/log")" 6
+
+note "cat of a missing file: the terminal says No such file"
+cat > "$T/missing.ini" <<INI
+[suite]
+rounds   = 3
+warmup   = 0
+retries  = 0
+max_load = 0
+[variant.A]
+bin = /bin/cat
+[variant.B]
+bin = /bin/cat
+args = -u
+[bench.missing]
+args = $T/no-such-file
+INI
+rc=0; run_orch "$T/mlog" run --out="$T/mout" "$T/missing.ini" || rc=$?
+cat "$T/mlog"
+expect_eq "missing file exit" "$rc" 3
+expect_grep "^orch: local: missing/A round 1: failed: cat: $T/no-such-file: No such file or directory$" "$T/mlog"
+expect_grep "^  local  missing/A: 3 runs failed \(exit 1\): cat: $T/no-such-file: No such file or directory$" "$T/mlog"
+expect_grep "^  local  missing/B: 3 runs failed \(exit 1\): cat: $T/no-such-file: No such file or directory$" "$T/mlog"
 no_leftovers
 echo PASS

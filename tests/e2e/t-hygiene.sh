@@ -17,7 +17,7 @@ bin = $PWD/$P/affinity
 [variant.B]
 bin = $PWD/$P/affinity
 [bench.aff]
-metrics = cpus
+metrics = cpus, cpu_list
 INI
 rc=0; run_orch "$T/log1" run --out="$T/o1" "$T/pin.ini" || rc=$?
 cat "$T/log1"

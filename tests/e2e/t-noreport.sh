@@ -33,6 +33,20 @@ note "orch status calls it failed"
 rc=0; run_orch "$T/st" status "$dir" --inventory="$T/inv.ini" || rc=$?
 cat "$T/st"
 expect_grep '^run .*, failed: 1 of 1 host failed' "$T/st"
+# Its host's row: the whole reason in the STATE column, and the AGENT
+# column where the header puts it, two blanks after the widest state.
+hdr=$(grep '^HOST ' "$T/st") row=$(grep '^dead ' "$T/st")
+col=$(awk -v h="$hdr" 'BEGIN { print index(h, "STATE") - 1 }')
+agent_at=$(awk -v h="$hdr" 'BEGIN { print index(h, "AGENT") - 1 }')
+expect_eq "the state's end" "${row:$((agent_at - 2)):2}" "  "
+state=${row:$((col)):$((agent_at - col))}
+case "$state" in
+"failed: "*) ;;
+*) fail "state column '$state'" ;;
+esac
+reason=$(grep '^orch: dead failed: ' "$T/log1" | sed 's/^orch: dead failed: //')
+[ -n "$reason" ] || fail "no reason in the run's log"
+expect_eq "the state, whole" "$(echo "$state" | sed 's/  *$//')" "failed: $reason"
 
 note "a record's host error reaches status sanitized (ESC, BEL, C1 CSI)"
 # A hostend record (msgpack, by hand): its error is an OSC title, a CSI in

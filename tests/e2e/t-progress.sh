@@ -49,7 +49,7 @@ C="$T/out/samples.csv" M="$T/out/report.md"
 # other 5 once each: 9 samples (not 24).
 expect_eq "crash/A samples" "$(awk -F, '$4=="crash" && $5=="A" && $11=="wall_ns"' "$C" | wc -l)" 9
 expect_eq "lines on crash/A's failures" "$(grep -c 'local: crash/A round' "$T/log")" 1
-expect_grep '^orch: local: crash/A round 0: signal \(the report counts its failures\)$' "$T/log"
+expect_grep '^orch: local: crash/A round 0: signal: killed by signal 11 \(Segmentation fault\)$' "$T/log"
 expect_eq "crash/A rows in the failure table" "$(grep -c '^| crash | A | signal 11 |' "$M")" 1
 expect_grep '^\| crash \| A \| signal 11 \| 9 \| [0-9]+, 0 \(warmup\) \|' "$M"
 

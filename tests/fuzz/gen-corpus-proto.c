@@ -191,6 +191,18 @@ main(int argc, char **argv)
 		p->cmds[i].hooks[PROTO_HOOK_CLEANUP] = -1;
 	}
 	gen_msg("plan-hostprog", &m);
+	/*
+	 * Version 7: A runs under its base name, and reads only the metric
+	 * elapsed_ns from its stdout.
+	 */
+	p->cmds[0].has_name = 1;
+	strcpy(p->cmds[0].name, "xzcat");
+	p->cmds[0].has_mkeys = 1;
+	p->cmds[0].nmkeys = 1;
+	if ((p->cmds[0].mkeys = calloc(1, sizeof (char *))) == NULL)
+		return (1);
+	p->cmds[0].mkeys[0] = gen_strdup("elapsed_ns");
+	gen_msg("plan-named", &m);
 	proto_msg_free(&m);
 
 	memset(&m, 0, sizeof m);

@@ -422,6 +422,9 @@ test_resolve(void **state)
 
 /* ---- stdout's checksum --------------------------------------------------- */
 
+/* The one metric key the checksum tests' programs print. */
+static char *const hp_mkeys[] = { (char *)"speed" };
+
 /* Runs /bin/sh -c script with checksum = stdout into smp. */
 static void
 run_sh(char *script, struct proto_sample *smp)
@@ -436,6 +439,8 @@ run_sh(char *script, struct proto_sample *smp)
 	req.envp = envp;
 	req.timeout_ms = 20000;
 	req.checksum_key = PROTO_CHECKSUM_STDOUT;
+	req.mkeys = hp_mkeys;
+	req.nmkeys = 1;
 	req.lifeline_fd = -1;
 	assert_int_equal(exec_run(&req, smp), 0);
 }

@@ -13,13 +13,38 @@
 static struct proto_sample	sample;
 static char			err[256];
 
-/* Feeds one NUL-terminated line; returns metrics_line()'s answer. */
+/*
+ * Feeds one NUL-terminated line with the metric keys keys[n]; returns
+ * metrics_line()'s answer.
+ */
+static int
+line_keys(const char *text, const char *checksum_key, char *const *keys,
+    size_t n)
+{
+	err[0] = '\0';
+	return (metrics_line(&sample, text, strlen(text), checksum_key, keys,
+	    n, err, sizeof err));
+}
+
+/*
+ * Feeds one NUL-terminated line whose own key (its text up to a blank or
+ * '=', after blanks) is the one metric named; returns metrics_line()'s
+ * answer.
+ */
 static int
 line(const char *text, const char *checksum_key)
 {
-	err[0] = '\0';
-	return (metrics_line(&sample, text, strlen(text), checksum_key, err,
-	    sizeof err));
+	char	 key[PROTO_NAME_MAX + 16];
+	char	*keys[1] = { key };
+	size_t	 i = 0, n = 0;
+
+	while (text[i] == ' ' || text[i] == '\t')
+		i++;
+	while (n < sizeof key - 1 && text[i] != '\0' &&
+	    strchr(" \t=", text[i]) == NULL)
+		key[n++] = text[i++];
+	key[n] = '\0';
+	return (line_keys(text, checksum_key, keys, 1));
 }
 
 /* Feeds a line that must be an error whose reason holds want. */
@@ -77,10 +102,10 @@ test_floats(void **state)
 	assert_true(metric("ratio") == 1.5);
 	assert_true(metric("pi") == 3.14159);
 	assert_true(metric("plus") == 2.25);
-	/* Half a number is a number written wrong; 1.2.3 is text. */
+	/* Half a number is a number written wrong; 1.2.3 is text: both bad. */
 	bad("a=1.", "a=1. is not a finite decimal number");
 	bad("b=.5", "b=.5 is not a finite decimal number");
-	assert_int_equal(line("c=1.2.3", NULL), 0);
+	bad("c=1.2.3", "metric c=1.2.3 is not a number");
 	assert_int_equal(sample.nmetrics, 3);
 }
 
@@ -92,8 +117,8 @@ test_negative(void **state)
 	assert_int_equal(line("drift=-0.25", NULL), 1);
 	assert_true(metric("delta") == -42.0);
 	assert_true(metric("drift") == -0.25);
-	assert_int_equal(line("x=-", NULL), 0);
-	assert_int_equal(line("y=--1", NULL), 0);
+	bad("x=-", "metric x=- is not a number");
+	bad("y=--1", "metric y=--1 is not a number");
 }
 
 static void
@@ -106,8 +131,8 @@ test_exponent(void **state)
 	assert_true(metric("ops") == 1e6);
 	assert_true(metric("tiny") == 2.5e-3);
 	assert_true(metric("pos") == 700.0);
-	assert_int_equal(line("e1=1e", NULL), 0);
-	assert_int_equal(line("e2=1e+", NULL), 0);
+	bad("e1=1e", "metric e1=1e is not");
+	bad("e2=1e+", "metric e2=1e+ is not");
 	/* Finite as text, infinite as a double: an error, not a drop. */
 	bad("huge=1e999", "huge=1e999 is out of range");
 	bad("small=-1e999", "small=-1e999 is out of range");
@@ -126,8 +151,8 @@ test_blanks(void **state)
 	assert_true(metric("crlf") == 5.0);
 	/* Blanks inside a key or a value are not allowed. */
 	assert_int_equal(line("two words=1", NULL), 0);
-	assert_int_equal(line("n=1 2", NULL), 0);
-	assert_int_equal(line("ms=12 ms", NULL), 0);
+	bad("n=1 2", "metric n=1 2 is not a number");
+	bad("ms=12 ms", "metric ms=12 ms is not a number");
 	assert_int_equal(sample.nmetrics, 3);
 }
 
@@ -210,10 +235,11 @@ static void
 test_non_numeric(void **state)
 {
 	(void)state;
-	assert_int_equal(line("name=hashloop", NULL), 0);
-	assert_int_equal(line("empty=", NULL), 0);
-	assert_int_equal(line("version=1.2.3", NULL), 0);
-	assert_int_equal(line("list=1,2", NULL), 0);
+	/* A metric the suite names, printed as text: refused, said. */
+	bad("name=hashloop", "metric name=hashloop is not a number");
+	bad("empty=", "metric empty= is not a number");
+	bad("version=1.2.3", "metric version=1.2.3 is not a number");
+	bad("list=1,2", "metric list=1,2 is not a number");
 	assert_int_equal(line("Result: 12 ms", NULL), 0);
 	assert_int_equal(sample.nmetrics, 0);
 	assert_int_equal(sample.has_checksum, 0);
@@ -230,9 +256,9 @@ test_hex_inf_nan(void **state)
 	bad("elapsed_ns=NaN", "elapsed_ns=NaN is not a finite decimal number");
 	bad("n=NAN(123)", "n=NAN(123) is not");
 	assert_int_equal(sample.nmetrics, 0);
-	/* Words that only start like one are text. */
-	assert_int_equal(line("mode=infant", NULL), 0);
-	assert_int_equal(line("elapsed_ns=abc", NULL), 0);
+	/* Words that only start like one are text: a named one refused. */
+	bad("mode=infant", "metric mode=infant is not a number");
+	bad("elapsed_ns=abc", "metric elapsed_ns=abc is not a number");
 	assert_int_equal(sample.nmetrics, 0);
 }
 
@@ -302,14 +328,54 @@ test_limit(void **state)
 }
 
 static void
+test_only_named(void **state)
+{
+	static char	 e[] = "elapsed_ns", o[] = "ops";
+	char		*keys[2] = { e, o };
+
+	(void)state;
+	/* A program's own key=value output is output, never an error. */
+	assert_int_equal(line_keys("name=0x10", NULL, keys, 2), 0);
+	assert_int_equal(line_keys("__flags_unknown_mask=0x10", NULL, keys, 2),
+	    0);
+	assert_int_equal(line_keys("version=1.2.3", NULL, keys, 2), 0);
+	assert_int_equal(line_keys("i=inf", NULL, keys, 2), 0);
+	assert_int_equal(line_keys("wall_ns=1", NULL, keys, 2), 0);
+	assert_int_equal(line_keys("elapsed=5", NULL, keys, 2), 0);
+	assert_int_equal(sample.nmetrics, 0);
+	assert_int_equal(line_keys("elapsed_ns=5", NULL, keys, 2), 1);
+	assert_int_equal(line_keys(" ops = 7 ", NULL, keys, 2), 1);
+	assert_int_equal(sample.nmetrics, 2);
+	assert_true(metric("elapsed_ns") == 5.0);
+	assert_true(metric("ops") == 7.0);
+	/* A named one twice, or as text, is still refused with its reason. */
+	assert_int_equal(line_keys("ops=8", NULL, keys, 2), -1);
+	assert_non_null(strstr(err, "metric ops printed twice (7, then 8)"));
+	memset(&sample, 0, sizeof sample);
+	assert_int_equal(line_keys("ops=fast", NULL, keys, 2), -1);
+	assert_non_null(strstr(err, "metric ops=fast is not a number"));
+	assert_int_equal(line_keys("ops=0x10", NULL, keys, 2), -1);
+	assert_non_null(strstr(err, "ops=0x10 is not a finite decimal"));
+	/* No key named: nothing is read but the checksum. */
+	memset(&sample, 0, sizeof sample);
+	assert_int_equal(line_keys("elapsed_ns=5", NULL, NULL, 0), 0);
+	assert_int_equal(line_keys("sum=abc", "sum", NULL, 0), 1);
+	assert_string_equal(sample.checksum, "abc");
+	assert_int_equal(sample.nmetrics, 0);
+}
+
+static void
 test_not_nul_terminated(void **state)
 {
 	const char	text[] = "a=12b=3";
 
 	(void)state;
 	/* Only len bytes count: "a=12" out of a longer buffer. */
-	assert_int_equal(metrics_line(&sample, text, 4, NULL, err, sizeof err),
-	    1);
+	static char	 a[] = "a";
+	char		*keys[1] = { a };
+
+	assert_int_equal(metrics_line(&sample, text, 4, NULL, keys, 1, err,
+	    sizeof err), 1);
 	assert_true(metric("a") == 12.0);
 	assert_int_equal(sample.nmetrics, 1);
 }
@@ -332,6 +398,7 @@ main(void)
 		cmocka_unit_test_setup(test_builtin_ignored, reset),
 		cmocka_unit_test_setup(test_key_too_long, reset),
 		cmocka_unit_test_setup(test_limit, reset),
+		cmocka_unit_test_setup(test_only_named, reset),
 		cmocka_unit_test_setup(test_not_nul_terminated, reset),
 	};
 

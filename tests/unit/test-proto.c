@@ -166,6 +166,15 @@ make_plan(struct proto_msg *m)
 	assert_non_null(c->env);
 	c->env[0] = test_strdup("HASHLOOP_EXTRA=10");
 	c->env[1] = test_strdup("EMPTY=");
+	c->has_name = 1;
+	strcpy(c->name, "xzcat");
+	c->has_mkeys = 1;
+	c->nmkeys = 2;
+	c->mkeys = calloc(c->nmkeys, sizeof *c->mkeys);
+	assert_non_null(c->mkeys);
+	c->mkeys[0] = test_strdup("elapsed_ns");
+	c->mkeys[1] = test_strdup("ops");
+	p->cmds[1].has_mkeys = 1;	/* none read */
 	p->nsteps = 4;
 	p->steps = calloc(p->nsteps, sizeof *p->steps);
 	assert_non_null(p->steps);
@@ -206,6 +215,13 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 		assert_int_equal(y->cmds[i].timeout_ms, x->cmds[i].timeout_ms);
 		assert_string_equal(y->cmds[i].checksum_key,
 		    x->cmds[i].checksum_key);
+		assert_int_equal(y->cmds[i].has_name, x->cmds[i].has_name);
+		assert_string_equal(y->cmds[i].name, x->cmds[i].name);
+		assert_int_equal(y->cmds[i].has_mkeys, x->cmds[i].has_mkeys);
+		assert_int_equal(y->cmds[i].nmkeys, x->cmds[i].nmkeys);
+		for (j = 0; j < x->cmds[i].nmkeys; j++)
+			assert_string_equal(y->cmds[i].mkeys[j],
+			    x->cmds[i].mkeys[j]);
 	}
 	assert_int_equal(y->nsteps, x->nsteps);
 	for (i = 0; i < x->nsteps; i++) {
@@ -881,10 +897,10 @@ test_seal_version(void **state)
 	test_pair(&c, &a);
 	assert_int_equal(a.peer_version, 0);
 	assert_int_equal(seal_frame(&c, (const uint8_t *)"x", 1, &f, &flen), 0);
-	f[2] = 7;
+	f[2] = PROTO_VERSION + 1;
 	assert_int_equal(seal_open(&a, f, flen, &pt, &ptlen),
 	    PROTO_ERR_VERSION);
-	assert_int_equal(a.peer_version, 7);
+	assert_int_equal(a.peer_version, PROTO_VERSION + 1);
 	assert_int_equal(a.recv_seq, 0);
 	f[2] = 0;
 	assert_int_equal(seal_open(&a, f, flen, &pt, &ptlen),
@@ -1257,7 +1273,7 @@ test_msg_wire_bytes(void **state)
 
 /* test_msg_wire_members' messages, as msg.c encoded them (hex). */
 #define WIRE_HELLO \
-	"85a17401a570726f746f06a776657273696f6ea5302e312e30a672756e5f6964" \
+	"85a17401a570726f746f07a776657273696f6ea5302e312e30a672756e5f6964" \
 	"b072756e2d32303234303530312e615f62a566616374738aa26f73a56c696e75" \
 	"78a461726368a67838365f3634a96370755f6d6f64656cbf414d442045505943" \
 	"20393635342039362d436f72652050726f636573736f72a66b65726e656cae36" \
@@ -1273,25 +1289,27 @@ test_msg_wire_bytes(void **state)
 	"6530623366346332666331336263356261643432643062373835316434353664" \
 	"383864323033643135616161343530d940323662323564343537353937613762" \
 	"3034363366393632306636363664643130616132633433373361353035393637" \
-	"6337633864373039323261326436656365a4636d64739388a562656e6368a468" \
+	"6337633864373039323261326436656365a4636d6473938aa562656e6368a468" \
 	"617368a776617269616e74a141a3657865d94064663366363139383034613932" \
 	"6664623430353731393264633433646437343865613737386164633532626334" \
 	"39386365383035323463303134623831313139a46172677393a7323030303030" \
 	"30b563616368652f646174612077697468207370616365a0a3656e7692b14841" \
 	"53484c4f4f505f45585452413d3130a6454d5054593daa74696d656f75745f6d" \
 	"73cd7530ac636865636b73756d5f6b6579a8636865636b73756da5686f6f6b73" \
-	"9302ffff89a562656e6368a468617368a776617269616e74a142a3657865a0a4" \
-	"6172677390a3656e7690aa74696d656f75745f6d73cd7531ac636865636b7375" \
-	"6d5f6b6579a8287374646f757429a4686f7374a4677a6970a5686f6f6b7393ff" \
-	"ff0287a562656e6368a728666c6f6f7229a776617269616e74a0a3657865d940" \
-	"3236623235643435373539376137623034363366393632306636363664643130" \
-	"6161326334333733613530353936376337633864373039323261326436656365" \
-	"a46172677390a3656e7690aa74696d656f75745f6d7300ac636865636b73756d" \
-	"5f6b6579a0a57374657073949300000193010001930101009300ceffffffff00" \
-	"a86d61785f6c6f6164cb3fd51eb851eb851fac6c6f61645f776169745f6d73ce" \
-	"000927c0a77265747269657302a370696ea3322c33a8636f756e74657273b369" \
-	"6e737472756374696f6e732c6379636c6573aa726573756d655f73657129a96c" \
-	"696e6765725f6d73ce0036ee80a76772616e74656401"
+	"9302ffffa46e616d65a5787a636174a76d65747269637392aa656c6170736564" \
+	"5f6e73a36f70738aa562656e6368a468617368a776617269616e74a142a36578" \
+	"65a0a46172677390a3656e7690aa74696d656f75745f6d73cd7531ac63686563" \
+	"6b73756d5f6b6579a8287374646f757429a4686f7374a4677a6970a5686f6f6b" \
+	"7393ffff02a76d6574726963739088a562656e6368a728666c6f6f7229a77661" \
+	"7269616e74a0a3657865d9403236623235643435373539376137623034363366" \
+	"3936323066363636646431306161326334333733613530353936376337633864" \
+	"373039323261326436656365a46172677390a3656e7690aa74696d656f75745f" \
+	"6d7300ac636865636b73756d5f6b6579a0a46e616d65a96f7263682d6e756c6c" \
+	"a57374657073949300000193010001930101009300ceffffffff00a86d61785f" \
+	"6c6f6164cb3fd51eb851eb851fac6c6f61645f776169745f6d73ce000927c0a7" \
+	"7265747269657302a370696ea3322c33a8636f756e74657273b3696e73747275" \
+	"6374696f6e732c6379636c6573aa726573756d655f73657129a96c696e676572" \
+	"5f6d73ce0036ee80a76772616e74656401"
 #define WIRE_SAMPLE \
 	"de0015a17406a373657111a47374657012a3636d6401a5726f756e6409a76174" \
 	"74656d707402a67761726d757001a673746174757303a9657869745f636f6465" \
@@ -1330,8 +1348,11 @@ test_wire(const struct proto_msg *m, const char *name, const char *hex)
 	assert_non_null(got);
 	for (i = 0; i < len; i++)
 		snprintf(got + 2 * i, 3, "%02x", buf[i]);
-	if (strcmp(got, hex) != 0)
-		fail_msg("%s encodes as %s", name, got);
+	if (strcmp(got, hex) != 0) {
+		/* Whole: a failure's message is cut at a few hundred bytes. */
+		fprintf(stderr, "%s encodes as %s\n", name, got);
+		fail_msg("%s encodes otherwise", name);
+	}
 	assert_int_equal(proto_decode(buf, len, &out), 0);
 	assert_int_equal(proto_encode(&out, &again, &alen), 0);
 	assert_int_equal(alen, len);
@@ -1369,6 +1390,8 @@ test_msg_wire_members(void **state)
 	memset(&c[2], 0, sizeof c[2]);
 	strcpy(c[2].bench, PROTO_FLOOR_BENCH);
 	strcpy(c[2].exe, p->files[2]);
+	c[2].has_name = 1;
+	strcpy(c[2].name, "orch-null");
 	c[0].has_hooks = c[1].has_hooks = 1;
 	c[0].hooks[PROTO_HOOK_PREPARE] = 2;
 	c[0].hooks[PROTO_HOOK_SETUP] = c[0].hooks[PROTO_HOOK_CLEANUP] = -1;
@@ -1705,6 +1728,63 @@ test_decode_bad_hash(void **state)
 	test_edit_decode(&plan, "cmds", put_cmds, &cs, PROTO_ERR_FIELD);
 	cs.exe = "x";
 	test_edit_decode(&plan, "cmds", put_cmds, &cs, PROTO_ERR_FIELD);
+}
+
+/*
+ * Returns the answer of encoding m (which checks a plan as decoding does)
+ * and then decoding it; m is freed.
+ */
+static int
+decode_of(struct proto_msg *m)
+{
+	struct proto_msg	 out;
+	uint8_t			*buf;
+	size_t			 len;
+	int			 r;
+
+	r = proto_encode(m, &buf, &len);
+	proto_msg_free(m);
+	if (r != 0)
+		return (r);
+	r = proto_decode(buf, len, &out);
+	if (r == 0)
+		proto_msg_free(&out);
+	free(buf);
+	return (r);
+}
+
+/*
+ * A command's name is a base name of a cache program, its metric keys
+ * identifiers: anything else is refused.
+ */
+static void
+test_plan_name_mkeys(void **state)
+{
+	static const char *const badnames[] = { "", "a/b", "/xz", ".", ".." };
+	static const char *const badkeys[] = { "", "-x", "a b", "k=v" };
+	struct proto_msg	 m;
+	size_t			 i;
+
+	(void)state;
+	make_plan(&m);
+	assert_int_equal(decode_of(&m), 0);
+	for (i = 0; i < sizeof badnames / sizeof badnames[0]; i++) {
+		make_plan(&m);
+		strcpy(m.u.plan.cmds[0].name, badnames[i]);
+		assert_int_equal(decode_of(&m), PROTO_ERR_FIELD);
+	}
+	/* A host program has its own name. */
+	make_plan(&m);
+	m.u.plan.cmds[0].exe[0] = '\0';
+	m.u.plan.cmds[0].has_host = 1;
+	strcpy(m.u.plan.cmds[0].host, "xzcat");
+	assert_int_equal(decode_of(&m), PROTO_ERR_FIELD);
+	for (i = 0; i < sizeof badkeys / sizeof badkeys[0]; i++) {
+		make_plan(&m);
+		free(m.u.plan.cmds[0].mkeys[1]);
+		m.u.plan.cmds[0].mkeys[1] = test_strdup(badkeys[i]);
+		assert_int_equal(decode_of(&m), PROTO_ERR_FIELD);
+	}
 }
 
 static void
@@ -2065,6 +2145,7 @@ main(void)
 		cmocka_unit_test(test_decode_idents),
 		cmocka_unit_test(test_decode_step_range),
 		cmocka_unit_test(test_decode_bad_hash),
+		cmocka_unit_test(test_plan_name_mkeys),
 		cmocka_unit_test(test_decode_list_limits),
 		cmocka_unit_test(test_decode_type),
 		cmocka_unit_test(test_decode_keys),
