@@ -77,18 +77,6 @@ int	stats_boot_median_n(const double *x, size_t n, uint64_t seed,
 	    double level, size_t nboot, double *lo, double *hi);
 
 /*
- * The geometric mean over k benchmarks of their median paired ratios, and
- * its bootstrap interval where rounds are resampled jointly: each resample
- * draws round indices once and uses them for every benchmark. ratios[b] has
- * n[b] per-round ratios indexed by round (round r of benchmark b is
- * ratios[b][r]; rounds missing in a benchmark are NAN and skipped).
- * Returns 0 or -1.
- */
-int	stats_boot_geomean(const double *const *ratios, const size_t *n,
-	    size_t k, uint64_t seed, double level, double *est, double *lo,
-	    double *hi);
-
-/*
  * Two-sided p-value of the Wilcoxon signed-rank test that the d[i] are
  * symmetric about 0 (zeros dropped, average ranks for ties; exact for
  * n < 50 without ties, else the normal approximation with tie and

@@ -328,191 +328,7 @@ test_boot_large(void **state)
 	free(x);
 }
 
-/* ---- geometric mean over benchmarks ------------------------------------- */
-
-static void
-test_geomean_constant(void **state)
-{
-	const double	 a[] = { 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1 };
-	const double	 b[] = { 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2 };
-	const double	*ratios[] = { a, b };
-	const size_t	 n[] = { NELEM(a), NELEM(b) };
-	double		 est, lo, hi;
-
-	(void)state;
-	assert_int_equal(stats_boot_geomean(ratios, n, 2, 3, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("est", est, sqrt(1.32), 1e-14);
-	assert_true(lo == est && hi == est);
-}
-
-static void
-test_geomean_nan_skipped(void **state)
-{
-	/* Missing rounds (NAN) and a benchmark with fewer rounds. */
-	const double	 a[] = { 1.1, NAN, 1.1, NAN, 1.1, 1.1, NAN, 1.1 };
-	const double	 b[] = { 1.2, 1.2, 1.2, 1.2, NAN };
-	/* One valid round of ten: a resample that misses it is drawn
-	 * again (never stood in for by its point estimate). */
-	const double	 c[] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-	    1.3 };
-	/* No valid round at all: left out of the mean. */
-	const double	 d[] = { NAN, NAN, NAN };
-	const double	*ratios[] = { a, b, c, d };
-	const size_t	 n[] = { NELEM(a), NELEM(b), NELEM(c), NELEM(d) };
-	double		 est, lo, hi;
-
-	(void)state;
-	assert_int_equal(stats_boot_geomean(ratios, n, 2, 3, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("est ab", est, sqrt(1.32), 1e-14);
-	assert_true(lo == est && hi == est);
-	assert_int_equal(stats_boot_geomean(ratios, n, 3, 3, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("est abc", est, cbrt(1.1 * 1.2 * 1.3), 1e-14);
-	assert_true(lo == est && hi == est);
-	assert_int_equal(stats_boot_geomean(ratios, n, 4, 3, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("est abcd", est, cbrt(1.1 * 1.2 * 1.3), 1e-14);
-	assert_true(lo == est && hi == est);
-}
-
-/*
- * Rounds too sparse to resample: 30 benchmarks over 30 rounds, each valid
- * in one round of its own. Almost no resample holds all 30 rounds, so no
- * interval can be drawn honestly: the call fails (the analysis then calls
- * the mean invalid) instead of filling the gaps with point estimates.
- */
-static void
-test_geomean_too_sparse(void **state)
-{
-	double		 rows[30][30];
-	const double	*ratios[30];
-	size_t		 n[30], b, r;
-	double		 est, lo, hi;
-
-	(void)state;
-	for (b = 0; b < 30; b++) {
-		for (r = 0; r < 30; r++)
-			rows[b][r] = r == b ? 1.0 + 0.01 * (double)b : NAN;
-		ratios[b] = rows[b];
-		n[b] = 30;
-	}
-	assert_int_equal(stats_boot_geomean(ratios, n, 30, 1, 0.95, &est, &lo,
-	    &hi), -1);
-	assert_true(isnan(est) && isnan(lo) && isnan(hi));
-	/* Two benchmarks so laid out are fine: about 3 draws in 4 hold both
-	 * rounds, and each mean is then exact. */
-	assert_int_equal(stats_boot_geomean(ratios, n, 2, 1, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("sparse est", est, sqrt(1.01), 1e-14);
-	assert_true(lo == est && hi == est);
-}
-
-static void
-test_geomean_spread(void **state)
-{
-	double		 a[15], b[15], est, lo, hi, lo2, hi2, e2;
-	const double	*ratios[] = { a, b };
-	const size_t	 n[] = { NELEM(a), NELEM(b) };
-	struct rng	 r;
-	size_t		 i;
-
-	(void)state;
-	rng_seed(&r, 5);
-	for (i = 0; i < NELEM(a); i++) {
-		a[i] = 0.9 * exp(0.05 * normal(&r));
-		b[i] = 1.1 * exp(0.05 * normal(&r));
-	}
-	assert_int_equal(stats_boot_geomean(ratios, n, 2, 8, 0.95, &est, &lo,
-	    &hi), 0);
-	check_close("est", est, sqrt(stats_median(a, NELEM(a)) *
-	    stats_median(b, NELEM(b))), 1e-14);
-	assert_true(lo < est && est < hi);
-	assert_int_equal(stats_boot_geomean(ratios, n, 2, 8, 0.95, &e2, &lo2,
-	    &hi2), 0);
-	assert_true(e2 == est && lo2 == lo && hi2 == hi);
-}
-
-/*
- * The same bootstrap drawn the plain way: each resample's values gathered
- * and sorted. stats_boot_geomean must give these very numbers (the same
- * draws, the same order statistics), however it computes them.
- */
-static void
-geomean_reference(const double *const *ratios, const size_t *n, size_t k,
-    uint64_t seed, size_t nboot, double *lo, double *hi)
-{
-	struct rng	 r;
-	double		*buf, *gm, s, logmed;
-	size_t		*idx, nr = 0, used = 0, b, i, m, it;
-
-	for (b = 0; b < k; b++)
-		nr = n[b] > nr ? n[b] : nr;
-	buf = calloc(nr, sizeof *buf);
-	gm = calloc(nboot, sizeof *gm);
-	idx = calloc(nr, sizeof *idx);
-	assert_true(buf != NULL && gm != NULL && idx != NULL);
-	for (b = 0; b < k; b++) {
-		for (m = 0, i = 0; i < n[b]; i++)
-			if (!isnan(ratios[b][i]))
-				m++;
-		used += m > 0;
-	}
-	rng_seed(&r, seed);
-	for (it = 0; it < nboot; it++) {
-		for (i = 0; i < nr; i++)
-			idx[i] = (size_t)rng_below(&r, nr);
-		for (s = 0, b = 0; b < k; b++) {
-			for (m = 0, i = 0; i < n[b]; i++)
-				if (!isnan(ratios[b][i]))
-					buf[m++] = ratios[b][i];
-			if (m == 0)
-				continue;
-			logmed = log(stats_median(buf, m));
-			for (m = 0, i = 0; i < nr; i++) {
-				if (idx[i] < n[b] && !isnan(ratios[b][idx[i]]))
-					buf[m++] = ratios[b][idx[i]];
-			}
-			qsort(buf, m, sizeof *buf, cmp_double);
-			s += m == 0 ? logmed : m % 2 == 1 ? log(buf[m / 2]) :
-			    log((buf[m / 2 - 1] + buf[m / 2]) / 2);
-		}
-		gm[it] = exp(s / (double)used);
-	}
-	qsort(gm, nboot, sizeof *gm, cmp_double);
-	*lo = stats_quantile(gm, nboot, 0.025);
-	*hi = stats_quantile(gm, nboot, 0.975);
-	free(buf);
-	free(gm);
-	free(idx);
-}
-
-/* Unequal lengths, NAN rounds, ties and an even count: as the reference. */
-static void
-test_geomean_reference(void **state)
-{
-	double		 a[40], b[33], c[40], est, lo, hi, rlo, rhi;
-	const double	*ratios[] = { a, b, c };
-	const size_t	 n[] = { NELEM(a), NELEM(b), NELEM(c) };
-	struct rng	 r;
-	size_t		 i;
-
-	(void)state;
-	rng_seed(&r, 17);
-	for (i = 0; i < NELEM(a); i++) {
-		a[i] = 0.9 * exp(0.05 * normal(&r));
-		/* c: few distinct values, so resamples tie. */
-		c[i] = 1 + 0.01 * (double)(rng_below(&r, 4));
-	}
-	for (i = 0; i < NELEM(b); i++)
-		b[i] = i % 7 == 3 ? NAN : 1.1 * exp(0.08 * normal(&r));
-	assert_int_equal(stats_boot_geomean(ratios, n, 3, 21, 0.95, &est, &lo,
-	    &hi), 0);
-	geomean_reference(ratios, n, 3, 21, STATS_BOOT_N, &rlo, &rhi);
-	assert_true(lo == rlo);
-	assert_true(hi == rhi);
-}
+/* ---- sorting ----------------------------------------------------------- */
 
 /* stats_sort orders as qsort does, NANs last, on awkward inputs. */
 static void
@@ -561,33 +377,6 @@ test_sort(void **state)
 		free(x);
 		free(y);
 	}
-}
-
-static void
-test_geomean_errors(void **state)
-{
-	const double	 a[] = { NAN, NAN };
-	const double	*ratios[] = { a };
-	const size_t	 n[] = { NELEM(a) };
-	const size_t	 n0[] = { 0 };
-	const double	 z[] = { 0, 0, 0 };
-	const double	*zratios[] = { z };
-	const size_t	 nz[] = { NELEM(z) };
-	double		 est = 0, lo = 0, hi = 0;
-
-	(void)state;
-	assert_int_equal(stats_boot_geomean(ratios, n, 0, 1, 0.95, &est, &lo,
-	    &hi), -1);
-	assert_int_equal(stats_boot_geomean(ratios, n, 1, 1, 0.95, &est, &lo,
-	    &hi), -1);
-	assert_true(isnan(est) && isnan(lo) && isnan(hi));
-	assert_int_equal(stats_boot_geomean(ratios, n0, 1, 1, 0.95, &est, &lo,
-	    &hi), -1);
-	/* A zero median has no logarithm: nothing left to average. */
-	assert_int_equal(stats_boot_geomean(zratios, nz, 1, 1, 0.95, &est, &lo,
-	    &hi), -1);
-	assert_int_equal(stats_boot_geomean(ratios, n, 1, 1, 1.5, &est, &lo,
-	    &hi), -1);
 }
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -1066,14 +855,6 @@ main(void)
 		cmocka_unit_test(test_boot_coverage),
 		cmocka_unit_test(test_boot_large),
 	};
-	const struct CMUnitTest	geomean[] = {
-		cmocka_unit_test(test_geomean_constant),
-		cmocka_unit_test(test_geomean_nan_skipped),
-		cmocka_unit_test(test_geomean_too_sparse),
-		cmocka_unit_test(test_geomean_spread),
-		cmocka_unit_test(test_geomean_errors),
-		cmocka_unit_test(test_geomean_reference),
-	};
 	const struct CMUnitTest	verdict[] = {
 		cmocka_unit_test(test_verdict_names),
 		cmocka_unit_test(test_verdict_test),
@@ -1116,8 +897,6 @@ main(void)
 	    NULL);
 	fails += cmocka_run_group_tests_name("stats_boot_median", boot, NULL,
 	    NULL);
-	fails += cmocka_run_group_tests_name("stats_boot_geomean", geomean,
-	    NULL, NULL);
 	fails += _cmocka_run_group_tests("stats_verdict_cases", verdicts,
 	    NELEM(verdicts), NULL, NULL);
 	fails += cmocka_run_group_tests_name("stats_verdict", verdict, NULL,
