@@ -16,6 +16,7 @@
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/gate.h"
 #include "coordinator/analysis/stats-hl.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/compare.h"
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-text.h"
@@ -762,20 +763,20 @@ cmp_text(const struct cmp *c, FILE *f)
 	size_t			 i;
 
 	fputs("compare: new run ", f);
-	report_text_tty(f, c->new->run_id);
+	tty_write(f, c->new->run_id);
 	fputs(" against old run ", f);
-	report_text_tty(f, c->old->run_id);
+	tty_write(f, c->old->run_id);
 	fprintf(f, ": ratio new / old on each primary metric, with its "
 	    "interval at %.2f%% (%zu comparison%s, 5%% family-wise)\n",
 	    c->level * 100, c->family, c->family == 1 ? "" : "s");
 	for (i = 0; i < c->nwarn; i++) {
 		fputs("WARNING: ", f);
-		report_text_tty(f, c->warn[i]);
+		tty_write(f, c->warn[i]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < c->nonly; i++) {
 		fputs("not compared: ", f);
-		report_text_tty(f, c->only[i]);
+		tty_write(f, c->only[i]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < c->nrows; i++) {
@@ -783,7 +784,7 @@ cmp_text(const struct cmp *c, FILE *f)
 		if (g == NULL || strcmp(g, cmp_group(c, r)) != 0) {
 			g = cmp_group(c, r);
 			fputs("  ", f);
-			report_text_tty(f, g);
+			tty_write(f, g);
 			fputs(":\n", f);
 		}
 		cmp_ratio(r, ratio, sizeof ratio);

@@ -11,6 +11,7 @@
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/seq.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
@@ -92,7 +93,7 @@ ans_auto_rounds(FILE *f, const struct analysis *a)
 	for (i = 0; i < a->nhosts; i++) {
 		rh = &a->hosts[i];
 		fputs(i > 0 ? "; " : "", f);
-		report_text_tty(f, a->ds->hosts[rh->host].name);
+		tty_write(f, a->ds->hosts[rh->host].name);
 		fprintf(f, " %u round%s, %s", rh->rounds_used,
 		    rh->rounds_used == 1 ? "" : "s",
 		    seq_stop_name((enum seq_stop)rh->stop));
@@ -106,7 +107,7 @@ ans_tty_pad(FILE *f, const char *s, size_t width)
 {
 	size_t	n = ans_cols(s);
 
-	report_text_tty(f, s);
+	tty_write(f, s);
 	for (; n < width; n++)
 		fputc(' ', f);
 }
@@ -153,12 +154,12 @@ ans_failure_line(FILE *f, const struct dataset *ds, const struct ds_sample *s,
 	size_t		 len;
 
 	fputs("  ", f);
-	report_text_tty(f, ds->hosts[s->host].name);
+	tty_write(f, ds->hosts[s->host].name);
 	fputs("  ", f);
-	report_text_tty(f, ds->benches[s->bench].name);
+	tty_write(f, ds->benches[s->bench].name);
 	if (ds->variants[s->variant][0] != '\0') {
 		fputc('/', f);
-		report_text_tty(f, ds->variants[s->variant]);
+		tty_write(f, ds->variants[s->variant]);
 	}
 	fprintf(f, ": %zu run%s ", count, count == 1 ? "" : "s");
 	report_text_status(f, s);
@@ -170,7 +171,7 @@ ans_failure_line(FILE *f, const struct dataset *ds, const struct ds_sample *s,
 		else
 			snprintf(line, sizeof line, "%.*s", (int)len, last);
 		fputs(": ", f);
-		report_text_tty(f, line);
+		tty_write(f, line);
 	}
 	fputc('\n', f);
 }
@@ -238,9 +239,9 @@ report_answer_text(const struct analysis *a, FILE *f)
 		wr = ans_cols(ratio) > wr ? ans_cols(ratio) : wr;
 	}
 	report_claims_text(f, a);
-	report_text_tty(f, ds->suite_name);
+	tty_write(f, ds->suite_name);
 	fprintf(f, ": ratio of each variant to ");
-	report_text_tty(f, ds->variants[ds->ref]);
+	tty_write(f, ds->variants[ds->ref]);
 	if (ds->auto_rounds)
 		ans_auto_rounds(f, a);
 	else {
@@ -251,17 +252,17 @@ report_answer_text(const struct analysis *a, FILE *f)
 	}
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
-		report_text_tty(f, ds->variants[ans->variant]);
+		tty_write(f, ds->variants[ans->variant]);
 		fputs(" vs ", f);
-		report_text_tty(f, ds->variants[ds->ref]);
+		tty_write(f, ds->variants[ds->ref]);
 		fputs(": ", f);
-		report_text_tty(f, ans->headline);
+		tty_write(f, ans->headline);
 		fputc('\n', f);
 		for (gi = 0; gi < a->ngroups; gi++) {
 			g = &a->groups[gi];
 			if ((geo = analysis_geo(a, gi, ans->variant)) != NULL) {
 				fputs("  ", f);
-				report_text_tty(f, g->label);
+				tty_write(f, g->label);
 				ans_ratio(ratio, sizeof ratio, geo->est,
 				    geo->lo, geo->hi);
 				ans_verdict(verdict, sizeof verdict,
@@ -276,7 +277,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 			} else {
 				/* Hosts that never gave facts: no geomean. */
 				fputs("  ", f);
-				report_text_tty(f, g->known ? g->label :
+				tty_write(f, g->known ? g->label :
 				    "no facts");
 				fputs(": no geomean\n", f);
 			}
@@ -299,7 +300,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 					ans_tty_pad(f, ratio, wr + 2);
 					ans_verdict(verdict, sizeof verdict,
 					    c->verdict, c->ratio, c->reason);
-					report_text_tty(f, verdict);
+					tty_write(f, verdict);
 					fputc('\n', f);
 				}
 			}

@@ -8,6 +8,7 @@
 
 #include "coordinator/analysis/claims.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-text.h"
@@ -290,7 +291,7 @@ report_claims_text(FILE *f, const struct analysis *a)
 		return;
 	if (cs->error != NULL) {
 		fputs("claims: could not be read: ", f);
-		report_text_tty(f, cs->error);
+		tty_write(f, cs->error);
 		fputc('\n', f);
 		return;
 	}
@@ -306,22 +307,22 @@ report_claims_text(FILE *f, const struct analysis *a)
 		if (sum->group == (size_t)-1) {
 			claims_expect_text(c, expect, sizeof expect);
 			fputs("  ", f);
-			report_text_tty(f, c->name);
+			tty_write(f, c->name);
 			fputs(": ", f);
-			report_text_tty(f, c->variant);
+			tty_write(f, c->variant);
 			fprintf(f, " %s vs ", expect);
-			report_text_tty(f, claims_ref_name(ds, c));
+			tty_write(f, claims_ref_name(ds, c));
 			fprintf(f, ": %s\n", claims_verdict_name(sum->verdict));
 		} else if (sum->host == (size_t)-1) {
 			fputs("    ", f);
-			report_text_tty(f, a->groups[sum->group].label);
+			tty_write(f, a->groups[sum->group].label);
 			fprintf(f, ": %s  ", claims_verdict_name(
 			    sum->verdict));
-			report_text_tty(f, who);
+			tty_write(f, who);
 			fprintf(f, "  %s\n", ratio);
 		} else {
 			fputs("      ", f);
-			report_text_tty(f, who);
+			tty_write(f, who);
 			fprintf(f, "  %s  %s\n", claims_verdict_name(
 			    sum->verdict), ratio);
 		}

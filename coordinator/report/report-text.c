@@ -105,12 +105,6 @@ report_text_saw(FILE *f, const struct analysis *a, size_t i,
 }
 
 void
-report_text_tty(FILE *f, const char *s)
-{
-	tty_write(f, s);
-}
-
-void
 report_text_reason(const char *reason, char *buf, size_t len)
 {
 	size_t	n = strcspn(reason, ":;"), skip = 0;

@@ -90,13 +90,6 @@ void	report_text_value(const char *metric, double v, char *buf, size_t len);
  * ':' or ';', e.g. "checksums disagree") into buf.
  */
 void	report_text_reason(const char *reason, char *buf, size_t len);
-/*
- * Writes text from a record for a terminal through the one sanitizer,
- * tty_write (coordinator/input/tty.h): a C0 or C1 control (an escape
- * sequence could rewrite the screen) or a byte that is not UTF-8 becomes
- * '?'.
- */
-void	report_text_tty(FILE *f, const char *s);
 
 struct ds_host;
 struct rep_host;

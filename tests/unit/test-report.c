@@ -30,6 +30,7 @@
 #include "coordinator/analysis/rng.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/record.h"
@@ -1179,7 +1180,7 @@ test_tty_text(void **state)
 
 	(void)state;
 	assert_non_null(f = open_memstream(&buf, &len));
-	report_text_tty(f, "a\x1b[2Jb\x7f\tc·d");
+	tty_write(f, "a\x1b[2Jb\x7f\tc·d");
 	fclose(f);
 	/* Escape, DEL and tab cannot reach the screen; UTF-8 passes. */
 	assert_string_equal(buf, "a?[2Jb??c·d");

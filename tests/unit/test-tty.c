@@ -1,8 +1,8 @@
 /*
- * Unit tests of the one terminal sanitizer (coordinator/input/tty.c,
- * through report_text_tty as well) and of JSON strings made of any bytes
- * (coordinator/report/json.c): C0 and C1 controls, DEL, bytes that are not
- * UTF-8, overlong forms, surrogates, sequences cut short.
+ * Unit tests of the one terminal sanitizer (coordinator/input/tty.c) and
+ * of JSON strings made of any bytes (coordinator/report/json.c): C0 and C1
+ * controls, DEL, bytes that are not UTF-8, overlong forms, surrogates,
+ * sequences cut short.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,10 +67,6 @@ test_tty(void **state)
 		got = written(tty_write, cases[i].in);
 		if (strcmp(got, cases[i].out) != 0)
 			fail_msg("case %zu: tty_write gave '%s'", i, got);
-		free(got);
-		got = written(report_text_tty, cases[i].in);
-		if (strcmp(got, cases[i].out) != 0)
-			fail_msg("case %zu: report_text_tty gave '%s'", i, got);
 		free(got);
 		assert_non_null(copy = strdup(cases[i].in));
 		if (strcmp(tty_clean(copy, 0), cases[i].out) != 0)
