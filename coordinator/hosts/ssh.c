@@ -309,12 +309,13 @@ ssh_kh_warn(const char *msg)
 
 /*
  * Says in err why the key of t (known_hosts name entry) is refused: res,
- * from path, is changed, revoked, unverifiable or vouched for by a CA only.
+ * from path, is changed, revoked, unverifiable or vouched for by a CA only
+ * (first: the file a pinned key goes to).
  */
 static void
 ssh_kh_refusal(const struct ssh *s, const struct ssh_target *t,
-    const char *entry, const char *path, const struct kh_result *res,
-    char *err, size_t errlen)
+    const char *entry, const char *path, const char *first,
+    const struct kh_result *res, char *err, size_t errlen)
 {
 	switch (res->status) {
 	case KH_CHANGED:
@@ -340,11 +341,12 @@ ssh_kh_refusal(const struct ssh *s, const struct ssh_target *t,
 	case KH_CA_ONLY:
 		snprintf(err, errlen, "%s: host key of %s (%s) is vouched for "
 		    "only by a @cert-authority (%s:%d): orch cannot verify "
-		    "host certificates (libssh2 has none); pin the host's own "
-		    "key instead, after checking its fingerprint with the "
-		    "host's owner: ssh-keyscan -p %d %s >> %s", t->name, entry,
+		    "host certificates (libssh2 does not verify them); pin the "
+		    "host's own key instead, after checking its fingerprint "
+		    "with the host's owner: ssh-keyscan -p %d %s >> %s",
+		    t->name, entry,
 		    s->fingerprint, path, res->line, t->port, t->address,
-		    ssh_known_hosts_path());
+		    first);
 		break;
 	default:
 		snprintf(err, errlen, "%s: host key of %s refused", t->name,
@@ -408,7 +410,8 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 		return (0);
 	}
 	if (res.status != KH_NEW) {
-		ssh_kh_refusal(s, t, entry, path, &res, err, errlen);
+		ssh_kh_refusal(s, t, entry, path, files[0], &res, err,
+		    errlen);
 		return (-1);
 	}
 	if (!t->accept_new) {

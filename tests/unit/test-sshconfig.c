@@ -539,7 +539,8 @@ test_known_hosts_lists(void **state)
 	assert_string_equal(err, "ssh_config host epyc: UserKnownHostsFile "
 	    "names more than 4 files");
 	sshcfg_set_file(NULL);
-	assert_int_equal(system("rm -rf /tmp/test-sshconfig-kh.*"), 0);
+	snprintf(want, sizeof want, "rm -rf '%s'", kh_dir);
+	assert_int_equal(system(want), 0);
 }
 
 /* The real ssh -G -F FILE: an ssh_config host, with an inventory override. */
