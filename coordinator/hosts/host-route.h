@@ -10,7 +10,7 @@
 
 #define HOST_HOPS_MAX	4	/* jump hosts on the way to one host */
 #define HOST_IDS_MAX	8	/* identity files from ssh_config */
-#define HOST_KH_MAX	4	/* known_hosts files from ssh_config */
+#define HOST_KH_MAX	4	/* known_hosts files of one ssh_config list */
 #define HOST_PATH_LEN	512
 
 /*
@@ -23,6 +23,10 @@ struct host_reach {
 	char	 known_hosts[HOST_KH_MAX][HOST_PATH_LEN];	/* none: the
 							   default */
 	size_t	 nkh;
+	char	 global_kh[HOST_KH_MAX][HOST_PATH_LEN];	/* GlobalKnown-
+							   HostsFile */
+	size_t	 nglobal;
+	int	 global_set;		/* 0: the default global files */
 	char	 hostkey_alias[256];	/* known_hosts name, "" none */
 	int	 timeout_ms;		/* ConnectTimeout, 0 the default */
 	int	 identities_only;	/* IdentitiesOnly: ssh-agent keys only

@@ -34,6 +34,7 @@ struct kh_scan {
 	int			 other_line;	/* another key for the host */
 	int			 revoked_line;	/* our key, @revoked */
 	int			 ca_line;	/* a @cert-authority names it */
+	int			 unver_line;	/* a skipped line names it */
 };
 
 /* Reports a skipped line as "PATH:LINE: why". */
@@ -222,6 +223,28 @@ kh_add_type(struct kh_result *res, const char *type)
 		    type);
 }
 
+/*
+ * Reports a skipped line; when its host field (host, NULL if none) names
+ * the host, the host is known but this pin cannot be read: "unverifiable",
+ * never new.
+ */
+static void
+kh_skip(struct kh_scan *k, char *host, const char *why)
+{
+	kh_warn(k, why);
+	if (host != NULL && k->unver_line == 0 && kh_match(host, k->name) == 1)
+		k->unver_line = k->lineno;
+}
+
+/* Returns the first blank-separated field of s (cut in place), or NULL. */
+static char *
+kh_first(char *s)
+{
+	char	*save = NULL;
+
+	return (strtok_r(s, " \t", &save));
+}
+
 /* Handles one line (no newline, NUL-terminated). */
 static void
 kh_line(struct kh_scan *k, char *line, unsigned char *blob)
@@ -242,8 +265,8 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 		else if (n == 15 && strncmp(p, "@cert-authority", 15) == 0)
 			marker = KH_MARK_CA;
 		else {
-			kh_warn(k, "unknown marker (want @revoked or "
-			    "@cert-authority), line skipped");
+			kh_skip(k, kh_first(p + n), "unknown marker (want "
+			    "@revoked or @cert-authority), line skipped");
 			return;
 		}
 		p += n;
@@ -251,18 +274,20 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 	for (i = 0; i < 3; i++) {
 		f[i] = strtok_r(i == 0 ? p : NULL, " \t", &save);
 		if (f[i] == NULL) {
-			kh_warn(k, "not HOSTS KEYTYPE KEY, line skipped");
+			kh_skip(k, i > 0 ? f[0] : NULL, "not HOSTS KEYTYPE "
+			    "KEY, line skipped");
 			return;
 		}
 	}
 	if ((n = kh_b64dec(f[2], blob, KH_BLOB_MAX)) <= 0 ||
 	    kh_blob_type(blob, (size_t)n, type, sizeof type) != 0) {
-		kh_warn(k, "the key is not valid base64 of a key, line "
+		kh_skip(k, f[0], "the key is not valid base64 of a key, line "
 		    "skipped");
 		return;
 	}
 	if (strcmp(type, f[1]) != 0) {
-		kh_warn(k, "the key type does not match the key, line skipped");
+		kh_skip(k, f[0], "the key type does not match the key, line "
+		    "skipped");
 		return;
 	}
 	if ((m = kh_match(f[0], k->name)) == -1) {
@@ -296,6 +321,22 @@ kh_line(struct kh_scan *k, char *line, unsigned char *blob)
 		knownhosts_fingerprint(blob, (size_t)n, k->res->known_fp,
 		    sizeof k->res->known_fp);
 	}
+}
+
+/* A line with a NUL byte: skipped; its host field (before the NUL) counts. */
+static void
+kh_nul(struct kh_scan *k, char *line)
+{
+	char	*p = line;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '@')
+		p += strcspn(p, " \t");
+	if (*p == '#' || strpbrk(p, " \t") == NULL)
+		p = NULL;
+	kh_skip(k, p != NULL ? kh_first(p) : NULL, "holds a NUL byte, line "
+	    "skipped");
 }
 
 /*
@@ -346,7 +387,7 @@ knownhosts_check(const char *path, const char *name,
 			line[--len] = '\0';
 		k.lineno++;
 		if (strlen(line) != (size_t)len)
-			kh_warn(&k, "holds a NUL byte, line skipped");
+			kh_nul(&k, line);
 		else
 			kh_line(&k, line, blob);
 	}
@@ -364,6 +405,9 @@ knownhosts_check(const char *path, const char *name,
 	} else if (k.other_line != 0) {
 		res->status = KH_CHANGED;
 		res->line = k.other_line;
+	} else if (k.unver_line != 0) {
+		res->status = KH_UNVERIFIABLE;
+		res->line = k.unver_line;
 	} else if (k.ca_line != 0) {
 		res->status = KH_CA_ONLY;
 		res->line = k.ca_line;

@@ -5,7 +5,9 @@
  * holds a key of any type for it; a different key, whatever its type, is
  * a changed key. Lines are read one at a time, whole, of any length (as
  * OpenSSH reads them): a line that cannot be parsed is skipped with a
- * warning naming PATH:LINE, and never hides the lines after it.
+ * warning naming PATH:LINE, and never hides the lines after it; when its
+ * host field names the host, the host is "unverifiable", never new. In a
+ * file: revoked, then known, changed, unverifiable, CA only, new.
  */
 #ifndef COORDINATOR_KNOWNHOSTS_H
 #define COORDINATOR_KNOWNHOSTS_H
@@ -22,7 +24,8 @@ enum kh_status {
 	KH_NEW,		/* no key of any type for the host */
 	KH_CHANGED,	/* the host has other keys, not this one */
 	KH_REVOKED,	/* the key is marked @revoked */
-	KH_CA_ONLY	/* only a @cert-authority names the host */
+	KH_CA_ONLY,	/* only a @cert-authority names the host */
+	KH_UNVERIFIABLE	/* only lines skipped as unreadable name it */
 };
 
 struct kh_result {

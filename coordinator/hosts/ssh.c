@@ -41,6 +41,7 @@ static const char *const ssh_algs[] = {
 	"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
 	"ecdsa-sha2-nistp521", "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa",
 };
+#define SSH_KH_FILES	(2 * HOST_KH_MAX)	/* user's, then global */
 #define SSH_NALGS	(sizeof ssh_algs / sizeof ssh_algs[0])
 
 static pthread_once_t	 ssh_once = PTHREAD_ONCE_INIT;
@@ -93,24 +94,41 @@ ssh_known_hosts_path(void)
 }
 
 /*
- * Writes the known_hosts files for t into files[0..*n): $ORCH_KNOWN_HOSTS
- * when set, else ssh_config's UserKnownHostsFile list, else the default.
+ * Writes the known_hosts files for t into files[0..*n), as OpenSSH reads
+ * them: the user's ($ORCH_KNOWN_HOSTS when set, else ssh_config's
+ * UserKnownHostsFile list, else ~/.ssh/known_hosts and known_hosts2), the
+ * first of which takes new keys, then the global ones (GlobalKnownHostsFile,
+ * else /etc/ssh/ssh_known_hosts and ssh_known_hosts2), only read. kh2 holds
+ * the default known_hosts2's path.
  */
 static void
-ssh_kh_files(const struct ssh_target *t, const char *files[HOST_KH_MAX],
-    size_t *n)
+ssh_kh_files(const struct ssh_target *t, const char *files[SSH_KH_FILES],
+    size_t *n, char *kh2, size_t kh2len)
 {
-	const char	*e = getenv("ORCH_KNOWN_HOSTS");
-	size_t		 i;
+	static const char	*global[] = { "/etc/ssh/ssh_known_hosts",
+	    "/etc/ssh/ssh_known_hosts2" };
+	const struct host_reach	*r = t->reach;
+	const char		*e = getenv("ORCH_KNOWN_HOSTS");
+	size_t			 i;
 
 	*n = 0;
-	if ((e == NULL || *e == '\0') && t->reach != NULL &&
-	    t->reach->nkh > 0) {
-		for (i = 0; i < t->reach->nkh && i < HOST_KH_MAX; i++)
-			files[(*n)++] = t->reach->known_hosts[i];
-		return;
+	if ((e == NULL || *e == '\0') && r != NULL && r->nkh > 0) {
+		for (i = 0; i < r->nkh && i < HOST_KH_MAX; i++)
+			files[(*n)++] = r->known_hosts[i];
+	} else {
+		files[(*n)++] = ssh_known_hosts_path();
+		if (e == NULL || *e == '\0') {
+			snprintf(kh2, kh2len, "%s2", files[0]);
+			files[(*n)++] = kh2;
+		}
 	}
-	files[(*n)++] = ssh_known_hosts_path();
+	if (r != NULL && r->global_set) {
+		for (i = 0; i < r->nglobal && i < HOST_KH_MAX; i++)
+			files[(*n)++] = r->global_kh[i];
+	} else {
+		files[(*n)++] = global[0];
+		files[(*n)++] = global[1];
+	}
 }
 
 /* Writes the name known_hosts holds t's key under: alias, host, [host]:port. */
@@ -208,8 +226,8 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const struct ssh_target *tg,
     const char *name, char *out, size_t len)
 {
 	struct kh_result  res;
-	const char	**algs = NULL, *files[HOST_KH_MAX];
-	char		  err[256];
+	const char	**algs = NULL, *files[SSH_KH_FILES];
+	char		  err[256], kh2[PATH_MAX];
 	int		  known[SSH_NALGS], supported[SSH_NALGS], i, n, k;
 	size_t		  a, t, f, nfiles;
 
@@ -230,7 +248,7 @@ ssh_hostkey_pref(LIBSSH2_SESSION *session, const struct ssh_target *tg,
 	if (algs != NULL)
 		libssh2_free(session, algs);
 	/* Warnings about the file come once, from the check itself. */
-	ssh_kh_files(tg, files, &nfiles);
+	ssh_kh_files(tg, files, &nfiles, kh2, sizeof kh2);
 	for (f = 0; f < nfiles; f++) {
 		if (knownhosts_check(files[f], name, NULL, 0, &res, NULL, err,
 		    sizeof err) != 0)
@@ -290,6 +308,54 @@ ssh_kh_warn(const char *msg)
 }
 
 /*
+ * Says in err why the key of t (known_hosts name entry) is refused: res,
+ * from path, is changed, revoked, unverifiable or vouched for by a CA only
+ * (first: the file a pinned key goes to).
+ */
+static void
+ssh_kh_refusal(const struct ssh *s, const struct ssh_target *t,
+    const char *entry, const char *path, const char *first,
+    const struct kh_result *res, char *err, size_t errlen)
+{
+	switch (res->status) {
+	case KH_CHANGED:
+		snprintf(err, errlen, "%s: HOST KEY CHANGED for %s: it now "
+		    "presents %s, but %s:%d pins %s for it. Someone may be "
+		    "intercepting the connection; if the host was reinstalled, "
+		    "remove the old key with: ssh-keygen -f %s -R '%s'",
+		    t->name, entry, s->fingerprint, path, res->line,
+		    res->known_fp, path, entry);
+		break;
+	case KH_REVOKED:
+		snprintf(err, errlen, "%s: REVOKED HOST KEY for %s: it "
+		    "presents %s, which %s:%d marks @revoked; refusing to "
+		    "connect", t->name, entry, s->fingerprint, path, res->line);
+		break;
+	case KH_UNVERIFIABLE:
+		snprintf(err, errlen, "%s: host key of %s (%s) cannot be "
+		    "verified: %s:%d names the host but orch cannot read that "
+		    "line (see the warning above); fix or remove the line "
+		    "(ssh-keygen -f %s -R '%s'), then pin the key", t->name,
+		    entry, s->fingerprint, path, res->line, path, entry);
+		break;
+	case KH_CA_ONLY:
+		snprintf(err, errlen, "%s: host key of %s (%s) is vouched for "
+		    "only by a @cert-authority (%s:%d): orch cannot verify "
+		    "host certificates (libssh2 does not verify them); pin the "
+		    "host's own key instead, after checking its fingerprint "
+		    "with the host's owner: ssh-keyscan -p %d %s >> %s",
+		    t->name, entry,
+		    s->fingerprint, path, res->line, t->port, t->address,
+		    first);
+		break;
+	default:
+		snprintf(err, errlen, "%s: host key of %s refused", t->name,
+		    entry);
+		break;
+	}
+}
+
+/*
  * Checks the server's host key against known_hosts as OpenSSH does: known
  * when pinned; refused when the host has keys but not this one (of
  * whatever type), or when it is @revoked; added when the host has none and
@@ -300,12 +366,16 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
     size_t errlen)
 {
 	struct kh_result	 res, one;
-	const char		*key, *path, *files[HOST_KH_MAX];
+	const char		*key, *path, *files[SSH_KH_FILES];
 	char			 entry[300], line[KH_LINE_MAX], why[256];
+	char			 kh2[PATH_MAX];
 	size_t			 keylen, f, nfiles;
 	int			 type, rank, best = -1;
-	/* Across files, as OpenSSH: revoked, then known, changed, CA only. */
-	static const int	 ranks[] = { 3, 0, 2, 4, 1 };
+	/*
+	 * Across files, as OpenSSH: revoked, then known, changed (a pin in
+	 * the global file counts), unverifiable, CA only.
+	 */
+	static const int	 ranks[] = { 4, 0, 3, 5, 1, 2 };
 
 	key = libssh2_session_hostkey(s->session, &keylen, &type);
 	if (key == NULL) {
@@ -316,7 +386,7 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 	knownhosts_fingerprint((const unsigned char *)key, keylen,
 	    s->fingerprint, sizeof s->fingerprint);
 	ssh_kh_entry(t, entry, sizeof entry);
-	ssh_kh_files(t, files, &nfiles);
+	ssh_kh_files(t, files, &nfiles, kh2, sizeof kh2);
 	path = files[0];
 	memset(&res, 0, sizeof res);
 	res.status = KH_NEW;
@@ -335,32 +405,14 @@ ssh_check_hostkey(struct ssh *s, const struct ssh_target *t, char *err,
 			path = files[f];
 		}
 	}
-	switch (res.status) {
-	case KH_KNOWN:
+	if (res.status == KH_KNOWN) {
 		snprintf(s->hostkey_status, sizeof s->hostkey_status, "known");
 		return (0);
-	case KH_CHANGED:
-		snprintf(err, errlen, "%s: HOST KEY CHANGED for %s: it now "
-		    "presents %s, but %s:%d pins %s for it. Someone may be "
-		    "intercepting the connection; if the host was reinstalled, "
-		    "remove the old key with: ssh-keygen -f %s -R '%s'",
-		    t->name, entry, s->fingerprint, path, res.line,
-		    res.known_fp, path, entry);
+	}
+	if (res.status != KH_NEW) {
+		ssh_kh_refusal(s, t, entry, path, files[0], &res, err,
+		    errlen);
 		return (-1);
-	case KH_REVOKED:
-		snprintf(err, errlen, "%s: REVOKED HOST KEY for %s: it "
-		    "presents %s, which %s:%d marks @revoked; refusing to "
-		    "connect", t->name, entry, s->fingerprint, path, res.line);
-		return (-1);
-	case KH_CA_ONLY:
-		snprintf(err, errlen, "%s: host key of %s (%s) is vouched for "
-		    "only by a @cert-authority (%s:%d), which orch does not "
-		    "check; add the host's own key (ssh-keyscan -p %d %s >> "
-		    "%s) after checking its fingerprint", t->name, entry,
-		    s->fingerprint, path, res.line, t->port, t->address, path);
-		return (-1);
-	case KH_NEW:
-		break;
 	}
 	if (!t->accept_new) {
 		snprintf(err, errlen, "%s: unknown host key for %s (%s, "

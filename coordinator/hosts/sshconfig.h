@@ -34,6 +34,19 @@ int	sshcfg_parse(const char *name, const char *text, size_t len,
 	    struct sshcfg *c, char *err, size_t errlen);
 
 /*
+ * Takes key's list of known_hosts files (UserKnownHostsFile or
+ * GlobalKnownHostsFile) as ssh -G printed it (value) whole: the line of
+ * the config files it came from decides which blanks are inside quoted
+ * paths. Writes the absolute paths into out[0..*nout) ("none" leaves
+ * them out). Returns 0, or -1 with words in err naming
+ * the ssh_config file and line (or the host) when the list is ambiguous,
+ * a path relative or the list longer than HOST_KH_MAX.
+ */
+int	sshcfg_kh_list(const char *name, const char *key, const char *value,
+	    const struct sshcfg *c, char out[][HOST_PATH_LEN], size_t *nout,
+	    char *err, size_t errlen);
+
+/*
  * Runs `ssh -G [-F file] -- name` (file NULL: the user's own config) and
  * parses its answer into c. Returns 0; 1 when no ssh client is installed;
  * -1 with words in err.

@@ -2,7 +2,9 @@
 # pinned with a key of another type than it offers is a changed key, even
 # with --accept-new-host-keys; lines orch cannot parse are skipped with
 # FILE:LINE and hide no pin after them; hashed names; @revoked and
-# @cert-authority.
+# @cert-authority; a line orch cannot read that names the host; the
+# global known_hosts files and ~/.ssh/known_hosts2; UserKnownHostsFile
+# lists with quoted paths.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 
@@ -100,7 +102,67 @@ rc=0; check_h1 "$T/c8" "$T/kh-ca" --accept-new-host-keys || rc=$?
 cat "$T/c8"
 expect_eq "cert-authority exit" "$rc" 3
 expect_grep '@cert-authority' "$T/c8"
+expect_grep 'orch cannot verify host certificates' "$T/c8"
 [ "$(wc -l < "$T/kh-ca")" = 1 ] || fail "a key was added beside the @cert-authority"
+
+note "a line orch cannot read that names the host: refused as unverifiable, never new"
+echo "$n1 ecdsa-sha2-nistp256 !!!!" > "$T/kh-unver"
+cp "$T/kh-unver" "$T/kh-unver.orig"
+rc=0; check_h1 "$T/c11" "$T/kh-unver" --accept-new-host-keys || rc=$?
+cat "$T/c11"
+expect_eq "unverifiable exit" "$rc" 3
+grep -qF "cannot be verified: $T/kh-unver:1 names the host" "$T/c11" || fail "the unreadable line is not named"
+cmp -s "$T/kh-unver" "$T/kh-unver.orig" || fail "known_hosts was changed"
+
+# ssh_config for h1 with the given known_hosts lines (issue 27, #4 and #7).
+h1cfg() {
+	printf 'Host h1\n\tHostName %s\n\tPort %s\n\tUser %s\n\tIdentityFile %s\n\tIdentitiesOnly yes\n' \
+	    "$a1" "$p1" "$LAB_USER" "$LAB_KEY"
+	printf '\t%s\n' "$@"
+}
+: > "$T/empty.ini"
+
+note "a key pinned only in GlobalKnownHostsFile to another key: changed, even with --accept-new-host-keys"
+: > "$T/kh-user"
+echo "$n1 $(pub ed25519)" > "$T/kh-global"
+h1cfg "UserKnownHostsFile $T/kh-user" "GlobalKnownHostsFile /nonexistent $T/kh-global" > "$T/cfg-global"
+rc=0; ORCH_KNOWN_HOSTS= run_orch "$T/c12" check --inventory="$T/empty.ini" --ssh-config="$T/cfg-global" --hosts=h1 --accept-new-host-keys || rc=$?
+cat "$T/c12"
+expect_eq "global pin exit" "$rc" 3
+grep -qF "$T/kh-global:1 pins ED25519 key $ED_FP" "$T/c12" || fail "the global pin is not named"
+[ ! -s "$T/kh-user" ] || fail "a key was added to the user file"
+echo "$n1 $(pub ecdsa)" > "$T/kh-global"
+ORCH_KNOWN_HOSTS= run_orch "$T/c13" check --inventory="$T/empty.ini" --ssh-config="$T/cfg-global" --hosts=h1 || true
+expect_grep '^h1 +yes +known +ok ' "$T/c13"
+
+note "~/.ssh/known_hosts2 is read: another key pinned there is a changed key"
+mkdir -p "$T/home/.ssh"
+echo "$n1 $(pub ed25519)" > "$T/home/.ssh/known_hosts2"
+rc=0; HOME="$T/home" ORCH_KNOWN_HOSTS= run_orch "$T/c14" check --inventory="$INV" --hosts=h1 --accept-new-host-keys || rc=$?
+cat "$T/c14"
+expect_eq "known_hosts2 pin exit" "$rc" 3
+grep -qF "$T/home/.ssh/known_hosts2:1 pins" "$T/c14" || fail "known_hosts2 is not named"
+[ ! -e "$T/home/.ssh/known_hosts" ] || fail "a key was added to known_hosts"
+
+note "a quoted UserKnownHostsFile path with a blank is one file (never split, never read from the current directory)"
+mkdir -p "$T/cwd"
+echo "$n1 $(pub ecdsa)" > "$T/cwd/kh"		# would make the host known if read
+: > "$T/my kh"
+h1cfg "UserKnownHostsFile \"$T/my kh\" $T/kh-second" "GlobalKnownHostsFile none" > "$T/cfg-quoted"
+rc=0; (cd "$T/cwd" && ORCH_KNOWN_HOSTS= run_orch "$T/c15" check --inventory="$T/empty.ini" --ssh-config="$T/cfg-quoted" --hosts=h1 --accept-new-host-keys) || rc=$?
+cat "$T/c15"
+expect_eq "quoted path exit" "$rc" 0
+expect_grep '^h1 +yes +added' "$T/c15"
+grep -qF "$n1 $(pub ecdsa)" "$T/my kh" || fail "the new key did not go to the first file, '$T/my kh'"
+[ ! -e "$T/my" ] && [ ! -e "$T/kh-second" ] || fail "the list was split, or the second file written"
+(cd "$T/cwd" && ORCH_KNOWN_HOSTS= run_orch "$T/c16" check --inventory="$T/empty.ini" --ssh-config="$T/cfg-quoted" --hosts=h1) || true
+expect_grep '^h1 +yes +known +ok ' "$T/c16"
+note "the same path unquoted, where the joined path is a file: refused, quote it"
+h1cfg "UserKnownHostsFile $T/my kh" > "$T/cfg-unquoted"
+rc=0; (cd "$T/cwd" && ORCH_KNOWN_HOSTS= run_orch "$T/c17" check --inventory="$T/empty.ini" --ssh-config="$T/cfg-unquoted" --hosts=h1) || rc=$?
+cat "$T/c17"
+expect_eq "unquoted path exit" "$rc" 2
+grep -qF "$T/cfg-unquoted:7: UserKnownHostsFile: '$T/my kh' names a file, but unquoted it is read as 2 paths; quote it" "$T/c17" || fail "no quote-it refusal naming the line"
 
 note "a new host is still added with --accept-new-host-keys"
 : > "$T/kh-new"

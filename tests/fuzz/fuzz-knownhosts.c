@@ -2,7 +2,8 @@
  * libFuzzer target for the known_hosts reader: each input is written to a
  * known_hosts file in a private temporary directory and checked for three
  * names and two keys; the verdict must keep its promises (a line number
- * for every verdict but NEW, a fingerprint for CHANGED). Build and run
+ * for every verdict but NEW, a fingerprint for CHANGED, a known status:
+ * UNVERIFIABLE for a host named only by lines skipped). Build and run
  * (see tests/fuzz/corpus-knownhosts/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *	tests/fuzz/fuzz-knownhosts.c coordinator/hosts/knownhosts.c \
@@ -95,7 +96,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    sizeof err) != 0)
 				abort();
 			if ((res.status == KH_NEW) != (res.line == 0) ||
-			    res.ntypes > KH_TYPES_MAX)
+			    res.ntypes > KH_TYPES_MAX ||
+			    res.status > KH_UNVERIFIABLE)
 				abort();
 			if (res.status == KH_CHANGED &&
 			    strstr(res.known_fp, " key ") == NULL)

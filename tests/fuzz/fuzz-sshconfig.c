@@ -3,7 +3,9 @@
  * reader: each input is parsed as the answer for one host; what is
  * accepted must keep its promises (a hostname, a port in range, fields
  * NUL-terminated within their size, paths without control characters).
- * Then the input, cut at its first NUL, is read as a hop list. Build and
+ * The input is also the ssh_config file read for the line a known_hosts
+ * list came from (every such path accepted is absolute). Then the input,
+ * cut at its first NUL, is read as a hop list. Build and
  * run (see tests/fuzz/corpus-sshconfig/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *	tests/fuzz/fuzz-sshconfig.c coordinator/hosts/sshconfig.c \
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/sshconfig.h"
@@ -46,6 +49,41 @@ fuzz_field(const char *s, size_t len)
 	}
 }
 
+static char	fuzz_cfg[64];
+
+/* Removes the config file. */
+static void
+fuzz_cleanup(void)
+{
+	unlink(fuzz_cfg);
+}
+
+/* Writes the input as the ssh_config file; returns 0 or -1. */
+static int
+fuzz_write_cfg(const uint8_t *data, size_t size)
+{
+	FILE	*f;
+	int	 fd;
+
+	if (fuzz_cfg[0] == '\0') {
+		snprintf(fuzz_cfg, sizeof fuzz_cfg, "/tmp/fuzz-sshconfig.XXXXXX");
+		if ((fd = mkstemp(fuzz_cfg)) == -1)
+			return (-1);
+		close(fd);
+		atexit(fuzz_cleanup);
+	}
+	if ((f = fopen(fuzz_cfg, "w")) == NULL)
+		return (-1);
+	if (size > 0 && fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return (-1);
+	}
+	if (fclose(f) != 0)
+		return (-1);
+	sshcfg_set_file(fuzz_cfg);
+	return (0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -57,6 +95,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	setenv("HOME", "/home/fuzz", 1);
 	setenv("USER", "fuzz", 1);
+	if (fuzz_write_cfg(data, size) != 0)
+		return (0);
 	if (sshcfg_parse("fuzz", (const char *)data, size, &c, err,
 	    sizeof err) == 0) {
 		if (c.hostname[0] == '\0' || c.port < 1 || c.port > 65535)
@@ -65,12 +105,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_field(c.user, sizeof c.user);
 		fuzz_field(c.proxyjump, sizeof c.proxyjump);
 		fuzz_field(c.reach.hostkey_alias, sizeof c.reach.hostkey_alias);
-		if (c.reach.nids > HOST_IDS_MAX || c.reach.nkh > HOST_KH_MAX)
+		if (c.reach.nids > HOST_IDS_MAX || c.reach.nkh > HOST_KH_MAX ||
+		    c.reach.nglobal > HOST_KH_MAX)
 			abort();
 		for (i = 0; i < c.reach.nids; i++)
 			fuzz_field(c.reach.ids[i], HOST_PATH_LEN);
-		for (i = 0; i < c.reach.nkh; i++)
+		for (i = 0; i < c.reach.nkh; i++) {
 			fuzz_field(c.reach.known_hosts[i], HOST_PATH_LEN);
+			if (c.reach.known_hosts[i][0] != '/')
+				abort();
+		}
+		for (i = 0; i < c.reach.nglobal; i++) {
+			fuzz_field(c.reach.global_kh[i], HOST_PATH_LEN);
+			if (c.reach.global_kh[i][0] != '/')
+				abort();
+		}
 	} else
 		fuzz_field(err, sizeof err);
 

@@ -268,6 +268,53 @@ test_markers(void **state)
 	assert_string_equal(warnings, "");
 }
 
+/*
+ * A skipped line whose host field names the host makes it unverifiable,
+ * never new; a readable pin or a revocation still decides.
+ */
+static void
+test_unverifiable(void **state)
+{
+	struct kh_result	 res;
+	char			 ed[256], want[256];
+	const char		*b64;
+	FILE			*f;
+
+	(void)state;
+	pubkey(ed, sizeof ed, ED, 1);
+	b64 = ed + strlen(ED) + 1;
+	write_file("h.lab ssh-ed25519 !!!!\n");
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_UNVERIFIABLE);
+	assert_int_equal(res.line, 1);
+	assert_int_equal(check("other.lab", ED, 1, &res), KH_NEW);
+	write_file("x 1\n@bogus h.lab %s\n", ed);
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_UNVERIFIABLE);
+	assert_int_equal(res.line, 2);
+	write_file("*.lab\n");
+	assert_int_equal(check("h.lab", EC, 1, &res), KH_UNVERIFIABLE);
+	write_file("h.lab ssh-rsa %s\n", b64);
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_UNVERIFIABLE);
+	write_file("@revoked h.lab ssh-ed25519 !!!!\n");
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_UNVERIFIABLE);
+	/* A pin of this key, another key, a revocation: each decides. */
+	write_file("*.lab ssh-ed25519 !!!!\nh.lab %s\n", ed);
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_KNOWN);
+	assert_int_equal(check("h.lab", EC, 1, &res), KH_CHANGED);
+	assert_int_equal(res.line, 2);
+	write_file("h.lab ssh-ed25519 !!!!\n@revoked * %s\n", ed);
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_REVOKED);
+	/* A NUL byte: the host field before it counts. */
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "h.lab %s", ed);
+	fwrite("\0x\n", 1, 3, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(check("h.lab", ED, 1, &res), KH_UNVERIFIABLE);
+	snprintf(want, sizeof want, "%s:1: holds a NUL byte, line skipped\n",
+	    path);
+	assert_string_equal(warnings, want);
+	assert_int_equal(check("h2.lab", ED, 1, &res), KH_NEW);
+}
+
 /* A line we write reads back as the pin; a missing file is empty. */
 static void
 test_line_and_missing(void **state)
@@ -299,6 +346,7 @@ main(void)
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_unverifiable),
 		cmocka_unit_test(test_line_and_missing),
 	};
 

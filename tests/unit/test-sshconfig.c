@@ -396,6 +396,153 @@ test_chain_unknown(void **state)
 	unlink(path);
 }
 
+static char	kh_dir[] = "/tmp/test-sshconfig-kh.XXXXXX";
+static char	kh_cfg[128];
+
+/* Writes kh_dir/name from a printf format. */
+static void
+kh_write(const char *name, const char *fmt, ...)
+{
+	char	 p[256];
+	FILE	*f;
+	va_list	 ap;
+
+	snprintf(p, sizeof p, "%s/%s", kh_dir, name);
+	assert_non_null(f = fopen(p, "w"));
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Parses "hostname h" and one known-hosts line, each @ of the printed value
+ * fmt the directory, with kh_cfg as --ssh-config.
+ */
+static int
+kh_parse(struct sshcfg *c, char *err, size_t errlen, const char *key,
+    const char *fmt)
+{
+	char	text[2048], value[1024];
+	size_t	o = 0;
+
+	for (; *fmt != '\0' && o + sizeof kh_dir < sizeof value; fmt++) {
+		if (*fmt == '@') {
+			memcpy(value + o, kh_dir, strlen(kh_dir));
+			o += strlen(kh_dir);
+		} else
+			value[o++] = *fmt;
+	}
+	value[o] = '\0';
+	snprintf(text, sizeof text, "hostname h\n%s %s\n", key, value);
+	sshcfg_set_file(kh_cfg);
+	return (parse(text, c, err, errlen));
+}
+
+/*
+ * UserKnownHostsFile and GlobalKnownHostsFile lists taken whole: the
+ * line ssh -G's unquoted answer came from says where a path has blanks.
+ */
+static void
+test_known_hosts_lists(void **state)
+{
+	struct sshcfg	c;
+	char		err[1024], want[1024];
+	const char	*U = "userknownhostsfile", *G = "globalknownhostsfile";
+
+	(void)state;
+	assert_non_null(mkdtemp(kh_dir));
+	snprintf(kh_cfg, sizeof kh_cfg, "%s/config", kh_dir);
+
+	/* Quoted with a blank, through an Include: one path. */
+	kh_write("config", "Host other\n  HostName x\nInclude %s/inc\n",
+	    kh_dir);
+	kh_write("inc", "Host epyc\n  UserKnownHostsFile \"%s/my kh\" "
+	    "~/x\n  GlobalKnownHostsFile = '%s/g 1' %s/g2\n", kh_dir, kh_dir,
+	    kh_dir);
+	assert_int_equal(kh_parse(&c, err, sizeof err, U,
+	    "@/my kh " HOME "/x"), 0);
+	assert_int_equal(c.reach.nkh, 2);
+	assert_string_equal(c.reach.known_hosts[0] + strlen(kh_dir),
+	    "/my kh");
+	assert_string_equal(c.reach.known_hosts[1], HOME "/x");
+	assert_int_equal(c.reach.global_set, 0);
+	assert_int_equal(kh_parse(&c, err, sizeof err, G, "@/g 1 @/g2"),
+	    0);
+	assert_int_equal(c.reach.global_set, 1);
+	assert_int_equal(c.reach.nglobal, 2);
+	assert_string_equal(c.reach.global_kh[0] + strlen(kh_dir), "/g 1");
+	assert_string_equal(c.reach.global_kh[1] + strlen(kh_dir), "/g2");
+	assert_int_equal(kh_parse(&c, err, sizeof err, G, "none"), 0);
+	assert_int_equal(c.reach.global_set, 1);
+	assert_int_equal(c.reach.nglobal, 0);
+
+	/* No line for it, split at the blanks: a relative part is refused. */
+	kh_write("config", "Host epyc\n  HostName x\n");
+	assert_int_equal(kh_parse(&c, err, sizeof err, U,
+	    "@/my kh @/dir/known_hosts"), -1);
+	assert_string_equal(err, "ssh_config host epyc: UserKnownHostsFile "
+	    "'kh' is a relative path (ssh would read it from the current "
+	    "directory); write it as ~/kh or in full");
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/a @/b"),
+	    0);
+	assert_int_equal(c.reach.nkh, 2);
+	/* ... and when the joined words name a file, ambiguous. */
+	kh_write("my kh", "");
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/my kh"), -1);
+	snprintf(want, sizeof want, "ssh_config host epyc: UserKnownHostsFile "
+	    "is ambiguous: ssh -G prints it unquoted ('%s/my kh'), and '%s/my "
+	    "kh' names a file though it reads as 2 paths; no line of %s "
+	    "writes it: quote the path in the ssh_config line that sets it "
+	    "(UserKnownHostsFile \"%s/my kh\")", kh_dir, kh_dir, kh_cfg,
+	    kh_dir);
+	assert_string_equal(err, want);
+
+	/* Written unquoted while the joined path is a file: quote it. */
+	kh_write("config", "Host epyc\n\tuserknownhostsfile %s/my kh\n",
+	    kh_dir);
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/my kh"), -1);
+	snprintf(want, sizeof want, "%s:2: UserKnownHostsFile: '%s/my kh' "
+	    "names a file, but unquoted it is read as 2 paths; quote it: "
+	    "UserKnownHostsFile \"%s/my kh\"", kh_cfg, kh_dir, kh_dir);
+	assert_string_equal(err, want);
+	/* Quoted, it is the one file. */
+	kh_write("config", "Host epyc\n\tuserknownhostsfile \"%s/my kh\"\n",
+	    kh_dir);
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/my kh"), 0);
+	assert_int_equal(c.reach.nkh, 1);
+
+	/* Quoted, naming no file while its parts are files: refused. */
+	kh_write("p1", "");
+	kh_write("p2", "");
+	kh_write("config", "Host epyc\n\tUserKnownHostsFile \"%s/p1 %s/p2\""
+	    "\n", kh_dir, kh_dir);
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/p1 @/p2"),
+	    -1);
+	assert_non_null(strstr(err, ":2: UserKnownHostsFile: the quoted path "));
+	assert_non_null(strstr(err, "names no file, but each of its "
+	    "blank-separated parts does"));
+
+	/* Two lines that print alike, split otherwise: refused. */
+	kh_write("config", "Host epyc\n\tUserKnownHostsFile \"%s/q r\"\n"
+	    "Host *\n\tUserKnownHostsFile %s/q\\ r\n"
+	    "\tUserKnownHostsFile %s/q r\n", kh_dir, kh_dir, kh_dir);
+	assert_int_equal(kh_parse(&c, err, sizeof err, U, "@/q r"), -1);
+	snprintf(want, sizeof want, "ssh_config host epyc: UserKnownHostsFile: "
+	    "%s:2 and %s:5 print alike but split into other paths; quote the "
+	    "paths with blanks", kh_cfg, kh_cfg);
+	assert_string_equal(err, want);
+
+	/* More files than orch keeps: refused, not cut. */
+	assert_int_equal(kh_parse(&c, err, sizeof err, U,
+	    "/a /b /c /d /e"), -1);
+	assert_string_equal(err, "ssh_config host epyc: UserKnownHostsFile "
+	    "names more than 4 files");
+	sshcfg_set_file(NULL);
+	snprintf(want, sizeof want, "rm -rf '%s'", kh_dir);
+	assert_int_equal(system(want), 0);
+}
+
 /* The real ssh -G -F FILE: an ssh_config host, with an inventory override. */
 static void
 test_query_real(void **state)
@@ -494,6 +641,7 @@ main(void)
 		cmocka_unit_test_setup(test_chain_bad, setup_env),
 		cmocka_unit_test_setup(test_chain_unknown, setup_env),
 		cmocka_unit_test_setup(test_query_real, setup_env),
+		cmocka_unit_test_setup(test_known_hosts_lists, setup_env),
 	};
 
 	return (cmocka_run_group_tests_name("sshconfig", tests, NULL, NULL));
