@@ -33,6 +33,8 @@
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define OLD_REPORT	"the previous report\n"
+/* What an orch before issue 27 stored of tests/tools/hostile --agent forged */
+#define FORGED_FIXTURE	"tests/unit/fixtures/record/forged.msgpack"
 
 /* One hostile change to a valid record of 5 rounds, A against B. */
 struct spec {
@@ -498,6 +500,59 @@ test_forged_sample(void **state)
 		fail_msg("report.md names no host local");
 	assert_int_equal(strcmp(get_file(dir, "report.md"), OLD_REPORT) != 0,
 	    1);
+	rm_dir(dir);
+}
+
+/*
+ * The record an older orch wrote of a real run against a hostile agent
+ * (hostile --agent forged: its third sample of round 1001, step 2^32-1)
+ * loads: the forged sample is skipped, named, and the report renders the
+ * eight others.
+ */
+static void
+test_forged_fixture(void **state)
+{
+	static char	 warn[8192];
+	char		*dir = new_dir(), *cause = NULL, path[1100], want[1200];
+	char		 buf[65536];
+	FILE		*in, *out;
+	size_t		 n;
+	int		 saved, fd;
+
+	(void)state;
+	assert_non_null(in = fopen(FORGED_FIXTURE, "rb"));
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	assert_non_null(out = fopen(path, "wb"));
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	snprintf(path, sizeof path, "%s/.stderr", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved != -1 && fd != -1);
+	dup2(fd, 2);
+	close(fd);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("refused: %s", cause);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_non_null(in = fopen(path, "r"));
+	n = fread(warn, 1, sizeof warn - 1, in);
+	warn[n] = '\0';
+	fclose(in);
+	unlink(path);
+	snprintf(want, sizeof want, "%s/%s: record 8: a sample of host local "
+	    "for round 1001, beyond the run's rounds (4): skipped", dir,
+	    RECORD_FILE);
+	if (strstr(warn, want) == NULL)
+		fail_msg("warnings: \"%s\", want \"%s\"", warn, want);
+	/* 8 samples of 2 variants in 4 rounds: 8 wall_ns lines. */
+	if (strstr(get_file(dir, "samples.csv"), ",1001,") != NULL)
+		fail_msg("samples.csv holds the forged sample");
+	assert_non_null(strstr(get_file(dir, "summary.json"), "\"local\""));
 	rm_dir(dir);
 }
 
@@ -1039,6 +1094,7 @@ main(void)
 		cmocka_unit_test(test_rounds_wrap),
 		cmocka_unit_test(test_round_beyond),
 		cmocka_unit_test(test_forged_sample),
+		cmocka_unit_test(test_forged_fixture),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
