@@ -174,8 +174,10 @@ host_open(struct host *h, const char *run_id)
 	    msg.u.hello.version);
 	h->facts = msg.u.hello.facts;
 	proto_msg_free(&msg);
-	log_debug("%s: agent %s, %s/%s, %s, %u cores", h->name,
-	    h->agent_version, h->facts.os, h->facts.arch, h->facts.cpu_model,
+	/* The agent's words, for a terminal: made safe. */
+	snprintf(line, sizeof line, "agent %s, %s/%s, %s", h->agent_version,
+	    h->facts.os, h->facts.arch, h->facts.cpu_model);
+	log_debug("%s: %s, %u cores", h->name, tty_clean(line, 0),
 	    h->facts.cores);
 	r = 0;
 out:

@@ -95,7 +95,7 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 	rh->state[0] = '\0';
 	/* A sample re-sent after a reconnect is stored once. */
 	if (rh->seen[smp->step] & (1U << smp->attempt))
-		return (0);
+		return (run_peer_duplicate(rh));
 	/* A step counts once, however many attempts it takes. */
 	first = rh->seen[smp->step] == 0;
 	rh->seen[smp->step] |= 1U << smp->attempt;

@@ -36,6 +36,8 @@ struct run_peer {
 	size_t		 nstored;	/* samples stored for it */
 	size_t		 nstatus;	/* STATUS recorded, this run */
 	size_t		 nprogs;	/* PROGS in this agent's session */
+	size_t		 ndups;		/* samples stored before, re-sent in
+					   this session */
 	size_t		 repeats;	/* waiting-grants, no sample between */
 	uint32_t	 steps;		/* steps granted so far */
 	int		 looked;	/* a look was made; its answer: */
@@ -145,11 +147,13 @@ void	run_looks_grant(struct run *run, struct run_host *rh);
  * run-peer.c: what an agent sends, checked against its host's plan and
  * bounded. run_peer_sample: 0 when smp is in the plan, else -1 with the
  * host refused (host_refuse). run_peer_status: 0 when a STATUS may be
- * recorded. run_peer_grant: answers a waiting-grant, by a look at most
+ * recorded. run_peer_duplicate: 0 while re-sent samples stay within what
+ * a journal holds. run_peer_grant: answers a waiting-grant, by a look at most
  * once per block. run_peer_progs: 0 when a PROGS is of the plan.
  * run_peer_session: an agent (started again) is handed the plan.
  */
 int	run_peer_sample(struct run_host *rh, const struct proto_sample *smp);
+int	run_peer_duplicate(struct run_host *rh);
 int	run_peer_status(struct run_host *rh, const struct proto_state *st);
 void	run_peer_grant(struct run *run, struct run_host *rh);
 int	run_peer_progs(struct run_host *rh, const struct proto_progs *ps);

@@ -22,6 +22,8 @@
 #define RUN_PEER_REPEAT_MAX	64	/* waiting-grants without a new
 					   sample in between */
 #define RUN_PEER_PROGS_MAX	1	/* PROGS per agent's plan */
+/* Samples already stored, re-sent in one agent's session: its journal. */
+#define RUN_PEER_DUPS_MAX(rh)	((rh)->plan.nsteps * RUN_PEER_ATTEMPTS)
 
 /* The steps an agent may have run: its grants so far, or the plan. */
 static uint32_t
@@ -135,6 +137,17 @@ run_peer_sample(struct run_host *rh, const struct proto_sample *smp)
 }
 
 int
+run_peer_duplicate(struct run_host *rh)
+{
+	if (++rh->peer.ndups > RUN_PEER_DUPS_MAX(rh)) {
+		host_refuse(rh->h, "host %s sent more than %zu samples already "
+		    "stored", rh->h->name, RUN_PEER_DUPS_MAX(rh));
+		return (-1);
+	}
+	return (0);
+}
+
+int
 run_peer_status(struct run_host *rh, const struct proto_state *st)
 {
 	(void)st;
@@ -210,6 +223,7 @@ run_peer_session(struct run_host *rh)
 {
 	rh->peer.nprogs = 0;
 	rh->peer.repeats = 0;
+	rh->peer.ndups = 0;
 	if (rh->peer.steps == 0)
 		rh->peer.steps = rh->plan.granted != 0 ? rh->plan.granted :
 		    (uint32_t)rh->plan.nsteps;

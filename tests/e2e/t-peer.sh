@@ -4,8 +4,8 @@
 # of it is stored and the record still reports; its STATUS and a failed
 # sample's stderr reach the terminal without their escapes; a flood of
 # waiting-grant is looked at once and fails the host past its bound;
-# STATUS and PROGS floods fail the host with the limit named. Each run is
-# bounded by timeout.
+# STATUS, PROGS and re-sent samples past their bounds fail the host with
+# the limit named. Each run is bounded by timeout.
 . tests/e2e/lib.sh
 
 HOSTILE="$PWD/${ORCH_BIN_DIR:-bin}/../build/default/tools/hostile"
@@ -88,4 +88,11 @@ expect_grep "^orch: local failed: host local sent PROGS more than 1 time for one
 evil progs=1 p2 "$T/fixed.ini"
 expect_eq "exit" "$rc" 3
 expect_grep "^orch: local failed: host local sent PROGS with host program 'sh' that its plan does not name$" "$T/p2.log"
+note "a stored sample re-sent: stored once; past what a journal holds (steps x 31) the host fails"
+evil dup=3 d1 "$T/fixed.ini"
+expect_eq "exit" "$rc" 0
+expect_eq "samples stored" "$(awk -F, '$11=="wall_ns"' "$T/d1/samples.csv" | wc -l)" 8
+evil dup=1000 d2 "$T/fixed.ini"
+expect_eq "exit" "$rc" 3
+expect_grep "^orch: local failed: host local sent more than 248 samples already stored$" "$T/d2.log"
 echo "t-peer: ok"

@@ -26,6 +26,7 @@
  *   status=N      N waiting-load STATUS before the first sample
  *   progs=N       N PROGS, each naming the plan's first host program at
  *                 another path
+ *   dup=N         its first sample again N times
  *
  *   hostile [--squatter] AGENT WORKDIR
  *   hostile --connect ENDPOINT
@@ -415,7 +416,8 @@ evil_agent(const char *mode)
 
 	memset(&e, 0, sizeof e);
 	if (strncmp(mode, "grant=", 6) == 0 || strncmp(mode, "status=", 7) ==
-	    0 || strncmp(mode, "progs=", 6) == 0)
+	    0 || strncmp(mode, "progs=", 6) == 0 || strncmp(mode, "dup=", 4) ==
+	    0)
 		n = strtol(strchr(mode, '=') + 1, NULL, 10);
 	while (len < sizeof line - 1 && read(0, line + len, 1) == 1 &&
 	    line[len] != '\n')
@@ -451,6 +453,11 @@ evil_agent(const char *mode)
 			evil_recv(&e, 100);		/* its ACK */
 			if (strcmp(mode, "forged") == 0 && i == 1)
 				evil_sample(&e, 0, NULL, 1);
+			for (k = 0; strncmp(mode, "dup=", 4) == 0 && i == 0 &&
+			    k < n; k++) {
+				e.seq--;	/* the very sample */
+				evil_sample(&e, 0, NULL, 0);
+			}
 		}
 		if (i >= e.plan->nsteps || e.final || e.plan->granted == 0) {
 			done = 1;
