@@ -197,7 +197,7 @@ run_host_state(struct host *h, const struct proto_state *st, void *arg)
 		run_peer_grant(run, rh);
 		return;
 	}
-	if (run_peer_status(rh, st) != 0)
+	if (run_peer_status(rh) != 0)
 		return;
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);

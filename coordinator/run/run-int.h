@@ -154,7 +154,7 @@ void	run_looks_grant(struct run *run, struct run_host *rh);
  */
 int	run_peer_sample(struct run_host *rh, const struct proto_sample *smp);
 int	run_peer_duplicate(struct run_host *rh);
-int	run_peer_status(struct run_host *rh, const struct proto_state *st);
+int	run_peer_status(struct run_host *rh);
 void	run_peer_grant(struct run *run, struct run_host *rh);
 int	run_peer_progs(struct run_host *rh, const struct proto_progs *ps);
 void	run_peer_session(struct run_host *rh);

@@ -148,9 +148,8 @@ run_peer_duplicate(struct run_host *rh)
 }
 
 int
-run_peer_status(struct run_host *rh, const struct proto_state *st)
+run_peer_status(struct run_host *rh)
 {
-	(void)st;
 	if (++rh->peer.nstatus > RUN_PEER_STATUS_MAX) {
 		host_refuse(rh->h, "host %s sent more than %d STATUS messages",
 		    rh->h->name, RUN_PEER_STATUS_MAX);
