@@ -25,6 +25,7 @@
 					   cache */
 #define HOST_TICK		1000	/* ms between liveness checks in a
 					   run */
+#define HOST_UNEXPECTED_MAX	16	/* messages of no use in a run */
 
 /* Sets h->error from a format. */
 static void
@@ -40,6 +41,19 @@ host_fail(struct host *h, const char *fmt, ...)
 	va_end(ap);
 	/* An agent's ERROR text, a remote's stderr: shown on terminals. */
 	tty_clean(h->error, 1);
+	h->status = HOST_FAILED;
+	h->retryable = 0;
+}
+
+void
+host_refuse(struct host *h, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->error, sizeof h->error, fmt, ap);
+	va_end(ap);
+	tty_clean(h->error, 0);
 	h->status = HOST_FAILED;
 	h->retryable = 0;
 }
@@ -160,8 +174,10 @@ host_open(struct host *h, const char *run_id)
 	    msg.u.hello.version);
 	h->facts = msg.u.hello.facts;
 	proto_msg_free(&msg);
-	log_debug("%s: agent %s, %s/%s, %s, %u cores", h->name,
-	    h->agent_version, h->facts.os, h->facts.arch, h->facts.cpu_model,
+	/* The agent's words, for a terminal: made safe. */
+	snprintf(line, sizeof line, "agent %s, %s/%s, %s", h->agent_version,
+	    h->facts.os, h->facts.arch, h->facts.cpu_model);
+	log_debug("%s: %s, %u cores", h->name, tty_clean(line, 0),
 	    h->facts.cores);
 	r = 0;
 out:
@@ -242,7 +258,7 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 {
 	struct proto_msg	msg, ack;
 	char			err[CHAN_ERR_LEN];
-	int			r;
+	int			r, unexpected = 0;
 
 	h->errcode[0] = '\0';
 	memset(&msg, 0, sizeof msg);
@@ -280,7 +296,10 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 			ack.u.ack.seq = msg.u.sample.seq;
 			proto_msg_free(&msg);
 			if (r != 0) {
-				host_fail(h, "cannot store a sample: stopping");
+				/* Refused (host_refuse), or not stored. */
+				if (h->status != HOST_FAILED)
+					host_fail(h, "cannot store a sample: "
+					    "stopping");
 				return (-1);
 			}
 			if (host_send(h, &ack) != 0) {
@@ -316,8 +335,15 @@ host_run(struct host *h, const struct proto_plan *plan, host_sample_cb cb,
 			log_warnx("%s: unexpected %s during the run", h->name,
 			    proto_type_name(msg.type));
 			proto_msg_free(&msg);
+			if (++unexpected > HOST_UNEXPECTED_MAX)
+				host_refuse(h, "host %s sent more than %d "
+				    "messages of no use during a run", h->name,
+				    HOST_UNEXPECTED_MAX);
 			break;
 		}
+		/* A callback refused what the agent sent (host_refuse). */
+		if (h->status == HOST_FAILED)
+			return (-1);
 	}
 }
 
@@ -331,7 +357,11 @@ host_grant(struct host *h, uint32_t granted, int final)
 	msg.u.grant.granted = granted;
 	msg.u.grant.final = final ? 1 : 0;
 	log_debug("%s: grant %u%s", h->name, granted, final ? " final" : "");
-	return (host_send(h, &msg));
+	if (host_send(h, &msg) != 0) {
+		h->retryable = 1;	/* the agent lost, as in host_run */
+		return (-1);
+	}
+	return (0);
 }
 
 void

@@ -187,6 +187,14 @@ int	host_run(struct host *h, const struct proto_plan *plan,
  */
 int	host_grant(struct host *h, uint32_t granted, int final);
 
+/*
+ * From host_run's callbacks: refuses what the agent sent (a sample outside
+ * its plan, a flood). The host fails with the reason, made safe for a
+ * terminal, and host_run returns -1 once the callback returns.
+ */
+void	host_refuse(struct host *h, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 /* Says BYE and stops the agent; safe after any failure. */
 void	host_close(struct host *h);
 

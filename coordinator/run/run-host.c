@@ -84,22 +84,21 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 	const struct proto_cmd	*c;
 	struct proto_sample	*bad = NULL;
 	const char		*last;
-	char			 why[256];
+	char			 why[256], tail[204];
 	size_t			 len;
 	int			 ev = RUN_EV_SAMPLE, r, first = 0;
 
-	if (smp->cmd >= rh->plan.ncmds)
+	/* Outside the plan: the host fails, nothing of it is stored. */
+	if (run_peer_sample(rh, smp) != 0)
 		return (-1);
 	c = &rh->plan.cmds[smp->cmd];
 	rh->state[0] = '\0';
 	/* A sample re-sent after a reconnect is stored once. */
-	if (smp->step < rh->plan.nsteps && smp->attempt < 32) {
-		if (rh->seen[smp->step] & (1U << smp->attempt))
-			return (0);
-		/* A step counts once, however many attempts it takes. */
-		first = rh->seen[smp->step] == 0;
-		rh->seen[smp->step] |= 1U << smp->attempt;
-	}
+	if (rh->seen[smp->step] & (1U << smp->attempt))
+		return (run_peer_duplicate(rh));
+	/* A step counts once, however many attempts it takes. */
+	first = rh->seen[smp->step] == 0;
+	rh->seen[smp->step] |= 1U << smp->attempt;
 	if ((int64_t)smp->seq > rh->max_seq)
 		rh->max_seq = smp->seq;
 	if (run_host_metric_missing(run->suite, c->bench, smp, why,
@@ -118,6 +117,7 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 		return (-1);
 	}
 	run->stored++;
+	rh->peer.nstored++;
 	if (first) {
 		rh->done++;
 		if (!smp->warmup && strcmp(c->bench, PROTO_FLOOR_BENCH) != 0) {
@@ -137,10 +137,12 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 	    !run->tty && !rh->told[smp->cmd]) {
 		rh->told[smp->cmd] = 1;
 		last = report_text_last_line(smp->err_tail, &len);
-		log_info("%s: %s/%s round %u: %s%s%.*s%s", h->name, c->bench,
+		/* A benchmark's or an agent's words: made safe. */
+		snprintf(tail, sizeof tail, "%.*s%s", len > 200 ? 200 :
+		    (int)len, last, len > 200 ? "..." : "");
+		log_info("%s: %s/%s round %u: %s%s%s", h->name, c->bench,
 		    c->variant, smp->round, proto_status_name(smp->status),
-		    len > 0 ? ": " : "", len > 200 ? 200 : (int)len, last,
-		    len > 200 ? "..." : "");
+		    len > 0 ? ": " : "", tty_clean(tail, 0));
 	}
 	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);
@@ -187,16 +189,22 @@ run_host_wait_line(struct run_host *rh, const struct proto_state *st)
 static void
 run_host_state(struct host *h, const struct proto_state *st, void *arg)
 {
-	struct run_host	*rh = arg;
-	struct run	*run = rh->run;
+	struct run_host		*rh = arg;
+	struct run		*run = rh->run;
+	struct proto_state	 clean;
 
 	if (strcmp(st->state, "waiting-grant") == 0) {
-		if (run->suite->auto_rounds && rh->round_end != NULL)
-			run_looks_grant(run, rh);
+		run_peer_grant(run, rh);
 		return;
 	}
+	if (run_peer_status(rh) != 0)
+		return;
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);
+	/* The agent's words reach the terminal made safe. */
+	clean = *st;
+	tty_clean(clean.detail, 0);
+	st = &clean;
 	pthread_mutex_lock(&run->mtx);
 	snprintf(rh->state, sizeof rh->state, "%s", st->detail);
 	if (strcmp(st->state, "waiting-load") == 0)
@@ -225,6 +233,8 @@ run_host_progs(struct host *h, const struct proto_progs *ps, void *arg)
 	char			 version[PROTO_VERSION_LINE];
 	size_t			 i, v, b, k;
 
+	if (run_peer_progs(rh, ps) != 0)
+		return;
 	for (i = 0; i < ps->n; i++) {
 		/* An agent started again says it again: new findings only. */
 		for (k = 0; k < rh->nprogs; k++) {
@@ -303,6 +313,7 @@ run_host_thread(void *arg)
 			if (rh->restarts == 0)
 				run_files_record(run, rh, fresh);
 			rh->h->progs_cb = run_host_progs;
+			run_peer_session(rh);
 			if (host_run(rh->h, &rh->plan, run_host_sample,
 			    run_host_state, rh, &run_stop) == 0) {
 				ok = 1;

@@ -28,6 +28,24 @@ struct run_file {
 	int	 executable;
 };
 
+/*
+ * What one host's agent sent, counted against the limits of run-peer.c,
+ * and the last look's answer to a waiting-grant (rounds = auto).
+ */
+struct run_peer {
+	size_t		 nstored;	/* samples stored for it */
+	size_t		 nstatus;	/* STATUS recorded, this run */
+	size_t		 nprogs;	/* PROGS in this agent's session */
+	size_t		 ndups;		/* samples stored before, re-sent in
+					   this session */
+	size_t		 repeats;	/* waiting-grants, no sample between */
+	uint32_t	 steps;		/* steps granted so far */
+	int		 looked;	/* a look was made; its answer: */
+	size_t		 looked_at;	/* nstored then */
+	uint32_t	 grant;		/* steps granted */
+	int		 final;
+};
+
 /* Per host: its files, its plan and its progress. */
 struct run_host {
 	struct host		*h;
@@ -65,6 +83,7 @@ struct run_host {
 	size_t			 nprimary;
 	int			 stop;		/* enum seq_stop, last look */
 	int			 ended;		/* host_run returned */
+	struct run_peer		 peer;		/* run-peer.c */
 };
 
 struct run {
@@ -123,6 +142,22 @@ void	run_plan_free(struct proto_plan *p);
  */
 void	run_looks_open(struct run *run, struct run_host *rh);
 void	run_looks_grant(struct run *run, struct run_host *rh);
+
+/*
+ * run-peer.c: what an agent sends, checked against its host's plan and
+ * bounded. run_peer_sample: 0 when smp is in the plan, else -1 with the
+ * host refused (host_refuse). run_peer_status: 0 when a STATUS may be
+ * recorded. run_peer_duplicate: 0 while re-sent samples stay within what
+ * a journal holds. run_peer_grant: answers a waiting-grant, by a look at most
+ * once per block. run_peer_progs: 0 when a PROGS is of the plan.
+ * run_peer_session: an agent (started again) is handed the plan.
+ */
+int	run_peer_sample(struct run_host *rh, const struct proto_sample *smp);
+int	run_peer_duplicate(struct run_host *rh);
+int	run_peer_status(struct run_host *rh);
+void	run_peer_grant(struct run *run, struct run_host *rh);
+int	run_peer_progs(struct run_host *rh, const struct proto_progs *ps);
+void	run_peer_session(struct run_host *rh);
 
 /* run-host.c: runs one host (a struct run_host *) to its end. */
 void	*run_host_thread(void *arg);

@@ -62,6 +62,21 @@ run_looks_open(struct run *run, struct run_host *rh)
 }
 
 /*
+ * Sends rh's agent a GRANT of steps [0, steps), final or not, and keeps
+ * it as the answer to a repeated waiting-grant (run-peer.c).
+ */
+static void
+run_looks_send(struct run_host *rh, uint32_t steps, int final)
+{
+	rh->peer.grant = steps;
+	rh->peer.final = final;
+	if (steps > rh->peer.steps)
+		rh->peer.steps = steps;
+	if (host_grant(rh->h, steps, final) != 0)
+		log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+}
+
+/*
  * rounds = auto, the agent at the end of its grant: looks at the host's
  * primary comparisons in the record so far (the analysis tests each at its
  * look's share of alpha, coordinator/analysis/seq.h) and grants the next
@@ -88,8 +103,7 @@ run_looks_grant(struct run *run, struct run_host *rh)
 		log_warnx("%s: look: %s: ending the host at %u rounds",
 		    rh->h->name, cause, rh->granted);
 		free(cause);
-		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
-			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+		run_looks_send(rh, rh->round_end[rh->granted], 1);
 		goto out;
 	}
 	for (i = 0; i < a->nhosts; i++) {
@@ -99,8 +113,7 @@ run_looks_grant(struct run *run, struct run_host *rh)
 	if (ah == NULL) {
 		log_warnx("%s: look: the host is not in the record: ending it",
 		    rh->h->name);
-		if (host_grant(rh->h, rh->round_end[rh->granted], 1) != 0)
-			log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+		run_looks_send(rh, rh->round_end[rh->granted], 1);
 		goto out;
 	}
 	pthread_mutex_lock(&run->mtx);
@@ -121,8 +134,7 @@ run_looks_grant(struct run *run, struct run_host *rh)
 	log_debug("%s: look at %u rounds: %zu of %zu decided%s%s", rh->h->name,
 	    ah->rounds_used, ah->ndecided, ah->nprimary,
 	    final ? ": stop, " : "", final ? seq_stop_name(ah->stop) : "");
-	if (host_grant(rh->h, rh->round_end[next], final) != 0)
-		log_warnx("%s: grant: %s", rh->h->name, rh->h->error);
+	run_looks_send(rh, rh->round_end[next], final);
 out:
 	analysis_free(a);
 	dataset_free(ds);

@@ -57,7 +57,10 @@ struct rec_ctx {
 	const char	*path;
 	size_t		 index;		/* record number, for messages */
 	char		*cause;
+	size_t		 skipped;	/* samples beyond the run's rounds */
 };
+
+#define REC_SKIP_TOLD	10	/* skipped samples named one by one */
 
 /*
  * The dataset's arena: what a million samples own (their metrics and
@@ -824,6 +827,18 @@ rec_load_sample(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	if (rec_read(c, &entry_sample_type, o, &e) != 0 ||
 	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0)
 		return (-1);
+	/*
+	 * A sample beyond the run's rounds (a hostile agent's, stored by an
+	 * older orch) is no evidence: skipped, the rest of the record stays.
+	 */
+	if (e.round > ds->rounds) {
+		if (c->skipped++ < REC_SKIP_TOLD)
+			log_warnx("%s: record %zu: a sample of host %s for "
+			    "round %llu, beyond the run's rounds (%u): "
+			    "skipped", c->path, c->index, ds->hosts[hidx].name,
+			    (unsigned long long)e.round, ds->rounds);
+		return (0);
+	}
 	rec_sbuf(&e.bench, e.has_bench, bench, sizeof bench);
 	if (strcmp(bench, RECORD_FLOOR) == 0) {
 		if (ds->nfloors == ds->floors_cap) {
@@ -1412,6 +1427,9 @@ record_load(const char *dir, struct dataset **out, char **cause)
 		xasprintf(&c.cause, "%s: empty record", path);
 		goto out;
 	}
+	if (c.skipped > REC_SKIP_TOLD)
+		log_warnx("%s: %zu samples beyond the run's rounds skipped in "
+		    "all", path, c.skipped);
 	if (rec_check_size(&c, ds) != 0)
 		goto out;
 	rec_suite(ds);

@@ -15,12 +15,27 @@
  * With --connect, it only tries to connect to ENDPOINT as it is (run it
  * as the user to try) and exits 0 when it got in, 1 when not.
  *
+ * With --agent MODE it is the other side: a hostile agent that a real
+ * coordinator starts (ORCH_AGENT, through a script that adds the mode;
+ * the words after MODE, "serve --workdir=...", are ignored). It speaks
+ * the sealed protocol as an agent does, claims every file, and runs no
+ * benchmark: it answers each step with a made-up sample, and with MODE:
+ *   forged        a sample of round + 1000 and step 2^32-1 after the first
+ *   esc           a note and a failed sample's stderr holding ESC/OSC
+ *   grant=N       N waiting-grants at each end of its grant (auto rounds)
+ *   status=N      N waiting-load STATUS before the first sample
+ *   progs=N       N PROGS, each naming the plan's first host program at
+ *                 another path
+ *   dup=N         its first sample again N times
+ *
  *   hostile [--squatter] AGENT WORKDIR
  *   hostile --connect ENDPOINT
+ *   hostile --agent MODE [serve ...]
  */
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <netinet/in.h>
@@ -194,6 +209,285 @@ squat(const char *endpoint, int *held)
 	return (pid);
 }
 
+/* The hostile agent's session: its channel and what it was granted. */
+struct evil {
+	struct chan		 ch;
+	struct proto_plan	*plan;
+	struct proto_msg	 pmsg;		/* holds the plan */
+	uint32_t		 granted;
+	int			 final;
+	uint32_t		 seq;
+	int			 bye;
+};
+
+/* Sends msg; a failure ends the hostile agent. */
+static void
+evil_send(struct evil *e, const struct proto_msg *msg)
+{
+	char	err[256];
+
+	if (chan_send(&e->ch, msg, 5000, err, sizeof err) != 0) {
+		fprintf(stderr, "hostile agent: send: %s\n", err);
+		exit(1);
+	}
+}
+
+/* Exits when the coordinator's lifeline (stdin) has closed. */
+static void
+evil_lifeline(void)
+{
+	struct pollfd	pfd = { 0, POLLIN, 0 };
+	char		c;
+
+	if (poll(&pfd, 1, 0) == 1 && read(0, &c, 1) <= 0)
+		exit(0);
+}
+
+/*
+ * Receives one message within ms and handles what needs no mode: HELLO,
+ * QUERY (every file is "held"), PLAN (kept), GRANT, ACK, BYE. Returns its
+ * type, or 0 when none came.
+ */
+static int
+evil_recv(struct evil *e, int ms)
+{
+	struct proto_msg	msg, out;
+	struct utsname		un;
+	char			err[256];
+	int			r, type;
+
+	evil_lifeline();
+	r = chan_recv(&e->ch, &msg, ms, err, sizeof err);
+	if (r == -1) {
+		fprintf(stderr, "hostile agent: recv: %s\n", err);
+		exit(1);
+	}
+	if (r != 0)
+		return (0);
+	type = msg.type;
+	memset(&out, 0, sizeof out);
+	switch (msg.type) {
+	case PROTO_HELLO:
+		out.type = PROTO_HELLO;
+		out.u.hello.proto = PROTO_VERSION;
+		snprintf(out.u.hello.version, sizeof out.u.hello.version,
+		    "%s", ORCH_VERSION);
+		snprintf(out.u.hello.run_id, sizeof out.u.hello.run_id, "%s",
+		    msg.u.hello.run_id);
+		out.u.hello.has_facts = 1;
+		snprintf(out.u.hello.facts.os, 16, "linux");
+		snprintf(out.u.hello.facts.arch, 16, "%s", uname(&un) == 0 &&
+		    strcmp(un.machine, "aarch64") == 0 ? "aarch64" : "x86_64");
+		snprintf(out.u.hello.facts.cpu_model, 128, "Hostile CPU");
+		snprintf(out.u.hello.facts.kernel, 64, "6.1");
+		snprintf(out.u.hello.facts.hostname, 64, "evil");
+		snprintf(out.u.hello.facts.workdir, 512, "/nonexistent");
+		out.u.hello.facts.cores = 2;
+		out.u.hello.facts.mem_kb = 1024;
+		evil_send(e, &out);
+		break;
+	case PROTO_QUERY:
+		out.type = PROTO_HAVE;
+		out.u.hashes = msg.u.hashes;
+		evil_send(e, &out);
+		break;
+	case PROTO_PLAN:
+		e->pmsg = msg;
+		e->plan = &e->pmsg.u.plan;
+		e->granted = e->plan->granted != 0 ? e->plan->granted :
+		    (uint32_t)e->plan->nsteps;
+		return (type);	/* kept, not freed */
+	case PROTO_GRANT:
+		if (msg.u.grant.granted > e->granted)
+			e->granted = msg.u.grant.granted;
+		e->final = msg.u.grant.final;
+		break;
+	case PROTO_BYE:
+		exit(0);
+	default:
+		break;
+	}
+	proto_msg_free(&msg);
+	return (type);
+}
+
+/*
+ * Sends a made-up sample of step i; failed with tail when not NULL;
+ * forged: as step 2^32-1, its round + 1000.
+ */
+static void
+evil_sample(struct evil *e, uint32_t i, const char *tail, int forged)
+{
+	struct proto_msg	 msg;
+	struct proto_sample	*smp = &msg.u.sample;
+	const struct proto_cmd	*c;
+	size_t			 k;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_SAMPLE;
+	smp->seq = e->seq++;
+	smp->step = i;
+	smp->cmd = e->plan->steps[i].cmd;
+	smp->round = e->plan->steps[i].round;
+	smp->warmup = e->plan->steps[i].warmup;
+	smp->attempt = 1;
+	smp->wall_ns = 1000000 + (uint64_t)i;
+	smp->user_ns = smp->sys_ns = 1000;
+	smp->start_ns = 1;
+	c = &e->plan->cmds[smp->cmd];
+	for (k = 0; c->has_mkeys && k < c->nmkeys; k++) {
+		snprintf(smp->metrics[k].key, PROTO_NAME_MAX, "%s",
+		    c->mkeys[k]);
+		smp->metrics[k].value = 1.0 + (double)(i % 7);
+	}
+	smp->nmetrics = k;
+	if (forged) {
+		smp->step = 0xffffffffU;
+		smp->round += 1000;
+	}
+	if (tail != NULL) {
+		smp->status = PROTO_ST_FAILED;
+		smp->exit_code = 1;
+		snprintf(smp->err_tail, sizeof smp->err_tail, "%s", tail);
+	}
+	evil_send(e, &msg);
+}
+
+/* Sends a STATUS of state with detail. */
+static void
+evil_status(struct evil *e, const char *state, const char *detail)
+{
+	struct proto_msg	msg;
+
+	memset(&msg, 0, sizeof msg);
+	msg.type = PROTO_STATUS;
+	snprintf(msg.u.state.state, sizeof msg.u.state.state, "%s", state);
+	snprintf(msg.u.state.detail, sizeof msg.u.state.detail, "%s", detail);
+	msg.u.state.limit = 1;
+	msg.u.state.load1 = 2;
+	msg.u.state.waited_ms = 1000;
+	evil_send(e, &msg);
+}
+
+/* Sends n PROGS, each the plan's first host program at another path. */
+static void
+evil_progs(struct evil *e, long n)
+{
+	struct proto_msg	msg;
+	struct proto_prog	pg;
+	size_t			c;
+	long			i;
+
+	memset(&pg, 0, sizeof pg);
+	for (c = 0; c < e->plan->ncmds; c++) {
+		if (e->plan->cmds[c].has_host) {
+			snprintf(pg.prog, sizeof pg.prog, "%s",
+			    e->plan->cmds[c].host);
+			break;
+		}
+	}
+	if (pg.prog[0] == '\0')
+		snprintf(pg.prog, sizeof pg.prog, "sh");
+	memset(pg.sha, 'a', 64);
+	for (i = 0; i < n; i++) {
+		snprintf(pg.path, sizeof pg.path, "/usr/bin/%s-%ld", pg.prog,
+		    i);
+		memset(&msg, 0, sizeof msg);
+		msg.type = PROTO_PROGS;
+		msg.u.progs.n = 1;
+		msg.u.progs.v = &pg;
+		evil_send(e, &msg);
+	}
+}
+
+/* The hostile agent (--agent MODE); never returns. */
+static void
+evil_agent(const char *mode)
+{
+	struct evil	 e;
+	uint8_t		 key[PROTO_KEY_LEN];
+	char		 line[256], run_id[64], dir[512];
+	char		 path[600], ep[256], err[256];
+	const char	*tmp = getenv("TMPDIR");
+	uint32_t	 i = 0;
+	long		 n = 0, k;
+	size_t		 len = 0;
+	int		 done = 0;
+
+	memset(&e, 0, sizeof e);
+	if (strncmp(mode, "grant=", 6) == 0 || strncmp(mode, "status=", 7) ==
+	    0 || strncmp(mode, "progs=", 6) == 0 || strncmp(mode, "dup=", 4) ==
+	    0)
+		n = strtol(strchr(mode, '=') + 1, NULL, 10);
+	while (len < sizeof line - 1 && read(0, line + len, 1) == 1 &&
+	    line[len] != '\n')
+		len++;
+	line[len] = '\0';
+	if (seal_keyline_parse(line, key, run_id, sizeof run_id) != 0)
+		exit(2);
+	snprintf(dir, sizeof dir, "%s/hostile.XXXXXX", tmp != NULL &&
+	    *tmp != '\0' ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL)
+		exit(2);
+	snprintf(path, sizeof path, "%s/s", dir);
+	if (chan_open(&e.ch, key, run_id, 1, err, sizeof err) != 0 ||
+	    chan_bind_ipc(&e.ch, path, ep, sizeof ep, err, sizeof err) != 0) {
+		fprintf(stderr, "hostile agent: %s\n", err);
+		exit(2);
+	}
+	printf("ORCH-AGENT %d %s %s\n", PROTO_VERSION, ep, ORCH_VERSION);
+	fflush(stdout);
+	while (e.plan == NULL)
+		evil_recv(&e, 200);
+	if (strcmp(mode, "esc") == 0)
+		evil_status(&e, "note", "pinned \x1b]0;PWNED\x07\x1b[31mred"
+		    "\x1b[0m \xc2\x9b" "2J");
+	for (k = 0; strncmp(mode, "status=", 7) == 0 && k < n; k++)
+		evil_status(&e, "waiting-load", "waiting for a quiet machine");
+	if (strncmp(mode, "progs=", 6) == 0)
+		evil_progs(&e, n);
+	while (!done) {
+		for (; i < e.granted && i < e.plan->nsteps; i++) {
+			evil_sample(&e, i, strcmp(mode, "esc") == 0 && i == 0 ?
+			    "boom \x1b]0;PWNED\x07\x1b[2J" : NULL, 0);
+			evil_recv(&e, 100);		/* its ACK */
+			if (strcmp(mode, "forged") == 0 && i == 1)
+				evil_sample(&e, 0, NULL, 1);
+			for (k = 0; strncmp(mode, "dup=", 4) == 0 && i == 0 &&
+			    k < n; k++) {
+				e.seq--;	/* the very sample */
+				evil_sample(&e, 0, NULL, 0);
+			}
+		}
+		if (i >= e.plan->nsteps || e.final || e.plan->granted == 0) {
+			done = 1;
+			break;
+		}
+		/* The end of its grant: asks, n times at once with grant=N. */
+		for (k = 0; k < (n > 0 ? n : 1); k++)
+			evil_status(&e, "waiting-grant", "at the end of its "
+			    "grant");
+		for (k = 0; k < 100 && i >= e.granted && !e.final; k++)
+			evil_recv(&e, 100);
+		if (i >= e.granted && !e.final) {
+			fprintf(stderr, "hostile agent: no grant in 10 s\n");
+			exit(1);
+		}
+	}
+	{
+		struct proto_msg	msg;
+
+		memset(&msg, 0, sizeof msg);
+		msg.type = PROTO_DONE;
+		msg.u.done.nsamples = e.seq;
+		msg.u.done.ok = 1;
+		evil_send(&e, &msg);
+	}
+	for (k = 0; k < 600; k++)
+		evil_recv(&e, 100);
+	exit(0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -212,6 +506,10 @@ main(int argc, char **argv)
 	pid_t				 spid = -1;
 	char				 sha[PROTO_SHA_HEX];
 
+	if (argc >= 3 && strcmp(argv[1], "--agent") == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		evil_agent(argv[2]);
+	}
 	if (argc == 3 && strcmp(argv[1], "--connect") == 0) {
 		if ((sock = squat_connect(argv[2])) == -1)
 			return (1);

@@ -33,6 +33,8 @@
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define OLD_REPORT	"the previous report\n"
+/* What an orch before issue 27 stored of tests/tools/hostile --agent forged */
+#define FORGED_FIXTURE	"tests/unit/fixtures/record/forged.msgpack"
 
 /* One hostile change to a valid record of 5 rounds, A against B. */
 struct spec {
@@ -58,6 +60,7 @@ struct spec {
 	const char	*os, *kernel, *agent_version, *cpu_model;
 	const char	*host_failed;	/* a hostend's error, or NULL */
 	const char	*err;		/* the last sample's stderr tail */
+	int		 forged;	/* hosts[1] adds a forged sample */
 };
 
 static void
@@ -224,6 +227,7 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 static void
 write_record(const char *dir, const struct spec *sp)
 {
+	struct spec	 forged = *sp;
 	msgpack_sbuffer	 sb;
 	msgpack_packer	 pk;
 	char		 path[1024];
@@ -240,6 +244,13 @@ write_record(const char *dir, const struct spec *sp)
 	}
 	pk_sample(&pk, sp, "A", sp->round, sp->seq - 1, 0);
 	pk_sample(&pk, sp, sp->variant_b, sp->round, sp->seq, sp->exit_code);
+	if (sp->forged) {
+		/* What an older orch stored of a hostile agent's sample. */
+		forged.host = sp->hosts[1];
+		pk_host(&pk, &forged);
+		pk_sample(&pk, &forged, "A", sp->rounds + 1000, 0xffffffffU,
+		    0);
+	}
 	if (sp->host_failed != NULL) {
 		msgpack_pack_map(&pk, 4);
 		pk_kstr(&pk, "t", "hostend");
@@ -365,6 +376,44 @@ expect_render(const struct spec *sp, const char *want)
 	rm_dir(dir);
 }
 
+/*
+ * Renders the record of sp, which must succeed, and returns what was
+ * warned on stderr meanwhile (static buffer); *dir is the record's
+ * directory (rm_dir it).
+ */
+static const char *
+render_warnings(const struct spec *sp, char **dir)
+{
+	static char	 buf[8192];
+	char		*cause = NULL, path[1100];
+	FILE		*f;
+	size_t		 n;
+	int		 saved, fd;
+
+	*dir = new_dir();
+	write_record(*dir, sp);
+	put_file(*dir, "report.md", OLD_REPORT);
+	snprintf(path, sizeof path, "%s/.stderr", *dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved != -1 && fd != -1);
+	dup2(fd, 2);
+	close(fd);
+	if (report_render(*dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("refused: %s", cause);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	no_temporaries(*dir);
+	return (buf);
+}
+
 /* The unchanged record renders: the cases below differ from it only. */
 static void
 test_valid(void **state)
@@ -405,16 +454,106 @@ static void
 test_round_beyond(void **state)
 {
 	struct spec	sp;
+	const char	*err;
+	char		*dir;
 
 	(void)state;
 	spec_default(&sp);
 	sp.round = 7;
-	/* run, host, 4 rounds of 2 samples, then the last pair. */
-	expect_render(&sp, "record 10: field 'round' 7 is beyond the run's "
-	    "rounds (5)");
+	/* run, host, 4 rounds of 2 samples, then the last pair: skipped. */
+	err = render_warnings(&sp, &dir);
+	if (strstr(err, "record 10: a sample of host local for round 7, "
+	    "beyond the run's rounds (5): skipped") == NULL)
+		fail_msg("warnings: \"%s\"", err);
+	rm_dir(dir);
 	sp.round = 1ULL << 32;
-	expect_render(&sp, "record 10: field 'round' 4294967296 is beyond "
-	    "the run's rounds (5)");
+	err = render_warnings(&sp, &dir);
+	if (strstr(err, "record 11: a sample of host local for round "
+	    "4294967296, beyond") == NULL)
+		fail_msg("warnings: \"%s\"", err);
+	rm_dir(dir);
+}
+
+/*
+ * A hostile agent's sample (round + 1000, step 2^32-1) that an older orch
+ * stored: the record still loads, the other host's report renders, and
+ * the warning names the file and the record.
+ */
+static void
+test_forged_sample(void **state)
+{
+	struct spec	 sp;
+	const char	*err;
+	char		*dir, want[1200];
+
+	(void)state;
+	spec_default(&sp);
+	sp.hosts[1] = "evil";
+	sp.forged = 1;
+	err = render_warnings(&sp, &dir);
+	snprintf(want, sizeof want, "%s/%s: record 13: a sample of host evil "
+	    "for round 1005, beyond the run's rounds (5): skipped", dir,
+	    RECORD_FILE);
+	if (strstr(err, want) == NULL)
+		fail_msg("warnings: \"%s\", want \"%s\"", err, want);
+	if (strstr(get_file(dir, "report.md"), "local") == NULL)
+		fail_msg("report.md names no host local");
+	assert_int_equal(strcmp(get_file(dir, "report.md"), OLD_REPORT) != 0,
+	    1);
+	rm_dir(dir);
+}
+
+/*
+ * The record an older orch wrote of a real run against a hostile agent
+ * (hostile --agent forged: its third sample of round 1001, step 2^32-1)
+ * loads: the forged sample is skipped, named, and the report renders the
+ * eight others.
+ */
+static void
+test_forged_fixture(void **state)
+{
+	static char	 warn[8192];
+	char		*dir = new_dir(), *cause = NULL, path[1100], want[1200];
+	char		 buf[65536];
+	FILE		*in, *out;
+	size_t		 n;
+	int		 saved, fd;
+
+	(void)state;
+	assert_non_null(in = fopen(FORGED_FIXTURE, "rb"));
+	snprintf(path, sizeof path, "%s/%s", dir, RECORD_FILE);
+	assert_non_null(out = fopen(path, "wb"));
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	snprintf(path, sizeof path, "%s/.stderr", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved != -1 && fd != -1);
+	dup2(fd, 2);
+	close(fd);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("refused: %s", cause);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_non_null(in = fopen(path, "r"));
+	n = fread(warn, 1, sizeof warn - 1, in);
+	warn[n] = '\0';
+	fclose(in);
+	unlink(path);
+	snprintf(want, sizeof want, "%s/%s: record 8: a sample of host local "
+	    "for round 1001, beyond the run's rounds (4): skipped", dir,
+	    RECORD_FILE);
+	if (strstr(warn, want) == NULL)
+		fail_msg("warnings: \"%s\", want \"%s\"", warn, want);
+	/* 8 samples of 2 variants in 4 rounds: 8 wall_ns lines. */
+	if (strstr(get_file(dir, "samples.csv"), ",1001,") != NULL)
+		fail_msg("samples.csv holds the forged sample");
+	assert_non_null(strstr(get_file(dir, "summary.json"), "\"local\""));
+	rm_dir(dir);
 }
 
 /* Counters and codes out of their types' range. */
@@ -954,6 +1093,8 @@ main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_rounds_wrap),
 		cmocka_unit_test(test_round_beyond),
+		cmocka_unit_test(test_forged_sample),
+		cmocka_unit_test(test_forged_fixture),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
