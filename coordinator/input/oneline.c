@@ -450,6 +450,151 @@ bad:
 }
 
 /*
+ * The files a one-line run's command lines name (docs/suites.md, "One-line
+ * runs"): pushed as the bench's files = and linked into the run's
+ * directory under the names typed, by the bench's setup.
+ */
+#define ONELINE_FILES_MAX	64
+struct oneline_files {
+	char	*word[ONELINE_FILES_MAX];	/* as typed, relative */
+	char	*path[ONELINE_FILES_MAX];	/* made absolute */
+	size_t	 n;
+};
+
+/*
+ * The setup of a one-line run with files: for each pair of arguments
+ * (the pushed file in the host's cache, the name typed) makes the name's
+ * directory and a link to the file under it, in the run's directory.
+ */
+#define ONELINE_LINK_SCRIPT \
+	"while [ $# -gt 1 ];do mkdir -p \"$(dirname \"$2\")\"&&" \
+	"ln -sf \"$1\" \"$2\"||exit;shift 2;done"
+
+/* Returns 1 if the relative path w has a ".." component. */
+static int
+oneline_dotdot(const char *w)
+{
+	const char	*p;
+
+	for (p = w; (p = strstr(p, "..")) != NULL; p += 2) {
+		if ((p == w || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Takes the argument word w as a file of the command line when it names
+ * an existing regular file relative to the current directory and is not
+ * an option or a NAME=value (no leading '-' or '/', no '='): adds it to
+ * f once. Returns 0 (a file or not), or -1 with *cause set.
+ */
+static int
+oneline_file(struct oneline_files *f, const char *w, char **cause)
+{
+	struct stat	 st;
+	char		 cwd[PATH_MAX], *path;
+	size_t		 i;
+
+	if (*w == '\0' || *w == '/' || *w == '-' || strchr(w, '=') != NULL ||
+	    stat(w, &st) != 0 || !S_ISREG(st.st_mode))
+		return (0);
+	for (i = 0; i < f->n; i++) {
+		if (strcmp(f->word[i], w) == 0)
+			return (0);
+	}
+	if (oneline_dotdot(w)) {
+		xasprintf(cause, "file '%s' is outside the current directory: "
+		    "orch pushes a file of a command line into the run's "
+		    "directory under the name typed, which '..' would leave "
+		    "(run orch from a directory above it, or give its "
+		    "absolute path to read the host's own)", w);
+		return (-1);
+	}
+	if (f->n == ONELINE_FILES_MAX) {
+		xasprintf(cause, "too many files (at most %d): write a suite",
+		    ONELINE_FILES_MAX);
+		return (-1);
+	}
+	if (getcwd(cwd, sizeof cwd) == NULL) {
+		xasprintf(cause, "cannot find the current directory: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	xasprintf(&path, "%s/%s", cwd, w);
+	if (oneline_bin_ok(path) != 0 || strchr(path, ',') != NULL) {
+		xasprintf(cause, "file '%s' is %s, which a suite's files = "
+		    "cannot hold (a blank at an end, a blank then ';', '{', "
+		    "',' or a control character): move or link it", w, path);
+		free(path);
+		return (-1);
+	}
+	f->word[f->n] = xstrdup(w);
+	f->path[f->n++] = path;
+	return (0);
+}
+
+/* Frees the files of a one-line run. */
+static void
+oneline_files_free(struct oneline_files *f)
+{
+	size_t	i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->word[i]);
+		free(f->path[i]);
+	}
+	f->n = 0;
+}
+
+/* Appends the string a to *s (length *len). */
+static void
+oneline_cat(char **s, size_t *len, const char *a)
+{
+	size_t	n = strlen(a);
+
+	*s = xreallocarray(*s, 1, *len + n + 1);
+	memcpy(*s + *len, a, n + 1);
+	*len += n;
+}
+
+/*
+ * Appends the bench's files = and setup = lines for f to *s (length
+ * *len). Returns 0, or -1 when a line would be too long for the suite
+ * reader.
+ */
+static int
+oneline_files_lines(const struct oneline_files *f, char **s, size_t *len)
+{
+	char	 ref[32];
+	size_t	 start, i;
+
+	if (f->n == 0)
+		return (0);
+	start = *len;
+	oneline_cat(s, len, "files = ");
+	for (i = 0; i < f->n; i++) {
+		snprintf(ref, sizeof ref, "%sf%zu=", i > 0 ? ", " : "", i + 1);
+		oneline_cat(s, len, ref);
+		oneline_cat(s, len, f->path[i]);
+	}
+	if (*len - start > ONELINE_LINE_MAX)
+		return (-1);
+	oneline_cat(s, len, "\n");
+	start = *len;
+	oneline_cat(s, len, "setup = host:sh -c '" ONELINE_LINK_SCRIPT "' sh");
+	for (i = 0; i < f->n; i++) {
+		snprintf(ref, sizeof ref, " {file:f%zu} ", i + 1);
+		oneline_cat(s, len, ref);
+		oneline_quote(s, len, f->word[i]);
+	}
+	if (*len - start > ONELINE_LINE_MAX)
+		return (-1);
+	oneline_cat(s, len, "\n");
+	return (0);
+}
+
+/*
  * Derives a variant name from a command's words: the program's basename
  * and the arguments joined by '_', every byte outside the name rule of
  * proto/ident.h made '_', runs of '_' made one, cut to fit.
@@ -555,13 +700,16 @@ int
 oneline_suite(const char *const *cmds, size_t ncmds,
     const char *const *names, size_t nnames, char **text, char **cause)
 {
-	char		(*vn)[PROTO_NAME_MAX] = NULL;
-	char		**w = NULL, *prog = NULL, *why = NULL, *s = NULL;
-	size_t		  nw = 0, len = 0, i, j;
-	int		  r = -1;
+	struct oneline_files	  files;
+	char			(*vn)[PROTO_NAME_MAX] = NULL;
+	char			**w = NULL, *prog = NULL, *why = NULL;
+	char			 *s = NULL;
+	size_t			  nw = 0, len = 0, i, j;
+	int			  r = -1;
 
 	*text = NULL;
 	*cause = NULL;
+	files.n = 0;
 	if (ncmds < 2) {
 		xasprintf(cause, "orch run --: give at least two commands to "
 		    "compare (the first is the reference)");
@@ -604,6 +752,13 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 			    cmds[i], why);
 			goto out;
 		}
+		for (j = 1; j < nw; j++) {
+			if (oneline_file(&files, w[j], &why) != 0) {
+				xasprintf(cause, "command %zu '%s': %s", i + 1,
+				    cmds[i], why);
+				goto out;
+			}
+		}
 		if (nnames == 0) {
 			oneline_name(w, nw, vn[i], sizeof vn[i]);
 			oneline_unique(vn, i);
@@ -626,11 +781,19 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 	}
 	s = xreallocarray(s, 1, len + 16);
 	len += (size_t)sprintf(s + len, "\n[bench.cmd]\n");
+	if (oneline_files_lines(&files, &s, &len) != 0) {
+		xasprintf(cause, "the files of the commands (%zu) are too "
+		    "many or too long for a suite line (at most %d "
+		    "characters); write a suite (docs/suites.md)", files.n,
+		    ONELINE_LINE_MAX);
+		goto out;
+	}
 	*text = s;
 	s = NULL;
 	r = 0;
 out:
 	oneline_free_words(w, nw);
+	oneline_files_free(&files);
 	free(prog);
 	free(why);
 	free(vn);

@@ -51,6 +51,29 @@ expect_eq "exit code" "$rc" 0
 expect_eq "same files, other settings" "$(jq -r '.comparisons[0].files' "$T/long/summary.json")" same
 ! grep -q "A/A comparison" "$T/long/report.md" || fail "gzip -1 against gzip -9 called an A/A comparison"
 
+note "relative paths: a file of the command line is pushed and placed under its name"
+# docs/suites.md's first example, run from the file's directory; grep
+# exits 0 only when it read sub/in.txt's own line on the host.
+mkdir -p "$T/files/sub"
+head -c 65536 /dev/urandom > "$T/files/data.bin"
+echo line-4242 > "$T/files/sub/in.txt"
+rc=0; (cd "$T/files" && run_orch "$T/logrel" run --out="$T/rel" --rounds=3 \
+	--max-load=0 -- 'gzip -1 -c data.bin' 'gzip -9 -c data.bin') || rc=$?
+cat "$T/logrel"
+expect_eq "relative path: exit code" "$rc" 0
+expect_eq "relative path: failed runs" "$(jq -r '.hosts[0].failed_samples' "$T/rel/summary.json")" 0
+expect_grep "^files = f1=$T/files/data.bin\$" "$T/rel/suite.ini"
+rc=0; (cd "$T/files" && run_orch "$T/logrel2" run --out="$T/rel2" --rounds=3 \
+	--max-load=0 -- 'grep -q -x line-4242 sub/in.txt' 'grep -q -x -v nothing sub/in.txt') || rc=$?
+cat "$T/logrel2"
+expect_eq "a file in a subdirectory: exit code" "$rc" 0
+expect_eq "a file in a subdirectory: failed runs" "$(jq -r '.hosts[0].failed_samples' "$T/rel2/summary.json")" 0
+rc=0; (cd "$T/files/sub" && run_orch "$T/logrel3" run --out="$T/none" \
+	--max-load=0 -- 'gzip -c ../data.bin' true) || rc=$?
+expect_eq "a file above the current directory: exit" "$rc" 2
+expect_grep "file '../data.bin' is outside the current directory" "$T/logrel3"
+[ ! -e "$T/none" ] || fail "a refused run wrote $T/none"
+
 note "-n names, --warmup"
 OUT="$T/o2"
 rc=0; run_orch "$T/log3" run --out="$OUT" --rounds=4 --warmup=2 --max-load=0 \
