@@ -101,6 +101,20 @@ ans_auto_rounds(FILE *f, const struct analysis *a)
 	fputs(")\n", f);
 }
 
+/* Returns the rounds run: with rounds = auto the most a host ran. */
+static uint32_t
+ans_rounds(const struct analysis *a)
+{
+	uint32_t	top = 0;
+	size_t		i;
+
+	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
+		if (a->hosts[i].rounds_used > top)
+			top = a->hosts[i].rounds_used;
+	}
+	return (top > 0 ? top : a->ds->rounds);
+}
+
 /* Writes s for the terminal padded with blanks to width columns. */
 static void
 ans_tty_pad(FILE *f, const char *s, size_t width)
@@ -416,9 +430,8 @@ report_answer_md(const struct analysis *a, FILE *f)
 	    "bootstrap interval at the same level%s; %u round%s, seed %llu, "
 	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, "
 	    "higher-is-better metrics are inverted, so below 1 is better)" :
-	    "", ds->rounds,
-	    ds->rounds == 1 ? "" : "s", (unsigned long long)ds->seed,
-	    ds->min_effect);
+	    "", ans_rounds(a), ans_rounds(a) == 1 ? "" : "s",
+	    (unsigned long long)ds->seed, ds->min_effect);
 	report_md_text(f, ds->run_id);
 	fputs(", orch ", f);
 	report_md_text(f, ds->orch_version);
