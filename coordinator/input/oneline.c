@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "coordinator/input/oneline.h"
 #include "coordinator/input/suite.h"
 #include "proto/file.h"
+#include "proto/hash.h"
 #include "proto/ident.h"
 #include "proto/proto.h"
 #include "proto/xmalloc.h"
@@ -742,8 +744,7 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 		}
 		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
 	}
-	xasprintf(&s, "; orch run --: the commands as a suite "
-	    "(docs/suites.md)\n[suite]\nname = oneline\n");
+	xasprintf(&s, "%s\n[suite]\nname = oneline\n", ONELINE_HEADER);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||
@@ -866,4 +867,58 @@ oneline_cmdline(int argc, char **argv)
 		s[len] = '\0';
 	}
 	return (s);
+}
+
+/* Tells a one-line run's suite text by its first line (see oneline.h). */
+int
+oneline_is(const char *text)
+{
+	size_t	n = strlen(ONELINE_HEADER);
+
+	return (text != NULL && strncmp(text, ONELINE_HEADER, n) == 0 &&
+	    text[n] == '\n');
+}
+
+/* Returns variant v's command, program and arguments (see oneline.h). */
+char *
+oneline_command(const struct suite *s, size_t v)
+{
+	const struct suite_variant	*sv = &s->variants[v];
+	char				**w, *cmd;
+	size_t				  i;
+
+	w = xcalloc(sv->nargs + 1, sizeof *w);
+	if (sv->host != NULL)
+		xasprintf(&w[0], "host:%s", sv->host);
+	else
+		w[0] = xstrdup(sv->bin != NULL ? sv->bin : sv->name);
+	for (i = 0; i < sv->nargs; i++)
+		w[i + 1] = sv->args[i];
+	cmd = oneline_cmdline((int)sv->nargs + 1, w);
+	free(w[0]);
+	free(w);
+	return (cmd);
+}
+
+/* Writes variant v's series key for the history (see oneline.h). */
+void
+oneline_key(const struct suite *s, size_t v, char *out, size_t size)
+{
+	const struct suite_variant	*sv = &s->variants[v];
+	char				**w, *cmd, sha[PROTO_SHA_HEX];
+	char				  name[PROTO_NAME_MAX];
+	size_t				  i;
+
+	cmd = oneline_command(s, v);
+	if (hash_buf(cmd, strlen(cmd), sha) != 0)
+		memset(sha, '0', 8);
+	free(cmd);
+	w = xcalloc(sv->nargs + 1, sizeof *w);
+	w[0] = sv->host != NULL ? sv->host : sv->bin != NULL ? sv->bin :
+	    (char *)(uintptr_t)sv->name;
+	for (i = 0; i < sv->nargs; i++)
+		w[i + 1] = sv->args[i];
+	oneline_name(w, sv->nargs + 1, name, sizeof name);
+	free(w);
+	snprintf(out, size, "%.*s.%.8s", PROTO_NAME_MAX - 10, name, sha);
 }

@@ -14,6 +14,8 @@
 struct suite;
 
 #define ONELINE_LABEL	"(command line)"	/* the suite's path in errors */
+#define ONELINE_HEADER	"; orch run --: the commands as a suite " \
+			"(docs/suites.md)"	/* its text's first line */
 #define ONELINE_FILE	"suite.ini"		/* the suite, in the
 						   run's DIR */
 
@@ -57,5 +59,24 @@ int	oneline_save(const char *dir, struct suite *s, char **cause);
  * frees it.
  */
 char	*oneline_cmdline(int argc, char **argv);
+
+/* Returns 1 if text is a one-line run's suite (its first line), else 0. */
+int	oneline_is(const char *text);
+
+/*
+ * Returns variant v of s's command as oneline_cmdline writes it: its
+ * program (the path pushed, or host:NAME) and its arguments; the history
+ * files a one-line run's series under it. The caller frees it.
+ */
+char	*oneline_command(const struct suite *s, size_t v);
+
+/*
+ * Writes variant v's series key in the history into out (size at least
+ * PROTO_NAME_MAX): the name its command's words give (as a derived
+ * variant name, whatever -n said), a '.' and the first 8 hex digits of
+ * the SHA-256 of oneline_command, so that two commands never share a
+ * series and one command always has the same.
+ */
+void	oneline_key(const struct suite *s, size_t v, char *out, size_t size);
 
 #endif

@@ -25,8 +25,10 @@
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
+#include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -39,6 +41,8 @@ struct gen {
 	uint32_t	 rounds;	/* rounds the host ran */
 	double		 floor_ns;	/* each floor run's wall time */
 	double		 a_ns, b_ns;	/* A's and B's wall time, about */
+	const char	*text;		/* the suite's text; NULL: a stub */
+	const char	*bench;		/* its bench; NULL: "run" */
 };
 
 static const char *const rendered[] = {
@@ -115,7 +119,9 @@ gen_render(const struct gen *g)
 	struct suite_bench	 bs[1];
 	struct suite_metric	 m[1];
 	struct host		 h;
+	static unsigned		 nrun;
 	char			*dir, *cause = NULL, sha[PROTO_SHA_HEX];
+	char			 run_id[32];
 	uint32_t		 r, seq = 0;
 	size_t			 k;
 
@@ -126,7 +132,7 @@ gen_render(const struct gen *g)
 	memset(bs, 0, sizeof bs);
 	memset(m, 0, sizeof m);
 	s.path = (char *)(uintptr_t)"words.ini";
-	s.text = (char *)(uintptr_t)text;
+	s.text = (char *)(uintptr_t)(g->text != NULL ? g->text : text);
 	snprintf(s.name, sizeof s.name, "words");
 	s.rounds = g->auto_rounds ? g->max_rounds : g->rounds;
 	s.auto_rounds = g->auto_rounds;
@@ -142,7 +148,8 @@ gen_render(const struct gen *g)
 	s.nbenches = 1;
 	s.benches = bs;
 	snprintf(m[0].name, PROTO_NAME_MAX, "wall_ns");
-	snprintf(bs[0].name, sizeof bs[0].name, "run");
+	snprintf(bs[0].name, sizeof bs[0].name, "%s",
+	    g->bench != NULL ? g->bench : "run");
 	bs[0].nmetrics = 1;
 	bs[0].metrics = m;
 
@@ -159,7 +166,9 @@ gen_render(const struct gen *g)
 
 	if (record_open(&rec, dir, &cause) != 0)
 		fail_msg("%s", cause);
-	assert_int_equal(record_run(&rec, "20260115-100000-words", &s, 5,
+	/* Each record of the process its own run id, for the history. */
+	snprintf(run_id, sizeof run_id, "20260115-1000%02u-words", nrun++);
+	assert_int_equal(record_run(&rec, run_id, &s, 5,
 	    "orch run words.ini", "2026-01-15T10:00:00Z", &h, 1), 0);
 	assert_int_equal(record_host(&rec, &h), 0);
 	for (k = 0; k < 2; k++) {
@@ -173,8 +182,8 @@ gen_render(const struct gen *g)
 		double	 f = 1 + 0.1 * ((double)(r % 5) - 2) / 2;
 
 		gen_sample(&rec, RECORD_FLOOR, "", r, &seq, g->floor_ns);
-		gen_sample(&rec, "run", "A", r, &seq, g->a_ns * f);
-		gen_sample(&rec, "run", "B", r, &seq, g->b_ns * f);
+		gen_sample(&rec, bs[0].name, "A", r, &seq, g->a_ns * f);
+		gen_sample(&rec, bs[0].name, "B", r, &seq, g->b_ns * f);
 	}
 	assert_int_equal(record_hostend(&rec, &h), 0);
 	assert_int_equal(record_close(&rec, "2026-01-15T10:01:00Z"), 0);
@@ -210,7 +219,7 @@ static void
 test_below_floor(void **state)
 {
 	const struct gen	 g = { "Intel(R) Xeon(R) Gold 6130", 0, 0, 12,
-	    2e6, 1.9e6, 8e6 };
+	    2e6, 1.9e6, 8e6, NULL, NULL };
 	const char		*files[] = { "report.md", "report.html" };
 	char			*dir, *text, *row;
 	size_t			 i;
@@ -247,7 +256,7 @@ static void
 test_auto_rounds(void **state)
 {
 	const struct gen	 g = { "Intel(R) Xeon(R) Gold 6130", 1, 200, 15,
-	    2e4, 3e6, 6e6 };
+	    2e4, 3e6, 6e6, NULL, NULL };
 	const char		*files[] = { "report.md", "report.html" };
 	char			*dir, *text;
 	size_t			 i;
@@ -285,7 +294,7 @@ static void
 test_forest_axis(void **state)
 {
 	const struct gen	 g = { "Intel(R) Xeon(R) Gold 6130", 0, 0, 12,
-	    2e4, 9e6, 3e6 };
+	    2e4, 9e6, 3e6, NULL, NULL };
 	const char		*svg, *end, *p;
 	char			*dir, *html;
 	double			 x;
@@ -317,6 +326,81 @@ test_forest_axis(void **state)
 	tmpdir_free(dir);
 }
 
+/* A one-line run's suite text: A runs /usr/bin/CMD_A, B /usr/bin/CMD_B. */
+#define ONELINE_TEXT(a, b) \
+	"; orch run --: the commands as a suite (docs/suites.md)\n" \
+	"[suite]\nname = oneline\n\n[variant.A]\nbin = /usr/bin/" a "\n" \
+	"\n[variant.B]\nbin = /usr/bin/" b "\n\n[bench.cmd]\n"
+
+/* Returns the variant key of run ri's point for reference or not. */
+static const char *
+point_of(const struct hist_point *pts, size_t n, size_t ri, int ref)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (pts[i].run == ri && pts[i].primary &&
+		    (strcmp(pts[i].variant, pts[i].reference) == 0) == ref)
+			return (pts[i].variant);
+	}
+	fail_msg("no point of run %zu", ri);
+	return (NULL);
+}
+
+/*
+ * Two one-line runs whose variants are both named A and B (as -n would
+ * name them) but run other commands: each command is its own series in
+ * the history (before, both runs filed A's and B's under "A" and "B"),
+ * and the same command in both runs (sleep 1) is one series.
+ */
+static void
+test_oneline_series(void **state)
+{
+	const struct gen	 g1 = { "cpu", 0, 0, 6, 2e4, 3e6, 6e6,
+	    ONELINE_TEXT("true", "sleep 1"), "cmd" };
+	const struct gen	 g2 = { "cpu", 0, 0, 6, 2e4, 6e6, 9e6,
+	    ONELINE_TEXT("sleep 1", "gzip"), "cmd" };
+	const struct hist_filter f = { NULL, NULL, NULL, NULL, NULL };
+	struct history		*h = NULL;
+	struct hist_run		*runs = NULL;
+	struct hist_point	*pts = NULL;
+	char			*d1, *d2, *cause = NULL, path[1024];
+	const char		*a1, *b1, *a2, *b2;
+	size_t			 nruns = 0, npts = 0;
+	int			 rebuilt = 0;
+
+	(void)state;
+	d1 = gen_render(&g1);
+	d2 = gen_render(&g2);
+	snprintf(path, sizeof path, "%s/%s", d1, HISTORY_FILE);
+	if (history_open(path, 1, &h, &rebuilt, &cause) != 0 ||
+	    report_index(h, d1, &cause) != 0 ||
+	    report_index(h, d2, &cause) != 0 ||
+	    history_query(h, &f, &runs, &nruns, &pts, &npts, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(nruns, 2);
+	a1 = point_of(pts, npts, 0, 1);
+	b1 = point_of(pts, npts, 0, 0);
+	a2 = point_of(pts, npts, 1, 1);
+	b2 = point_of(pts, npts, 1, 0);
+	if (strcmp(a1, a2) == 0 || strcmp(b1, b2) == 0 || strcmp(a1, b2) == 0)
+		fail_msg("other commands share a series: %s %s / %s %s", a1,
+		    b1, a2, b2);
+	if (strncmp(a1, "true.", 5) != 0 || strncmp(b2, "gzip.", 5) != 0)
+		fail_msg("keys not named by their commands: %s, %s", a1, b2);
+	/* sleep 1: B of the first run, A of the second: one series. */
+	assert_string_equal(b1, a2);
+	history_query_free(runs, nruns, pts, npts);
+	history_close(h);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/%s-wal", d1, HISTORY_FILE);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/%s-shm", d1, HISTORY_FILE);
+	unlink(path);
+	tmpdir_free(d1);
+	tmpdir_free(d2);
+}
+
 int
 main(void)
 {
@@ -324,6 +408,7 @@ main(void)
 		cmocka_unit_test(test_below_floor),
 		cmocka_unit_test(test_auto_rounds),
 		cmocka_unit_test(test_forest_axis),
+		cmocka_unit_test(test_oneline_series),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
