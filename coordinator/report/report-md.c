@@ -10,7 +10,12 @@
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 
-/* Escapes text for a table cell or a line: pipes, newlines and tags. */
+/*
+ * Escapes text for a table cell or a line: pipes, newlines, tags, and a
+ * ']' before '(' or '[', so that a host's CPU model in an answer's
+ * detail is never a link or an image (issue 27); an interval's brackets
+ * stay as they are.
+ */
 static void
 md_cell(FILE *f, const char *s)
 {
@@ -19,6 +24,8 @@ md_cell(FILE *f, const char *s)
 			fputs("\\|", f);
 		else if (*s == '<')
 			fputs("\\<", f);
+		else if (*s == ']' && (s[1] == '(' || s[1] == '['))
+			fputs("\\]", f);
 		else if (*s == '\n' || *s == '\r')
 			fputc(' ', f);
 		else

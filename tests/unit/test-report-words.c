@@ -27,6 +27,7 @@
 #include "coordinator/input/suite.h"
 #include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
+#include "coordinator/report/report-text.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
@@ -401,6 +402,66 @@ test_oneline_series(void **state)
 	tmpdir_free(d2);
 }
 
+/*
+ * The terminal answer gives, under each comparison, each variant's
+ * median and MAD x 1.4826 with its unit (net of the 20 us floor): A
+ * 3 ms and B 6 ms +-10% in rounds of 0.9 to 1.1.
+ */
+static void
+test_answer_typical(void **state)
+{
+	const struct gen	 g = { "cpu", 0, 0, 12, 2e4, 3e6, 6e6, NULL,
+	    NULL };
+	struct dataset		*ds = NULL;
+	struct analysis		*an = NULL;
+	char			*dir, *cause = NULL, *buf = NULL;
+	size_t			 len = 0;
+	FILE			*f;
+
+	(void)state;
+	dir = gen_render(&g);
+	if (record_load(dir, &ds, &cause) != 0 ||
+	    analysis_build(ds, &an, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_non_null(f = open_memstream(&buf, &len));
+	report_answer_text(an, f);
+	assert_int_equal(fclose(f), 0);
+	expect_in("the answer", buf, "\n    lab  run  wall_ns  ");
+	expect_in("the answer", buf, "\n      B 5.980 ms ± 0.445 ms, A 2.980 "
+	    "ms ± 0.222 ms (median ± MAD × 1.4826)\n");
+	free(buf);
+	analysis_free(an);
+	dataset_free(ds);
+	tmpdir_free(dir);
+}
+
+/*
+ * A host whose CPU model is a Markdown link and an image: answer.md and
+ * report.md show its text, never a link (issue 27).
+ */
+static void
+test_answer_md_escape(void **state)
+{
+	const struct gen	 g = { "[click](http://x) ![i](http://y)", 0, 0,
+	    6, 2e4, 3e6, 6e6, NULL, NULL };
+	const char		*files[] = { "answer.md", "report.md" };
+	char			*dir, *text;
+	size_t			 i;
+
+	(void)state;
+	dir = gen_render(&g);
+	for (i = 0; i < NELEM(files); i++) {
+		text = slurp(dir, files[i]);
+		expect_none(files[i], text, "[click](");
+		expect_none(files[i], text, "[i](");
+		/* answer.md as report_md_text; report.md's prose, ']('. */
+		expect_in(files[i], text, i == 0 ? "\\[click\\](http://x)" :
+		    "[click\\](http://x)");
+		free(text);
+	}
+	tmpdir_free(dir);
+}
+
 int
 main(void)
 {
@@ -409,6 +470,8 @@ main(void)
 		cmocka_unit_test(test_auto_rounds),
 		cmocka_unit_test(test_forest_axis),
 		cmocka_unit_test(test_oneline_series),
+		cmocka_unit_test(test_answer_typical),
+		cmocka_unit_test(test_answer_md_escape),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
