@@ -694,15 +694,209 @@ oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 	return (0);
 }
 
+/* Builds the suite text of commands alone (see oneline.h). */
+int
+oneline_suite(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, char **text, char **cause)
+{
+	return (oneline_suite_opts(cmds, ncmds, names, nnames, NULL, text,
+	    cause));
+}
+
+/* Returns 1 if s is a parameter's name: a letter or _, alnum or _, < 32. */
+static int
+oneline_param_name_ok(const char *s)
+{
+	size_t	i, n = strlen(s);
+
+	if (n == 0 || n >= 32 || isdigit((unsigned char)s[0]))
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	}
+	return (1);
+}
+
+/* Checks o's -L names and values. Returns 0, or -1 with *cause. */
+static int
+oneline_params_ok(const struct oneline_opts *o, char **cause)
+{
+	size_t	i, j;
+
+	for (i = 0; i < o->nparams; i++) {
+		if (!oneline_param_name_ok(o->pname[i])) {
+			xasprintf(cause, "-L '%s': bad name (want a letter or "
+			    "_, then letters, digits or _, at most 31)",
+			    o->pname[i]);
+			return (-1);
+		}
+		if (o->pvals[i][0] == '\0' ||
+		    strspn(o->pvals[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_.-,") !=
+		    strlen(o->pvals[i])) {
+			xasprintf(cause, "-L %s '%s': bad values (want V1,V2,"
+			    "... of A-Z a-z 0-9 _ . -)", o->pname[i],
+			    o->pvals[i]);
+			return (-1);
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(o->pname[j], o->pname[i]) == 0) {
+				xasprintf(cause, "-L %s: given twice",
+				    o->pname[i]);
+				return (-1);
+			}
+		}
+	}
+	return (0);
+}
+
+/*
+ * Refuses a {NAME} of an -L NAME in prog, a command's program word.
+ * Returns 0, or -1 with *cause.
+ */
+static int
+oneline_params_prog(const struct oneline_opts *o, const char *prog,
+    char **cause)
+{
+	char	ref[40];
+	size_t	k;
+
+	for (k = 0; o != NULL && k < o->nparams; k++) {
+		snprintf(ref, sizeof ref, "{%s}", o->pname[k]);
+		if (strstr(prog, ref) != NULL) {
+			xasprintf(cause, "-L %s: %s in the program '%s': orch "
+			    "pushes one program per command; sweep its "
+			    "arguments", o->pname[k], ref, prog);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Replaces {NAME} of each -L NAME in the words w[0..n) after the first
+ * by {param:NAME}, marking used[k] for each found (the program word
+ * is checked before, oneline_params_prog).
+ */
+static void
+oneline_params_words(const struct oneline_opts *o, char **w, size_t n,
+    int *used)
+{
+	char	ref[40], *p, *nw;
+	size_t	i, k, off;
+
+	for (k = 0; o != NULL && k < o->nparams; k++) {
+		snprintf(ref, sizeof ref, "{%s}", o->pname[k]);
+		for (i = 1; i < n; i++) {
+			while ((p = strstr(w[i], ref)) != NULL) {
+				off = (size_t)(p - w[i]);
+				xasprintf(&nw, "%.*s{param:%s}%s", (int)off,
+				    w[i], o->pname[k], p + strlen(ref));
+				free(w[i]);
+				w[i] = nw;
+				used[k] = 1;
+			}
+		}
+	}
+}
+
+/*
+ * Appends the bench's prepare = and params = lines of o to *s (length
+ * *len), the prepare's files to f. Returns 0, or -1 with *cause.
+ */
+static int
+oneline_opts_lines(const struct oneline_opts *o, struct oneline_files *f,
+    char **s, size_t *len, int *used, char **cause)
+{
+	char	**w = NULL, *prog = NULL, *why = NULL;
+	size_t	  nw = 0, i, start;
+	int	  r = -1;
+
+	if (o->prepare != NULL) {
+		if (oneline_split(o->prepare, &w, &nw, &why) != 0 ||
+		    oneline_params_prog(o, w[0], &why) != 0 ||
+		    (prog = oneline_program(w[0], &why)) == NULL)
+			goto bad;
+		oneline_params_words(o, w, nw, used);
+		for (i = 1; i < nw; i++) {
+			if (oneline_file(f, w[i], &why) != 0)
+				goto bad;
+		}
+		free(w[0]);
+		w[0] = prog;
+		prog = NULL;
+		if (oneline_line(s, len, "prepare", w, nw) != 0) {
+			xasprintf(&why, "too long for a suite line (at most "
+			    "%d characters)", ONELINE_LINE_MAX);
+			goto bad;
+		}
+	}
+	for (i = 0; i < o->nparams; i++) {
+		start = *len;
+		oneline_cat(s, len, i == 0 ? "params = " : " ");
+		oneline_cat(s, len, o->pname[i]);
+		oneline_cat(s, len, "=");
+		oneline_cat(s, len, o->pvals[i]);
+		if (*len - start > ONELINE_LINE_MAX) {
+			xasprintf(cause, "-L: too long for a suite line (at "
+			    "most %d characters)", ONELINE_LINE_MAX);
+			goto out;
+		}
+	}
+	if (o->nparams > 0)
+		oneline_cat(s, len, "\n");
+	r = 0;
+	goto out;
+bad:
+	xasprintf(cause, "--prepare '%s': %s", o->prepare, why);
+out:
+	oneline_free_words(w, nw);
+	free(prog);
+	free(why);
+	return (r);
+}
+
+/*
+ * Checks the -n names and copies them into vn. Returns 0, or -1 with
+ * *cause.
+ */
+static int
+oneline_names(const char *const *names, size_t nnames,
+    char (*vn)[PROTO_NAME_MAX], char **cause)
+{
+	size_t	i, j;
+
+	for (i = 0; i < nnames; i++) {
+		if (!ident_str_ok(names[i], PROTO_NAME_MAX)) {
+			xasprintf(cause, "-n '%s': bad name (want 1 to 63 of "
+			    "A-Z a-z 0-9 _ . -, not starting with - or .)",
+			    names[i]);
+			return (-1);
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(names[j], names[i]) == 0) {
+				xasprintf(cause, "-n '%s': given twice",
+				    names[i]);
+				return (-1);
+			}
+		}
+		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
+	}
+	return (0);
+}
+
 /*
  * Builds the suite text (see oneline.h). Long because it checks the
  * names, then writes each command's section in one pass.
  */
 int
-oneline_suite(const char *const *cmds, size_t ncmds,
-    const char *const *names, size_t nnames, char **text, char **cause)
+oneline_suite_opts(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, const struct oneline_opts *o,
+    char **text, char **cause)
 {
 	struct oneline_files	  files;
+	int			  used[ONELINE_PARAMS_MAX] = { 0 };
 	char			(*vn)[PROTO_NAME_MAX] = NULL;
 	char			**w = NULL, *prog = NULL, *why = NULL;
 	char			 *s = NULL;
@@ -712,6 +906,13 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 	*text = NULL;
 	*cause = NULL;
 	files.n = 0;
+	if (o != NULL && o->nparams > ONELINE_PARAMS_MAX) {
+		xasprintf(cause, "-L: at most %d parameters",
+		    ONELINE_PARAMS_MAX);
+		return (-1);
+	}
+	if (o != NULL && oneline_params_ok(o, cause) != 0)
+		return (-1);
 	if (ncmds < 2) {
 		xasprintf(cause, "orch run --: give at least two commands to "
 		    "compare (the first is the reference)");
@@ -728,26 +929,13 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 		return (-1);
 	}
 	vn = xcalloc(ncmds, sizeof *vn);
-	for (i = 0; i < nnames; i++) {
-		if (!ident_str_ok(names[i], PROTO_NAME_MAX)) {
-			xasprintf(cause, "-n '%s': bad name (want 1 to 63 of "
-			    "A-Z a-z 0-9 _ . -, not starting with - or .)",
-			    names[i]);
-			goto out;
-		}
-		for (j = 0; j < i; j++) {
-			if (strcmp(names[j], names[i]) == 0) {
-				xasprintf(cause, "-n '%s': given twice",
-				    names[i]);
-				goto out;
-			}
-		}
-		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
-	}
+	if (oneline_names(names, nnames, vn, cause) != 0)
+		goto out;
 	xasprintf(&s, "%s\n[suite]\nname = oneline\n", ONELINE_HEADER);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||
+		    oneline_params_prog(o, w[0], &why) != 0 ||
 		    (prog = oneline_program(w[0], &why)) == NULL) {
 			xasprintf(cause, "command %zu '%s': %s", i + 1,
 			    cmds[i], why);
@@ -764,6 +952,7 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 			oneline_name(w, nw, vn[i], sizeof vn[i]);
 			oneline_unique(vn, i);
 		}
+		oneline_params_words(o, w, nw, used);
 		s = xreallocarray(s, 1, len + strlen(vn[i]) + 32);
 		len += (size_t)sprintf(s + len, "\n[variant.%s]\n", vn[i]);
 		if (oneline_line(&s, &len, "bin", &prog, 1) != 0 ||
@@ -782,6 +971,16 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 	}
 	s = xreallocarray(s, 1, len + 16);
 	len += (size_t)sprintf(s + len, "\n[bench.cmd]\n");
+	if (o != NULL && oneline_opts_lines(o, &files, &s, &len, used,
+	    cause) != 0)
+		goto out;
+	for (j = 0; o != NULL && j < o->nparams; j++) {
+		if (!used[j]) {
+			xasprintf(cause, "-L %s: {%s} is in no command",
+			    o->pname[j], o->pname[j]);
+			goto out;
+		}
+	}
 	if (oneline_files_lines(&files, &s, &len) != 0) {
 		xasprintf(cause, "the files of the commands (%zu) are too "
 		    "many or too long for a suite line (at most %d "

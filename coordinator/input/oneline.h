@@ -45,6 +45,28 @@ int	oneline_suite(const char *const *cmds, size_t ncmds,
 	    const char *const *names,
 	    size_t nnames, char **text, char **cause);
 
+/* A one-line run's hooks and sweeps (orch run --prepare, -L). */
+#define ONELINE_PARAMS_MAX	8
+struct oneline_opts {
+	const char	*prepare;	/* a command run untimed before every
+					   run; NULL none */
+	size_t		 nparams;	/* -L NAME V1,V2,...: {NAME} in the
+					   commands, a sweep */
+	const char	*pname[ONELINE_PARAMS_MAX];
+	const char	*pvals[ONELINE_PARAMS_MAX];	/* "V1,V2,..." */
+};
+
+/*
+ * As oneline_suite, with o (NULL: none): o->prepare split and resolved
+ * like a command, the bench's prepare = hook; each -L NAME the bench's
+ * params = NAME=V1,V2,..., and {NAME} in the commands' arguments (and
+ * the prepare's) its value at each point. A {NAME} in a program word,
+ * an -L NAME in no command, a bad name or value: -1 with *cause.
+ */
+int	oneline_suite_opts(const char *const *cmds, size_t ncmds,
+	    const char *const *names, size_t nnames,
+	    const struct oneline_opts *o, char **text, char **cause);
+
 /*
  * Writes the suite's text to DIR/suite.ini (temporary file, renamed) and
  * makes that its path, so the record names a file that --resume can

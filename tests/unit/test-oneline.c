@@ -424,6 +424,91 @@ test_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * --prepare and -L: the bench's prepare hook and params sweep, {NAME} in
+ * the arguments a {param:NAME} the run fills per point (also in a
+ * variant's args, which suite.c checks against every bench); and each
+ * refusal.
+ */
+static void
+test_opts(void **state)
+{
+	const char		*cmds[] = { "sleep {t}", "sleep 1" };
+	struct oneline_opts	 o;
+	struct suite		*s;
+	char			*text, *cause, *a;
+
+	(void)state;
+	assert_int_equal(setenv("PATH", "/usr/bin:/bin", 1), 0);
+	memset(&o, 0, sizeof o);
+	o.prepare = "sh -c 'echo {t}'";
+	o.nparams = 1;
+	o.pname[0] = "t";
+	o.pvals[0] = "1,2.5";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), 0);
+	s = load_text(text);
+	assert_int_equal(s->nbenches, 2);
+	assert_string_equal(s->benches[0].name, "cmd.t-1");
+	assert_string_equal(s->benches[1].name, "cmd.t-2.5");
+	assert_string_equal(s->variants[0].name, "sleep_t");
+	assert_string_equal(s->variants[0].args[0], "{param:t}");
+	assert_non_null(a = suite_point_subst(&s->benches[1],
+	    s->variants[0].args[0]));
+	assert_string_equal(a, "2.5");
+	free(a);
+	assert_int_equal(s->benches[1].hooks[SUITE_HOOK_PREPARE].nargv, 3);
+	assert_string_equal(s->benches[1].hooks[SUITE_HOOK_PREPARE].argv[2],
+	    "echo 2.5");
+	suite_free(s);
+	free(text);
+
+	/* Refusals. */
+	o.pvals[0] = "1 2";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L t '1 2': bad values (want V1,V2,... "
+	    "of A-Z a-z 0-9 _ . -)");
+	free(cause);
+	o.pvals[0] = "1,2";
+	o.pname[0] = "t}";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L 't}': bad name (want a letter or _, "
+	    "then letters, digits or _, at most 31)");
+	free(cause);
+	o.pname[0] = "u";
+	o.prepare = NULL;
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L u: {u} is in no command");
+	free(cause);
+	cmds[0] = "{u}sleep 1";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "command 1 '{u}sleep 1': -L u: {u} in the "
+	    "program '{u}sleep': orch pushes one program per command; sweep "
+	    "its arguments");
+	free(cause);
+	o.prepare = "nonesuch-orch-x";
+	cmds[0] = "sleep {u}";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "--prepare 'nonesuch-orch-x': program "
+	    "'nonesuch-orch-x' is not in PATH (orch pushes a program from "
+	    "this machine; give its path to push another)");
+	free(cause);
+
+	/* A suite's variant with a {param:NAME} no bench sweeps. */
+	assert_int_equal(suite_load_text("v.ini", "[variant.A]\nbin = "
+	    "/bin/sh\nargs = {param:n}\n[variant.B]\nbin = /bin/sh\n"
+	    "[bench.x]\nparams = n=1,2\n[bench.y]\n", &s, &cause), -1);
+	assert_string_equal(cause, "v.ini:1: [variant.A] args: {param:n} is "
+	    "no parameter of [bench.y] (a variant's {param:NAME} needs every "
+	    "benchmark to sweep NAME)");
+	free(cause);
+}
+
 /* Each bad command line with its exact message. */
 static void
 test_errors(void **state)
@@ -526,6 +611,7 @@ main(void)
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_cmdline),
