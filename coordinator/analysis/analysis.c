@@ -520,12 +520,12 @@ rep_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
 			else if (!(x > 0) && key == DS_WALL_NS &&
 			    rh->floor_sub > 0)
 				snprintf(w->bad, sizeof w->bad, "round %u: %s "
-				    "took %.0f ns after the harness floor "
-				    "(%.0f ns) is subtracted, not above 0: "
-				    "lengthen the benchmark, or set "
-				    "subtract_floor = no", one[i]->round,
-				    ds->variants[one[i]->variant], x,
-				    rh->floor_sub);
+				    "took %.0f ns, at or below the harness "
+				    "floor (%.0f ns): lengthen the benchmark, "
+				    "or set subtract_floor = no",
+				    one[i]->round,
+				    ds->variants[one[i]->variant],
+				    x + rh->floor_sub, rh->floor_sub);
 			else if (!(x > 0))
 				snprintf(w->bad, sizeof w->bad, "round %u: %s "
 				    "gave %s = %g; a ratio needs values above "

@@ -33,6 +33,8 @@ struct cmd_run_args {
 	size_t			 nnames;
 	int			 dd;		/* argv[dd] is "--", or argc */
 	char			*text;		/* a one-line run's suite */
+	struct oneline_opts	 oo;		/* --prepare, -L */
+	char			*pbuf[ONELINE_PARAMS_MAX];	/* -L N=V */
 };
 
 static int	cmd_run_exec(struct cmd *);
@@ -91,6 +93,45 @@ cmd_run_number(struct run_opts *o, int id, const char *arg)
 		}
 		break;
 	}
+	return (0);
+}
+
+/*
+ * Takes a one-line run's --prepare, or -L NAME V1,V2,... (its values the
+ * next word, argv[optind], unless arg is NAME=V1,V2,...). Returns 0, or
+ * -1 having said why.
+ */
+static int
+cmd_run_oneline_opt(struct cmd_run_args *ra, int id, char *arg,
+    char **argv)
+{
+	struct oneline_opts	*o = &ra->oo;
+	char			*eq;
+
+	if (id == OPT_PREPARE) {
+		o->prepare = arg;
+		return (0);
+	}
+	if (o->nparams == ONELINE_PARAMS_MAX) {
+		fprintf(stderr, "orch: -L: at most %d parameters\n",
+		    ONELINE_PARAMS_MAX);
+		return (-1);
+	}
+	if ((eq = strchr(arg, '=')) != NULL) {
+		ra->pbuf[o->nparams] = strdup(arg);
+		if (ra->pbuf[o->nparams] == NULL)
+			return (-1);
+		eq = ra->pbuf[o->nparams] + (eq - arg);
+		*eq = '\0';
+		o->pname[o->nparams] = ra->pbuf[o->nparams];
+		o->pvals[o->nparams++] = eq + 1;
+		return (0);
+	}
+	if (optind >= ra->dd)
+		usage_error("run", "-L %s: give its values, -L %s V1,V2,...",
+		    arg, arg);
+	o->pname[o->nparams] = arg;
+	o->pvals[o->nparams++] = argv[optind++];
 	return (0);
 }
 
@@ -155,7 +196,8 @@ cmd_run_resume(struct cmd_run_args *ra, int argc, char **argv)
 	if (argc - optind > 1)
 		usage_error("run", "--resume=DIR takes no more than the suite "
 		    "it ran, got %d arguments", argc - optind);
-	if (ra->dd < argc || ra->nnames > 0)
+	if (ra->dd < argc || ra->nnames > 0 || ra->oo.prepare != NULL ||
+	    ra->oo.nparams > 0)
 		usage_error("run", "--resume=DIR takes the commands of a "
 		    "one-line run from DIR (DIR/suite.ini)");
 	if (ra->opts.has_warmup)
@@ -199,8 +241,8 @@ cmd_run_suite(struct cmd_run_args *ra, int argc, char **argv)
 		if (optind != dd)
 			usage_error("run", "a one-line run takes no suite file "
 			    "('%s'): the commands go after --", argv[optind]);
-		if (oneline_suite((const char *const *)(argv + dd + 1),
-		    (size_t)(argc - dd - 1), ra->names, ra->nnames,
+		if (oneline_suite_opts((const char *const *)(argv + dd + 1),
+		    (size_t)(argc - dd - 1), ra->names, ra->nnames, &ra->oo,
 		    &ra->text, &cause) != 0) {
 			fprintf(stderr, "orch: %s\n", cause);
 			free(cause);
@@ -213,6 +255,11 @@ cmd_run_suite(struct cmd_run_args *ra, int argc, char **argv)
 	if (ra->nnames > 0)
 		usage_error("run", "-n names the commands of a one-line run: "
 		    "give them after --");
+	if (ra->oo.prepare != NULL || ra->oo.nparams > 0)
+		usage_error("run", "%s is for a one-line run (its commands "
+		    "after --); a suite says prepare = and params = in its "
+		    "[bench.NAME]", ra->oo.prepare != NULL ? "--prepare" :
+		    "-L");
 	if (optind == argc)
 		usage_error("run", "run takes one suite file, got none");
 	if (optind != argc - 1)
@@ -240,7 +287,10 @@ cmd_run_exec(struct cmd *self)
 		;
 	args_init(&g, "run");
 	while ((id = args_next(&g, ra.dd, argv)) != -1) {
-		if (cmd_run_option(&ra, id, optarg) != 0)
+		if (id == OPT_PREPARE || id == 'L') {
+			if (cmd_run_oneline_opt(&ra, id, optarg, argv) != 0)
+				return (2);
+		} else if (cmd_run_option(&ra, id, optarg) != 0)
 			return (2);
 	}
 	if (ra.opts.resume != NULL) {
@@ -267,5 +317,7 @@ cmd_run_exec(struct cmd *self)
 	free(ra.opts.hosts);
 	free(cmdline);
 	free(ra.text);
+	for (id = 0; id < ONELINE_PARAMS_MAX; id++)
+		free(ra.pbuf[id]);
 	return (r);
 }

@@ -142,6 +142,13 @@ static const struct usage_opt usage_opts[] = {
 	{ "run", "-n, --command-name=NAME", 'n',
 	  "the name of a one-line run's next command (one per command, in "
 	  "order; default: made from the command)" },
+	{ "run", "--prepare=CMD", OPT_PREPARE,
+	  "a one-line run's command run untimed before every run of every "
+	  "command, warmups too (the suite's prepare hook)" },
+	{ "run", "-L, --parameter-list=NAME V1,V2,...", 'L',
+	  "a one-line run's sweep: {NAME} in the commands' arguments takes "
+	  "each value in turn, one benchmark per value (the suite's params; "
+	  "also NAME=V1,V2,...; repeatable)" },
 	{ "run report", "--export-json=PATH", OPT_EXPORT_JSON,
 	  "also write summary.json to PATH" },
 	{ "run report", "--export-markdown=PATH", OPT_EXPORT_MD,

@@ -41,7 +41,8 @@ enum usage_id {
 	OPT_RESUME,
 	OPT_MACHINE_REF,
 	OPT_FORCE,
-	OPT_FROM_SOURCE
+	OPT_FROM_SOURCE,
+	OPT_PREPARE
 };
 
 #define USAGE_GETOPT_MAX	32	/* rows of one command, and the end */

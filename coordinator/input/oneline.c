@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "coordinator/input/oneline.h"
 #include "coordinator/input/suite.h"
 #include "proto/file.h"
+#include "proto/hash.h"
 #include "proto/ident.h"
 #include "proto/proto.h"
 #include "proto/xmalloc.h"
@@ -450,6 +452,151 @@ bad:
 }
 
 /*
+ * The files a one-line run's command lines name (docs/suites.md, "One-line
+ * runs"): pushed as the bench's files = and linked into the run's
+ * directory under the names typed, by the bench's setup.
+ */
+#define ONELINE_FILES_MAX	64
+struct oneline_files {
+	char	*word[ONELINE_FILES_MAX];	/* as typed, relative */
+	char	*path[ONELINE_FILES_MAX];	/* made absolute */
+	size_t	 n;
+};
+
+/*
+ * The setup of a one-line run with files: for each pair of arguments
+ * (the pushed file in the host's cache, the name typed) makes the name's
+ * directory and a link to the file under it, in the run's directory.
+ */
+#define ONELINE_LINK_SCRIPT \
+	"while [ $# -gt 1 ];do mkdir -p \"$(dirname \"$2\")\"&&" \
+	"ln -sf \"$1\" \"$2\"||exit;shift 2;done"
+
+/* Returns 1 if the relative path w has a ".." component. */
+static int
+oneline_dotdot(const char *w)
+{
+	const char	*p;
+
+	for (p = w; (p = strstr(p, "..")) != NULL; p += 2) {
+		if ((p == w || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Takes the argument word w as a file of the command line when it names
+ * an existing regular file relative to the current directory and is not
+ * an option or a NAME=value (no leading '-' or '/', no '='): adds it to
+ * f once. Returns 0 (a file or not), or -1 with *cause set.
+ */
+static int
+oneline_file(struct oneline_files *f, const char *w, char **cause)
+{
+	struct stat	 st;
+	char		 cwd[PATH_MAX], *path;
+	size_t		 i;
+
+	if (*w == '\0' || *w == '/' || *w == '-' || strchr(w, '=') != NULL ||
+	    stat(w, &st) != 0 || !S_ISREG(st.st_mode))
+		return (0);
+	for (i = 0; i < f->n; i++) {
+		if (strcmp(f->word[i], w) == 0)
+			return (0);
+	}
+	if (oneline_dotdot(w)) {
+		xasprintf(cause, "file '%s' is outside the current directory: "
+		    "orch pushes a file of a command line into the run's "
+		    "directory under the name typed, which '..' would leave "
+		    "(run orch from a directory above it, or give its "
+		    "absolute path to read the host's own)", w);
+		return (-1);
+	}
+	if (f->n == ONELINE_FILES_MAX) {
+		xasprintf(cause, "too many files (at most %d): write a suite",
+		    ONELINE_FILES_MAX);
+		return (-1);
+	}
+	if (getcwd(cwd, sizeof cwd) == NULL) {
+		xasprintf(cause, "cannot find the current directory: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	xasprintf(&path, "%s/%s", cwd, w);
+	if (oneline_bin_ok(path) != 0 || strchr(path, ',') != NULL) {
+		xasprintf(cause, "file '%s' is %s, which a suite's files = "
+		    "cannot hold (a blank at an end, a blank then ';', '{', "
+		    "',' or a control character): move or link it", w, path);
+		free(path);
+		return (-1);
+	}
+	f->word[f->n] = xstrdup(w);
+	f->path[f->n++] = path;
+	return (0);
+}
+
+/* Frees the files of a one-line run. */
+static void
+oneline_files_free(struct oneline_files *f)
+{
+	size_t	i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->word[i]);
+		free(f->path[i]);
+	}
+	f->n = 0;
+}
+
+/* Appends the string a to *s (length *len). */
+static void
+oneline_cat(char **s, size_t *len, const char *a)
+{
+	size_t	n = strlen(a);
+
+	*s = xreallocarray(*s, 1, *len + n + 1);
+	memcpy(*s + *len, a, n + 1);
+	*len += n;
+}
+
+/*
+ * Appends the bench's files = and setup = lines for f to *s (length
+ * *len). Returns 0, or -1 when a line would be too long for the suite
+ * reader.
+ */
+static int
+oneline_files_lines(const struct oneline_files *f, char **s, size_t *len)
+{
+	char	 ref[32];
+	size_t	 start, i;
+
+	if (f->n == 0)
+		return (0);
+	start = *len;
+	oneline_cat(s, len, "files = ");
+	for (i = 0; i < f->n; i++) {
+		snprintf(ref, sizeof ref, "%sf%zu=", i > 0 ? ", " : "", i + 1);
+		oneline_cat(s, len, ref);
+		oneline_cat(s, len, f->path[i]);
+	}
+	if (*len - start > ONELINE_LINE_MAX)
+		return (-1);
+	oneline_cat(s, len, "\n");
+	start = *len;
+	oneline_cat(s, len, "setup = host:sh -c '" ONELINE_LINK_SCRIPT "' sh");
+	for (i = 0; i < f->n; i++) {
+		snprintf(ref, sizeof ref, " {file:f%zu} ", i + 1);
+		oneline_cat(s, len, ref);
+		oneline_quote(s, len, f->word[i]);
+	}
+	if (*len - start > ONELINE_LINE_MAX)
+		return (-1);
+	oneline_cat(s, len, "\n");
+	return (0);
+}
+
+/*
  * Derives a variant name from a command's words: the program's basename
  * and the arguments joined by '_', every byte outside the name rule of
  * proto/ident.h made '_', runs of '_' made one, cut to fit.
@@ -547,21 +694,225 @@ oneline_line(char **s, size_t *len, const char *key, char **w, size_t n)
 	return (0);
 }
 
+/* Builds the suite text of commands alone (see oneline.h). */
+int
+oneline_suite(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, char **text, char **cause)
+{
+	return (oneline_suite_opts(cmds, ncmds, names, nnames, NULL, text,
+	    cause));
+}
+
+/* Returns 1 if s is a parameter's name: a letter or _, alnum or _, < 32. */
+static int
+oneline_param_name_ok(const char *s)
+{
+	size_t	i, n = strlen(s);
+
+	if (n == 0 || n >= 32 || isdigit((unsigned char)s[0]))
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	}
+	return (1);
+}
+
+/* Checks o's -L names and values. Returns 0, or -1 with *cause. */
+static int
+oneline_params_ok(const struct oneline_opts *o, char **cause)
+{
+	size_t	i, j;
+
+	for (i = 0; i < o->nparams; i++) {
+		if (!oneline_param_name_ok(o->pname[i])) {
+			xasprintf(cause, "-L '%s': bad name (want a letter or "
+			    "_, then letters, digits or _, at most 31)",
+			    o->pname[i]);
+			return (-1);
+		}
+		if (o->pvals[i][0] == '\0' ||
+		    strspn(o->pvals[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_.-,") !=
+		    strlen(o->pvals[i])) {
+			xasprintf(cause, "-L %s '%s': bad values (want V1,V2,"
+			    "... of A-Z a-z 0-9 _ . -)", o->pname[i],
+			    o->pvals[i]);
+			return (-1);
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(o->pname[j], o->pname[i]) == 0) {
+				xasprintf(cause, "-L %s: given twice",
+				    o->pname[i]);
+				return (-1);
+			}
+		}
+	}
+	return (0);
+}
+
+/*
+ * Refuses a {NAME} of an -L NAME in prog, a command's program word.
+ * Returns 0, or -1 with *cause.
+ */
+static int
+oneline_params_prog(const struct oneline_opts *o, const char *prog,
+    char **cause)
+{
+	char	ref[40];
+	size_t	k;
+
+	for (k = 0; o != NULL && k < o->nparams; k++) {
+		snprintf(ref, sizeof ref, "{%s}", o->pname[k]);
+		if (strstr(prog, ref) != NULL) {
+			xasprintf(cause, "-L %s: %s in the program '%s': orch "
+			    "pushes one program per command; sweep its "
+			    "arguments", o->pname[k], ref, prog);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Replaces {NAME} of each -L NAME in the words w[0..n) after the first
+ * by {param:NAME}, marking used[k] for each found (the program word
+ * is checked before, oneline_params_prog).
+ */
+static void
+oneline_params_words(const struct oneline_opts *o, char **w, size_t n,
+    int *used)
+{
+	char	ref[40], *p, *nw;
+	size_t	i, k, off;
+
+	for (k = 0; o != NULL && k < o->nparams; k++) {
+		snprintf(ref, sizeof ref, "{%s}", o->pname[k]);
+		for (i = 1; i < n; i++) {
+			while ((p = strstr(w[i], ref)) != NULL) {
+				off = (size_t)(p - w[i]);
+				xasprintf(&nw, "%.*s{param:%s}%s", (int)off,
+				    w[i], o->pname[k], p + strlen(ref));
+				free(w[i]);
+				w[i] = nw;
+				used[k] = 1;
+			}
+		}
+	}
+}
+
+/*
+ * Appends the bench's prepare = and params = lines of o to *s (length
+ * *len), the prepare's files to f. Returns 0, or -1 with *cause.
+ */
+static int
+oneline_opts_lines(const struct oneline_opts *o, struct oneline_files *f,
+    char **s, size_t *len, int *used, char **cause)
+{
+	char	**w = NULL, *prog = NULL, *why = NULL;
+	size_t	  nw = 0, i, start;
+	int	  r = -1;
+
+	if (o->prepare != NULL) {
+		if (oneline_split(o->prepare, &w, &nw, &why) != 0 ||
+		    oneline_params_prog(o, w[0], &why) != 0 ||
+		    (prog = oneline_program(w[0], &why)) == NULL)
+			goto bad;
+		oneline_params_words(o, w, nw, used);
+		for (i = 1; i < nw; i++) {
+			if (oneline_file(f, w[i], &why) != 0)
+				goto bad;
+		}
+		free(w[0]);
+		w[0] = prog;
+		prog = NULL;
+		if (oneline_line(s, len, "prepare", w, nw) != 0) {
+			xasprintf(&why, "too long for a suite line (at most "
+			    "%d characters)", ONELINE_LINE_MAX);
+			goto bad;
+		}
+	}
+	for (i = 0; i < o->nparams; i++) {
+		start = *len;
+		oneline_cat(s, len, i == 0 ? "params = " : " ");
+		oneline_cat(s, len, o->pname[i]);
+		oneline_cat(s, len, "=");
+		oneline_cat(s, len, o->pvals[i]);
+		if (*len - start > ONELINE_LINE_MAX) {
+			xasprintf(cause, "-L: too long for a suite line (at "
+			    "most %d characters)", ONELINE_LINE_MAX);
+			goto out;
+		}
+	}
+	if (o->nparams > 0)
+		oneline_cat(s, len, "\n");
+	r = 0;
+	goto out;
+bad:
+	xasprintf(cause, "--prepare '%s': %s", o->prepare, why);
+out:
+	oneline_free_words(w, nw);
+	free(prog);
+	free(why);
+	return (r);
+}
+
+/*
+ * Checks the -n names and copies them into vn. Returns 0, or -1 with
+ * *cause.
+ */
+static int
+oneline_names(const char *const *names, size_t nnames,
+    char (*vn)[PROTO_NAME_MAX], char **cause)
+{
+	size_t	i, j;
+
+	for (i = 0; i < nnames; i++) {
+		if (!ident_str_ok(names[i], PROTO_NAME_MAX)) {
+			xasprintf(cause, "-n '%s': bad name (want 1 to 63 of "
+			    "A-Z a-z 0-9 _ . -, not starting with - or .)",
+			    names[i]);
+			return (-1);
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(names[j], names[i]) == 0) {
+				xasprintf(cause, "-n '%s': given twice",
+				    names[i]);
+				return (-1);
+			}
+		}
+		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
+	}
+	return (0);
+}
+
 /*
  * Builds the suite text (see oneline.h). Long because it checks the
  * names, then writes each command's section in one pass.
  */
 int
-oneline_suite(const char *const *cmds, size_t ncmds,
-    const char *const *names, size_t nnames, char **text, char **cause)
+oneline_suite_opts(const char *const *cmds, size_t ncmds,
+    const char *const *names, size_t nnames, const struct oneline_opts *o,
+    char **text, char **cause)
 {
-	char		(*vn)[PROTO_NAME_MAX] = NULL;
-	char		**w = NULL, *prog = NULL, *why = NULL, *s = NULL;
-	size_t		  nw = 0, len = 0, i, j;
-	int		  r = -1;
+	struct oneline_files	  files;
+	int			  used[ONELINE_PARAMS_MAX] = { 0 };
+	char			(*vn)[PROTO_NAME_MAX] = NULL;
+	char			**w = NULL, *prog = NULL, *why = NULL;
+	char			 *s = NULL;
+	size_t			  nw = 0, len = 0, i, j;
+	int			  r = -1;
 
 	*text = NULL;
 	*cause = NULL;
+	files.n = 0;
+	if (o != NULL && o->nparams > ONELINE_PARAMS_MAX) {
+		xasprintf(cause, "-L: at most %d parameters",
+		    ONELINE_PARAMS_MAX);
+		return (-1);
+	}
+	if (o != NULL && oneline_params_ok(o, cause) != 0)
+		return (-1);
 	if (ncmds < 2) {
 		xasprintf(cause, "orch run --: give at least two commands to "
 		    "compare (the first is the reference)");
@@ -578,36 +929,30 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 		return (-1);
 	}
 	vn = xcalloc(ncmds, sizeof *vn);
-	for (i = 0; i < nnames; i++) {
-		if (!ident_str_ok(names[i], PROTO_NAME_MAX)) {
-			xasprintf(cause, "-n '%s': bad name (want 1 to 63 of "
-			    "A-Z a-z 0-9 _ . -, not starting with - or .)",
-			    names[i]);
-			goto out;
-		}
-		for (j = 0; j < i; j++) {
-			if (strcmp(names[j], names[i]) == 0) {
-				xasprintf(cause, "-n '%s': given twice",
-				    names[i]);
-				goto out;
-			}
-		}
-		snprintf(vn[i], sizeof vn[i], "%s", names[i]);
-	}
-	xasprintf(&s, "; orch run --: the commands as a suite "
-	    "(docs/suites.md)\n[suite]\nname = oneline\n");
+	if (oneline_names(names, nnames, vn, cause) != 0)
+		goto out;
+	xasprintf(&s, "%s\n[suite]\nname = oneline\n", ONELINE_HEADER);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||
+		    oneline_params_prog(o, w[0], &why) != 0 ||
 		    (prog = oneline_program(w[0], &why)) == NULL) {
 			xasprintf(cause, "command %zu '%s': %s", i + 1,
 			    cmds[i], why);
 			goto out;
 		}
+		for (j = 1; j < nw; j++) {
+			if (oneline_file(&files, w[j], &why) != 0) {
+				xasprintf(cause, "command %zu '%s': %s", i + 1,
+				    cmds[i], why);
+				goto out;
+			}
+		}
 		if (nnames == 0) {
 			oneline_name(w, nw, vn[i], sizeof vn[i]);
 			oneline_unique(vn, i);
 		}
+		oneline_params_words(o, w, nw, used);
 		s = xreallocarray(s, 1, len + strlen(vn[i]) + 32);
 		len += (size_t)sprintf(s + len, "\n[variant.%s]\n", vn[i]);
 		if (oneline_line(&s, &len, "bin", &prog, 1) != 0 ||
@@ -626,11 +971,29 @@ oneline_suite(const char *const *cmds, size_t ncmds,
 	}
 	s = xreallocarray(s, 1, len + 16);
 	len += (size_t)sprintf(s + len, "\n[bench.cmd]\n");
+	if (o != NULL && oneline_opts_lines(o, &files, &s, &len, used,
+	    cause) != 0)
+		goto out;
+	for (j = 0; o != NULL && j < o->nparams; j++) {
+		if (!used[j]) {
+			xasprintf(cause, "-L %s: {%s} is in no command",
+			    o->pname[j], o->pname[j]);
+			goto out;
+		}
+	}
+	if (oneline_files_lines(&files, &s, &len) != 0) {
+		xasprintf(cause, "the files of the commands (%zu) are too "
+		    "many or too long for a suite line (at most %d "
+		    "characters); write a suite (docs/suites.md)", files.n,
+		    ONELINE_LINE_MAX);
+		goto out;
+	}
 	*text = s;
 	s = NULL;
 	r = 0;
 out:
 	oneline_free_words(w, nw);
+	oneline_files_free(&files);
 	free(prog);
 	free(why);
 	free(vn);
@@ -703,4 +1066,58 @@ oneline_cmdline(int argc, char **argv)
 		s[len] = '\0';
 	}
 	return (s);
+}
+
+/* Tells a one-line run's suite text by its first line (see oneline.h). */
+int
+oneline_is(const char *text)
+{
+	size_t	n = strlen(ONELINE_HEADER);
+
+	return (text != NULL && strncmp(text, ONELINE_HEADER, n) == 0 &&
+	    text[n] == '\n');
+}
+
+/* Returns variant v's command, program and arguments (see oneline.h). */
+char *
+oneline_command(const struct suite *s, size_t v)
+{
+	const struct suite_variant	*sv = &s->variants[v];
+	char				**w, *cmd;
+	size_t				  i;
+
+	w = xcalloc(sv->nargs + 1, sizeof *w);
+	if (sv->host != NULL)
+		xasprintf(&w[0], "host:%s", sv->host);
+	else
+		w[0] = xstrdup(sv->bin != NULL ? sv->bin : sv->name);
+	for (i = 0; i < sv->nargs; i++)
+		w[i + 1] = sv->args[i];
+	cmd = oneline_cmdline((int)sv->nargs + 1, w);
+	free(w[0]);
+	free(w);
+	return (cmd);
+}
+
+/* Writes variant v's series key for the history (see oneline.h). */
+void
+oneline_key(const struct suite *s, size_t v, char *out, size_t size)
+{
+	const struct suite_variant	*sv = &s->variants[v];
+	char				**w, *cmd, sha[PROTO_SHA_HEX];
+	char				  name[PROTO_NAME_MAX];
+	size_t				  i;
+
+	cmd = oneline_command(s, v);
+	if (hash_buf(cmd, strlen(cmd), sha) != 0)
+		memset(sha, '0', 8);
+	free(cmd);
+	w = xcalloc(sv->nargs + 1, sizeof *w);
+	w[0] = sv->host != NULL ? sv->host : sv->bin != NULL ? sv->bin :
+	    (char *)(uintptr_t)sv->name;
+	for (i = 0; i < sv->nargs; i++)
+		w[i + 1] = sv->args[i];
+	oneline_name(w, sv->nargs + 1, name, sizeof name);
+	free(w);
+	snprintf(out, size, "%.*s.%.8s", PROTO_NAME_MAX - 10, name, sha);
 }

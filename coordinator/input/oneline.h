@@ -14,6 +14,8 @@
 struct suite;
 
 #define ONELINE_LABEL	"(command line)"	/* the suite's path in errors */
+#define ONELINE_HEADER	"; orch run --: the commands as a suite " \
+			"(docs/suites.md)"	/* its text's first line */
 #define ONELINE_FILE	"suite.ini"		/* the suite, in the
 						   run's DIR */
 
@@ -43,6 +45,28 @@ int	oneline_suite(const char *const *cmds, size_t ncmds,
 	    const char *const *names,
 	    size_t nnames, char **text, char **cause);
 
+/* A one-line run's hooks and sweeps (orch run --prepare, -L). */
+#define ONELINE_PARAMS_MAX	8
+struct oneline_opts {
+	const char	*prepare;	/* a command run untimed before every
+					   run; NULL none */
+	size_t		 nparams;	/* -L NAME V1,V2,...: {NAME} in the
+					   commands, a sweep */
+	const char	*pname[ONELINE_PARAMS_MAX];
+	const char	*pvals[ONELINE_PARAMS_MAX];	/* "V1,V2,..." */
+};
+
+/*
+ * As oneline_suite, with o (NULL: none): o->prepare split and resolved
+ * like a command, the bench's prepare = hook; each -L NAME the bench's
+ * params = NAME=V1,V2,..., and {NAME} in the commands' arguments (and
+ * the prepare's) its value at each point. A {NAME} in a program word,
+ * an -L NAME in no command, a bad name or value: -1 with *cause.
+ */
+int	oneline_suite_opts(const char *const *cmds, size_t ncmds,
+	    const char *const *names, size_t nnames,
+	    const struct oneline_opts *o, char **text, char **cause);
+
 /*
  * Writes the suite's text to DIR/suite.ini (temporary file, renamed) and
  * makes that its path, so the record names a file that --resume can
@@ -57,5 +81,24 @@ int	oneline_save(const char *dir, struct suite *s, char **cause);
  * frees it.
  */
 char	*oneline_cmdline(int argc, char **argv);
+
+/* Returns 1 if text is a one-line run's suite (its first line), else 0. */
+int	oneline_is(const char *text);
+
+/*
+ * Returns variant v of s's command as oneline_cmdline writes it: its
+ * program (the path pushed, or host:NAME) and its arguments; the history
+ * files a one-line run's series under it. The caller frees it.
+ */
+char	*oneline_command(const struct suite *s, size_t v);
+
+/*
+ * Writes variant v's series key in the history into out (size at least
+ * PROTO_NAME_MAX): the name its command's words give (as a derived
+ * variant name, whatever -n said), a '.' and the first 8 hex digits of
+ * the SHA-256 of oneline_command, so that two commands never share a
+ * series and one command always has the same.
+ */
+void	oneline_key(const struct suite *s, size_t v, char *out, size_t size);
 
 #endif

@@ -1817,6 +1817,98 @@ suite_finish_auto(struct suite_parse *p)
 	s->rounds = s->max_rounds;
 }
 
+/*
+ * Returns the value of parameter name[0..len) at bench b's point, or
+ * NULL when b does not sweep it; *vlen gets its length.
+ */
+static const char *
+suite_point_value(const struct suite_bench *b, const char *name, size_t len,
+    size_t *vlen)
+{
+	const char	*p;
+
+	for (p = b->point; p != NULL && *p != '\0'; p += strcspn(p, " ")) {
+		p += strspn(p, " ");
+		if (strncmp(p, name, len) == 0 && p[len] == '=') {
+			*vlen = strcspn(p + len + 1, " ");
+			return (p + len + 1);
+		}
+	}
+	return (NULL);
+}
+
+char *
+suite_point_subst(const struct suite_bench *b, const char *arg)
+{
+	const char	*a, *end, *v;
+	char		*out, *o;
+	size_t		 vlen, need = strlen(arg) + 1;
+
+	for (a = arg; (a = strstr(a, "{param:")) != NULL; a++)
+		need += PROTO_NAME_MAX;
+	if ((out = malloc(need)) == NULL)
+		return (NULL);
+	for (a = arg, o = out; *a != '\0'; ) {
+		if (strncmp(a, "{param:", 7) == 0 &&
+		    (end = strchr(a + 7, '}')) != NULL &&
+		    (v = suite_point_value(b, a + 7, (size_t)(end - a - 7),
+		    &vlen)) != NULL) {
+			memcpy(o, v, vlen);
+			o += vlen;
+			a = end + 1;
+		} else
+			*o++ = *a++;
+	}
+	*o = '\0';
+	return (out);
+}
+
+/*
+ * Checks each {param:NAME} in a variant's args: every benchmark must
+ * sweep NAME (params =), which then gives its value at each point.
+ * Returns 0, or -1 with the error reported at the variant's line.
+ */
+static int
+suite_variant_params(struct suite_parse *p)
+{
+	const struct suite		*s = p->s;
+	const struct suite_variant	*sv;
+	const char			*a, *end;
+	size_t				 v, i, b, vlen;
+
+	for (v = 0; v < s->nvariants; v++) {
+		sv = &s->variants[v];
+		for (i = 0; i < sv->nargs; i++) {
+			for (a = sv->args[i]; (a = strstr(a, "{param:")) !=
+			    NULL; a++) {
+				if ((end = strchr(a + 7, '}')) == NULL) {
+					ini_error(&p->src, sv->line, "%s args: "
+					    "unterminated '{param:' in '%s'",
+					    p->label, sv->args[i]);
+					return (-1);
+				}
+				for (b = 0; b < s->nbenches; b++) {
+					if (suite_point_value(&s->benches[b],
+					    a + 7, (size_t)(end - a - 7),
+					    &vlen) == NULL)
+						break;
+				}
+				if (b == s->nbenches)
+					continue;
+				ini_error(&p->src, sv->line, "[variant.%s] "
+				    "args: {param:%.*s} is no parameter of "
+				    "[bench.%s] (a variant's {param:NAME} "
+				    "needs every benchmark to sweep NAME)",
+				    sv->name, (int)(end - a - 7), a + 7,
+				    s->benches[b].sweep[0] != '\0' ?
+				    s->benches[b].sweep : s->benches[b].name);
+				return (-1);
+			}
+		}
+	}
+	return (0);
+}
+
 /* Checks across sections once the whole file is read. */
 static void
 suite_finish(struct suite_parse *p)
@@ -1852,7 +1944,7 @@ suite_finish(struct suite_parse *p)
 	else if (s->nbenches == 0)
 		ini_error(&p->src, suite_last_line(p), "no [bench.NAME] "
 		    "section: a suite runs at least one benchmark");
-	else
+	else if (suite_variant_params(p) == 0)
 		claims_finish(&p->src, s);
 }
 

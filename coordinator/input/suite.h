@@ -154,6 +154,14 @@ int	suite_load_names(const char *path, const char *text,
 void	suite_free(struct suite *s);
 
 /*
+ * Returns arg with each {param:NAME} replaced by NAME's value at bench
+ * b's point of its sweep (a variant's args hold them too; a NAME b does
+ * not sweep stays as written), or NULL when memory runs out. The caller
+ * frees it.
+ */
+char	*suite_point_subst(const struct suite_bench *b, const char *arg);
+
+/*
  * Expands {os} and {arch} in tmpl into out. Returns 0, or -1 when out is
  * too small.
  */

@@ -7,15 +7,18 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/seq.h"
+#include "coordinator/analysis/stats.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
+#include "proto/xmalloc.h"
 
 /*
  * Writes the primary intervals' level, "95%" for a family of one, else
@@ -99,6 +102,120 @@ ans_auto_rounds(FILE *f, const struct analysis *a)
 		    seq_stop_name((enum seq_stop)rh->stop));
 	}
 	fputs(")\n", f);
+}
+
+/* Returns the rounds run: with rounds = auto the most a host ran. */
+static uint32_t
+ans_rounds(const struct analysis *a)
+{
+	uint32_t	top = 0;
+	size_t		i;
+
+	for (i = 0; a->ds->auto_rounds && i < a->nhosts; i++) {
+		if (a->hosts[i].rounds_used > top)
+			top = a->hosts[i].rounds_used;
+	}
+	return (top > 0 ? top : a->ds->rounds);
+}
+
+/* The scale factor that makes the MAD estimate a normal sigma. */
+#define ANS_MAD_SIGMA	1.4826
+
+/*
+ * Writes v and its spread sd of metric in one unit, v's ("30.214 ms ±
+ * 0.412 ms"); for a metric without a time unit as report_text_value.
+ */
+static void
+ans_pm(const char *metric, double v, double sd, char *buf, size_t len)
+{
+	static const struct {
+		double		 scale;
+		const char	*unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	size_t	n = strlen(metric), k;
+	char	a[64], b[64];
+
+	if (n > 3 && strcmp(metric + n - 3, "_ns") == 0) {
+		for (k = 0; k + 1 < sizeof units / sizeof units[0] &&
+		    fabs(v) < units[k].scale; k++)
+			;
+		snprintf(buf, len, "%.*f %s ± %.*f %s", k == 3 ? 0 : 3,
+		    v / units[k].scale, units[k].unit, k == 3 ? 0 : 3,
+		    sd / units[k].scale, units[k].unit);
+		return;
+	}
+	report_text_value(metric, v, a, sizeof a);
+	report_text_value(metric, sd, b, sizeof b);
+	snprintf(buf, len, "%s ± %s", a, b);
+}
+
+/*
+ * Writes the typical value and spread of variant v's primary metric on
+ * host (a dataset index) in bench b: the median and the MAD scaled by
+ * 1.4826 of its good measured runs (docs/statistics.md, "The answer's
+ * typical values"), net of a subtracted floor; "-" when none.
+ */
+static void
+ans_typical(const struct analysis *a, size_t host, size_t b, size_t v,
+    char *buf, size_t len)
+{
+	const struct dataset	*ds = a->ds;
+	const struct ds_sample	*s;
+	const char		*mn = ds->benches[b].metrics[0];
+	size_t			 hb = host * ds->nbenches + b, i, n = 0;
+	size_t			 from, to;
+	double			*x, med, mad, fs;
+
+	from = a->hb_start[hb];
+	to = a->hb_start[hb + 1];
+	snprintf(buf, len, "-");
+	if (to <= from)
+		return;
+	x = xcalloc(to - from, sizeof *x);
+	for (i = from; i < to; i++) {
+		s = &ds->samples[a->by_hb[i]];
+		if (s->variant != v || s->warmup || s->status != 0 ||
+		    analysis_value(a, host, s, mn, &x[n]) != 0 ||
+		    !isfinite(x[n]))
+			continue;
+		n++;
+	}
+	if (n > 0) {
+		med = stats_median(x, n);
+		for (i = 0; i < n; i++)
+			x[i] = fabs(x[i] - med);
+		mad = stats_median(x, n) * ANS_MAD_SIGMA;
+		fs = strcmp(mn, "wall_ns") == 0 ?
+		    report_text_floor_sub(a, host) : 0;
+		if (fs > 0 && med <= 0)
+			report_text_net_value(mn, med, fs, buf, len);
+		else
+			ans_pm(mn, med, mad, buf, len);
+	}
+	free(x);
+}
+
+/*
+ * Writes the line under a comparison: the variant's and the reference's
+ * typical values with their spread, as hyperfine's "Time (mean ± σ)".
+ */
+static void
+ans_typicals(FILE *f, const struct analysis *a, const struct rep_cmp *c)
+{
+	const struct dataset	*ds = a->ds;
+	char			 buf[160];
+
+	fputs("      ", f);
+	tty_write(f, ds->variants[c->variant]);
+	ans_typical(a, c->host, c->bench, c->variant, buf, sizeof buf);
+	fputc(' ', f);
+	tty_write(f, buf);
+	fputs(", ", f);
+	tty_write(f, ds->variants[ds->ref]);
+	ans_typical(a, c->host, c->bench, ds->ref, buf, sizeof buf);
+	fputc(' ', f);
+	tty_write(f, buf);
+	fputs(" (median ± MAD × 1.4826)\n", f);
 }
 
 /* Writes s for the terminal padded with blanks to width columns. */
@@ -302,6 +419,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 					    c->verdict, c->ratio, c->reason);
 					tty_write(f, verdict);
 					fputc('\n', f);
+					ans_typicals(f, a, c);
 				}
 			}
 		}
@@ -416,9 +534,8 @@ report_answer_md(const struct analysis *a, FILE *f)
 	    "bootstrap interval at the same level%s; %u round%s, seed %llu, "
 	    "min_effect %g. Run ", lvl, a->inverted ? " (in the geomean, "
 	    "higher-is-better metrics are inverted, so below 1 is better)" :
-	    "", ds->rounds,
-	    ds->rounds == 1 ? "" : "s", (unsigned long long)ds->seed,
-	    ds->min_effect);
+	    "", ans_rounds(a), ans_rounds(a) == 1 ? "" : "s",
+	    (unsigned long long)ds->seed, ds->min_effect);
 	report_md_text(f, ds->run_id);
 	fputs(", orch ", f);
 	report_md_text(f, ds->orch_version);

@@ -391,41 +391,58 @@ fp_rows(const struct analysis *a, size_t gi, struct fp_row *rows,
 }
 
 /*
- * The scale of a forest plot: every interval of rows[n] (the estimate for
- * an unbounded end), 1 and the band 1 ± me around it, with a margin, into
- * *lo and *hi.
+ * What a forest plot's row draws: returns 1 with its estimate *r and its
+ * interval's ends *rl and *rh (NAN where unbounded: drawn to the axis's
+ * edge), or 0 when it draws no ratio (fp_draw_row's "no ratio").
+ */
+static int
+fp_drawn(const struct fp_row *row, double *r, double *rl, double *rh)
+{
+	enum stats_verdict	vd;
+
+	if (row->c != NULL) {
+		vd = row->c->verdict;
+		*r = row->c->ratio;
+		*rl = row->c->lo;
+		*rh = row->c->hi;
+	} else {
+		vd = row->geo->verdict;
+		*r = row->geo->nused > 0 ? row->geo->est : NAN;
+		*rl = row->geo->lo;
+		*rh = row->geo->hi;
+	}
+	if (!isfinite(*r) || !(*r > 0) || vd == VERDICT_INVALID)
+		return (0);
+	if (!(*rl > 0) || !isfinite(*rl))
+		*rl = NAN;
+	if (!(*rh > 0) || !isfinite(*rh))
+		*rh = NAN;
+	return (1);
+}
+
+/*
+ * The scale of a forest plot: every estimate and bounded interval end
+ * that rows[n] draw, 1 and the band 1 ± me around it, with a margin,
+ * into *lo and *hi.
  */
 static void
 fp_scale(const struct fp_row *rows, size_t n, double me, double *lo,
     double *hi)
 {
-	double	rl, rh, r, pad;
-	size_t	k;
+	double	v[3], pad;
+	size_t	k, j;
 
 	*lo = 1 - me;
 	*hi = 1 + me;
 	for (k = 0; k < n; k++) {
-		if (rows[k].c != NULL &&
-		    rows[k].c->verdict != VERDICT_INVALID &&
-		    isfinite(rows[k].c->lo)) {
-			rl = rows[k].c->lo;
-			rh = rows[k].c->hi;
-			r = rows[k].c->ratio;
-		} else if (rows[k].geo != NULL && rows[k].geo->nused > 0) {
-			rl = rows[k].geo->lo;
-			rh = rows[k].geo->hi;
-			r = rows[k].geo->est;
-		} else
+		if (!fp_drawn(&rows[k], &v[0], &v[1], &v[2]))
 			continue;
-		/* An unbounded end: its estimate, still on the axis. */
-		if (!(rl > 0))
-			rl = r;
-		if (!isfinite(rh))
-			rh = r;
-		if (rl > 0 && rl < *lo)
-			*lo = rl;
-		if (rh > *hi && isfinite(rh))
-			*hi = rh;
+		for (j = 0; j < 3; j++) {
+			if (v[j] < *lo)
+				*lo = v[j];
+			if (v[j] > *hi)
+				*hi = v[j];
+		}
 	}
 	if (!(*lo > 0) || !(*lo < 1))
 		*lo = 0.99;
@@ -511,7 +528,7 @@ fp_draw_row(FILE *f, const struct analysis *a, const struct rep_group *g,
 	    geo != NULL ? " font-weight=\"600\"" : "");
 	html_esc_cut(f, label, 48);
 	fputs("</text>", f);
-	if (!isfinite(r) || vd == VERDICT_INVALID) {
+	if (!fp_drawn(row, &x, &xl, &xh)) {
 		if (c != NULL)
 			report_text_reason(c->reason, reason, sizeof reason);
 		else
@@ -672,6 +689,8 @@ struct rp_frame {
 	size_t	per, nb;	/* rounds per bin (1: not binned); bins */
 	const size_t *mine;	/* this host's runs of the bench */
 	size_t	nmine;
+	double	fs;		/* the floor subtracted from its wall_ns;
+				   0 none or another metric */
 };
 
 /* The y of value v in frame fr. */
@@ -791,6 +810,8 @@ html_rounds_frame(const struct analysis *a, size_t host, size_t b,
 
 	memset(fr, 0, sizeof *fr);
 	fr->bench = b;
+	if (strcmp(mn, "wall_ns") == 0)
+		fr->fs = report_text_floor_sub(a, host);
 	/* This host's runs of this benchmark, once: the plots walk them. */
 	fr->mine = a->by_hb + a->hb_start[hb];
 	fr->nmine = a->hb_start[hb + 1] - a->hb_start[hb];
@@ -843,6 +864,10 @@ html_rounds_axes(FILE *f, const struct rp_frame *fr, const char *mn)
 		y = rp_y(fr, t);
 		rp_tick(mn, fabs(t) < fr->step * 1e-9 ? 0 : t, fr->step,
 		    fr->top, buf, sizeof buf);
+		/* Net of the floor, no time is below 0: the floor's line. */
+		if (fr->fs > 0 && t < fr->step * 1e-9)
+			snprintf(buf, sizeof buf, "%s", t > -fr->step * 1e-9 ?
+			    "floor" : "");
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 		    "stroke=\"#eaeef2\"/><text x=\"%d\" y=\"%.1f\" "
 		    "text-anchor=\"end\" class=\"dim\">%s</text>\n", RP_L, y,
@@ -937,7 +962,7 @@ html_rounds_dot(FILE *f, const struct dataset *ds, const struct rp_frame *fr,
 	size_t		 k;
 	int		 clip = 0;
 
-	report_text_value(mn, v, buf, sizeof buf);
+	report_text_net_value(mn, v, fr->fs, buf, sizeof buf);
 	/* A warmup off the scale: a triangle at the edge. */
 	if (y < RP_T + 5) {
 		y = RP_T + 5;
@@ -1167,7 +1192,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 	const struct dataset	*ds = a->ds;
 	const struct rep_result	*res;
 	const struct rep_cmp	*c;
-	char			 med[64], lo[64], hi[64];
+	char			 med[64], lo[64], hi[64], iqr[16], cv[16];
 	size_t			 i;
 	const char		*mn;
 
@@ -1184,7 +1209,7 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 		if (res->host != host || res->bench != b)
 			continue;
 		mn = ds->benches[b].metrics[res->metric];
-		report_text_range(mn, res, med, lo, hi, sizeof med);
+		report_text_range(a, mn, res, med, lo, hi, sizeof med);
 		c = analysis_cmp(a, host, b, res->metric, res->variant);
 		fprintf(f, "<tr%s><td>", res->metric == 0 ?
 		    " class=\"primary\"" : "");
@@ -1200,12 +1225,9 @@ html_bench(FILE *f, const struct analysis *a, size_t host, size_t b)
 			fprintf(f, " (+%zu failed)", res->failed);
 		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s … %s"
 		    "</td>", med, lo, hi);
-		if (res->sum.n)
-			fprintf(f, "<td class=\"n\">%.1f</td><td class=\"n\">"
-			    "%.1f</td>", res->sum.iqr_pct, res->sum.cv * 100);
-		else
-			fputs("<td class=\"n\">-</td>"
-			    "<td class=\"n\">-</td>", f);
+		report_text_spread(res, iqr, cv, sizeof iqr);
+		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
+		    iqr, cv);
 		if (c == NULL) {
 			fputs("<td>reference</td><td></td><td></td></tr>\n", f);
 			continue;
@@ -1330,7 +1352,7 @@ report_html(const struct analysis *a, FILE *f)
 	fputs("</code> of suite <code>", f);
 	report_html_esc(f, ds->suite_name);
 	fputs("</code>", f);
-	report_text_plan(f, &html_fmt, ds);
+	report_text_plan(f, &html_fmt, a);
 	fputs("; started ", f);
 	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);

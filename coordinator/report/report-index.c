@@ -14,15 +14,60 @@
 #include <string.h>
 
 #include "coordinator/analysis/analysis.h"
+#include "coordinator/input/oneline.h"
+#include "coordinator/input/suite.h"
 #include "coordinator/report/report-index.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
+#include "proto/proto.h"
 #include "proto/xmalloc.h"
 
 /*
+ * Returns the series key of each variant of a one-line run (oneline_key:
+ * its command's), a command given twice in the run with ".2", ".3", …
+ * after the later ones; NULL when ds is not a one-line run. Free it with
+ * ri_keys_free.
+ */
+static char **
+ri_oneline_keys(const struct dataset *ds)
+{
+	char	**k, key[PROTO_NAME_MAX];
+	size_t	  v, j, same;
+
+	if (ds->suite == NULL || !oneline_is(ds->suite_text) ||
+	    ds->suite->nvariants != ds->nvariants)
+		return (NULL);
+	k = xcalloc(ds->nvariants, sizeof *k);
+	for (v = 0; v < ds->nvariants; v++) {
+		oneline_key(ds->suite, v, key, sizeof key);
+		for (j = 0, same = 1; j < v; j++)
+			same += strncmp(k[j], key, strlen(key)) == 0;
+		if (same > 1)
+			xasprintf(&k[v], "%.*s.%zu", PROTO_NAME_MAX - 6, key,
+			    same);
+		else
+			k[v] = xstrdup(key);
+	}
+	return (k);
+}
+
+/* Frees the keys of ri_oneline_keys; NULL is ok. */
+static void
+ri_keys_free(char **k, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; k != NULL && i < n; i++)
+		free(k[i]);
+	free(k);
+}
+
+/*
  * Writes the entry of ds (analysed in a), indexed from dir, inside the
- * caller's transaction: one point per result with measured runs.
+ * caller's transaction: one point per result with measured runs; a
+ * one-line run's under its commands, so that two commands never share a
+ * series (docs/history.md).
  */
 static int
 ri_put(struct history *h, const char *dir, const struct dataset *ds,
@@ -33,10 +78,11 @@ ri_put(struct history *h, const char *dir, const struct dataset *ds,
 	const struct rep_result	*res;
 	const struct rep_cmp	*c;
 	const struct ds_host	*hh;
-	char			 real[PATH_MAX];
+	char			 real[PATH_MAX], **keys;
 	size_t			 i;
 	int			 r;
 
+	keys = ri_oneline_keys(ds);
 	if (realpath(dir, real) == NULL)
 		snprintf(real, sizeof real, "%s", dir);
 	memset(&e, 0, sizeof e);
@@ -62,8 +108,10 @@ ri_put(struct history *h, const char *dir, const struct dataset *ds,
 		p->cpu = hh->facts.cpu_model;
 		p->bench = ds->benches[res->bench].name;
 		p->metric = ds->benches[res->bench].metrics[res->metric];
-		p->variant = ds->variants[res->variant];
-		p->reference = ds->variants[ds->ref];
+		p->variant = keys != NULL ? keys[res->variant] :
+		    ds->variants[res->variant];
+		p->reference = keys != NULL ? keys[ds->ref] :
+		    ds->variants[ds->ref];
 		p->primary = res->metric == 0;
 		p->ratio = c != NULL ? c->ratio : NAN;
 		p->lo = c != NULL ? c->lo : NAN;
@@ -74,6 +122,7 @@ ri_put(struct history *h, const char *dir, const struct dataset *ds,
 	e.rows = rows;
 	r = history_put(h, &e, cause);
 	free(rows);
+	ri_keys_free(keys, ds->nvariants);
 	return (r);
 }
 

@@ -10,7 +10,12 @@
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 
-/* Escapes text for a table cell or a line: pipes, newlines and tags. */
+/*
+ * Escapes text for a table cell or a line: pipes, newlines, tags, and a
+ * ']' before '(' or '[', so that a host's CPU model in an answer's
+ * detail is never a link or an image (issue 27); an interval's brackets
+ * stay as they are.
+ */
 static void
 md_cell(FILE *f, const char *s)
 {
@@ -19,6 +24,8 @@ md_cell(FILE *f, const char *s)
 			fputs("\\|", f);
 		else if (*s == '<')
 			fputs("\\<", f);
+		else if (*s == ']' && (s[1] == '(' || s[1] == '['))
+			fputs("\\]", f);
 		else if (*s == '\n' || *s == '\r')
 			fputc(' ', f);
 		else
@@ -226,7 +233,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 	const struct dataset	*ds = a->ds;
 	const struct rep_result	*res;
 	const struct rep_cmp	*c;
-	char			 med[64], lo[64], hi[64];
+	char			 med[64], lo[64], hi[64], iqr[16], cv[16];
 	size_t			 b, i;
 
 	for (b = 0; b < ds->nbenches; b++) {
@@ -240,7 +247,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			if (res->host != hostidx || res->bench != b)
 				continue;
 			const char *mn = ds->benches[b].metrics[res->metric];
-			report_text_range(mn, res, med, lo, hi, sizeof med);
+			report_text_range(a, mn, res, med, lo, hi, sizeof med);
 			c = analysis_cmp(a, hostidx, b, res->metric,
 			    res->variant);
 			fprintf(f, "| %s%s%s | %s%s | %zu", res->metric == 0 ?
@@ -252,11 +259,8 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			if (res->failed > 0)
 				fprintf(f, " (+%zu failed)", res->failed);
 			fprintf(f, " | %s | %s … %s | ", med, lo, hi);
-			if (res->sum.n)
-				fprintf(f, "%.1f | %.1f", res->sum.iqr_pct,
-				    res->sum.cv * 100);
-			else
-				fputs("- | -", f);
+			report_text_spread(res, iqr, cv, sizeof iqr);
+			fprintf(f, "%s | %s", iqr, cv);
 			fputs(" | ", f);
 			if (c == NULL) {
 				fputs("reference | | |\n", f);
@@ -348,7 +352,7 @@ report_md(const struct analysis *a, FILE *f)
 	report_md_text(f, ds->suite_name);
 	fprintf(f, "\n\nRun `%s` of suite ", ds->run_id);
 	md_code(f, ds->suite_name);
-	report_text_plan(f, &md_fmt, ds);
+	report_text_plan(f, &md_fmt, a);
 	fputs(".\n\n", f);
 	report_text_banners(f, &md_fmt, a);
 	report_claims_table(f, &md_fmt, a);

@@ -392,26 +392,124 @@ report_text_no_ratio(FILE *f, const struct report_fmt *fmt,
 	}
 }
 
-void
-report_text_range(const char *metric, const struct rep_result *res,
-    char *med, char *lo, char *hi, size_t len)
+double
+report_text_floor_sub(const struct analysis *a, size_t host)
 {
+	size_t	i;
+
+	for (i = 0; i < a->nhosts; i++) {
+		if (a->hosts[i].host == host)
+			return (a->hosts[i].floor_sub);
+	}
+	return (0);
+}
+
+void
+report_text_net_value(const char *metric, double v, double fs,
+    char *buf, size_t len)
+{
+	char	fl[64];
+
+	if (fs > 0 && v <= 0 && strcmp(metric, "wall_ns") == 0) {
+		report_text_value(metric, fs, fl, sizeof fl);
+		snprintf(buf, len, "below the floor (%s)", fl);
+		return;
+	}
+	report_text_value(metric, v, buf, len);
+}
+
+void
+report_text_range(const struct analysis *a, const char *metric,
+    const struct rep_result *res, char *med, char *lo, char *hi, size_t len)
+{
+	double	fs = report_text_floor_sub(a, res->host);
 	int	n = res->sum.n > 0;
 
-	report_text_value(metric, n ? res->sum.median : NAN, med, len);
-	report_text_value(metric, n ? res->sum.min : NAN, lo, len);
-	report_text_value(metric, n ? res->sum.max : NAN, hi, len);
+	report_text_net_value(metric, n ? res->sum.median : NAN, fs, med, len);
+	report_text_net_value(metric, n ? res->sum.min : NAN, fs, lo, len);
+	report_text_net_value(metric, n ? res->sum.max : NAN, fs, hi, len);
+}
+
+void
+report_text_spread(const struct rep_result *res, char *iqr, char *cv,
+    size_t len)
+{
+	if (res->sum.n == 0 || !(res->sum.iqr_pct >= 0))
+		snprintf(iqr, len, "-");
+	else
+		snprintf(iqr, len, "%.1f", res->sum.iqr_pct);
+	if (res->sum.n == 0 || !(res->sum.cv >= 0))
+		snprintf(cv, len, "-");
+	else
+		snprintf(cv, len, "%.1f", res->sum.cv * 100);
+}
+
+/* Sets *top and *low to the most and fewest rounds a host ran (0: none). */
+static void
+rt_rounds_used(const struct analysis *a, uint32_t *top, uint32_t *low)
+{
+	uint32_t	u;
+	size_t		i;
+
+	*top = 0;
+	*low = UINT32_MAX;
+	for (i = 0; i < a->nhosts; i++) {
+		if ((u = a->hosts[i].rounds_used) == 0)
+			continue;
+		*top = u > *top ? u : *top;
+		*low = u < *low ? u : *low;
+	}
+}
+
+/*
+ * Writes what follows the warmups in report_text_plan's parenthesis: with
+ * rounds = auto "; rounds = auto, at most 200; per host: a 75, b 40" (the
+ * hosts when they differ), else the hosts that ran fewer rounds than
+ * planned, "; twocore ran 3".
+ */
+static void
+rt_plan_rounds(FILE *f, const struct report_fmt *fmt,
+    const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	uint32_t		 top, low, u;
+	size_t			 i, k = 0;
+
+	rt_rounds_used(a, &top, &low);
+	if (ds->auto_rounds && top > 0)
+		fprintf(f, "; rounds = auto, at most %u", ds->rounds);
+	for (i = 0; i < a->nhosts; i++) {
+		if ((u = a->hosts[i].rounds_used) == 0)
+			continue;
+		if (ds->auto_rounds && top > 0 && low != top) {
+			fputs(k++ == 0 ? "; per host: " : ", ", f);
+			fmt->name(f, ds->hosts[a->hosts[i].host].name);
+			fprintf(f, " %u", u);
+		} else if (!ds->auto_rounds && u < ds->rounds) {
+			fputs("; ", f);
+			fmt->name(f, ds->hosts[a->hosts[i].host].name);
+			fprintf(f, " ran %u", u);
+		}
+	}
 }
 
 void
 report_text_plan(FILE *f, const struct report_fmt *fmt,
-    const struct dataset *ds)
+    const struct analysis *a)
 {
+	const struct dataset	*ds = a->ds;
+	uint32_t		 top, low;
+
 	fputs(" (", f);
 	fmt->text(f, ds->suite_path);
-	fprintf(f, "): %zu variants over %u interleaved rounds (%u warmup "
-	    "run%s each first), reference ", ds->nvariants, ds->rounds,
-	    ds->warmup, ds->warmup == 1 ? "" : "s");
+	fprintf(f, "): %zu variants over ", ds->nvariants);
+	/* With rounds = auto, the most a host ran; else the planned. */
+	rt_rounds_used(a, &top, &low);
+	fprintf(f, "%u interleaved rounds (%u warmup run%s each first",
+	    ds->auto_rounds && top > 0 ? top : ds->rounds, ds->warmup,
+	    ds->warmup == 1 ? "" : "s");
+	rt_plan_rounds(f, fmt, a);
+	fputs("), reference ", f);
 	fputs(fmt->code_open, f);
 	fmt->name(f, ds->variants[ds->ref]);
 	fputs(fmt->code_close, f);

@@ -218,9 +218,33 @@ void	report_text_family(FILE *f, const struct report_fmt *fmt,
 void	report_text_no_ratio(FILE *f, const struct report_fmt *fmt,
 	    const struct analysis *a, size_t host, size_t b);
 
-/* Writes res's median, min and max for people into med, lo and hi. */
-void	report_text_range(const char *metric, const struct rep_result *res,
-	    char *med, char *lo, char *hi, size_t len);
+/* Returns what is subtracted from wall_ns on host (an index), or 0. */
+double	report_text_floor_sub(const struct analysis *a, size_t host);
+
+/*
+ * Writes v of metric as report_text_value does, but a wall_ns net of a
+ * subtracted floor fs (> 0) that is not above 0 as "below the floor (F)":
+ * the run took no longer than the harness's own, never a negative time.
+ */
+void	report_text_net_value(const char *metric, double v, double fs,
+	    char *buf, size_t len);
+
+/*
+ * Writes res's median, min and max for people into med, lo and hi; a
+ * wall_ns net of its host's subtracted floor that is not above 0 reads
+ * "below the floor (F)", never a negative time.
+ */
+void	report_text_range(const struct analysis *a, const char *metric,
+	    const struct rep_result *res, char *med, char *lo, char *hi,
+	    size_t len);
+
+/*
+ * Writes res's IQR and CV as percentages into iqr and cv, or "-" when
+ * there are no values or the median (mean) is not above 0, where a
+ * spread relative to it means nothing (never a negative CV).
+ */
+void	report_text_spread(const struct rep_result *res, char *iqr, char *cv,
+	    size_t len);
 
 /*
  * Writes "Measurement:" and what each host of group g saw, a list item
@@ -238,10 +262,13 @@ void	report_text_no_facts(FILE *f, const struct report_fmt *fmt,
 
 /*
  * Writes " (PATH): N variants over R interleaved rounds ..., reference
- * REF, min_effect E": the suite's path and its plan, after its name.
+ * REF, min_effect E": the suite's path and its plan, after its name; R
+ * the rounds the hosts ran (with rounds = auto, the most a host ran, and
+ * each host's when they differ; else the planned, and the hosts that ran
+ * fewer).
  */
 void	report_text_plan(FILE *f, const struct report_fmt *fmt,
-	    const struct dataset *ds);
+	    const struct analysis *a);
 
 /*
  * Writes the paragraph that opens the matrix and the family's guarantee,

@@ -216,8 +216,12 @@ run_plan_cmds(struct run *run, struct run_host *rh)
 			run_plan_mkeys(c, sb);
 			c->nargs = sv->nargs + sb->nargs;
 			c->args = xcalloc(c->nargs + 1, sizeof *c->args);
-			for (i = 0; i < sv->nargs; i++)
-				c->args[i] = xstrdup(sv->args[i]);
+			/* A variant's {param:NAME}: this point's value. */
+			for (i = 0; i < sv->nargs; i++) {
+				if ((c->args[i] = suite_point_subst(sb,
+				    sv->args[i])) == NULL)
+					fatalx("out of memory");
+			}
 			for (i = 0; i < sb->nargs; i++)
 				c->args[sv->nargs + i] = run_plan_subst(rh, sb,
 				    dbase, sb->args[i]);

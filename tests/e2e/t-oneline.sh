@@ -51,6 +51,56 @@ expect_eq "exit code" "$rc" 0
 expect_eq "same files, other settings" "$(jq -r '.comparisons[0].files' "$T/long/summary.json")" same
 ! grep -q "A/A comparison" "$T/long/report.md" || fail "gzip -1 against gzip -9 called an A/A comparison"
 
+note "relative paths: a file of the command line is pushed and placed under its name"
+# docs/suites.md's first example, run from the file's directory; grep
+# exits 0 only when it read sub/in.txt's own line on the host.
+mkdir -p "$T/files/sub"
+head -c 65536 /dev/urandom > "$T/files/data.bin"
+echo line-4242 > "$T/files/sub/in.txt"
+rc=0; (cd "$T/files" && run_orch "$T/logrel" run --out="$T/rel" --rounds=3 \
+	--max-load=0 -- 'gzip -1 -c data.bin' 'gzip -9 -c data.bin') || rc=$?
+cat "$T/logrel"
+expect_eq "relative path: exit code" "$rc" 0
+expect_eq "relative path: failed runs" "$(jq -r '.hosts[0].failed_samples' "$T/rel/summary.json")" 0
+expect_grep "^files = f1=$T/files/data.bin\$" "$T/rel/suite.ini"
+rc=0; (cd "$T/files" && run_orch "$T/logrel2" run --out="$T/rel2" --rounds=3 \
+	--max-load=0 -- 'grep -q -x line-4242 sub/in.txt' 'grep -q -x -v nothing sub/in.txt') || rc=$?
+cat "$T/logrel2"
+expect_eq "a file in a subdirectory: exit code" "$rc" 0
+expect_eq "a file in a subdirectory: failed runs" "$(jq -r '.hosts[0].failed_samples' "$T/rel2/summary.json")" 0
+rc=0; (cd "$T/files/sub" && run_orch "$T/logrel3" run --out="$T/none" \
+	--max-load=0 -- 'gzip -c ../data.bin' true) || rc=$?
+expect_eq "a file above the current directory: exit" "$rc" 2
+expect_grep "file '../data.bin' is outside the current directory" "$T/logrel3"
+[ ! -e "$T/none" ] || fail "a refused run wrote $T/none"
+
+note "--prepare runs before every measured run; -L sweeps {NAME}"
+# The prepare appends a line to a counter file: one per measured run
+# (no warmups: --warmup=0). -L t with two values: two sweep points, the
+# first command sleeping t at each.
+rc=0; run_orch "$T/logprep" run --out="$T/prep" --rounds=3 --warmup=0 \
+	--max-load=0 --prepare "sh -c 'echo x >> $T/count'" \
+	-L t 0.01,0.02 -- 'sleep {t}' 'sleep 0.01' || rc=$?
+cat "$T/logprep"
+expect_eq "--prepare/-L: exit code" "$rc" 0
+expect_eq "measured runs" "$(jq '[.results[] | select(.metric == "wall_ns") | .n] | add' "$T/prep/summary.json")" 12
+expect_eq "prepare runs (one per measured run)" "$(wc -l < "$T/count")" 12
+expect_eq "sweep points" "$(jq -r '[.sweeps[0].points[].params.t] | join(" ")' "$T/prep/summary.json")" "0.01 0.02"
+expect_eq "benches" "$(jq -r '[.comparisons[].bench] | unique | join(" ")' "$T/prep/summary.json")" "cmd.t-0.01 cmd.t-0.02"
+expect_grep '^\| t=0\.01 \|' "$T/prep/report.md"
+expect_grep '^\| t=0\.02 \|' "$T/prep/report.md"
+# sleep {t} took t: 20 ms at t=0.02, not 10.
+t2=$(jq '[.results[] | select(.bench == "cmd.t-0.02" and .variant == "sleep_t" and .metric == "wall_ns") | .median] | .[0]' "$T/prep/summary.json")
+awk -v v="$t2" 'BEGIN { exit !(v > 15e6) }' || fail "sleep {t} at t=0.02 took $t2 ns"
+expect_grep "^      sleep_0\.01 [0-9.]+ ms ± [0-9.]+ ms, sleep_t [0-9.]+ ms ± [0-9.]+ ms \(median ± MAD × 1\.4826\)\$" "$T/logprep"
+rc=0; run_orch "$T/logl" run --out="$T/none" --max-load=0 -L t 1,2 -- 'sleep 0.01' true || rc=$?
+expect_eq "-L in no command: exit" "$rc" 2
+expect_grep "-L t: \{t\} is in no command" "$T/logl"
+rc=0; run_orch "$T/logl" run --out="$T/none" --max-load=0 --prepare true suites/example.ini || rc=$?
+expect_eq "--prepare with a suite: exit" "$rc" 2
+expect_grep "--prepare is for a one-line run" "$T/logl"
+[ ! -e "$T/none" ] || fail "a refused run wrote $T/none"
+
 note "-n names, --warmup"
 OUT="$T/o2"
 rc=0; run_orch "$T/log3" run --out="$OUT" --rounds=4 --warmup=2 --max-load=0 \

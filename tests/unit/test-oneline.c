@@ -350,6 +350,165 @@ test_program(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * The argument words that name an existing regular file relative to the
+ * current directory become the bench's files and its setup's links;
+ * options, NAME=value, absolute paths, directories and missing files do
+ * not; a file above the current directory is refused.
+ */
+static void
+test_files(void **state)
+{
+	char		 dir[] = "/tmp/orch-oneline.XXXXXX", cwd[4096], *text;
+	char		 want[4200], *cause;
+	const char	*cmds[] = { "gzip -c data.bin sub/in.txt sub",
+			    "gzip -c data.bin -x k=data.bin /etc/hostname no" };
+	const struct suite_hook *h;
+	struct suite	*s;
+	FILE		*f;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(mkdir("sub", 0755), 0);
+	assert_non_null(f = fopen("data.bin", "w"));
+	fclose(f);
+	assert_non_null(f = fopen("sub/in.txt", "w"));
+	fclose(f);
+	assert_non_null(f = fopen("-x", "w"));
+	fclose(f);
+	assert_int_equal(setenv("PATH", "/usr/bin:/bin", 1), 0);
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), 0);
+	s = load_text(text);
+	assert_int_equal(s->benches[0].nfiles, 2);
+	assert_string_equal(s->benches[0].files[0].name, "f1");
+	snprintf(want, sizeof want, "%s/data.bin", dir);
+	assert_string_equal(s->benches[0].files[0].path, want);
+	snprintf(want, sizeof want, "%s/sub/in.txt", dir);
+	assert_string_equal(s->benches[0].files[1].path, want);
+	h = &s->benches[0].hooks[SUITE_HOOK_SETUP];
+	assert_string_equal(h->host, "sh");
+	assert_int_equal(h->nargv, 8);
+	assert_string_equal(h->argv[3], "sh");
+	assert_string_equal(h->argv[4], "{file:f1}");
+	assert_string_equal(h->argv[5], "data.bin");
+	assert_string_equal(h->argv[6], "{file:f2}");
+	assert_string_equal(h->argv[7], "sub/in.txt");
+	/* The command lines are unchanged. */
+	assert_string_equal(s->variants[0].args[1], "data.bin");
+	suite_free(s);
+	free(text);
+
+	/* No file: no files =, no setup. */
+	cmds[0] = "gzip -c nothing";
+	cmds[1] = "gzip -c sub";
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), 0);
+	assert_null(strstr(text, "files ="));
+	assert_null(strstr(text, "setup ="));
+	free(text);
+
+	cmds[0] = "gzip -c sub/../data.bin";
+	assert_int_equal(oneline_suite(cmds, 2, NULL, 0, &text, &cause), -1);
+	assert_string_equal(cause, "command 1 'gzip -c sub/../data.bin': file "
+	    "'sub/../data.bin' is outside the current directory: orch pushes "
+	    "a file of a command line into the run's directory under the name "
+	    "typed, which '..' would leave (run orch from a directory above "
+	    "it, or give its absolute path to read the host's own)");
+	free(cause);
+	assert_int_equal(unlink("-x"), 0);
+	assert_int_equal(unlink("data.bin"), 0);
+	assert_int_equal(unlink("sub/in.txt"), 0);
+	assert_int_equal(rmdir("sub"), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * --prepare and -L: the bench's prepare hook and params sweep, {NAME} in
+ * the arguments a {param:NAME} the run fills per point (also in a
+ * variant's args, which suite.c checks against every bench); and each
+ * refusal.
+ */
+static void
+test_opts(void **state)
+{
+	const char		*cmds[] = { "sleep {t}", "sleep 1" };
+	struct oneline_opts	 o;
+	struct suite		*s;
+	char			*text, *cause, *a;
+
+	(void)state;
+	assert_int_equal(setenv("PATH", "/usr/bin:/bin", 1), 0);
+	memset(&o, 0, sizeof o);
+	o.prepare = "sh -c 'echo {t}'";
+	o.nparams = 1;
+	o.pname[0] = "t";
+	o.pvals[0] = "1,2.5";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), 0);
+	s = load_text(text);
+	assert_int_equal(s->nbenches, 2);
+	assert_string_equal(s->benches[0].name, "cmd.t-1");
+	assert_string_equal(s->benches[1].name, "cmd.t-2.5");
+	assert_string_equal(s->variants[0].name, "sleep_t");
+	assert_string_equal(s->variants[0].args[0], "{param:t}");
+	assert_non_null(a = suite_point_subst(&s->benches[1],
+	    s->variants[0].args[0]));
+	assert_string_equal(a, "2.5");
+	free(a);
+	assert_int_equal(s->benches[1].hooks[SUITE_HOOK_PREPARE].nargv, 3);
+	assert_string_equal(s->benches[1].hooks[SUITE_HOOK_PREPARE].argv[2],
+	    "echo 2.5");
+	suite_free(s);
+	free(text);
+
+	/* Refusals. */
+	o.pvals[0] = "1 2";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L t '1 2': bad values (want V1,V2,... "
+	    "of A-Z a-z 0-9 _ . -)");
+	free(cause);
+	o.pvals[0] = "1,2";
+	o.pname[0] = "t}";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L 't}': bad name (want a letter or _, "
+	    "then letters, digits or _, at most 31)");
+	free(cause);
+	o.pname[0] = "u";
+	o.prepare = NULL;
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "-L u: {u} is in no command");
+	free(cause);
+	cmds[0] = "{u}sleep 1";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "command 1 '{u}sleep 1': -L u: {u} in the "
+	    "program '{u}sleep': orch pushes one program per command; sweep "
+	    "its arguments");
+	free(cause);
+	o.prepare = "nonesuch-orch-x";
+	cmds[0] = "sleep {u}";
+	assert_int_equal(oneline_suite_opts(cmds, 2, NULL, 0, &o, &text,
+	    &cause), -1);
+	assert_string_equal(cause, "--prepare 'nonesuch-orch-x': program "
+	    "'nonesuch-orch-x' is not in PATH (orch pushes a program from "
+	    "this machine; give its path to push another)");
+	free(cause);
+
+	/* A suite's variant with a {param:NAME} no bench sweeps. */
+	assert_int_equal(suite_load_text("v.ini", "[variant.A]\nbin = "
+	    "/bin/sh\nargs = {param:n}\n[variant.B]\nbin = /bin/sh\n"
+	    "[bench.x]\nparams = n=1,2\n[bench.y]\n", &s, &cause), -1);
+	assert_string_equal(cause, "v.ini:1: [variant.A] args: {param:n} is "
+	    "no parameter of [bench.y] (a variant's {param:NAME} needs every "
+	    "benchmark to sweep NAME)");
+	free(cause);
+}
+
 /* Each bad command line with its exact message. */
 static void
 test_errors(void **state)
@@ -451,6 +610,8 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_program),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_cmdline),
