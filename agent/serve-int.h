@@ -36,6 +36,8 @@ struct serve {
 	char			 sockpath[PATH_MAX];	/* our socket, or "" */
 	char			 sockdir[PATH_MAX];	/* its own dir, or "" */
 	char			 run_id[64];
+	char			 host[64];	/* the inventory name served
+						   (HELLO), "" unknown */
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
 	int64_t			 sent;		/* last seq sent this session,

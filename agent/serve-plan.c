@@ -74,7 +74,7 @@ serve_plan_journal(struct serve *s, const struct proto_plan *plan,
 {
 	uint32_t	step;
 
-	s->journal = journal_open(s->rundir, s->run_id, plan, pr,
+	s->journal = journal_open(s->rundir, s->run_id, s->host, plan, pr,
 	    serve_msg_resend, s, why, len);
 	if (s->journal == -1)
 		return (-1);
@@ -121,8 +121,9 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 		return (-1);
 	}
 	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
-	    s->run_id, why, len)) == -1) {
-		*code = "busy";
+	    s->run_id, s->host, why, len)) < 0) {
+		*code = s->lockfd == -2 ? "workdir" : "busy";
+		s->lockfd = -1;
 		return (-1);
 	}
 	/* Each pushed program's name, before its file is verified. */

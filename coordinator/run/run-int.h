@@ -124,6 +124,13 @@ void	run_plan_free(struct proto_plan *p);
 void	run_looks_open(struct run *run, struct run_host *rh);
 void	run_looks_grant(struct run *run, struct run_host *rh);
 
+/*
+ * run-ident.c: refuses two opened hosts that are one machine and one
+ * workdir (returns -1, cause naming both) and says which share a machine
+ * with workdirs of their own (returns 0).
+ */
+int	run_ident_check(const struct run *run, char **cause);
+
 /* run-host.c: runs one host (a struct run_host *) to its end. */
 void	*run_host_thread(void *arg);
 

@@ -106,7 +106,7 @@ wait_until 120 "the first run to hold h1's run lock" locked
 rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="$T/r12" suites/example.ini || rc=$?
 cat "$T/run12"
 expect_eq "busy host exit" "$rc" 3
-expect_grep 'h1.*host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, user .*since 20' "$T/run12"
+expect_grep 'h1.*host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, host h1, user .*since 20' "$T/run12"
 # Ctrl-C leaves the agent measuring (t-interrupt.sh): orch stop ends it.
 kill -INT "$slow"; wait "$slow" || true
 rc=0; run_orch "$T/stop11" stop --inventory="$INV" "$T/r11" || rc=$?
