@@ -195,6 +195,10 @@ run_host_state(struct host *h, const struct proto_state *st, void *arg)
 			run_looks_grant(run, rh);
 		return;
 	}
+	if (strcmp(st->state, "waiting-host") == 0) {
+		run_ident_wait(run, rh, st);	/* another run holds it */
+		return;
+	}
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);
 	pthread_mutex_lock(&run->mtx);

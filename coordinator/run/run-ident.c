@@ -4,6 +4,7 @@
  * share a run lock and a journal, and the evidence would count twice);
  * two hosts of one machine with their own workdirs are said to share it.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,11 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/run/run-int.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
+
+/* The agent says it every 5 s: a line every 25 s is one at least every 30. */
+#define RUN_IDENT_LINE_MS	25000
 
 /* Returns 1 when opened hosts a and b said they are one machine. */
 static int
@@ -58,4 +63,41 @@ run_ident_check(const struct run *run, char **cause)
 		}
 	}
 	return (0);
+}
+
+/* Writes a duration as "4m05s" or "7s". */
+static void
+run_ident_dur(int64_t ms, char *buf, size_t len)
+{
+	int64_t	sec = ms > 0 ? (ms + 999) / 1000 : 0;
+
+	if (sec >= 60)
+		snprintf(buf, len, "%lldm%02llds", (long long)(sec / 60),
+		    (long long)(sec % 60));
+	else
+		snprintf(buf, len, "%llds", (long long)sec);
+}
+
+void
+run_ident_wait(struct run *run, struct run_host *rh,
+    const struct proto_state *st)
+{
+	char	detail[sizeof st->detail], left[32], all[32], line[512];
+
+	snprintf(detail, sizeof detail, "%s", st->detail);
+	tty_clean(detail, 0);	/* the lock's words are the holder's */
+	run_ident_dur((int64_t)rh->plan.load_wait_ms - st->waited_ms, left,
+	    sizeof left);
+	run_ident_dur(rh->plan.load_wait_ms, all, sizeof all);
+	snprintf(line, sizeof line, "waiting: %s; %s left of load_wait %s: "
+	    "it starts once that run lets go", detail, left, all);
+	pthread_mutex_lock(&run->mtx);
+	snprintf(rh->state, sizeof rh->state, "%s", line);
+	if (!run->tty && (rh->wait_line_ms == 0 ||
+	    util_now_ms() - rh->wait_line_ms >= RUN_IDENT_LINE_MS)) {
+		fprintf(stderr, "orch: %s: %s\n", rh->h->name, line);
+		rh->wait_line_ms = util_now_ms();
+	}
+	pthread_mutex_unlock(&run->mtx);
+	run_progress(run, rh, RUN_EV_SAMPLE);
 }

@@ -131,6 +131,14 @@ void	run_looks_grant(struct run *run, struct run_host *rh);
  */
 int	run_ident_check(const struct run *run, char **cause);
 
+/*
+ * run-ident.c: shows that rh's agent waits for the host's run lock, which
+ * another run holds (a STATUS "waiting-host"): a line at least every 30 s
+ * naming that run, with the time left of load_wait.
+ */
+void	run_ident_wait(struct run *run, struct run_host *rh,
+	    const struct proto_state *st);
+
 /* run-host.c: runs one host (a struct run_host *) to its end. */
 void	*run_host_thread(void *arg);
 

@@ -15,11 +15,14 @@ INV="$T/inv.ini"
 { cat "$LAB_INVENTORY"; sed -n '/^\[host.h1\]/,/^workdir/p' "$LAB_INVENTORY" |
 	sed 's/^\[host.h1\]/[host.h1b]/'; } > "$INV"
 mkdir "$T/cwd"
-SUITE="$PWD/tests/suites/brisk.ini"
+P=$PWD/tests/progs/bin/linux-$(uname -m)
+SUITE="$T/nap.ini"
+printf '[suite]\nrounds = 3\nwarmup = 0\nmax_load = 0\n[variant.A]\nbin = %s\n[variant.B]\nbin = %s\n[bench.nap]\nargs = 20\n' \
+	"$P/sleeper" "$P/sleeper" > "$SUITE"
 
 note "two names, one machine and workdir: exit 2 before measuring, naming both"
 rc=0; (cd "$T/cwd" && run_orch "$T/log1" run --inventory="$INV" --hosts=h1,h1b \
-	--rounds=3 "$SUITE") || rc=$?
+	"$SUITE") || rc=$?
 cat "$T/log1"
 expect_eq "exit" "$rc" 2
 expect_grep '^orch: hosts h1 and h1b are the same machine and workdir \(' "$T/log1"
@@ -31,7 +34,7 @@ note "a refused run leaves no run directory"
 	fail "a refused run left $(ls "$T/cwd/reports")"
 
 note "one machine, two workdirs (local and h1): run, and the report says they share a machine"
-rc=0; run_orch "$T/log2" run --inventory="$INV" --hosts=local,h1 --rounds=3 \
+rc=0; run_orch "$T/log2" run --inventory="$INV" --hosts=local,h1 \
 	--out="$T/r2" "$SUITE" || rc=$?
 cat "$T/log2"
 expect_eq "exit" "$rc" 0
