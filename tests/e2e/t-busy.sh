@@ -23,7 +23,7 @@ args = $2
 INI
 }
 suite 60 300 > "$T/short.ini"
-suite 2 700 > "$T/wait2.ini"
+suite 2 1500 > "$T/wait2.ini"
 
 note "two runs started at once on one host: both exit 0, the second waits for the first"
 "$ORCH" run --out="$T/r1" "$T/short.ini" >"$T/log1" 2>&1 & p1=$!
