@@ -280,6 +280,7 @@ facts_vm(char *buf, size_t len)
 	facts_copy(buf, len, facts_cpuflag("hypervisor") ? "yes" : "no");
 }
 
+/* The machine id, else dbus's copy of it, else this boot's id, hashed. */
 void
 facts_machine(char hex[PROTO_SHA_HEX])
 {

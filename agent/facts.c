@@ -6,6 +6,7 @@
 #include "agent/facts.h"
 #include "proto/hash.h"
 
+/* Hashes a machine's identity under orch's own prefix (facts.h). */
 void
 facts_machine_hash(const char *source, const char *id,
     char hex[PROTO_SHA_HEX])

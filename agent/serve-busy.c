@@ -16,6 +16,10 @@
 #define SERVE_BUSY_TRY		1000	/* ms between tries of the lock */
 #define SERVE_BUSY_TELL		5000	/* ms between STATUS while waiting */
 
+/*
+ * Takes the run lock, trying every SERVE_BUSY_TRY while another run holds
+ * it, for at most the plan's load_wait_ms (serve-int.h).
+ */
 int
 serve_busy_lock(struct serve *s, const struct proto_plan *plan,
     const char **code, char *why, size_t len)

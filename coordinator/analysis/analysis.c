@@ -1789,6 +1789,7 @@ analysis_free(struct analysis *a)
 	free(a);
 }
 
+/* Returns 1 when two hosts of ds gave one machine hash. */
 int
 analysis_same_machine(const struct dataset *ds, size_t i, size_t j)
 {

@@ -837,6 +837,7 @@ static const struct report_fmt rm_shared_text = {
 	.note_open = "", .note_close = "\n",
 };
 
+/* The shared-machine note as the terminal's answer ends. */
 void
 report_machines_shared_text(FILE *f, const struct analysis *a)
 {

@@ -337,6 +337,7 @@ md_run(FILE *f, const struct analysis *a)
 	fputs("\n\n</details>\n", f);
 }
 
+/* The shared-machine note in Markdown, for answer.md. */
 void
 report_md_shared(FILE *f, const struct analysis *a)
 {

@@ -26,6 +26,7 @@ run_ident_machine(const struct host *a, const struct host *b)
 	    strcmp(a->facts.machine, b->facts.machine) == 0);
 }
 
+/* Refuses two hosts of one machine and workdir; says who share one. */
 int
 run_ident_check(const struct run *run, char **cause)
 {
@@ -78,6 +79,7 @@ run_ident_dur(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%llds", (long long)sec);
 }
 
+/* Shows a host waiting for another run's lock, every RUN_IDENT_LINE_MS. */
 void
 run_ident_wait(struct run *run, struct run_host *rh,
     const struct proto_state *st)
