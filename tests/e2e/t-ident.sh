@@ -3,7 +3,7 @@
 # anything is measured, naming both as the same machine and workdir, and
 # leave no run directory; two hosts of one machine with workdirs of their
 # own (the lab's h1 and local) run, and the report says they share a
-# machine.
+# machine; two runs started at once on h1 both finish.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 
@@ -45,5 +45,15 @@ expect_grep 'share a machine' "$T/r2/answer.md"
 # The record keeps a hash, never the machine's id itself.
 id=$(cat /etc/machine-id 2>/dev/null || cat /proc/sys/kernel/random/boot_id)
 ! grep -rqF "$id" "$T/r2" || fail "the machine id itself is in the record"
+
+note "two runs started at once on one lab host (SSH, an empty cache): both exit 0"
+rm -rf "$LAB/h1/wd/cache"
+"$ORCH" run --inventory="$INV" --hosts=h1 --out="$T/r3" "$SUITE" >"$T/log3" 2>&1 & p3=$!
+"$ORCH" run --inventory="$INV" --hosts=h1 --out="$T/r4" "$SUITE" >"$T/log4" 2>&1 & p4=$!
+rc3=0; wait "$p3" || rc3=$?
+rc4=0; wait "$p4" || rc4=$?
+cat "$T/log3" "$T/log4"
+expect_eq "first exit" "$rc3" 0
+expect_eq "second exit" "$rc4" 0
 no_leftovers
 echo PASS
