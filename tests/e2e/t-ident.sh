@@ -42,6 +42,7 @@ expect_grep '^orch: hosts local and h1 share a machine \(workdirs ' "$T/log2"
 expect_grep '^Hosts that share a machine: local and h1 share a machine' "$T/log2"
 expect_grep '^> \*\*Hosts that share a machine:\*\* `local` and `h1` share a machine' "$T/r2/report.md"
 expect_grep 'share a machine' "$T/r2/answer.md"
+expect_grep '<div class="note"><b>Hosts that share a machine:</b> <code>local</code> and <code>h1</code> share a machine' "$T/r2/report.html"
 # The record keeps a hash, never the machine's id itself.
 id=$(cat /etc/machine-id 2>/dev/null || cat /proc/sys/kernel/random/boot_id)
 ! grep -rqF "$id" "$T/r2" || fail "the machine id itself is in the record"
