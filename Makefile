@@ -329,9 +329,10 @@ check-commands:
 		--npm='$(NPM_PKGS)' $(SCANNED)
 
 # ---- top-level jobs -------------------------------------------------------
+# ORCH_FLAGS: options for orch run, e.g. make demo ORCH_FLAGS=--max-load=0
 demo: deps-build
 	@$(MAKE) --no-print-directory all
-	./bin/orch run suites/example.ini
+	./bin/orch run $(ORCH_FLAGS) suites/example.ini
 
 check: deps-test
 	@$(MAKE) --no-print-directory check-commands

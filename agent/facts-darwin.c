@@ -36,6 +36,29 @@ facts_sysctlbyname(const char *name, void *buf, size_t *len)
 	return (sysctlbyname(name, buf, len, NULL, 0) == -1 ? -1 : 0);
 }
 
+/*
+ * The platform UUID (IOPlatformUUID, which the kernel publishes as
+ * kern.uuid: no IOKit needed), else this boot's session UUID.
+ */
+void
+facts_machine(char hex[PROTO_SHA_HEX])
+{
+	char	buf[128];
+	size_t	len = sizeof buf - 1;
+
+	hex[0] = '\0';
+	memset(buf, 0, sizeof buf);
+	if (facts_sysctlbyname("kern.uuid", buf, &len) == 0 && buf[0] != '\0') {
+		facts_machine_hash("platform-uuid", buf, hex);
+		return;
+	}
+	len = sizeof buf - 1;
+	memset(buf, 0, sizeof buf);
+	if (facts_sysctlbyname("kern.bootsessionuuid", buf, &len) == 0 &&
+	    buf[0] != '\0')
+		facts_machine_hash("boot-id", buf, hex);
+}
+
 int
 facts_collect(struct proto_facts *f)
 {
@@ -54,6 +77,7 @@ facts_collect(struct proto_facts *f)
 		buf[sizeof buf - 1] = '\0';
 		facts_copy(f->hostname, sizeof f->hostname, buf);
 	}
+	facts_machine(f->machine);
 	f->cores = facts_cores();
 	for (i = 0; i < 3; i++)
 		f->load[i] = 0;

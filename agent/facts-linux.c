@@ -280,6 +280,27 @@ facts_vm(char *buf, size_t len)
 	facts_copy(buf, len, facts_cpuflag("hypervisor") ? "yes" : "no");
 }
 
+/* The machine id, else dbus's copy of it, else this boot's id, hashed. */
+void
+facts_machine(char hex[PROTO_SHA_HEX])
+{
+	static const char *const	 src[][2] = {
+		{ "/etc/machine-id", "machine-id" },
+		{ "/var/lib/dbus/machine-id", "machine-id" },
+		{ "/proc/sys/kernel/random/boot_id", "boot-id" },
+	};
+	char				 buf[128];
+	size_t				 i;
+
+	hex[0] = '\0';
+	for (i = 0; i < sizeof src / sizeof src[0]; i++) {
+		if (facts_read_line(src[i][0], buf, sizeof buf) == 0) {
+			facts_machine_hash(src[i][1], buf, hex);
+			return;
+		}
+	}
+}
+
 int
 facts_collect(struct proto_facts *f)
 {
@@ -300,6 +321,7 @@ facts_collect(struct proto_facts *f)
 		buf[sizeof buf - 1] = '\0';
 		facts_copy(f->hostname, sizeof f->hostname, buf);
 	}
+	facts_machine(f->machine);
 	f->cores = facts_cores();
 	pages = sysconf(_SC_PHYS_PAGES);
 	psize = sysconf(_SC_PAGESIZE);

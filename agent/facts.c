@@ -1,8 +1,28 @@
 /* What both facts backends (facts-linux.c, facts-darwin.c) and the sysctl
  * parsing (facts-sysctl.c) share: copying a fact, adding an extra one. */
+#include <stdio.h>
 #include <string.h>
 
 #include "agent/facts.h"
+#include "proto/hash.h"
+
+/* Hashes a machine's identity under orch's own prefix (facts.h). */
+void
+facts_machine_hash(const char *source, const char *id,
+    char hex[PROTO_SHA_HEX])
+{
+	char	buf[256];
+	int	n;
+
+	hex[0] = '\0';
+	if (id[0] == '\0')
+		return;
+	/* Named for orch: the same id hashed elsewhere gives another. */
+	n = snprintf(buf, sizeof buf, "orch machine\n%s\n%s", source, id);
+	if (n < 0 || (size_t)n >= sizeof buf || hash_buf(buf, (size_t)n,
+	    hex) != 0)
+		hex[0] = '\0';
+}
 
 void
 facts_copy(char *dst, size_t len, const char *src)

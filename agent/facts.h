@@ -21,6 +21,21 @@
  */
 int	facts_collect(struct proto_facts *f);
 
+/*
+ * Fills hex with the SHA-256 of this machine's stable identity (Linux:
+ * /etc/machine-id, else /var/lib/dbus/machine-id, else the boot id; macOS:
+ * the platform UUID, kern.uuid), never the identity itself; "" when none
+ * can be read. Two agents of one machine give the same.
+ */
+void	facts_machine(char hex[PROTO_SHA_HEX]);
+
+/*
+ * Hashes what identifies a machine: source names where id came from
+ * ("machine-id", "boot-id", ...). Fills hex; "" when id is empty.
+ */
+void	facts_machine_hash(const char *source, const char *id,
+	    char hex[PROTO_SHA_HEX]);
+
 /* Copies src into dst (len bytes), truncating, always NUL-terminated. */
 void	facts_copy(char *dst, size_t len, const char *src);
 

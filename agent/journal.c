@@ -7,6 +7,8 @@
  *       identifies that process (proc_ident, since protocol 4): it runs
  *   'R' an encoded SAMPLE message: an attempt ended
  *   'G' an open plan's grant (4 bytes) and whether it is final (1 byte)
+ *   'H' the inventory name of the host it is for (since protocol 8),
+ *       right after 'P'
  */
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -153,6 +155,8 @@ journal_replay(int fd, const struct proto_plan *plan, const char *plan_sha,
 				pr->granted = be32_get(buf);
 			if (buf[4] == 1)
 				pr->final = 1;
+		} else if (hdr[0] == 'H') {
+			/* journal_host_of read it */
 		} else if (hdr[0] == 'R') {
 			if (journal_replay_result(buf, rlen, plan, pr, resend,
 			    arg) != 0)
@@ -165,11 +169,33 @@ journal_replay(int fd, const struct proto_plan *plan, const char *plan_sha,
 	return (good);
 }
 
+/*
+ * Reads the host name of the journal on fd (its 'H' record, right after
+ * the plan's) into host; "" when it has none (new, or older).
+ */
+static void
+journal_host_of(int fd, char *host, size_t hlen)
+{
+	uint8_t		hdr[JOURNAL_HDR];
+	uint32_t	rlen;
+	off_t		at = JOURNAL_HDR + PROTO_SHA_HEX - 1;
+
+	host[0] = '\0';
+	if (pread(fd, hdr, sizeof hdr, at) != (ssize_t)sizeof hdr ||
+	    hdr[0] != 'H' || (rlen = be32_get(hdr + 1)) == 0 || rlen >= hlen ||
+	    pread(fd, host, rlen, at + JOURNAL_HDR) != (ssize_t)rlen) {
+		host[0] = '\0';
+		return;
+	}
+	host[rlen] = '\0';
+}
+
 int
-journal_open(const char *rundir, const char *run_id,
+journal_open(const char *rundir, const char *run_id, const char *host,
     const struct proto_plan *plan, struct journal_progress *pr,
     journal_resend_cb resend, void *arg, char *why, size_t len)
 {
+	char	was[64];
 	char	path[PATH_MAX], sha[PROTO_SHA_HEX];
 	off_t	good;
 	int	fd, have_plan = 0;
@@ -191,6 +217,14 @@ journal_open(const char *rundir, const char *run_id,
 		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
 		return (-1);
 	}
+	/* Another host name's journal is never taken up, nor resent. */
+	journal_host_of(fd, was, sizeof was);
+	if (was[0] != '\0' && host[0] != '\0' && strcmp(was, host) != 0) {
+		snprintf(why, len, "%s is the journal of host %s of run %s, "
+		    "not of host %s: the two are the same machine and workdir; "
+		    "refused", path, was, run_id, host);
+		goto fail;
+	}
 	good = journal_replay(fd, plan, sha, pr, &have_plan, resend, arg);
 	if (good == -1) {
 		snprintf(why, len, "%s holds another plan for run %s", path,
@@ -202,8 +236,9 @@ journal_open(const char *rundir, const char *run_id,
 		    strerror(errno));
 		goto fail;
 	}
-	if (!have_plan && journal_put(fd, 'P', sha, PROTO_SHA_HEX - 1,
-	    1) != 0) {
+	if (!have_plan && (journal_put(fd, 'P', sha, PROTO_SHA_HEX - 1,
+	    host[0] == '\0') != 0 || (host[0] != '\0' && journal_put(fd, 'H',
+	    host, strlen(host), 1) != 0))) {
 		snprintf(why, len, "cannot write %s: %s", path,
 		    strerror(errno));
 		goto fail;

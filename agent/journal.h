@@ -31,13 +31,15 @@ struct journal_progress {
 typedef void	(*journal_resend_cb)(const struct proto_msg *, void *);
 
 /*
- * Opens RUNDIR/journal for plan: a new one, or the one a lost agent of
- * run_id left, whose records fill pr (free with journal_progress_free,
- * also on failure). A record cut short by a crash is dropped. Calls resend
- * for each sample with seq > plan->resume_seq. Returns the journal's fd,
- * open for appending, or -1 with a reason in why.
+ * Opens RUNDIR/journal for plan, for the host named host ("" unknown): a
+ * new one, or the one a lost agent of run_id for that host left, whose
+ * records fill pr (free with journal_progress_free, also on failure); the
+ * journal of another host name is refused. A record cut short by a crash
+ * is dropped. Calls resend for each sample with seq > plan->resume_seq.
+ * Returns the journal's fd, open for appending, or -1 with a reason in
+ * why.
  */
-int	journal_open(const char *rundir, const char *run_id,
+int	journal_open(const char *rundir, const char *run_id, const char *host,
 	    const struct proto_plan *plan, struct journal_progress *pr,
 	    journal_resend_cb resend, void *arg, char *why, size_t len);
 

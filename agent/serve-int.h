@@ -36,6 +36,8 @@ struct serve {
 	char			 sockpath[PATH_MAX];	/* our socket, or "" */
 	char			 sockdir[PATH_MAX];	/* its own dir, or "" */
 	char			 run_id[64];
+	char			 host[64];	/* the inventory name served
+						   (HELLO), "" unknown */
 	struct chan		 chan;
 	uint32_t		 seq;		/* next sample's seq */
 	int64_t			 sent;		/* last seq sent this session,
@@ -156,6 +158,15 @@ int	serve_hook_cleanup(struct serve *s, const struct proto_plan *plan,
 int	serve_hook_attempt(struct serve *s, const struct proto_plan *plan,
 	    const struct cache_file *files, uint32_t i, uint32_t attempt,
 	    struct proto_sample *smp);
+
+/*
+ * serve-busy.c: takes the host's run lock, waiting while another run's
+ * agent holds it, at most the plan's load_wait_ms, with a STATUS
+ * "waiting-host" every few seconds. Returns the lock's fd, or -1 with
+ * the error's code ("busy", "workdir") and words in why.
+ */
+int	serve_busy_lock(struct serve *s, const struct proto_plan *plan,
+	    const char **code, char *why, size_t len);
 
 /* serve-plan.c: runs a PLAN to its DONE. Returns 0, SERVE_STOP, or -1. */
 int	serve_plan(struct serve *s, const struct proto_plan *plan);

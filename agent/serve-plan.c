@@ -74,7 +74,7 @@ serve_plan_journal(struct serve *s, const struct proto_plan *plan,
 {
 	uint32_t	step;
 
-	s->journal = journal_open(s->rundir, s->run_id, plan, pr,
+	s->journal = journal_open(s->rundir, s->run_id, s->host, plan, pr,
 	    serve_msg_resend, s, why, len);
 	if (s->journal == -1)
 		return (-1);
@@ -120,11 +120,10 @@ serve_plan_prepare(struct serve *s, const struct proto_plan *plan,
 		    "carries on", s->rundir, s->run_id);
 		return (-1);
 	}
-	if (s->lockfd == -1 && (s->lockfd = workdir_lock(s->workdir,
-	    s->run_id, why, len)) == -1) {
-		*code = "busy";
+	/* Another run's: waited for, as long as the load gate waits. */
+	if (s->lockfd == -1 && (s->lockfd = serve_busy_lock(s, plan, code,
+	    why, len)) == -1)
 		return (-1);
-	}
 	/* Each pushed program's name, before its file is verified. */
 	for (i = 0; i < plan->ncmds; i++) {
 		if (plan->cmds[i].has_name && !plan->cmds[i].has_host &&

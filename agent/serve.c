@@ -5,6 +5,7 @@
  * benchmark it is running and exits.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <dirent.h>
@@ -336,11 +337,32 @@ serve_query(struct serve *s, const struct proto_hashes *q)
 	return (r);
 }
 
+/*
+ * Keeps the inventory name the coordinator serves us as, for the run lock
+ * and the journal: one line of plain characters (others '?').
+ */
+static void
+serve_hello_host(struct serve *s, const struct proto_hello *h)
+{
+	size_t	i;
+
+	if (!h->has_host)
+		return;
+	snprintf(s->host, sizeof s->host, "%s", h->host);
+	for (i = 0; s->host[i] != '\0'; i++) {
+		if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@:[]",
+		    s->host[i]) == NULL)
+			s->host[i] = '?';
+	}
+}
+
 /* Answers the coordinator's HELLO. Returns 0, or -1 on a mismatch. */
 static int
 serve_hello(struct serve *s, const struct proto_hello *h)
 {
 	struct proto_msg	msg;
+	struct stat		st;
 
 	if (h->proto != PROTO_VERSION) {
 		serve_msg_error(s, "version", "orch-agent %s speaks protocol "
@@ -354,6 +376,7 @@ serve_hello(struct serve *s, const struct proto_hello *h)
 		    "for run %s", h->run_id, s->run_id);
 		return (-1);
 	}
+	serve_hello_host(s, h);
 	memset(&msg, 0, sizeof msg);
 	msg.type = PROTO_HELLO;
 	msg.u.hello.proto = PROTO_VERSION;
@@ -365,6 +388,11 @@ serve_hello(struct serve *s, const struct proto_hello *h)
 	facts_collect(&msg.u.hello.facts);
 	snprintf(msg.u.hello.facts.workdir, sizeof msg.u.hello.facts.workdir,
 	    "%s", s->workdir);
+	/* With the machine's identity: two hosts that are one workdir. */
+	if (stat(s->workdir, &st) == 0) {
+		msg.u.hello.facts.workdir_dev = (uint64_t)st.st_dev;
+		msg.u.hello.facts.workdir_ino = (uint64_t)st.st_ino;
+	}
 	if (s->null_sha[0] != '\0' &&
 	    msg.u.hello.facts.nextra < PROTO_FACTS_EXTRA_MAX) {
 		struct proto_kv	*kv;

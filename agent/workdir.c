@@ -92,18 +92,38 @@ workdir_lock_read(int fd, char *held, size_t len)
 }
 
 /*
- * When the lock on fd is held by an agent of run_id (a resume after the
- * coordinator was lost), stops that agent — its journal goes on in us —
- * and takes the lock. Returns 0 with the lock taken, or -1.
+ * Returns 1 when held, the lock's first line, names an agent that serves
+ * another host name than host; a line or a host without one (an older
+ * agent) names none.
  */
 static int
-workdir_takeover(int fd, const char *run_id, const char *held)
+workdir_other_host(const char *held, const char *host)
+{
+	const char	*p;
+	size_t		 n;
+
+	if (host[0] == '\0' || (p = strstr(held, ", host ")) == NULL)
+		return (0);
+	p += strlen(", host ");
+	n = strcspn(p, ",");
+	return (n != strlen(host) || strncmp(p, host, n) != 0);
+}
+
+/*
+ * When the lock on fd is held by an agent of run_id for our host (a
+ * resume after the coordinator was lost), stops that agent — its journal
+ * goes on in us — and takes the lock. Returns 0 with the lock taken, or
+ * -1.
+ */
+static int
+workdir_takeover(int fd, const char *run_id, const char *host,
+    const char *held)
 {
 	long	pid;
 	int	i;
 
 	if (!workdir_holder_of(held, run_id, &pid) || pid <= 1 ||
-	    pid == (long)getpid())
+	    pid == (long)getpid() || workdir_other_host(held, host))
 		return (-1);
 	log_info("taking over run %s from agent pid %ld", run_id, pid);
 	if (kill((pid_t)pid, SIGTERM) == -1 && errno != ESRCH)
@@ -129,12 +149,14 @@ workdir_holder_of(const char *held, const char *run_id, long *pid)
 }
 
 int
-workdir_lock(const char *workdir, const char *run_id, char *why, size_t len)
+workdir_lock(const char *workdir, const char *run_id, const char *host,
+    char *why, size_t len)
 {
 	char		 path[PATH_MAX], info[512], when[32], held[512];
 	const char	*from = getenv("SSH_CLIENT"), *user = getenv("USER");
 	struct tm	 tm;
 	time_t		 now = time(NULL);
+	long		 pid;
 	int		 fd;
 
 	snprintf(path, sizeof path, "%s/run.lock", workdir);
@@ -144,7 +166,15 @@ workdir_lock(const char *workdir, const char *run_id, char *why, size_t len)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		workdir_lock_read(fd, held, sizeof held);
-		if (workdir_takeover(fd, run_id, held) != 0) {
+		if (workdir_holder_of(held, run_id, &pid) &&
+		    workdir_other_host(held, host)) {
+			snprintf(why, len, "%s: another host of this run holds "
+			    "it (%s): host %s is the same machine and workdir; "
+			    "refused", path, held, host);
+			close(fd);
+			return (-2);
+		}
+		if (workdir_takeover(fd, run_id, host, held) != 0) {
 			snprintf(why, len, "host busy: another orch run holds "
 			    "%s (%s)", path, held[0] ? held : "no details");
 			close(fd);
@@ -153,9 +183,9 @@ workdir_lock(const char *workdir, const char *run_id, char *why, size_t len)
 	}
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(info, sizeof info, "run %s, agent pid %ld, user %s, from %s, "
-	    "since %s\n", run_id, (long)getpid(), user ? user : "?",
-	    from ? from : "this machine", when);
+	snprintf(info, sizeof info, "run %s, agent pid %ld, host %s, user %s, "
+	    "from %s, since %s\n", run_id, (long)getpid(), host[0] ? host :
+	    "?", user ? user : "?", from ? from : "this machine", when);
 	if (ftruncate(fd, 0) == -1 || pwrite(fd, info, strlen(info), 0) == -1)
 		log_warn("%s", path);
 	return (fd);

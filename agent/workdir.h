@@ -20,13 +20,15 @@ int	workdir_mkdirs(const char *dir);
 int	workdir_check(const char *dir, char *why, size_t len);
 
 /*
- * Takes the host's run lock for run_id: one run per host at a time. When
- * an agent of run_id holds it (a resume after the coordinator was lost),
- * stops that agent first. Returns the lock's fd (closing it lets go), or
- * -1 with who holds it in why.
+ * Takes the host's run lock for run_id, serving inventory name host (""
+ * unknown): one run per host at a time. When an agent of run_id for the
+ * same host holds it (a resume after the coordinator was lost), stops
+ * that agent first; one that serves another host name is never taken
+ * over. Returns the lock's fd (closing it lets go), or -1 (busy; -2:
+ * held for another host name of run_id) with who holds it in why.
  */
-int	workdir_lock(const char *workdir, const char *run_id, char *why,
-	    size_t len);
+int	workdir_lock(const char *workdir, const char *run_id,
+	    const char *host, char *why, size_t len);
 
 /*
  * Reads who holds the run lock into held. Returns 1 when an agent holds

@@ -160,6 +160,9 @@ static const struct msg_field msg_facts_tab[] = {
 	MSG_F(struct proto_facts, kernel, MSG_STR),
 	MSG_F(struct proto_facts, hostname, MSG_STR),
 	MSG_F(struct proto_facts, workdir, MSG_STR),
+	MSG_F(struct proto_facts, machine, MSG_HASH0),
+	MSG_F(struct proto_facts, workdir_dev, MSG_U64),
+	MSG_F(struct proto_facts, workdir_ino, MSG_U64),
 	MSG_F(struct proto_facts, cores, MSG_U32),
 	MSG_F(struct proto_facts, mem_kb, MSG_U64),
 	MSG_FSUB("load", msg_dec_load, msg_enc_load),
@@ -170,6 +173,7 @@ static const struct msg_field msg_hello_tab[] = {
 	MSG_F(struct proto_hello, proto, MSG_U32),
 	MSG_F(struct proto_hello, version, MSG_STR),
 	MSG_F(struct proto_hello, run_id, MSG_IDENT),
+	MSG_FOPT(struct proto_hello, host, MSG_STR, has_host),
 	{ "facts", MSG_SUB, 0, 0, 0, offsetof(struct proto_hello, has_facts),
 	    msg_dec_facts, msg_enc_facts, NULL },
 };

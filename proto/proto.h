@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	7	/* bump on any change */
+#define PROTO_VERSION	8	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -111,6 +111,10 @@ struct proto_facts {
 	char		kernel[64];	/* uname -r */
 	char		hostname[64];
 	char		workdir[512];	/* the agent's WORKDIR, absolute */
+	char		machine[PROTO_SHA_HEX];	/* SHA-256 of the machine's
+					   identity (facts-OS.c), "" none */
+	uint64_t	workdir_dev;	/* WORKDIR's st_dev and st_ino */
+	uint64_t	workdir_ino;
 	uint32_t	cores;		/* logical CPUs online */
 	uint64_t	mem_kb;		/* physical memory */
 	double		load[3];	/* 1, 5 and 15 minute load averages */
@@ -122,6 +126,8 @@ struct proto_hello {
 	uint32_t	proto;		/* sender's PROTO_VERSION */
 	char		version[32];	/* sender's program version */
 	char		run_id[64];	/* the run this session belongs to */
+	int		has_host;	/* set by the coordinator */
+	char		host[64];	/* the inventory name it serves */
 	int		has_facts;	/* set by the agent */
 	struct proto_facts facts;
 };

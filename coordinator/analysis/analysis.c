@@ -1241,6 +1241,10 @@ struct rep_geo_work {
 						   log estimates */
 	double			 r1sum;	/* the hosts' lag-1 r times rounds */
 	size_t			 r1n;	/* and their rounds */
+	size_t			*unit;	/* per comparison: the first of
+					   its bench on its machine */
+	size_t			*kh, *kb;	/* per comparison: dataset
+						   host, bench */
 };
 
 /* Frees the inverted ratios of the last group and variant. */
@@ -1252,6 +1256,59 @@ rep_geo_drop(struct rep_geo_work *w)
 	for (i = 0; i < w->ninv; i++)
 		free(w->inv[i]);
 	w->ninv = 0;
+}
+
+/*
+ * Notes comparison k, of dataset host h and bench b: its unit is the
+ * first comparison gathered of b on a host of the same machine (hosts
+ * sharing a machine are not independent evidence: they count as one).
+ */
+static void
+rep_geo_unit(const struct analysis *a, struct rep_geo_work *w, size_t k,
+    size_t h, size_t b)
+{
+	size_t	j;
+
+	w->kh[k] = h;
+	w->kb[k] = b;
+	w->unit[k] = k;
+	for (j = 0; j < k; j++) {
+		if (w->kb[j] == b && analysis_same_machine(a->ds, w->kh[j],
+		    h)) {
+			w->unit[k] = w->unit[j];
+			return;
+		}
+	}
+}
+
+/*
+ * The mean of round r's log ratios over the k comparisons of w, those of
+ * one unit (one bench on one machine) averaged first. Returns how many
+ * units had a ratio in round r (0: none), the mean in *mean.
+ */
+static size_t
+rep_geo_round(const struct rep_geo_work *w, size_t k, size_t r, double *mean)
+{
+	double	sum = 0, us;
+	size_t	j, l, m = 0, um;
+
+	for (j = 0; j < k; j++) {
+		if (w->unit[j] != j)
+			continue;
+		for (us = 0, um = 0, l = j; l < k; l++) {
+			if (w->unit[l] == j && w->rr[l][r] > 0 &&
+			    isfinite(w->rr[l][r])) {
+				us += log(w->rr[l][r]);
+				um++;
+			}
+		}
+		if (um > 0) {
+			sum += us / (double)um;
+			m++;
+		}
+	}
+	*mean = m > 0 ? sum / (double)m : 0;
+	return (m);
 }
 
 /*
@@ -1301,6 +1358,7 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 			w->estlo = fmin(w->estlo, e);
 			w->esthi = fmax(w->esthi, e);
 			w->n[k] = ds->rounds;
+			rep_geo_unit(a, w, k, a->hosts[i].host, b);
 			geo->nbenches += !w->bused[b];
 			w->bused[b] = 1;
 			if (!ds->benches[b].higher[0]) {
@@ -1337,7 +1395,7 @@ rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
 	const struct rep_cmp	*one = w->one;
 	struct stats_cmp	 sc;
 	double			*logs, sum, alpha = rep_geo_alpha(a, g);
-	size_t			 r, j, m, n = 0;
+	size_t			 r, n = 0;
 
 	geo->level = 1 - alpha;
 	geo->verdict = VERDICT_INVALID;
@@ -1358,14 +1416,8 @@ rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
 	if ((logs = calloc((size_t)ds->rounds + 1, sizeof *logs)) == NULL)
 		return (-1);
 	for (r = 0; r < ds->rounds; r++) {
-		for (sum = 0, m = 0, j = 0; j < k; j++) {
-			if (w->rr[j][r] > 0 && isfinite(w->rr[j][r])) {
-				sum += log(w->rr[j][r]);
-				m++;
-			}
-		}
-		if (m > 0)
-			logs[n++] = sum / (double)m;
+		if (rep_geo_round(w, k, r, &sum) > 0)
+			logs[n++] = sum;
 	}
 	if (n < STATS_MIN_PAIRS || stats_compare_serial(logs, n, alpha,
 	    ds->min_effect, w->r1n > 0 ? w->r1sum / (double)w->r1n : NAN,
@@ -1416,8 +1468,11 @@ rep_geos(struct analysis *a)
 	w.rr = calloc(nhb, sizeof *w.rr);
 	w.inv = calloc(nhb, sizeof *w.inv);
 	w.n = calloc(nhb, sizeof *w.n);
+	w.unit = calloc(nhb, sizeof *w.unit);
+	w.kh = calloc(nhb, sizeof *w.kh);
+	w.kb = calloc(nhb, sizeof *w.kb);
 	if (a->geos == NULL || w.rr == NULL || w.inv == NULL || w.n == NULL ||
-	    w.bused == NULL)
+	    w.bused == NULL || w.unit == NULL || w.kh == NULL || w.kb == NULL)
 		goto out;
 	for (b = 0; b < ds->nbenches; b++) {
 		if (ds->benches[b].nmetrics > 0 && ds->benches[b].higher[0])
@@ -1445,6 +1500,9 @@ out:
 	free(w.inv);
 	free(w.n);
 	free(w.bused);
+	free(w.unit);
+	free(w.kh);
+	free(w.kb);
 	return (ret);
 }
 
@@ -1729,4 +1787,14 @@ analysis_free(struct analysis *a)
 	if (a->free_claims != NULL)
 		a->free_claims(a->claims);
 	free(a);
+}
+
+/* Returns 1 when two hosts of ds gave one machine hash. */
+int
+analysis_same_machine(const struct dataset *ds, size_t i, size_t j)
+{
+	const char	*x = ds->hosts[i].facts.machine;
+
+	return (i != j && x[0] != '\0' &&
+	    strcmp(x, ds->hosts[j].facts.machine) == 0);
 }

@@ -193,6 +193,13 @@ const struct rep_result *analysis_result(const struct analysis *a,
 size_t	analysis_pair_logs(const struct analysis *a, size_t h, size_t b,
 	    size_t v, size_t w, double *logs);
 
+/*
+ * Returns 1 when dataset hosts i and j (i != j) said they are one machine
+ * (the same machine hash: docs/architecture.md); their comparisons are
+ * not independent, and a geometric mean counts them as one.
+ */
+int	analysis_same_machine(const struct dataset *ds, size_t i, size_t j);
+
 /* Returns the geometric mean of variant in group, or NULL. */
 const struct rep_geo *analysis_geo(const struct analysis *a, size_t group,
 	    size_t variant);

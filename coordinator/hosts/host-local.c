@@ -23,6 +23,7 @@
 #include "coordinator/hosts/host-backend.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/defaults.h"
+#include "proto/hash.h"
 #include "proto/log.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
@@ -227,6 +228,25 @@ out:
 	return (r);
 }
 
+/*
+ * Puts the file pushed to tmp at dst. A plain file there already with the
+ * right content stays, never replaced: two runs started at once both push
+ * it, and the agent measuring with it holds the file it verified (a link,
+ * which the agent never follows, is replaced). Returns 0 or -1 (errno).
+ */
+static int
+local_push_place(const char *tmp, const char *dst, const char *sha)
+{
+	struct stat	st;
+	char		have[PROTO_SHA_HEX];
+
+	if (link(tmp, dst) == 0 || (errno == EEXIST && lstat(dst, &st) == 0 &&
+	    S_ISREG(st.st_mode) && hash_file(dst, have) == 0 &&
+	    strcmp(have, sha) == 0))
+		return (unlink(tmp) == -1 && errno != ENOENT ? -1 : 0);
+	return (rename(tmp, dst));
+}
+
 static int
 local_push(struct host *h, const char *path, const char *sha, int executable,
     char *err, size_t errlen)
@@ -275,7 +295,7 @@ local_push(struct host *h, const char *path, const char *sha, int executable,
 		goto out;
 	}
 	out = -1;
-	if (rename(tmp, dst) == -1) {
+	if (local_push_place(tmp, dst, sha) == -1) {
 		snprintf(err, errlen, "rename %s: %s", dst, strerror(errno));
 		goto out;
 	}

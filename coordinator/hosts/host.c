@@ -153,6 +153,8 @@ host_open(struct host *h, const char *run_id)
 	snprintf(msg.u.hello.version, sizeof msg.u.hello.version, "%s",
 	    ORCH_VERSION);
 	snprintf(msg.u.hello.run_id, sizeof msg.u.hello.run_id, "%s", run_id);
+	msg.u.hello.has_host = 1;	/* its agent's lock and journal */
+	snprintf(msg.u.hello.host, sizeof msg.u.hello.host, "%s", h->name);
 	if (host_send(h, &msg) != 0)
 		goto out;
 	if (host_recv(h, &msg, HOST_HELLO_TIMEOUT, "hello") != 0)

@@ -15,6 +15,7 @@
 #include "coordinator/analysis/stats.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
@@ -425,6 +426,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 		}
 	}
 	ans_failures(f, ds);
+	report_machines_shared_text(f, a);
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "%zu host%s failed: partial results\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
@@ -470,6 +472,7 @@ report_answer_md(const struct analysis *a, FILE *f)
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "> **%zu host%s failed:** partial results.\n\n",
 		    a->nfailed_hosts, a->nfailed_hosts == 1 ? "" : "s");
+	report_md_shared(f, a);
 	report_claims_answer_md(f, a);
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];

@@ -1357,6 +1357,7 @@ report_html(const struct analysis *a, FILE *f)
 	report_html_esc(f, ds->started);
 	fputs(".</p>\n", f);
 	report_text_banners(f, &html_fmt, a);
+	report_machines_shared(f, a, &html_fmt);
 	report_claims_table(f, &html_fmt, a);
 	report_text_answers(f, &html_fmt, a);
 

@@ -9,6 +9,7 @@
 #include "coordinator/analysis/hygiene.h"
 #include "coordinator/analysis/machines.h"
 #include "coordinator/input/suite.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-text.h"
@@ -826,4 +827,68 @@ report_machines_json(FILE *f, const struct analysis *a)
 	fputs("]},\n", f);
 	machines_free(m);
 	return (ferror(f) ? -1 : 0);
+}
+
+/* The shared-machine note on the terminal: plain words, names cleaned. */
+static const struct report_fmt rm_shared_text = {
+	.name = tty_write,
+	.code_open = "", .code_close = "",
+	.bold_open = "", .bold_close = "",
+	.note_open = "", .note_close = "\n",
+};
+
+/* The shared-machine note as the terminal's answer ends. */
+void
+report_machines_shared_text(FILE *f, const struct analysis *a)
+{
+	report_machines_shared(f, a, &rm_shared_text);
+}
+
+/*
+ * Names the hosts of a's record that share a machine, one list per
+ * machine, when some do: their comparisons are not independent, and each
+ * geometric mean counts them as one machine. Writes nothing otherwise.
+ */
+void
+report_machines_shared(FILE *f, const struct analysis *a,
+    const struct report_fmt *fmt)
+{
+	const struct dataset	*ds = a->ds;
+	size_t			 i, j, k, n, nsets = 0;
+
+	for (i = 0; i < ds->nhosts; i++) {
+		for (j = 0; j < i; j++)
+			if (analysis_same_machine(ds, i, j))
+				break;
+		if (j < i)
+			continue;	/* listed with its machine's first */
+		for (n = 0, j = i + 1; j < ds->nhosts; j++)
+			n += analysis_same_machine(ds, i, j);
+		if (n == 0)
+			continue;
+		if (nsets++ == 0) {
+			fputs(fmt->note_open, f);
+			fputs(fmt->bold_open, f);
+			fputs("Hosts that share a machine:", f);
+			fputs(fmt->bold_close, f);
+			fputc(' ', f);
+		} else
+			fputs("; ", f);
+		for (k = 0, j = i; j < ds->nhosts; j++) {
+			if (j != i && !analysis_same_machine(ds, i, j))
+				continue;
+			fputs(k == 0 ? "" : k == n ? " and " : ", ", f);
+			fputs(fmt->code_open, f);
+			fmt->name(f, ds->hosts[j].name);
+			fputs(fmt->code_close, f);
+			k++;
+		}
+		fputs(" share a machine", f);
+	}
+	if (nsets == 0)
+		return;
+	fputs(" (each with its own workdir): their comparisons are not "
+	    "independent, so each geometric mean counts them as one "
+	    "machine, averaging their log ratios first.", f);
+	fputs(fmt->note_close, f);
 }

@@ -17,4 +17,14 @@ int	report_machines_html(FILE *f, const struct analysis *a,
 	    const struct report_fmt *fmt);
 int	report_machines_json(FILE *f, const struct analysis *a);
 
+/*
+ * A note naming the hosts that share a machine (nothing when none do):
+ * in fmt (report.md), on the terminal (plain), and in answer.md
+ * (report_md_shared, report-md.c: Markdown).
+ */
+void	report_machines_shared(FILE *f, const struct analysis *a,
+	    const struct report_fmt *fmt);
+void	report_machines_shared_text(FILE *f, const struct analysis *a);
+void	report_md_shared(FILE *f, const struct analysis *a);
+
 #endif

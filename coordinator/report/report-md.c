@@ -341,6 +341,13 @@ md_run(FILE *f, const struct analysis *a)
 	fputs("\n\n</details>\n", f);
 }
 
+/* The shared-machine note in Markdown, for answer.md. */
+void
+report_md_shared(FILE *f, const struct analysis *a)
+{
+	report_machines_shared(f, a, &md_fmt);
+}
+
 int
 report_md(const struct analysis *a, FILE *f)
 {
@@ -355,6 +362,7 @@ report_md(const struct analysis *a, FILE *f)
 	report_text_plan(f, &md_fmt, a);
 	fputs(".\n\n", f);
 	report_text_banners(f, &md_fmt, a);
+	report_machines_shared(f, a, &md_fmt);
 	report_claims_table(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);

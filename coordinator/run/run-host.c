@@ -199,6 +199,10 @@ run_host_state(struct host *h, const struct proto_state *st, void *arg)
 	}
 	if (run_peer_status(rh) != 0)
 		return;
+	if (strcmp(st->state, "waiting-host") == 0) {
+		run_ident_wait(run, rh, st);	/* another run holds it */
+		return;
+	}
 	if (record_state(&run->rec, h->name, st) != 0)
 		log_warnx("%s", run->rec.err);
 	/* The agent's words reach the terminal made safe. */

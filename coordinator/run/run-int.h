@@ -159,6 +159,21 @@ void	run_peer_grant(struct run *run, struct run_host *rh);
 int	run_peer_progs(struct run_host *rh, const struct proto_progs *ps);
 void	run_peer_session(struct run_host *rh);
 
+/*
+ * run-ident.c: refuses two opened hosts that are one machine and one
+ * workdir (returns -1, cause naming both) and says which share a machine
+ * with workdirs of their own (returns 0).
+ */
+int	run_ident_check(const struct run *run, char **cause);
+
+/*
+ * run-ident.c: shows that rh's agent waits for the host's run lock, which
+ * another run holds (a STATUS "waiting-host"): a line at least every 30 s
+ * naming that run, with the time left of load_wait.
+ */
+void	run_ident_wait(struct run *run, struct run_host *rh,
+	    const struct proto_state *st);
+
 /* run-host.c: runs one host (a struct run_host *) to its end. */
 void	*run_host_thread(void *arg);
 

@@ -295,7 +295,8 @@ run_main(const struct run_opts *opts)
 	}
 	run_signals();
 	run_open_hosts(&run);
-	if (run_plan_hosts(&run, ds, &cause) != 0) {
+	if (run_ident_check(&run, &cause) != 0 ||
+	    run_plan_hosts(&run, ds, &cause) != 0) {
 		fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
 		code = 2;
 		goto close;

@@ -748,6 +748,8 @@ rec_load_host(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	rec_sbuf(&e.kernel, e.has_kernel, f->kernel, sizeof f->kernel);
 	rec_sbuf(&e.hostname, e.has_hostname, f->hostname, sizeof f->hostname);
 	rec_sbuf(&e.workdir, e.has_workdir, f->workdir, sizeof f->workdir);
+	/* Optional (since protocol 8): hosts that share a machine. */
+	rec_sbuf(&e.machine, e.has_machine, f->machine, sizeof f->machine);
 	/* In range before the conversion: out of range it is undefined. */
 	if (rec_in(c, "cores", e.cores.d, 0, UINT32_MAX) != 0 ||
 	    rec_in(c, "mem_kb", e.mem_kb.d, 0, 0x1p63) != 0)

@@ -175,6 +175,8 @@ static const struct entry_field entry_host_tab[] = {
 	EF(H, "mem_kb", ENTRY_COUNT, ENTRY_REQ, mem_kb),
 	ESUB(H, "load", load_o, entry_pack_load),
 	EFH(H, "kind", ENTRY_STR, ENTRY_LAX, kind, has_kind),
+	EFH(H, "machine", ENTRY_STR, ENTRY_LAX | ENTRY_OPT, machine,
+	    has_machine),
 	ESUB(H, "extra", extra_o, entry_pack_extra),
 };
 #undef H

@@ -119,6 +119,9 @@ struct entry_host {
 	struct entry_count	 cores, mem_kb;
 	struct entry_str	 kind;
 	int			 has_kind;
+	struct entry_str	 machine;	/* the first 16 hex digits of
+						   the agent's machine hash */
+	int			 has_machine;	/* since protocol 8 */
 	const double		*load;		/* written: [3] */
 	const struct proto_kv	*extra;		/* written: [nextra] */
 	size_t			 nextra;

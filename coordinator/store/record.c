@@ -193,11 +193,25 @@ record_run(struct record *r, const char *run_id, const struct suite *s,
 	return (rec_put(r, &entry_run_type, &e, 0));
 }
 
+/*
+ * Keeps of the agent's machine hash its first 16 hex digits: enough to
+ * tell machines apart, and no more of it published than that.
+ */
+static void
+record_host_machine(struct entry_host *e, const struct proto_facts *f,
+    char buf[17])
+{
+	snprintf(buf, 17, "%.16s", f->machine);
+	e->machine = entry_s(buf);
+	e->has_machine = buf[0] != '\0' ? ENTRY_HAS : 0;
+}
+
 int
 record_host(struct record *r, const struct host *h)
 {
 	struct entry_host		 e;
 	const struct proto_facts	*f = &h->facts;
+	char				 machine[17];
 
 	memset(&e, 0, sizeof e);
 	e.host = entry_s(h->name);
@@ -214,6 +228,7 @@ record_host(struct record *r, const struct host *h)
 	e.kind = entry_s(h->ops != NULL ? h->ops->kind : "");
 	e.extra = f->extra;
 	e.nextra = f->nextra;
+	record_host_machine(&e, f, machine);
 	return (rec_put(r, &entry_host_type, &e, 0));
 }
 

@@ -98,15 +98,17 @@ cat "$T/run10"
 expect_eq "bad key exit" "$rc" 3
 expect_grep "authentication failed for $LAB_USER@.*tried .*$(basename "$LAB_KEY_OTHER")" "$T/run10"
 
-note "one run per host: a second coordinator is refused, saying who holds it"
+note "one run per host: a second coordinator waits, saying who holds it, for load_wait, then fails"
 "$ORCH" run --inventory="$INV" --hosts=h1 --out="$T/r11" --max-load=0 tests/suites/slow.ini >"$T/run11" 2>&1 &
 slow=$!
 locked() { [ -s "$T/r11/samples.msgpack" ] && grep -q "run " "$LAB/h1/wd/run.lock" 2>/dev/null; }
 wait_until 120 "the first run to hold h1's run lock" locked
-rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="$T/r12" suites/example.ini || rc=$?
+sed '/^\[suite\]/a load_wait = 3' suites/example.ini > "$T/example-wait3.ini"
+rc=0; run_orch "$T/run12" run --inventory="$INV" --hosts=h1 --max-load=0 --out="$T/r12" "$T/example-wait3.ini" || rc=$?
 cat "$T/run12"
 expect_eq "busy host exit" "$rc" 3
-expect_grep 'h1.*host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, user .*since 20' "$T/run12"
+expect_grep '^orch: h1: waiting: host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, host h1, user .*since 20.*\); [0-9]+s left of load_wait 3s' "$T/run12"
+expect_grep 'h1.*host busy: another orch run holds .*run.lock \(run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}, agent pid [0-9]+, host h1, user .*since 20.*waited [0-9]+ s \(load_wait\)' "$T/run12"
 # Ctrl-C leaves the agent measuring (t-interrupt.sh): orch stop ends it.
 kill -INT "$slow"; wait "$slow" || true
 rc=0; run_orch "$T/stop11" stop --inventory="$INV" "$T/r11" || rc=$?

@@ -87,7 +87,7 @@ reopen(struct journal_progress *pr, journal_resend_cb resend)
 	char	why[256];
 	int	fd;
 
-	fd = journal_open(rundir, "r1", &plan, pr, resend, NULL, why,
+	fd = journal_open(rundir, "r1", "", &plan, pr, resend, NULL, why,
 	    sizeof why);
 	if (fd == -1)
 		fail_msg("journal_open: %s", why);
@@ -308,7 +308,7 @@ test_other_plan(void **state)
 	fd = reopen(&pr, NULL);
 	finish(fd, &pr);
 	plan.retries = 5;
-	fd = journal_open(rundir, "r1", &plan, &pr, NULL, NULL, why,
+	fd = journal_open(rundir, "r1", "", &plan, &pr, NULL, NULL, why,
 	    sizeof why);
 	assert_int_equal(fd, -1);
 	assert_non_null(strstr(why, "holds another plan for run r1"));

@@ -88,6 +88,12 @@ make_hello(struct proto_msg *m, int facts)
 	strcpy(f->kernel, "6.1.0-18-amd64");
 	strcpy(f->hostname, "epyc");
 	strcpy(f->workdir, "/home/bench/.orch");
+	/* Since protocol 8: the machine's hash, the workdir's identity. */
+	memset(f->machine, 'e', PROTO_SHA_HEX - 1);
+	f->workdir_dev = 2049;
+	f->workdir_ino = 5242881;
+	m->u.hello.has_host = 1;
+	strcpy(m->u.hello.host, "epyc-1");
 	f->cores = 192;
 	f->mem_kb = 792723456ULL;
 	f->load[0] = 0.25;
@@ -533,13 +539,16 @@ put_facts(msgpack_packer *pk, const void *arg)
 	size_t	n = *(const size_t *)arg, i;
 	char	key[32];
 
-	msgpack_pack_map(pk, 10);
+	msgpack_pack_map(pk, 13);
 	put_str(pk, "os"); put_str(pk, "linux");
 	put_str(pk, "arch"); put_str(pk, "x86_64");
 	put_str(pk, "cpu_model"); put_str(pk, "cpu");
 	put_str(pk, "kernel"); put_str(pk, "6.1");
 	put_str(pk, "hostname"); put_str(pk, "h");
 	put_str(pk, "workdir"); put_str(pk, "/w");
+	put_str(pk, "machine"); put_str(pk, "");
+	put_str(pk, "workdir_dev"); msgpack_pack_uint64(pk, 2049);
+	put_str(pk, "workdir_ino"); msgpack_pack_uint64(pk, 1234567);
 	put_str(pk, "cores"); msgpack_pack_uint32(pk, 2);
 	put_str(pk, "mem_kb"); msgpack_pack_uint64(pk, 1024);
 	put_str(pk, "load");
@@ -1273,15 +1282,19 @@ test_msg_wire_bytes(void **state)
 
 /* test_msg_wire_members' messages, as msg.c encoded them (hex). */
 #define WIRE_HELLO \
-	"85a17401a570726f746f07a776657273696f6ea5302e312e30a672756e5f6964" \
-	"b072756e2d32303234303530312e615f62a566616374738aa26f73a56c696e75" \
-	"78a461726368a67838365f3634a96370755f6d6f64656cbf414d442045505943" \
-	"20393635342039362d436f72652050726f636573736f72a66b65726e656cae36" \
-	"2e312e302d31382d616d643634a8686f73746e616d65a465707963a7776f726b" \
-	"646972b12f686f6d652f62656e63682f2e6f726368a5636f726573ccc0a66d65" \
-	"6d5f6b62ce2f400000a46c6f616493cb3fd0000000000000cb3ff80000000000" \
-	"00cb4028400000000000a5657874726182a8676f7665726e6f72ab706572666f" \
-	"726d616e6365a3736d74a0"
+	"86a17401a570726f746f08a776657273696f6ea5302e312e30a672756e5f6964" \
+	"b072756e2d32303234303530312e615f62a4686f7374a6657079632d31a56661" \
+	"6374738da26f73a56c696e7578a461726368a67838365f3634a96370755f6d6f" \
+	"64656cbf414d44204550594320393635342039362d436f72652050726f636573" \
+	"736f72a66b65726e656cae362e312e302d31382d616d643634a8686f73746e61" \
+	"6d65a465707963a7776f726b646972b12f686f6d652f62656e63682f2e6f7263" \
+	"68a76d616368696e65d940656565656565656565656565656565656565656565" \
+	"6565656565656565656565656565656565656565656565656565656565656565" \
+	"6565656565656565656565ab776f726b6469725f646576cd0801ab776f726b64" \
+	"69725f696e6fce00500001a5636f726573ccc0a66d656d5f6b62ce2f400000a4" \
+	"6c6f616493cb3fd0000000000000cb3ff8000000000000cb4028400000000000" \
+	"a5657874726182a8676f7665726e6f72ab706572666f726d616e6365a3736d74" \
+	"a0"
 #define WIRE_PLAN \
 	"8ca17405a566696c657393d94064663366363139383034613932666462343035" \
 	"3731393264633433646437343865613737386164633532626334393863653830" \
