@@ -10,10 +10,12 @@
 #include "coordinator/cli/usage.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/hosts.h"
+#include "coordinator/hosts/inventory.h"
 #include "coordinator/hosts/sshconfig.h"
 #include "coordinator/report/report-export.h"
 #include "coordinator/store/dataset.h"
 #include "proto/log.h"
+#include "proto/xmalloc.h"
 
 void
 args_init(struct usage_getopt *g, const char *command)
@@ -164,6 +166,77 @@ args_hosts(const char *inv, const char *list, size_t *n)
 		free(cause);
 		exit(2);
 	}
+	return (hosts);
+}
+
+/*
+ * Returns why the record's host name is not one host the user's inventory
+ * (iv, loaded from inv) or ssh_config names by that very name, or NULL
+ * when it is (free it).
+ */
+static char *
+args_not_named(const char *inv, const struct inventory *iv,
+    const char *name)
+{
+	struct host	*one = NULL;
+	char		*cause = NULL, *why = NULL;
+	size_t		 n = 0, i;
+	int		 listed = strcmp(name, "local") == 0;
+
+	for (i = 0; !listed && i < inventory_nhosts(iv); i++)
+		listed = strcmp(inventory_host_name(iv, i), name) == 0;
+	if (strcmp(name, "all") == 0)
+		why = xstrdup("'all' stands for every host of the inventory");
+	else if (hosts_resolve(inv, name, &one, &n, &cause) != 0)
+		why = cause;
+	else if (n != 1 || strcmp(one->name, name) != 0)
+		why = xstrdup("it is a group of the inventory");
+	else if (!listed && strcmp(one->address, name) == 0)
+		why = xstrdup("it is not in the inventory, and ssh_config "
+		    "gives it no HostName");
+	free(one);
+	return (why);
+}
+
+struct host *
+args_hosts_named(const char *inv, const char *list, size_t *n,
+    char **unknown)
+{
+	struct inventory	*iv = NULL;
+	struct host		*hosts = NULL;
+	const char		*path;
+	char			*copy, *name, *save = NULL, *why, *known, *u;
+	int			 required;
+
+	*n = 0;
+	*unknown = NULL;
+	path = inventory_path(inv, &required);
+	if (inventory_load(path, required, &iv, &why) != 0) {
+		fprintf(stderr, "orch: %s\n", why);
+		exit(2);
+	}
+	copy = xstrdup(list);
+	known = xcalloc(1, strlen(list) + 1);
+	for (name = strtok_r(copy, ",", &save); name != NULL;
+	    name = strtok_r(NULL, ",", &save)) {
+		if ((why = args_not_named(inv, iv, name)) == NULL) {
+			if (known[0] != '\0')
+				strcat(known, ",");
+			strcat(known, name);
+			continue;
+		}
+		u = *unknown;
+		xasprintf(unknown, "%s%shost '%s' of the record is unknown, "
+		    "not contacted: %s", u != NULL ? u : "", u != NULL ?
+		    "; " : "", name, why);
+		free(u);
+		free(why);
+	}
+	inventory_free(iv);
+	if (known[0] != '\0')
+		hosts = args_hosts(inv, known, n);
+	free(known);
+	free(copy);
 	return (hosts);
 }
 

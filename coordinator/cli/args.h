@@ -74,6 +74,17 @@ int	args_exports(const struct report_exports *e,
 struct host *args_hosts(const char *inv, const char *list, size_t *n);
 
 /*
+ * As args_hosts for the host names a run's record holds (comma
+ * separated): only those the user's inventory (or ssh_config, with a
+ * HostName) names by that very name are resolved; a group's name, `all`
+ * or a name the inventory does not know is left out, each with why in
+ * *unknown (caller frees; NULL when none). Returns NULL when none is
+ * left (*n 0).
+ */
+struct host *args_hosts_named(const char *inv, const char *list, size_t *n,
+	    char **unknown);
+
+/*
  * orch check and orch deploy, which share deploy's options: parses them
  * (check refuses --force and --from-source by name) and returns the hosts
  * as args_hosts does; *force as deploy_main takes it.

@@ -2,11 +2,13 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
 #include "coordinator/cli/usage.h"
 #include "coordinator/hosts/sshconfig.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/run/control.h"
 
 static int	cmd_status_exec(struct cmd *);
@@ -35,6 +37,7 @@ cmd_control_exec(struct cmd *self, int stop)
 	struct host		*hosts;
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *list, *cause = NULL;
+	char			*unknown, *u, *next;
 	size_t			 n;
 
 	args_init(&g, name);
@@ -52,8 +55,15 @@ cmd_control_exec(struct cmd *self, int stop)
 		free(cause);
 		return (2);
 	}
-	hosts = args_hosts(inv, list, &n);
+	/* Whom to contact: the record's names, the user's own hosts only. */
+	hosts = args_hosts_named(inv, list, &n, &unknown);
 	r = control_main(argv[optind], hosts, n, stop);
+	for (u = unknown; u != NULL; u = next) {
+		if ((next = strstr(u, "; host '")) != NULL)
+			*next++ = '\0';
+		fprintf(stderr, "orch: %s\n", tty_clean(u, 0));
+	}
+	free(unknown);
 	free(list);
 	free(hosts);
 	return (r);

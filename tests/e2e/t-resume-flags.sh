@@ -7,7 +7,9 @@
 # agent asked to resume with another plan than its journal's (here a
 # program rebuilt since) refuses, keeps the journal and the agent
 # measuring it, and the run stays resumable. A host's workdir comes from
-# the record too: its journal is there.
+# the user's inventory (or the default), never from the record: one the
+# record says other than that is refused, naming the host and both paths
+# (issue 27, finding 2).
 . tests/e2e/lib.sh
 
 # exactly_once DIR ROUNDS: each measured (bench, variant, round) once.
@@ -78,14 +80,19 @@ rc=0; run_orch "$T/log5" status "$T/out" || rc=$?
 cat "$T/log5"
 expect_grep '^local +[0-9]+ +unfinished +running pid '"$apid" "$T/log5"
 
-note "resumed without the flag (the program restored, the host's workdir now configured elsewhere): complete, exactly once"
+note "the host's workdir now configured elsewhere: refused, naming both paths"
 cp tests/progs/bin/linux-"$(uname -m)"/sleeper "$T/prog/sleeper"
-# The record names the workdir the run started in, where its journal is.
 rc=0; ORCH_WORKDIR="$T/elsewhere" run_orch "$T/log6" run --resume="$T/out" || rc=$?
 cat "$T/log6"
+expect_eq "resume exit, another workdir" "$rc" 2
+expect_grep "host local: the record says the run started in the workdir $T/workdir, the inventory says $T/elsewhere: a resume runs only in the workdir your inventory names" "$T/log6"
+[ ! -e "$T/elsewhere" ] || fail "the refused resume made the workdir configured now"
+expect_eq "the agent measures on, untouched" "$(agent_pid)" "$apid"
+
+note "resumed without the flag (the program restored): complete, exactly once"
+rc=0; run_orch "$T/log7" run --resume="$T/out" || rc=$?
+cat "$T/log7"
 expect_eq "resume exit" "$rc" 0
-expect_grep "local: resuming in the workdir the run started with, $T/workdir \\(now $T/elsewhere\\)" "$T/log6"
-[ ! -e "$T/elsewhere" ] || fail "the resume used the workdir configured now"
 expect_eq "complete" "$(jq .complete "$T/out/summary.json")" true
 exactly_once "$T/out" 20
 no_leftovers
