@@ -35,6 +35,7 @@ rm -f "$mark"
 grep -aq 'reports/R/suite.ini' "$T/reports/R/samples.msgpack" || fail "the record's suite path is not reports/R/suite.ini"
 
 note "another user: refused, nothing runs"
+mkdir -p "$T/state"
 cp -r "$T/state" "$T/state-sender"
 rm -rf "$T/state"
 rc=0; (cd "$T" && run_orch "$T/log3a" run --resume=reports/R) || rc=$?
