@@ -1,6 +1,7 @@
 /* Reading the commands' words: the parts every command shares. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/hosts.h"
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/shell.h"
 #include "coordinator/hosts/sshconfig.h"
 #include "coordinator/report/report-export.h"
 #include "coordinator/store/dataset.h"
@@ -277,4 +279,32 @@ args_deploy(const char *command, int deploy, int argc, char **argv,
 		usage_error(command, "%s takes no arguments, got '%s' (hosts "
 		    "go in --hosts=LIST)", command, argv[optind]);
 	return (args_hosts(inv, list, n));
+}
+
+/* Appends " --OPT=PATH", PATH absolute when it exists, shell-quoted. */
+static void
+args_again_one(char *out, size_t len, const char *opt, const char *path)
+{
+	char	abs[PATH_MAX], word[PATH_MAX + 32];
+	size_t	n = strlen(out);
+
+	if (path == NULL)
+		return;
+	if (realpath(path, abs) == NULL)
+		snprintf(abs, sizeof abs, "%s", path);
+	snprintf(word, sizeof word, "--%s=%s", opt, abs);
+	if (n + 1 < len) {
+		out[n] = ' ';
+		out[n + 1] = '\0';
+		if (shell_quote(out, len, word) != 0)
+			out[n] = '\0';
+	}
+}
+
+void
+args_again(const char *inv, const char *sshcfg, char *out, size_t len)
+{
+	out[0] = '\0';
+	args_again_one(out, len, "inventory", inv);
+	args_again_one(out, len, "ssh-config", sshcfg);
 }

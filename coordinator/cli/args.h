@@ -85,6 +85,15 @@ struct host *args_hosts_named(const char *inv, const char *list, size_t *n,
 	    char **unknown);
 
 /*
+ * Writes the options a run's printed resume, stop and status lines need
+ * again to reach its hosts, " --inventory=PATH --ssh-config=PATH" (each
+ * given one, absolute when it exists, shell-quoted; "" when none), into
+ * out.
+ */
+void	args_again(const char *inv, const char *sshcfg, char *out,
+	    size_t len);
+
+/*
  * orch check and orch deploy, which share deploy's options: parses them
  * (check refuses --force and --from-source by name) and returns the hosts
  * as args_hosts does; *force as deploy_main takes it.

@@ -1,5 +1,6 @@
 /* orch status DIR and orch stop DIR: a run's hosts, asked or stopped. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,17 @@ cmd_control_exec(struct cmd *self, int stop)
 {
 	struct usage_getopt	 g;
 	const char		*name = self->entry->name, *inv = NULL;
+	const char		*sshcfg = NULL;
 	struct host		*hosts;
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *list, *cause = NULL;
-	char			*unknown, *u, *next;
+	char			*unknown, *u, *next, again[2 * PATH_MAX + 64];
 	size_t			 n;
 
 	args_init(&g, name);
 	while ((id = args_next(&g, argc, argv)) != -1) {
 		if (id == OPT_SSH_CONFIG)
-			sshcfg_set_file(optarg);
+			sshcfg_set_file(sshcfg = optarg);
 		else
 			inv = optarg;
 	}
@@ -57,7 +59,8 @@ cmd_control_exec(struct cmd *self, int stop)
 	}
 	/* Whom to contact: the record's names, the user's own hosts only. */
 	hosts = args_hosts_named(inv, list, &n, &unknown);
-	r = control_main(argv[optind], hosts, n, stop);
+	args_again(inv, sshcfg, again, sizeof again);
+	r = control_main(argv[optind], hosts, n, stop, again);
 	for (u = unknown; u != NULL; u = next) {
 		if ((next = strstr(u, "; host '")) != NULL)
 			*next++ = '\0';

@@ -14,7 +14,6 @@
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
 #include "coordinator/cli/usage.h"
-#include "coordinator/hosts/shell.h"
 #include "coordinator/input/oneline.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/report/report-export.h"
@@ -240,39 +239,6 @@ cmd_run_suite(struct cmd_run_args *ra, int argc, char **argv)
 	return (0);
 }
 
-/* Appends " --OPT=PATH", PATH absolute when it exists, shell-quoted. */
-static void
-cmd_run_again_one(char *out, size_t len, const char *opt, const char *path)
-{
-	char	abs[PATH_MAX], word[PATH_MAX + 32];
-	size_t	n = strlen(out);
-
-	if (path == NULL)
-		return;
-	if (realpath(path, abs) == NULL)
-		snprintf(abs, sizeof abs, "%s", path);
-	snprintf(word, sizeof word, "--%s=%s", opt, abs);
-	if (n + 1 < len) {
-		out[n] = ' ';
-		out[n + 1] = '\0';
-		if (shell_quote(out, len, word) != 0)
-			out[n] = '\0';
-	}
-}
-
-/*
- * Writes the options that orch run --resume, orch stop and orch status
- * need again to reach this run's hosts (--inventory, --ssh-config), as
- * the run's printed lines repeat them: "" when none.
- */
-static void
-cmd_run_again(const struct cmd_run_args *ra, char *out, size_t len)
-{
-	out[0] = '\0';
-	cmd_run_again_one(out, len, "inventory", ra->inv);
-	cmd_run_again_one(out, len, "ssh-config", ra->sshcfg);
-}
-
 /* orch run [options] SUITE.ini | -- CMD... | --resume=DIR. */
 static int
 cmd_run_exec(struct cmd *self)
@@ -318,7 +284,7 @@ cmd_run_exec(struct cmd *self)
 		return (2);
 	}
 	ra.opts.labels = ra.labels;
-	cmd_run_again(&ra, again, sizeof again);
+	args_again(ra.inv, ra.sshcfg, again, sizeof again);
 	ra.opts.again = again;
 	/* Quoted: a one-line run's commands are words with blanks. */
 	cmdline = oneline_cmdline(self->all_argc, self->all_argv);

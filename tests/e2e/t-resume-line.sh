@@ -2,8 +2,8 @@
 # (issue 32, item 6): a run on a lab host named only through ssh_config
 # (--ssh-config, and an inventory entry with ssh_config = yes), Ctrl-C'd,
 # prints resume and stop lines that carry --inventory and --ssh-config;
-# orch status as printed reaches the agent, and the resume line, run
-# word for word, finishes the run.
+# orch status as printed reaches the agent (and its own lines carry them
+# too), and the resume line, run word for word, finishes the run.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 
@@ -29,6 +29,7 @@ rc=0; eval "run_orch \"\$T/st\" $line" || rc=$?
 cat "$T/st"
 expect_eq "status exit" "$rc" 0
 expect_grep '^h1 +[0-9]+ +unfinished +running pid [0-9]+' "$T/st"
+expect_grep "; orch run --inventory=$T/sc.ini --ssh-config=$LAB_SSH_CONFIG --resume=$T/out collects and finishes it, orch stop --inventory=$T/sc.ini --ssh-config=$LAB_SSH_CONFIG $T/out ends it" "$T/st"
 
 note "the resume line, as printed: the run completes"
 line=$(sed -n 's/^  collect it and finish it: orch //p' "$T/log1")
