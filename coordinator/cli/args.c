@@ -308,3 +308,23 @@ args_again(const char *inv, const char *sshcfg, char *out, size_t len)
 	args_again_one(out, len, "inventory", inv);
 	args_again_one(out, len, "ssh-config", sshcfg);
 }
+
+void
+args_again_env(const struct host *hosts, size_t n, char *out, size_t len)
+{
+	const char	*wd = getenv("ORCH_WORKDIR");
+	size_t		 i;
+
+	out[0] = '\0';
+	if (wd == NULL || *wd == '\0')
+		return;
+	for (i = 0; i < n && strcmp(hosts[i].name, "local") != 0; i++)
+		;
+	if (i == n)
+		return;
+	snprintf(out, len, "ORCH_WORKDIR=");
+	if (shell_quote(out, len, wd) != 0 || strlen(out) + 2 > len)
+		out[0] = '\0';
+	else
+		strcat(out, " ");
+}

@@ -94,6 +94,14 @@ void	args_again(const char *inv, const char *sshcfg, char *out,
 	    size_t len);
 
 /*
+ * Writes what goes before "orch" in those lines: "ORCH_WORKDIR=VALUE "
+ * (quoted) when it is set and hosts include `local`, whose workdir it is;
+ * else "".
+ */
+void	args_again_env(const struct host *hosts, size_t n, char *out,
+	    size_t len);
+
+/*
  * orch check and orch deploy, which share deploy's options: parses them
  * (check refuses --force and --from-source by name) and returns the hosts
  * as args_hosts does; *force as deploy_main takes it.

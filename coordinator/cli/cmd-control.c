@@ -40,6 +40,7 @@ cmd_control_exec(struct cmd *self, int stop)
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *list, *cause = NULL;
 	char			*unknown, *u, *next, again[2 * PATH_MAX + 64];
+	char			 env[PATH_MAX + 64];
 	size_t			 n;
 
 	args_init(&g, name);
@@ -60,7 +61,8 @@ cmd_control_exec(struct cmd *self, int stop)
 	/* Whom to contact: the record's names, the user's own hosts only. */
 	hosts = args_hosts_named(inv, list, &n, &unknown);
 	args_again(inv, sshcfg, again, sizeof again);
-	r = control_main(argv[optind], hosts, n, stop, again);
+	args_again_env(hosts, n, env, sizeof env);
+	r = control_main(argv[optind], hosts, n, stop, again, env);
 	for (u = unknown; u != NULL; u = next) {
 		if ((next = strstr(u, "; host '")) != NULL)
 			*next++ = '\0';

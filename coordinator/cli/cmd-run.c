@@ -247,7 +247,7 @@ cmd_run_exec(struct cmd *self)
 	struct cmd_run_args		 ra;
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *cmdline;
-	char			 again[2 * PATH_MAX + 64];
+	char			 again[2 * PATH_MAX + 64], env[PATH_MAX + 64];
 
 	memset(&ra, 0, sizeof ra);
 	ra.opts.max_load = -1;
@@ -285,7 +285,9 @@ cmd_run_exec(struct cmd *self)
 	}
 	ra.opts.labels = ra.labels;
 	args_again(ra.inv, ra.sshcfg, again, sizeof again);
+	args_again_env(ra.opts.hosts, ra.opts.nhosts, env, sizeof env);
 	ra.opts.again = again;
+	ra.opts.again_env = env;
 	/* Quoted: a one-line run's commands are words with blanks. */
 	cmdline = oneline_cmdline(self->all_argc, self->all_argv);
 	ra.opts.cmdline = cmdline;

@@ -133,6 +133,7 @@ int
 run_finish_detach(struct run *run, const char *at)
 {
 	const char	*again = run->opts->again != NULL ? run->opts->again :
+	    "", *env = run->opts->again_env != NULL ? run->opts->again_env :
 	    "";
 	char		 dir[4 * PATH_MAX + 8] = "";
 	size_t		 i, measured = 0, total = 0;
@@ -151,12 +152,12 @@ run_finish_detach(struct run *run, const char *at)
 		snprintf(dir, sizeof dir, "%s", run->dir);
 	fprintf(stderr, "orch: %s: run %s left to its agents, which carry "
 	    "on measuring (%zu of %zu measured runs stored)\n"
-	    "  collect it and finish it: orch run%s --resume=%s\n"
-	    "  or stop its agents:       orch stop%s %s\n"
-	    "  its state:                orch status%s %s\n",
+	    "  collect it and finish it: %sorch run%s --resume=%s\n"
+	    "  or stop its agents:       %sorch stop%s %s\n"
+	    "  its state:                %sorch status%s %s\n",
 	    run_stop == SIGINT ? "interrupted" : run_stop == SIGTERM ?
 	    "terminated" : "not finished", run->run_id, measured, total,
-	    again, dir, again, dir, again, dir);
+	    env, again, dir, env, again, dir, env, again, dir);
 	return (run_stop != 0 ? 128 + (int)run_stop : 3);
 }
 

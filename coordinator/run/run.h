@@ -27,6 +27,9 @@ struct run_opts {
 	const char	*again;		/* what the resume and stop lines
 					   repeat (" --inventory=..."),
 					   shell-quoted; NULL none */
+	const char	*again_env;	/* what goes before "orch" in
+					   them ("ORCH_WORKDIR=... "); NULL
+					   none */
 	const char	*resume;	/* DIR of a run to resume, or NULL */
 	int		 resume_foreign; /* --resume-foreign: a run DIR
 					   not bound to this user */
