@@ -220,6 +220,22 @@ run_resume_contra(char **cause, const char *flag, const char *drop,
 	    "%s)", flag, ds->run_id, dir, was, drop);
 }
 
+/* Returns 1 when others may replace the file at path (its directory). */
+static int
+run_resume_open_dir(const char *path)
+{
+	struct stat	 st;
+	char		 d[PATH_MAX], *sl;
+
+	snprintf(d, sizeof d, "%s", path);
+	if ((sl = strrchr(d, '/')) == NULL)
+		return (1);
+	sl[sl == d] = '\0';
+	if (stat(d, &st) == -1)
+		return (1);
+	return ((st.st_mode & 022) != 0 && (st.st_mode & S_ISVTX) == 0);
+}
+
 int
 run_resume_suite_trust(const char *dir, const char *path, char **cause)
 {
@@ -243,6 +259,8 @@ run_resume_suite_trust(const char *dir, const char *path, char **cause)
 		what = "is not yours";
 	else if ((st.st_mode & 022) != 0)
 		what = "may be written by others (group or other writable)";
+	else if (run_resume_open_dir(rp))
+		what = "is in a directory others may write to (not sticky)";
 	if (what == NULL)
 		return (0);
 	xasprintf(cause, "%s: the record names the suite %s, which %s: a run "

@@ -85,6 +85,18 @@ test_trust(void **state)
 	refused(run, p, "may be written by others");
 	snprintf(p, sizeof p, "%s", tdir);
 	refused(run, p, "is not a regular file");
+	/* A file of ours in a directory anyone may write (not sticky). */
+	snprintf(p, sizeof p, "%s/open", tdir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	put(p, "s.ini", "[suite]\n", 0644);
+	assert_int_equal(chmod(p, 0777), 0);
+	snprintf(p, sizeof p, "%s/open/s.ini", tdir);
+	refused(run, p, "is in a directory others may write to");
+	snprintf(p, sizeof p, "%s/open", tdir);
+	assert_int_equal(chmod(p, 01777), 0);
+	snprintf(p, sizeof p, "%s/open/s.ini", tdir);
+	if (run_resume_suite_trust(run, p, &cause) != 0)
+		fail_msg("%s", cause);
 	snprintf(p, sizeof p, "%s/missing.ini", tdir);
 	assert_int_equal(run_resume_suite_trust(run, p, &cause), -1);
 	assert_non_null(strstr(cause, "No such file"));
