@@ -1,6 +1,7 @@
 /* Reading the commands' words: the parts every command shares. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,13 @@
 #include "coordinator/cli/usage.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/hosts.h"
+#include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/shell.h"
 #include "coordinator/hosts/sshconfig.h"
 #include "coordinator/report/report-export.h"
 #include "coordinator/store/dataset.h"
 #include "proto/log.h"
+#include "proto/xmalloc.h"
 
 void
 args_init(struct usage_getopt *g, const char *command)
@@ -167,6 +171,77 @@ args_hosts(const char *inv, const char *list, size_t *n)
 	return (hosts);
 }
 
+/*
+ * Returns why the record's host name is not one host the user's inventory
+ * (iv, loaded from inv) or ssh_config names by that very name, or NULL
+ * when it is (free it).
+ */
+static char *
+args_not_named(const char *inv, const struct inventory *iv,
+    const char *name)
+{
+	struct host	*one = NULL;
+	char		*cause = NULL, *why = NULL;
+	size_t		 n = 0, i;
+	int		 listed = strcmp(name, "local") == 0;
+
+	for (i = 0; !listed && i < inventory_nhosts(iv); i++)
+		listed = strcmp(inventory_host_name(iv, i), name) == 0;
+	if (strcmp(name, "all") == 0)
+		why = xstrdup("'all' stands for every host of the inventory");
+	else if (hosts_resolve(inv, name, &one, &n, &cause) != 0)
+		why = cause;
+	else if (n != 1 || strcmp(one->name, name) != 0)
+		why = xstrdup("it is a group of the inventory");
+	else if (!listed && strcmp(one->address, name) == 0)
+		why = xstrdup("it is not in the inventory, and ssh_config "
+		    "gives it no HostName");
+	free(one);
+	return (why);
+}
+
+struct host *
+args_hosts_named(const char *inv, const char *list, size_t *n,
+    char **unknown)
+{
+	struct inventory	*iv = NULL;
+	struct host		*hosts = NULL;
+	const char		*path;
+	char			*copy, *name, *save = NULL, *why, *known, *u;
+	int			 required;
+
+	*n = 0;
+	*unknown = NULL;
+	path = inventory_path(inv, &required);
+	if (inventory_load(path, required, &iv, &why) != 0) {
+		fprintf(stderr, "orch: %s\n", why);
+		exit(2);
+	}
+	copy = xstrdup(list);
+	known = xcalloc(1, strlen(list) + 1);
+	for (name = strtok_r(copy, ",", &save); name != NULL;
+	    name = strtok_r(NULL, ",", &save)) {
+		if ((why = args_not_named(inv, iv, name)) == NULL) {
+			if (known[0] != '\0')
+				strcat(known, ",");
+			strcat(known, name);
+			continue;
+		}
+		u = *unknown;
+		xasprintf(unknown, "%s%shost '%s' of the record is unknown, "
+		    "not contacted: %s", u != NULL ? u : "", u != NULL ?
+		    "; " : "", name, why);
+		free(u);
+		free(why);
+	}
+	inventory_free(iv);
+	if (known[0] != '\0')
+		hosts = args_hosts(inv, known, n);
+	free(known);
+	free(copy);
+	return (hosts);
+}
+
 struct host *
 args_deploy(const char *command, int deploy, int argc, char **argv,
     size_t *n, int *force)
@@ -204,4 +279,52 @@ args_deploy(const char *command, int deploy, int argc, char **argv,
 		usage_error(command, "%s takes no arguments, got '%s' (hosts "
 		    "go in --hosts=LIST)", command, argv[optind]);
 	return (args_hosts(inv, list, n));
+}
+
+/* Appends " --OPT=PATH", PATH absolute when it exists, shell-quoted. */
+static void
+args_again_one(char *out, size_t len, const char *opt, const char *path)
+{
+	char	abs[PATH_MAX], word[PATH_MAX + 32];
+	size_t	n = strlen(out);
+
+	if (path == NULL)
+		return;
+	if (realpath(path, abs) == NULL)
+		snprintf(abs, sizeof abs, "%s", path);
+	snprintf(word, sizeof word, "--%s=%s", opt, abs);
+	if (n + 1 < len) {
+		out[n] = ' ';
+		out[n + 1] = '\0';
+		if (shell_quote(out, len, word) != 0)
+			out[n] = '\0';
+	}
+}
+
+void
+args_again(const char *inv, const char *sshcfg, char *out, size_t len)
+{
+	out[0] = '\0';
+	args_again_one(out, len, "inventory", inv);
+	args_again_one(out, len, "ssh-config", sshcfg);
+}
+
+void
+args_again_env(const struct host *hosts, size_t n, char *out, size_t len)
+{
+	const char	*wd = getenv("ORCH_WORKDIR");
+	size_t		 i;
+
+	out[0] = '\0';
+	if (wd == NULL || *wd == '\0')
+		return;
+	for (i = 0; i < n && strcmp(hosts[i].name, "local") != 0; i++)
+		;
+	if (i == n)
+		return;
+	snprintf(out, len, "ORCH_WORKDIR=");
+	if (shell_quote(out, len, wd) != 0 || strlen(out) + 2 > len)
+		out[0] = '\0';
+	else
+		strcat(out, " ");
 }

@@ -74,6 +74,34 @@ int	args_exports(const struct report_exports *e,
 struct host *args_hosts(const char *inv, const char *list, size_t *n);
 
 /*
+ * As args_hosts for the host names a run's record holds (comma
+ * separated): only those the user's inventory (or ssh_config, with a
+ * HostName) names by that very name are resolved; a group's name, `all`
+ * or a name the inventory does not know is left out, each with why in
+ * *unknown (caller frees; NULL when none). Returns NULL when none is
+ * left (*n 0).
+ */
+struct host *args_hosts_named(const char *inv, const char *list, size_t *n,
+	    char **unknown);
+
+/*
+ * Writes the options a run's printed resume, stop and status lines need
+ * again to reach its hosts, " --inventory=PATH --ssh-config=PATH" (each
+ * given one, absolute when it exists, shell-quoted; "" when none), into
+ * out.
+ */
+void	args_again(const char *inv, const char *sshcfg, char *out,
+	    size_t len);
+
+/*
+ * Writes what goes before "orch" in those lines: "ORCH_WORKDIR=VALUE "
+ * (quoted) when it is set and hosts include `local`, whose workdir it is;
+ * else "".
+ */
+void	args_again_env(const struct host *hosts, size_t n, char *out,
+	    size_t len);
+
+/*
  * orch check and orch deploy, which share deploy's options: parses them
  * (check refuses --force and --from-source by name) and returns the hosts
  * as args_hosts does; *force as deploy_main takes it.

@@ -1,12 +1,15 @@
 /* orch status DIR and orch stop DIR: a run's hosts, asked or stopped. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
 #include "coordinator/cli/usage.h"
 #include "coordinator/hosts/sshconfig.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/run/control.h"
 
 static int	cmd_status_exec(struct cmd *);
@@ -32,15 +35,18 @@ cmd_control_exec(struct cmd *self, int stop)
 {
 	struct usage_getopt	 g;
 	const char		*name = self->entry->name, *inv = NULL;
+	const char		*sshcfg = NULL;
 	struct host		*hosts;
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *list, *cause = NULL;
+	char			*unknown, *u, *next, again[2 * PATH_MAX + 64];
+	char			 env[PATH_MAX + 64];
 	size_t			 n;
 
 	args_init(&g, name);
 	while ((id = args_next(&g, argc, argv)) != -1) {
 		if (id == OPT_SSH_CONFIG)
-			sshcfg_set_file(optarg);
+			sshcfg_set_file(sshcfg = optarg);
 		else
 			inv = optarg;
 	}
@@ -52,8 +58,17 @@ cmd_control_exec(struct cmd *self, int stop)
 		free(cause);
 		return (2);
 	}
-	hosts = args_hosts(inv, list, &n);
-	r = control_main(argv[optind], hosts, n, stop);
+	/* Whom to contact: the record's names, the user's own hosts only. */
+	hosts = args_hosts_named(inv, list, &n, &unknown);
+	args_again(inv, sshcfg, again, sizeof again);
+	args_again_env(hosts, n, env, sizeof env);
+	r = control_main(argv[optind], hosts, n, stop, again, env);
+	for (u = unknown; u != NULL; u = next) {
+		if ((next = strstr(u, "; host '")) != NULL)
+			*next++ = '\0';
+		fprintf(stderr, "orch: %s\n", tty_clean(u, 0));
+	}
+	free(unknown);
 	free(list);
 	free(hosts);
 	return (r);

@@ -3,6 +3,7 @@
  * --resume=DIR; its options, then run_main.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct cmd_run_args {
 	char			*labels[LABELS_MAX];
 	const char		*hosts;		/* --hosts, or NULL */
 	const char		*inv;		/* --inventory, or NULL */
+	const char		*sshcfg;	/* --ssh-config, or NULL */
 	const char		*names[CMD_RUN_NAMES];
 	size_t			 nnames;
 	int			 dd;		/* argv[dd] is "--", or argc */
@@ -155,9 +157,11 @@ cmd_run_option(struct cmd_run_args *ra, int id, char *arg)
 		return (0);
 	case OPT_LABEL:
 		return (args_label(arg, ra->labels, &ra->opts.nlabels));
+	case OPT_SSH_CONFIG:
+		ra->sshcfg = arg;
+		/* FALLTHROUGH */
 	case OPT_HOSTS:
 	case OPT_INVENTORY:
-	case OPT_SSH_CONFIG:
 	case OPT_ACCEPT_NEW:
 		args_reach(id, arg, &ra->hosts, &ra->inv);
 		return (0);
@@ -169,6 +173,9 @@ cmd_run_option(struct cmd_run_args *ra, int id, char *arg)
 		return (0);
 	case OPT_RESUME:
 		ra->opts.resume = arg;
+		return (0);
+	case OPT_RESUME_FOREIGN:
+		ra->opts.resume_foreign = 1;
 		return (0);
 	case OPT_FAIL_ON:
 		return (args_fail_on(arg, &ra->opts.fail_on));
@@ -222,9 +229,18 @@ cmd_run_resume(struct cmd_run_args *ra, int argc, char **argv)
 		free(cause);
 		return (-1);
 	}
-	ra->opts.hosts = args_hosts(ra->inv, list, &ra->opts.nhosts);
+	/* The record's names pick hosts of the user's inventory only. */
+	ra->opts.hosts = args_hosts_named(ra->inv, list, &ra->opts.nhosts,
+	    &cause);
 	free(list);
-	return (0);
+	if (cause == NULL && run_resume_workdirs(ra->opts.resume,
+	    ra->opts.hosts, ra->opts.nhosts, &cause) == 0)
+		return (0);
+	fprintf(stderr, "orch: %s\n", cause);
+	free(cause);
+	free(ra->opts.hosts);
+	ra->opts.hosts = NULL;
+	return (-1);
 }
 
 /*
@@ -278,6 +294,7 @@ cmd_run_exec(struct cmd *self)
 	struct cmd_run_args		 ra;
 	int			 argc = self->argc, id, r;
 	char			**argv = self->argv, *cmdline;
+	char			 again[2 * PATH_MAX + 64], env[PATH_MAX + 64];
 
 	memset(&ra, 0, sizeof ra);
 	ra.opts.max_load = -1;
@@ -293,27 +310,39 @@ cmd_run_exec(struct cmd *self)
 		} else if (cmd_run_option(&ra, id, optarg) != 0)
 			return (2);
 	}
+	if (ra.opts.resume_foreign && ra.opts.resume == NULL)
+		usage_error("run", "--resume-foreign goes with --resume=DIR");
 	if (ra.opts.resume != NULL) {
-		if (cmd_run_resume(&ra, argc, argv) != 0)
+		if (cmd_run_resume(&ra, argc, argv) != 0) {
+			free(ra.opts.resume_suite);
 			return (2);
+		}
 	} else if (cmd_run_suite(&ra, argc, argv) != 0)
 		return (2);
 	if (args_exports(&ra.exp, &ra.opts.exports) != 0) {
+		free(ra.opts.resume_suite);
+		free(ra.opts.hosts);
 		free(ra.text);
 		return (2);
 	}
 	if (ra.opts.resume == NULL)
 		ra.opts.hosts = args_hosts(ra.inv, ra.hosts, &ra.opts.nhosts);
 	if (machines_opt_check(ra.opts.hosts, ra.opts.nhosts) != 0) {
+		free(ra.opts.resume_suite);
 		free(ra.opts.hosts);
 		free(ra.text);
 		return (2);
 	}
 	ra.opts.labels = ra.labels;
+	args_again(ra.inv, ra.sshcfg, again, sizeof again);
+	args_again_env(ra.opts.hosts, ra.opts.nhosts, env, sizeof env);
+	ra.opts.again = again;
+	ra.opts.again_env = env;
 	/* Quoted: a one-line run's commands are words with blanks. */
 	cmdline = oneline_cmdline(self->all_argc, self->all_argv);
 	ra.opts.cmdline = cmdline;
 	r = run_main(&ra.opts);
+	free(ra.opts.resume_suite);
 	free(ra.opts.hosts);
 	free(cmdline);
 	free(ra.text);

@@ -32,7 +32,7 @@ struct usage_opt {
 static const struct usage_cmd usage_cmds[] = {
 	{ "run", "[options] SUITE.ini\n"
 	  "[options] [-n NAME]... -- 'CMD A' 'CMD B' ...\n"
-	  "--resume=DIR [--inventory=FILE]",
+	  "--resume=DIR [--resume-foreign] [--inventory=FILE] [SUITE.ini]",
 	  "measure a suite's variants on every host at once",
 	  "Runs SUITE.ini's variants interleaved on every host at once, "
 	  "records every sample in DIR/samples.msgpack, writes the reports "
@@ -42,7 +42,10 @@ static const struct usage_cmd usage_cmds[] = {
 	  "compare instead (a one-line run, no suite file): split into words "
 	  "as the shell would, run without a shell, the first one the "
 	  "reference. With --resume=DIR, reconnects to the agents "
-	  "of a run whose coordinator was lost and finishes it." },
+	  "of a run whose coordinator was lost and finishes it, in the "
+	  "workdirs the inventory names; a run directory you did not start "
+	  "(no DIR/run.mac made with your run key) is resumed only with "
+	  "--resume-foreign." },
 	{ "check", "[options]",
 	  "say whether each host is ready to measure",
 	  "Connects to each host (installing nothing) and prints a table: "
@@ -196,6 +199,10 @@ static const struct usage_opt usage_opts[] = {
 	{ "run", "--resume=DIR", OPT_RESUME,
 	  "reconnect to the unfinished run in DIR and finish it (its suite, "
 	  "hosts, rounds and seed come from DIR)" },
+	{ "run", "--resume-foreign", OPT_RESUME_FOREIGN,
+	  "with --resume=DIR: resume a run that was not started by you here "
+	  "(DIR/run.mac is not your key's); name the suite to run too, "
+	  "unless the record's is an absolute path of yours outside DIR" },
 	{ "run report", "--machine-reference=HOST", OPT_MACHINE_REF,
 	  "the host the Machines section compares every other host with "
 	  "(default: the run's first host)" },

@@ -35,10 +35,16 @@ extern char **environ;
 
 /*
  * Builds the agent from src.tar.gz in the workdir, "$1": a fixed script
- * run as "sh -c SCRIPT orch-deploy WORKDIR", so the workdir is data.
+ * run as "sh -c SCRIPT orch-deploy WORKDIR", so the workdir is data. It
+ * removes only a src directory it made itself (its marker inside says
+ * so): any other src there is refused, never deleted.
  */
 static const char deploy_build_script[] =
-	"cd \"$1\" && rm -rf src && mkdir src && "
+	"cd \"$1\" || exit 96; if test -e src || test -L src; then "
+	"test -d src && ! test -L src && test -f src/.orch-deploy-src || "
+	"{ echo \"$1/src is not a directory orch deploy made: move it "
+	"away\" >&2; exit 96; }; rm -rf src || exit 96; fi; "
+	"mkdir src && : >src/.orch-deploy-src && "
 	"tar -xzf src.tar.gz -C src && "
 	"command -v make >/dev/null 2>&1 || { echo 'missing: make' >&2; "
 	"exit 97; }; command -v cc >/dev/null 2>&1 || { echo 'missing: "
@@ -49,6 +55,35 @@ static const char deploy_build_script[] =
 	"mv bin/orch-agent.new bin/orch-agent && "
 	"{ ! test -x src/bin/orch-null || { cp src/bin/orch-null "
 	"bin/orch-null.new && mv bin/orch-null.new bin/orch-null; }; }";
+
+/*
+ * Makes the workdir, "$1", 0700 when missing and checks it before anything
+ * in it runs: not the home directory itself, no symbolic link on its path
+ * below the home directory, and it, its bin and bin/orch-agent owned by
+ * the login user and not writable by group or others. A fixed script run
+ * as "sh -c SCRIPT orch-workdir WORKDIR" (the workdir one quoted word);
+ * it says what is wrong on stderr and exits non-zero.
+ */
+static const char deploy_workdir_script[] =
+	"set -f; umask 077; w=$1; h=${HOME%/}; "
+	"case $w in /*) ;; *) w=$h/$w;; esac; "
+	"while :; do case $w in ?*/) w=${w%/};; *) break;; esac; done; "
+	"if [ \"$w\" = \"$h\" ]; then echo \"$w is the home directory "
+	"itself: give orch a directory of its own (e.g. ~/.orch)\" >&2; "
+	"exit 90; fi; "
+	"case $w in \"$h\"/*) p=$h; IFS=/; for c in ${w#\"$h\"/}; do "
+	"[ -n \"$c\" ] || continue; p=$p/$c; if [ -L \"$p\" ]; then "
+	"echo \"$p is a symbolic link (none may be on the path below the "
+	"home directory)\" >&2; exit 91; fi; done; unset IFS;; esac; "
+	"[ -d \"$w\" ] || mkdir -p \"$w\" || exit 92; u=$(id -u); "
+	"for f in \"$w\" \"$w/bin\" \"$w/bin/orch-agent\"; do "
+	"[ -e \"$f\" ] || [ -L \"$f\" ] || continue; "
+	"set -- $(ls -ldn \"$f\"); "
+	"case $1 in l*) echo \"$f is a symbolic link\" >&2; exit 91;; esac; "
+	"[ \"$3\" = \"$u\" ] || { echo \"$f is owned by uid $3, not by the "
+	"login user (uid $u)\" >&2; exit 93; }; "
+	"case $1 in ?????w*|????????w*) echo \"$f may be written by group "
+	"or others (mode $1)\" >&2; exit 94;; esac; done";
 
 static char	deploy_root[PATH_MAX] = ".";
 static char	deploy_prebuilt[PATH_MAX] = "bin/orch-agent";
@@ -81,6 +116,33 @@ deploy_workdir(const struct host *h, char *out, size_t len)
 	if (snprintf(out, len, "%s", wd) >= (int)len)
 		return (-1);
 	return (0);
+}
+
+int
+deploy_workdir_check(struct ssh *s, const struct host *h, char *err,
+    size_t errlen)
+{
+	char	 wd[PATH_MAX], out[1024], errb[2048];
+	char	*argv[] = { (char *)(uintptr_t)"sh", (char *)(uintptr_t)"-c",
+		    (char *)(uintptr_t)deploy_workdir_script,
+		    (char *)(uintptr_t)"orch-workdir", wd, NULL };
+	int	 rc;
+
+	if (deploy_workdir(h, wd, sizeof wd) != 0) {
+		snprintf(err, errlen, "%s: workdir too long", h->name);
+		return (-1);
+	}
+	rc = ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
+	    DEPLOY_CMD_TIMEOUT);
+	if (rc == 0)
+		return (0);
+	errb[strcspn(errb, "\n")] = '\0';
+	/* The host's words: anyone's bytes, shown on a terminal. */
+	tty_clean(errb, 0);
+	snprintf(err, errlen, "%s: workdir %s refused: %s", h->name, wd,
+	    rc == -2 ? "no answer within 60 s" : errb[0] != '\0' ? errb :
+	    "its check failed");
+	return (-1);
 }
 
 /*
@@ -403,6 +465,9 @@ deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 		snprintf(err, errlen, "%s: workdir too long", h->name);
 		return (-1);
 	}
+	/* Nothing in the workdir runs before it is checked. */
+	if (deploy_workdir_check(s, h, err, errlen) != 0)
+		return (-1);
 	if (force <= 0 && deploy_check(s, wd, out, sizeof out, errb,
 	    sizeof errb)) {
 		snprintf(how, howlen, "up to date (%.*s)",

@@ -29,7 +29,8 @@ int	deploy_main(struct host *hosts, size_t n, int force);
  * host's os/arch, else pushes the sources and builds them there with make.
  * On success *how says what was done ("up to date", "pushed prebuilt
  * linux-x86_64", "built from source"). Returns 0 or -1 with words in err
- * (a missing compiler or library names the package to install).
+ * (a missing compiler or library names the package to install). The
+ * workdir is checked first (deploy_workdir_check).
  */
 int	deploy_agent(struct ssh *s, struct host *h, int force, char *how,
 	    size_t howlen, char *err, size_t errlen);
@@ -51,5 +52,15 @@ int	deploy_prebuilt_path(const char *os, const char *arch, char *path,
  * Returns 0, or -1 when it does not fit in len.
  */
 int	deploy_workdir(const struct host *h, char *out, size_t len);
+
+/*
+ * Makes the host's workdir 0700 when missing and checks it over s before
+ * anything in it runs, with a fixed remote script: not the home directory
+ * itself, no symbolic link on its path below the home directory, it and
+ * its bin/orch-agent owned by the login user and not group or other
+ * writable. Returns 0, or -1 with err "HOST: workdir PATH refused: why".
+ */
+int	deploy_workdir_check(struct ssh *s, const struct host *h, char *err,
+	    size_t errlen);
 
 #endif

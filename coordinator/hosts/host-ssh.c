@@ -535,6 +535,9 @@ hs_start(struct host *h, const char *key_line, char *endpoint, size_t len,
 	hs_target(h, &t, hops);
 	if (ssh_open(&x->ssh, &t, err, errlen) != 0)
 		return (-1);
+	/* The workdir is checked before its bin/orch-agent runs. */
+	if (deploy_workdir_check(&x->ssh, h, err, errlen) != 0)
+		return (-1);
 	if (hs_agent_argv(h, argv, agent, sizeof agent, wdopt, sizeof wdopt,
 	    bindopt, sizeof bindopt) != 0) {
 		snprintf(err, errlen, "bad workdir '%s'", h->workdir);
@@ -754,7 +757,8 @@ hs_probe(struct host *h, struct host_probe *p, char *err, size_t errlen)
 	snprintf(p->auth, sizeof p->auth, "ok");
 	if (deploy_agent(&s, h, -1, how, sizeof how, err, errlen) != 0) {
 		snprintf(p->agent, sizeof p->agent, "%s",
-		    strstr(err, "outdated") != NULL ? "outdated" : "missing");
+		    strstr(err, "outdated") != NULL ? "outdated" :
+		    strstr(err, " refused: ") != NULL ? "refused" : "missing");
 		ssh_close(&s);
 		return (-1);
 	}
@@ -799,6 +803,11 @@ hs_control(struct host *h, const char *verb, const char *run_id, char *line,
 	hs_target(h, &t, hops);
 	if (ssh_open(&s, &t, err, sizeof err) != 0) {
 		snprintf(line, len, "unreachable: %s", err);
+		return;
+	}
+	if (deploy_workdir_check(&s, h, err, sizeof err) != 0) {
+		snprintf(line, len, "not asked: %s", err);
+		ssh_close(&s);
 		return;
 	}
 	r = hs_agent_run(&s, h, verb, run_id, line, len, errb, sizeof errb);

@@ -36,7 +36,8 @@ control_thread(void *arg)
  */
 static void
 control_headline(const char *dir, const struct dataset *ds,
-    const struct control_job *jobs, size_t n)
+    const struct control_job *jobs, size_t n, const char *again,
+    const char *env)
 {
 	size_t	i, measuring = 0, failed = 0, open = 0;
 	long	hi;
@@ -65,13 +66,15 @@ control_headline(const char *dir, const struct dataset *ds,
 	else if (measuring > 0)
 		printf("interrupted: its coordinator is gone%s%s and %zu "
 		    "agent%s the run on (measuring, or holding what it "
-		    "measured); orch run --resume=%s collects and finishes "
-		    "it, orch stop %s ends it\n", ds->detached ? " since " :
-		    "", ds->detached ? ds->detached_at : "", measuring,
-		    measuring == 1 ? " carries" : "s carry", dir, dir);
+		    "measured); %sorch run%s --resume=%s collects and "
+		    "finishes it, %sorch stop%s %s ends it\n", ds->detached ?
+		    " since " : "", ds->detached ? ds->detached_at : "",
+		    measuring, measuring == 1 ? " carries" : "s carry", env,
+		    again, dir, env, again, dir);
 	else if (open > 0)
 		printf("resumable: its coordinator is gone and no agent "
-		    "measures; orch run --resume=%s finishes it\n", dir);
+		    "measures; %sorch run%s --resume=%s finishes it\n", env,
+		    again, dir);
 	else
 		printf("not finished: every host ended, but the run has no "
 		    "end (orch report %s renders it)\n", dir);
@@ -91,7 +94,8 @@ control_hosts(const char *dir, char **cause)
 }
 
 int
-control_main(const char *dir, struct host *hosts, size_t n, int stop)
+control_main(const char *dir, struct host *hosts, size_t n, int stop,
+    const char *again, const char *env)
 {
 	struct control_job	*jobs;
 	struct dataset		*ds;
@@ -120,7 +124,7 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop)
 		jobs[i].stop = stop;
 	}
 	host_each(jobs, n, sizeof *jobs, control_thread);
-	control_headline(dir, ds, jobs, n);
+	control_headline(dir, ds, jobs, n, again, env);
 	/* Columns as wide as their longest value: none runs into the next. */
 	states = xcalloc(n + 1, sizeof *states);
 	nrecs = xcalloc(n + 1, sizeof *nrecs);

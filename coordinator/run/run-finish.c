@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "coordinator/hosts/host.h"
+#include "coordinator/hosts/shell.h"
 #include "coordinator/report/report-export.h"
 #include "coordinator/report/report-index.h"
 #include "coordinator/report/report.h"
@@ -131,7 +132,11 @@ run_finish_detached(const struct run *run)
 int
 run_finish_detach(struct run *run, const char *at)
 {
-	size_t	i, measured = 0, total = 0;
+	const char	*again = run->opts->again != NULL ? run->opts->again :
+	    "", *env = run->opts->again_env != NULL ? run->opts->again_env :
+	    "";
+	char		 dir[4 * PATH_MAX + 8] = "";
+	size_t		 i, measured = 0, total = 0;
 
 	if (record_detach(&run->rec, at) != 0)
 		fprintf(stderr, "orch: %s\n", run->rec.err);
@@ -142,14 +147,17 @@ run_finish_detach(struct run *run, const char *at)
 			fprintf(stderr, "orch: %s: %s\n", run->rh[i].h->name,
 			    run->rh[i].h->error);
 	}
+	/* Lines to follow as printed: quoted, with the options they need. */
+	if (shell_quote(dir, sizeof dir, run->dir) != 0)
+		snprintf(dir, sizeof dir, "%s", run->dir);
 	fprintf(stderr, "orch: %s: run %s left to its agents, which carry "
 	    "on measuring (%zu of %zu measured runs stored)\n"
-	    "  collect it and finish it: orch run --resume=%s\n"
-	    "  or stop its agents:       orch stop %s\n"
-	    "  its state:                orch status %s\n",
+	    "  collect it and finish it: %sorch run%s --resume=%s\n"
+	    "  or stop its agents:       %sorch stop%s %s\n"
+	    "  its state:                %sorch status%s %s\n",
 	    run_stop == SIGINT ? "interrupted" : run_stop == SIGTERM ?
 	    "terminated" : "not finished", run->run_id, measured, total,
-	    run->dir, run->dir, run->dir);
+	    env, again, dir, env, again, dir, env, again, dir);
 	return (run_stop != 0 ? 128 + (int)run_stop : 3);
 }
 

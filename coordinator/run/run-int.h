@@ -179,13 +179,11 @@ void	*run_host_thread(void *arg);
 
 /*
  * run-resume.c: takes a run up from DIR's record (returns 0 or -1, cause);
- * marks what a host already stored; gives a host the workdir the run
- * started with.
+ * marks what a host already stored.
  */
 int	run_resume_prepare(struct run *run, const char *dir,
 	    struct dataset **dsp, char **cause);
 void	run_resume_host(struct run_host *rh, const struct dataset *ds);
-void	run_resume_workdir(const struct run *run, struct host *h);
 
 /*
  * run-new.c: prepares a new run (returns 0 or -1, cause); creates DIR and

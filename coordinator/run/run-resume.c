@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coordinator/hosts/host.h"
+#include "coordinator/input/defaults.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/run/plan.h"
+#include "coordinator/run/run-bind.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/run/run.h"
 #include "coordinator/store/dataset.h"
@@ -49,7 +52,9 @@ run_resume_prepare(struct run *run, const char *dir, struct dataset **dsp,
 		    "report %s renders it", dir, ds->ended, dir);
 		return (-1);
 	}
-	if (run_resume_suite(ds, &run->suite, cause) != 0)
+	if (run_resume_suite_at(ds, run->opts->resume_suite != NULL ?
+	    run->opts->resume_suite : ds->suite_path, &run->suite,
+	    cause) != 0)
 		return (-1);
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
@@ -69,26 +74,34 @@ run_resume_prepare(struct run *run, const char *dir, struct dataset **dsp,
 int
 run_resume_suite(const struct dataset *ds, struct suite **out, char **cause)
 {
+	return (run_resume_suite_at(ds, ds->suite_path, out, cause));
+}
+
+int
+run_resume_suite_at(const struct dataset *ds, const char *path,
+    struct suite **out, char **cause)
+{
 	struct stat	st;
 	char		was[PROTO_SHA_HEX], now[PROTO_SHA_HEX];
 
 	*out = NULL;
 	/*
-	 * The path is the record's, and the record may come from anyone:
-	 * a FIFO or a device there would block or never end. What runs is
-	 * only ever the suite the run started with, checked byte for byte.
+	 * The path is the user's, or the record's one that run_resume_flags
+	 * let through: a FIFO or a device there would block or never end.
+	 * What runs is only ever the suite the run started with, checked
+	 * byte for byte against the record's copy.
 	 */
-	if (stat(ds->suite_path, &st) == -1) {
+	if (stat(path, &st) == -1) {
 		xasprintf(cause, "%s: %s (the suite run %s started with)",
-		    ds->suite_path, strerror(errno), ds->run_id);
+		    path, strerror(errno), ds->run_id);
 		return (-1);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		xasprintf(cause, "%s: not a regular file (the suite run %s "
-		    "started with)", ds->suite_path, ds->run_id);
+		    "started with)", path, ds->run_id);
 		return (-1);
 	}
-	if (suite_load(ds->suite_path, out, cause) != 0)
+	if (suite_load(path, out, cause) != 0)
 		return (-1);
 	if (strcmp((*out)->text, ds->suite_text) != 0) {
 		if (hash_buf(ds->suite_text, strlen(ds->suite_text),
@@ -97,7 +110,7 @@ run_resume_suite(const struct dataset *ds, struct suite **out, char **cause)
 			fatalx("SHA-256 failed");
 		xasprintf(cause, "%s changed since run %s started (SHA-256 "
 		    "now %s, at the start %s): restore it to resume",
-		    ds->suite_path, ds->run_id, now, was);
+		    path, ds->run_id, now, was);
 		suite_free(*out);
 		*out = NULL;
 		return (-1);
@@ -207,6 +220,127 @@ run_resume_contra(char **cause, const char *flag, const char *drop,
 	    "%s)", flag, ds->run_id, dir, was, drop);
 }
 
+/* Returns 1 when others may replace the file at path (its directory). */
+static int
+run_resume_open_dir(const char *path)
+{
+	struct stat	 st;
+	char		 d[PATH_MAX], *sl;
+
+	snprintf(d, sizeof d, "%s", path);
+	if ((sl = strrchr(d, '/')) == NULL)
+		return (1);
+	sl[sl == d] = '\0';
+	if (stat(d, &st) == -1)
+		return (1);
+	return ((st.st_mode & 022) != 0 && (st.st_mode & S_ISVTX) == 0);
+}
+
+int
+run_resume_suite_trust(const char *dir, const char *path, char **cause)
+{
+	struct stat	 st;
+	char		 rd[PATH_MAX], rp[PATH_MAX];
+	const char	*what = NULL;
+	size_t		 n;
+
+	if (path[0] != '/')
+		what = "is a relative path (relative to whoever wrote it)";
+	else if (realpath(path, rp) == NULL || stat(rp, &st) == -1) {
+		xasprintf(cause, "%s: the record's suite %s: %s", dir, path,
+		    strerror(errno));
+		return (-1);
+	} else if (realpath(dir, rd) != NULL && (n = strlen(rd)) > 0 &&
+	    strncmp(rp, rd, n) == 0 && (rp[n] == '/' || rd[n - 1] == '/'))
+		what = "is inside the run directory (it came with it)";
+	else if (!S_ISREG(st.st_mode))
+		what = "is not a regular file";
+	else if (st.st_uid != getuid())
+		what = "is not yours";
+	else if ((st.st_mode & 022) != 0)
+		what = "may be written by others (group or other writable)";
+	else if (run_resume_open_dir(rp))
+		what = "is in a directory others may write to (not sticky)";
+	if (what == NULL)
+		return (0);
+	xasprintf(cause, "%s: the record names the suite %s, which %s: a run "
+	    "directory is evidence, never instructions; name the suite to run "
+	    "(orch run --resume=%s --resume-foreign SUITE.ini), and it must "
+	    "hold the record's text byte for byte", dir, path, what, dir);
+	return (-1);
+}
+
+/*
+ * Checks that DIR was started by this user (run.mac, run-bind.c). Returns
+ * 1 when it was, 0 when it was not but --resume-foreign says go on, or -1
+ * with *cause set.
+ */
+static int
+run_resume_mine(const struct run_opts *opts, const struct dataset *ds,
+    char **cause)
+{
+	struct run_bind	 b;
+	const char	**names;
+	char		*why = NULL;
+	size_t		 i;
+	int		 mine;
+
+	names = xcalloc(ds->nhosts + 1, sizeof *names);
+	for (i = 0; i < ds->nhosts; i++)
+		names[i] = ds->hosts[i].name;
+	b.run_id = ds->run_id;
+	b.suite_path = ds->suite_path;
+	b.suite_text = ds->suite_text;
+	b.hosts = names;
+	b.nhosts = ds->nhosts;
+	mine = run_bind_check(opts->resume, &b, &why);
+	free(names);
+	if (mine || opts->resume_foreign) {
+		if (!mine)
+			log_info("%s: resuming a run not bound to you (%s), "
+			    "as --resume-foreign says", opts->resume, why);
+		free(why);
+		return (mine);
+	}
+	xasprintf(cause, "%s: run %s was not started by you here (%s); a run "
+	    "directory someone else made is evidence, never instructions: "
+	    "read what it would run, then confirm with --resume-foreign and "
+	    "name the suite (orch run --resume=%s --resume-foreign SUITE.ini)",
+	    opts->resume, ds->run_id, why, opts->resume);
+	free(why);
+	return (-1);
+}
+
+/*
+ * Picks the suite a resume runs into opts->resume_suite: the one the
+ * user names, else (NULL: the record's path) the record's own when the
+ * run is the user's, else the record's path only when
+ * run_resume_suite_trust lets it through. Returns 0, or -1 with *cause.
+ */
+static int
+run_resume_pick_suite(struct run_opts *opts, const struct dataset *ds,
+    const char *suite, char **cause)
+{
+	const char	*dir = opts->resume;
+	char		 was[PATH_MAX + 32];
+	int		 mine;
+
+	if ((mine = run_resume_mine(opts, ds, cause)) < 0)
+		return (-1);
+	if (suite != NULL && mine &&
+	    !run_resume_same_path(suite, ds->suite_path)) {
+		snprintf(was, sizeof was, "with the suite %s", ds->suite_path);
+		run_resume_contra(cause, suite, "the suite", ds, dir, was);
+		return (-1);
+	}
+	if (suite != NULL)
+		opts->resume_suite = xstrdup(suite);
+	else if (!mine && run_resume_suite_trust(dir, ds->suite_path,
+	    cause) != 0)
+		return (-1);
+	return (0);
+}
+
 int
 run_resume_flags(struct run_opts *opts, const char *suite,
     const struct host *hosts, size_t nhosts, char **cause)
@@ -223,11 +357,8 @@ run_resume_flags(struct run_opts *opts, const char *suite,
 		    "(orch status %s tells its progress)", dir, dir);
 		goto out;
 	}
-	if (suite != NULL && !run_resume_same_path(suite, ds->suite_path)) {
-		snprintf(was, sizeof was, "with the suite %s", ds->suite_path);
-		run_resume_contra(cause, suite, "the suite", ds, dir, was);
+	if (run_resume_pick_suite(opts, ds, suite, cause) != 0)
 		goto out;
-	}
 	if (opts->out != NULL && !run_resume_same_path(opts->out, dir)) {
 		xasprintf(cause, "--out=%s contradicts --resume=%s: a resumed "
 		    "run writes where it started (drop --out)", opts->out, dir);
@@ -283,27 +414,49 @@ out:
 	return (r);
 }
 
-/*
- * Resuming, a host's agent starts in the workdir the run started with,
- * whatever the inventory (or $ORCH_WORKDIR) says now: the journal is
- * there, and so is the agent carrying the run on.
- */
-void
-run_resume_workdir(const struct run *run, struct host *h)
+/* Writes the workdir h starts its agent in as a plan record holds it. */
+static void
+run_resume_wd(const struct host *h, char *buf, size_t len)
+{
+	const char	*home = getenv("HOME");
+
+	if (h->workdir[0] != '\0' || strcmp(h->name, "local") != 0)
+		snprintf(buf, len, "%s", h->workdir);
+	else	/* as host-local.c's default */
+		snprintf(buf, len, "%s/%s", home != NULL ? home : "/tmp",
+		    DEFAULT_WORKDIR_HOME);
+}
+
+int
+run_resume_workdirs(const char *dir, const struct host *hosts, size_t n,
+    char **cause)
 {
 	const struct ds_host	*dh;
+	struct dataset		*ds;
+	char			 wd[sizeof hosts->workdir];
+	size_t			 i;
 	long			 hi;
+	int			 r = 0;
 
-	if (run->ds == NULL || (hi = dataset_host(run->ds, h->name)) < 0)
-		return;
-	dh = &run->ds->hosts[hi];
-	if (!dh->has_plan || dh->workdir == NULL ||
-	    strcmp(dh->workdir, h->workdir) == 0)
-		return;
-	if (strlen(dh->workdir) >= sizeof h->workdir)
-		return;	/* it came from a host of this size: cannot be */
-	log_info("%s: resuming in the workdir the run started with, %s "
-	    "(now %s)", h->name, dh->workdir[0] != '\0' ? dh->workdir :
-	    "the default", h->workdir[0] != '\0' ? h->workdir : "the default");
-	snprintf(h->workdir, sizeof h->workdir, "%s", dh->workdir);
+	if (record_load(dir, &ds, cause) != 0)
+		return (-1);
+	for (i = 0; i < n && r == 0; i++) {
+		if ((hi = dataset_host(ds, hosts[i].name)) < 0)
+			continue;
+		dh = &ds->hosts[hi];
+		run_resume_wd(&hosts[i], wd, sizeof wd);
+		if (!dh->has_plan || dh->workdir == NULL ||
+		    strcmp(dh->workdir, wd) == 0)
+			continue;
+		xasprintf(cause, "%s: host %s: the record says the run started "
+		    "in the workdir %s, the inventory says %s: a resume runs "
+		    "only in the workdir your inventory names (set host %s's "
+		    "workdir to %s if that directory is yours)", dir,
+		    hosts[i].name, dh->workdir[0] != '\0' ? dh->workdir :
+		    "(the default)", wd[0] != '\0' ? wd : "(the default, "
+		    DEFAULT_WORKDIR ")", hosts[i].name, dh->workdir);
+		r = -1;
+	}
+	dataset_free(ds);
+	return (r);
 }

@@ -17,10 +17,12 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/run/plan.h"
+#include "coordinator/run/run-bind.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/run/run.h"
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/record.h"
+#include "proto/log.h"
 #include "proto/xmalloc.h"
 
 /*
@@ -98,7 +100,6 @@ run_open_hosts(struct run *run)
 		rh->max_seq = -1;
 		snprintf(rh->h->logpath, sizeof rh->h->logpath,
 		    "%s/logs/%s.log", run->dir, rh->h->name);
-		run_resume_workdir(run, rh->h);
 	}
 	host_each(run->rh, run->nrh, sizeof *run->rh, run_open_thread);
 }
@@ -145,6 +146,34 @@ run_labels(struct run *run, char **cause)
 }
 
 /*
+ * Binds a new run to its user (DIR/run.mac, run-bind.c), so that only
+ * they resume it without --resume-foreign; a failure is only a warning.
+ */
+static void
+run_open_bind(const struct run *run)
+{
+	struct run_bind	 b;
+	const char	**names;
+	char		*cause = NULL;
+	size_t		 i;
+
+	names = xcalloc(run->opts->nhosts + 1, sizeof *names);
+	for (i = 0; i < run->opts->nhosts; i++)
+		names[i] = run->opts->hosts[i].name;
+	b.run_id = run->run_id;
+	b.suite_path = run->suite->path;
+	b.suite_text = run->suite->text;
+	b.hosts = names;
+	b.nhosts = run->opts->nhosts;
+	if (run_bind_write(run->dir, &b, &cause) != 0) {
+		log_warnx("%s: cannot bind the run to you (%s): resuming it "
+		    "will need --resume-foreign", run->dir, cause);
+		free(cause);
+	}
+	free(names);
+}
+
+/*
  * Opens the run record: reopened after its last good byte when resuming
  * ds, else new with the run's header. Returns 0, or -1 with *cause.
  */
@@ -168,6 +197,7 @@ run_open_record(struct run *run, const struct dataset *ds,
 	    cmdline, started, run->opts->hosts, run->opts->nhosts);
 	record_opts(&run->rec, run->opt_max_load);
 	free(cmdline);
+	run_open_bind(run);
 	return (run_labels(run, cause));
 }
 

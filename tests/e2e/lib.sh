@@ -8,6 +8,8 @@ AGENT="$PWD/$BIN/orch-agent"
 
 T=$(mktemp -d /tmp/orch-test.XXXXXX)
 export ORCH_WORKDIR="$T/workdir"	# the local agent's cache and run dirs
+# The run key that binds a run to its user (run-bind.c): the test's own.
+export XDG_STATE_HOME="$T/state"
 # What orch and its agents make in $TMPDIR (relay sockets, deploy packs)
 # goes with the test, even when a test kills them before they clean up.
 export TMPDIR="$T"

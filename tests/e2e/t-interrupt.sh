@@ -3,7 +3,9 @@
 # leaves the agent measuring, as a lost coordinator does; orch says how to
 # resume and how to stop, and exits 130. orch status tells running,
 # interrupted, resumable and finished apart, and --resume completes the
-# run with every sample exactly once.
+# run with every sample exactly once. The printed lines carry the local
+# workdir the run used ($ORCH_WORKDIR): followed as printed from a shell
+# without it, the resume finishes the run.
 . tests/e2e/lib.sh
 
 # exactly_once DIR ROUNDS: each measured (bench, variant, round) once.
@@ -31,8 +33,8 @@ interrupt() {
 	cat "$1.log"
 	expect_eq "exit after Ctrl-C" "$rc" 130
 	expect_grep '^orch: interrupted: run .* left to its agents, which carry on measuring \([0-9]+ of '"$((2 * $2))"' measured runs stored\)' "$1.log"
-	expect_grep "collect it and finish it: orch run --resume=$1\$" "$1.log"
-	expect_grep "or stop its agents: +orch stop $1\$" "$1.log"
+	expect_grep "collect it and finish it: ORCH_WORKDIR=$T/workdir orch run --resume=$1\$" "$1.log"
+	expect_grep "or stop its agents: +ORCH_WORKDIR=$T/workdir orch stop $1\$" "$1.log"
 	[ ! -e "$1/report.md" ] || fail "an interrupted run wrote a report"
 	agent_pid >/dev/null || fail "the agent did not carry on after Ctrl-C"
 }
@@ -42,12 +44,14 @@ interrupt "$T/out1" 20
 rc=0; run_orch "$T/st1" status "$T/out1" || rc=$?
 cat "$T/st1"
 expect_eq "status exit" "$rc" 0
-expect_grep '^run .*, interrupted: its coordinator is gone since [0-9T:-]+Z and 1 agent carries the run on \(measuring, or holding what it measured\); orch run --resume='"$T/out1"' collects and finishes it, orch stop '"$T/out1"' ends it' "$T/st1"
+expect_grep '^run .*, interrupted: its coordinator is gone since [0-9T:-]+Z and 1 agent carries the run on \(measuring, or holding what it measured\); ORCH_WORKDIR='"$T/workdir"' orch run --resume='"$T/out1"' collects and finishes it, ORCH_WORKDIR='"$T/workdir"' orch stop '"$T/out1"' ends it' "$T/st1"
 expect_grep '^local +[0-9]+ +unfinished +running pid [0-9]+' "$T/st1"
 ! grep -q 'complete\|finished$' "$T/st1" || fail "status calls an unfinished run complete"
 
-note "--resume after Ctrl-C: complete, every sample exactly once"
-rc=0; run_orch "$T/log2" run --resume="$T/out1" || rc=$?
+note "--resume after Ctrl-C, as printed, without ORCH_WORKDIR: complete, every sample exactly once"
+line=$(sed -n 's/^  collect it and finish it: //p' "$T/out1.log")
+orch() { "$ORCH" "$@"; }
+rc=0; (unset ORCH_WORKDIR; eval "$line") >"$T/log2" 2>&1 || rc=$?
 cat "$T/log2"
 expect_eq "resume exit" "$rc" 0
 expect_eq "complete" "$(jq .complete "$T/out1/summary.json")" true
@@ -62,7 +66,7 @@ interrupt "$T/out3" 10
 rc=0; run_orch "$T/st3" stop "$T/out3" || rc=$?
 cat "$T/st3"
 expect_eq "stop exit" "$rc" 0
-expect_grep '^run .*, resumable: its coordinator is gone and no agent measures; orch run --resume='"$T/out3"' finishes it' "$T/st3"
+expect_grep '^run .*, resumable: its coordinator is gone and no agent measures; ORCH_WORKDIR='"$T/workdir"' orch run --resume='"$T/out3"' finishes it' "$T/st3"
 no_leftovers
 rc=0; run_orch "$T/log4" run --resume="$T/out3" || rc=$?
 cat "$T/log4"
