@@ -12,7 +12,7 @@
  * held at the points of a grid over (-c_k, c_k) with Simpson's weights.
  */
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "coordinator/analysis/seq.h"
 

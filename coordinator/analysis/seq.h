@@ -11,6 +11,7 @@
 #ifndef COORDINATOR_SEQ_H
 #define COORDINATOR_SEQ_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* How a host stopped (or why it goes on). */
