@@ -1058,8 +1058,13 @@ rep_seq_stop(const struct analysis *a, struct rep_host *rh)
 	rh->stop = SEQ_GOING;
 	if (!ds->auto_rounds)
 		return;
+	/*
+	 * A comparison of fewer than STATS_MIN_PAIRS rounds is invalid only
+	 * for want of rounds, which more rounds mend: no stop before them.
+	 */
 	if (rh->nprimary > 0 && rh->ndecided == rh->nprimary &&
-	    rh->rounds_used >= ds->min_rounds)
+	    rh->rounds_used >= ds->min_rounds &&
+	    rh->rounds_used >= STATS_MIN_PAIRS)
 		rh->stop = SEQ_DECIDED;
 	else if (rh->rounds_used >= ds->rounds)
 		rh->stop = SEQ_MAX;

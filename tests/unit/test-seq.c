@@ -416,10 +416,12 @@ test_plan_blocks(void **state)
 	suite_free(s);
 }
 
+static uint32_t	aa_min_rounds = 5;	/* aa_record's min_rounds */
+
 /*
  * Writes an A/A record of one host, one benchmark and `rounds` rounds into
  * dir, each run 0.4 s back to back, B +-5% of A in turn (never `same` at
- * min_effect 0, never better or worse), auto with min_rounds 5 when
+ * min_effect 0, never better or worse), auto with min_rounds aa_min_rounds when
  * max_rounds > 0; analyses it into *a (*ds to free).
  */
 static void
@@ -447,7 +449,7 @@ aa_record(const char *dir, uint32_t rounds, uint32_t max_rounds,
 	snprintf(st.name, sizeof st.name, "t");
 	st.rounds = max_rounds > 0 ? max_rounds : rounds;
 	st.auto_rounds = max_rounds > 0;
-	st.min_rounds = 5;
+	st.min_rounds = aa_min_rounds;
 	st.max_rounds = max_rounds;
 	st.budget_s = budget_s;
 	st.nvariants = 2;
@@ -498,7 +500,8 @@ aa_record(const char *dir, uint32_t rounds, uint32_t max_rounds,
 /*
  * The analysis's stop, as the coordinator's look uses it: the budget
  * (10 rounds of 0.4 s runs: 8 s spent, blocks of 4 s), max_rounds, a host
- * still going, and a run of fixed rounds tested at the family's level.
+ * still going, a first look of too few rounds to decide, and a run of
+ * fixed rounds tested at the family's level.
  */
 static void
 test_stop(void **state)
@@ -544,6 +547,20 @@ test_stop(void **state)
 	analysis_free(a);
 	dataset_free(ds);
 	unlink(path);
+
+	/*
+	 * min_rounds 2: the first look's comparison is invalid for want of
+	 * rounds only, which more rounds mend, so the host goes on.
+	 */
+	aa_min_rounds = 2;
+	aa_record(dir, 2, 200, 0, &ds, &a);
+	assert_int_equal(a->hosts[0].nprimary, 1);
+	assert_int_equal(a->hosts[0].ndecided, 1);	/* invalid */
+	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+	aa_min_rounds = 5;
 
 	aa_record(dir, 10, 0, 0, &ds, &a);	/* fixed rounds */
 	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
