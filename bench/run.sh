@@ -11,9 +11,9 @@
 #           interleaved vs sequential
 #   scale   orch report on up to a million samples; coordinator memory over
 #           a long run
-#   auto    rounds = auto against fixed rounds of the same power: simulated
-#           through the real code (tests/stats/calib.c --payoff), and on
-#           this machine with an injected 3% slowdown
+#   auto    rounds = auto against fixed rounds of the same power and of 80%
+#           power: simulated through the real code (tests/stats/calib.c
+#           --payoff), and on this machine with an injected 3% slowdown
 #
 # With no SECTION, all of them. Output: bench/out/SECTION.json (+ the raw
 # runs under bench/out/SECTION/), then bench/render.sh writes
@@ -975,12 +975,12 @@ sec_auto() {
 	section_begin auto "Adaptive rounds: machine time to a decided answer, rounds = auto against fixed rounds"
 	d=$SECTION_DIR
 	# (a) simulation through the real record writer, loader and analysis.
-	cc $PROG_CFLAGS -I. -o "$BB/calib" tests/stats/calib.c \
+	cc $PROG_CFLAGS -I. -o "$BB/calib" tests/stats/calib.c tests/unit/synth.c \
 	    "$LIBDIR/libcoord.a" "$LIBDIR/libagent.a" "$LIBDIR/libproto.a" \
-	    $(pkg-config --cflags --libs libssh2 nanomsg msgpack libcrypto inih) \
+	    $(pkg-config --cflags --libs libssh2 nanomsg msgpack libcrypto inih sqlite3) \
 	    -lpthread -lm || die "cannot build tests/stats/calib.c"
-	runs=$(q 300 20)
-	cmd "bench/out/bin/calib --payoff $runs  # tests/stats/calib.c: 1 host, 1 benchmark, 3% slower, sigma 2% and 5%, max_rounds 200"
+	runs=$(q 1000 20)
+	cmd "bench/out/bin/calib --payoff $runs  # tests/stats/calib.c: 1 host, 1 benchmark, 3% slower at sigma 2% and 5%, 2% and 1.5% at sigma 5%, max_rounds 200"
 	"$BB/calib" --payoff "$runs" > "$d/sim.jsonl" || die "calib --payoff failed"
 
 	# (b) this machine: an injected 3% slowdown, auto against the fixed

@@ -1016,7 +1016,10 @@ rep_seq_times(const struct analysis *a, struct rep_host *rh)
 	free(bend);
 }
 
-/* The level of host rh's primary tests: its last look's share. */
+/*
+ * The level of host rh's primary tests: its last look's nominal level on
+ * the exact boundaries of its schedule (seq_level).
+ */
 static double
 rep_seq_alpha(const struct analysis *a, struct rep_host *rh)
 {
@@ -1024,8 +1027,8 @@ rep_seq_alpha(const struct analysis *a, struct rep_host *rh)
 
 	rh->seq_alpha = a->family_alpha;
 	if (ds->auto_rounds)
-		rh->seq_alpha = a->family_alpha * seq_share(rh->rounds_used,
-		    ds->min_rounds, ds->rounds);
+		rh->seq_alpha = seq_level(rh->rounds_used, ds->min_rounds,
+		    ds->rounds, a->family_alpha);
 	if (!(rh->seq_alpha > 0))
 		rh->seq_alpha = a->family_alpha;
 	return (rh->seq_alpha);
@@ -1055,8 +1058,13 @@ rep_seq_stop(const struct analysis *a, struct rep_host *rh)
 	rh->stop = SEQ_GOING;
 	if (!ds->auto_rounds)
 		return;
+	/*
+	 * A comparison of fewer than STATS_MIN_PAIRS rounds is invalid only
+	 * for want of rounds, which more rounds mend: no stop before them.
+	 */
 	if (rh->nprimary > 0 && rh->ndecided == rh->nprimary &&
-	    rh->rounds_used >= ds->min_rounds)
+	    rh->rounds_used >= ds->min_rounds &&
+	    rh->rounds_used >= STATS_MIN_PAIRS)
 		rh->stop = SEQ_DECIDED;
 	else if (rh->rounds_used >= ds->rounds)
 		rh->stop = SEQ_MAX;

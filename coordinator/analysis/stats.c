@@ -958,11 +958,14 @@ stats_hl_interval(const double *d, size_t n, double N,
  * Sets out->p and out->scale, and scales the interval for serial
  * correlation (docs/statistics.md, "shift-t"): with no widening, the
  * exact test's p at 0. With a widening w, the interval about the estimate
- * grows by c = sqrt(w) t_{n/w-1}(1 - alpha/2) / z(1 - alpha/2) (the
+ * grows by c = sqrt(w) t_{n/w-1}(1 - alpha/2) / t_{n-1}(1 - alpha/2) (the
  * rounds' effective number, n/w, on the scale of the shift, so no rank
- * statistic's bound makes it unbounded) and p is the exact test's at the
- * shift est (1 - 1/c): 0 lies in the scaled interval exactly when that
- * shift lies in the exact one, so p and interval stay one procedure.
+ * statistic's bound makes it unbounded; the exact interval of n rounds is
+ * studentised by its own data and already pays for n - 1 degrees of
+ * freedom, so c charges only the rest, and is 1 as w comes down to 1) and
+ * p is the exact test's at the shift est (1 - 1/c): 0 lies in the scaled
+ * interval exactly when that shift lies in the exact one, so p and
+ * interval stay one procedure.
  */
 static void
 stats_shift_t(const double *d, size_t n, double N,
@@ -983,7 +986,7 @@ stats_shift_t(const double *d, size_t n, double N,
 	 */
 	df = fmax((double)n / out->widen - 1, STATS_SERIAL_DF);
 	c = sqrt(out->widen) * stats_qt_upper(alpha / 2, df) /
-	    stats_qnorm(1 - alpha / 2);
+	    stats_qt_upper(alpha / 2, (double)n - 1);
 	if (!(c >= 1))
 		c = 1;
 	out->scale = c;

@@ -1,9 +1,11 @@
 /*
  * Unit tests for rounds = auto: the looks and the alpha each spends
- * (coordinator/analysis/seq.c), the suite's adaptive keys with their errors
+ * (coordinator/analysis/seq.c), their exact boundaries (seq-bound.c)
+ * against published constants and a Monte Carlo, the suite's adaptive keys with their errors
  * (coordinator/input/suite.c), and a plan balanced within every block
  * (coordinator/run/plan.c).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "coordinator/analysis/analysis.h"
+#include "coordinator/analysis/rng.h"
 #include "coordinator/analysis/seq.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/suite.h"
@@ -84,6 +87,187 @@ test_shares_sum(void **state)
 	assert_true(seq_share(12, 5, 200) < seq_share(15, 5, 200));
 	assert_true(seq_share(10, 5, 200) > 0.0249 &&
 	    seq_share(10, 5, 200) < 0.0251);
+}
+
+/*
+ * The published constants of Jennison and Turnbull (Group Sequential
+ * Methods, 2000), two-sided alpha 0.05, K equally spaced looks: Pocock's
+ * constant boundary C_P(K) (Table 2.1) and O'Brien and Fleming's
+ * C_B(K) sqrt(K / k) (Table 2.3) each cross with probability 0.05 under
+ * no change, to the tables' three decimals; and spending what a boundary
+ * crosses gives that boundary back.
+ */
+static void
+test_bounds_published(void **state)
+{
+	static const double pocock[] = { 0, 1.960, 2.178, 2.289, 2.361,
+	    2.413 };
+	static const double obf[] = { 0, 1.960, 1.977, 2.004, 2.024, 2.040 };
+	double	info[5], c[5], cum[5], back[5];
+	size_t	K, k;
+
+	(void)state;
+	for (K = 1; K <= 5; K++) {
+		for (k = 0; k < K; k++) {
+			info[k] = (double)(k + 1);
+			c[k] = pocock[K];
+		}
+		assert_int_equal(seq_bounds(info, K, NULL, c, cum), 0);
+		assert_true(fabs(cum[K - 1] - 0.05) < 2e-4);
+		assert_int_equal(seq_bounds(info, K, cum, back, NULL), 0);
+		for (k = 0; k < K; k++)
+			assert_true(fabs(back[k] - pocock[K]) < 1e-6);
+		for (k = 0; k < K; k++)
+			c[k] = obf[K] * sqrt((double)K / (double)(k + 1));
+		assert_int_equal(seq_bounds(info, K, NULL, c, cum), 0);
+		assert_true(fabs(cum[K - 1] - 0.05) < 2e-4);
+		/* Each look crosses more than none, less than all. */
+		for (k = 1; k < K; k++)
+			assert_true(cum[k] > cum[k - 1]);
+	}
+	/* Information that does not grow is refused. */
+	info[0] = 2;
+	info[1] = 2;
+	assert_int_equal(seq_bounds(info, 2, NULL, c, cum), -1);
+	info[0] = 0;
+	assert_int_equal(seq_bounds(info, 1, NULL, c, cum), -1);
+}
+
+/*
+ * Under valgrind (VALGRIND=1, tests/run-unit.sh) the Monte Carlo runs a
+ * hundredth of its paths and checks no rate: its code paths only.
+ */
+static int	mc_rates = 1;
+
+/* A standard normal draw (Box-Muller) from r. */
+static double
+seq_normal(struct rng *r)
+{
+	double	u1 = ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+	double	u2 = ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+
+	return (sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+}
+
+/*
+ * Linear spending alpha t on the looks given: the boundaries' cumulative
+ * crossing under no change is alpha t_k at each look by the integration
+ * (to 1e-9) and by an independent Monte Carlo of the Brownian motion
+ * (fixed seed, npath paths: within 4 of its standard errors at every
+ * look; 1.5 million paths give one of 1.8e-4 at alpha 0.05).
+ */
+static void
+bounds_mc(const double *info, size_t K, double alpha, uint64_t seed,
+    size_t npath)
+{
+	double		 c[SEQ_EXACT_LOOKS], spent[SEQ_EXACT_LOOKS], s, z, se;
+	size_t		 k, hit[SEQ_EXACT_LOOKS], i;
+	struct rng	 r;
+
+	assert_true(K <= SEQ_EXACT_LOOKS);
+	for (k = 0; k < K; k++)
+		spent[k] = alpha * info[k] / info[K - 1];
+	assert_int_equal(seq_bounds(info, K, spent, c, NULL), 0);
+	{
+		double	cum[SEQ_EXACT_LOOKS];
+
+		assert_int_equal(seq_bounds(info, K, NULL, c, cum), 0);
+		for (k = 0; k < K; k++)
+			assert_true(fabs(cum[k] - spent[k]) < 1e-9);
+	}
+	if (!mc_rates)
+		npath /= 100;
+	memset(hit, 0, sizeof hit);
+	rng_seed(&r, seed);
+	for (i = 0; i < npath; i++) {
+		for (s = 0, k = 0; k < K; k++) {
+			s += sqrt(info[k] - (k > 0 ? info[k - 1] : 0)) *
+			    seq_normal(&r);
+			z = s / sqrt(info[k]);
+			if (fabs(z) >= c[k]) {
+				hit[k]++;
+				break;
+			}
+		}
+	}
+	for (s = 0, k = 0; k < K; k++) {
+		s += (double)hit[k] / (double)npath;
+		se = sqrt(spent[k] * (1 - spent[k]) / (double)npath);
+		if (mc_rates && fabs(s - spent[k]) > 4 * se)
+			fail_msg("look %zu: Monte Carlo %.6f, spent %.6f "
+			    "(se %.6f)", k + 1, s, spent[k], se);
+	}
+}
+
+static void
+test_bounds_mc(void **state)
+{
+	static const double equal[] = { 1, 2, 3, 4, 5 };
+	static const double blocks[] = { 5, 10, 15, 20, 23 };
+	static const double ten[] = { 5, 10, 15, 20, 25, 30, 35, 40, 45, 50 };
+	double	many[SEQ_EXACT_LOOKS];
+	size_t	k;
+
+	(void)state;
+	bounds_mc(equal, 5, 0.05, 1, 1500000);
+	bounds_mc(blocks, 5, 0.05, 2, 1500000);
+	bounds_mc(ten, 10, 0.05, 3, 1500000);
+	bounds_mc(ten, 10, 0.01, 4, 1500000);
+	/* As many looks as are computed exactly, close together (the
+	 * grid refined for them). */
+	for (k = 0; k < SEQ_EXACT_LOOKS; k++)
+		many[k] = 2.0 * (double)(k + 1);
+	bounds_mc(many, SEQ_EXACT_LOOKS, 0.05, 5, 200000);
+}
+
+/*
+ * seq_level: the first look tests at its share, every later look of the
+ * schedule at more, growing; off the schedule at its share; the levels
+ * of a schedule are those of seq_bounds; 0 without rounds.
+ */
+static void
+test_levels(void **state)
+{
+	double		info[40], spent[40], c[40], lv, prev = 0;
+	uint32_t	n;
+	size_t		k;
+
+	(void)state;
+	for (k = 0; k < 40; k++) {
+		info[k] = 5.0 * (double)(k + 1);
+		spent[k] = 0.05 * info[k] / 200;
+	}
+	assert_int_equal(seq_bounds(info, 40, spent, c, NULL), 0);
+	for (k = 0, n = 5; n <= 200; n += 5, k++) {
+		lv = seq_level(n, 5, 200, 0.05);
+		assert_true(fabs(lv - erfc(c[k] / M_SQRT2)) < 1e-12);
+		if (n == 5)
+			assert_true(fabs(lv - 0.05 * seq_share(5, 5, 200)) <
+			    1e-9);
+		else
+			assert_true(lv > 0.05 * seq_share(n, 5, 200) &&
+			    lv > prev);
+		prev = lv;
+	}
+	/* A last look of 0.0145 against the union bound's 0.00125. */
+	assert_true(seq_level(200, 5, 200, 0.05) > 0.0145 &&
+	    seq_level(200, 5, 200, 0.05) < 0.0146);
+	assert_true(seq_level(12, 5, 200, 0.05) ==
+	    0.05 * seq_share(12, 5, 200));
+	assert_true(seq_level(250, 5, 200, 0.05) ==
+	    seq_level(200, 5, 200, 0.05));
+	/* A short last block (20 to 23) spends its share, exactly. */
+	assert_true(seq_level(23, 5, 23, 0.01) > 0.01 * seq_share(23, 5, 23));
+	assert_true(seq_level(0, 5, 200, 0.05) == 0);
+	assert_true(seq_level(5, 5, 200, 0) == 0);
+	/* Past SEQ_EXACT_LOOKS looks: the union bound's share. */
+	assert_true(seq_level(2 * (SEQ_EXACT_LOOKS + 3), 2, 100000, 0.05) ==
+	    0.05 * seq_share(2 * (SEQ_EXACT_LOOKS + 3), 2, 100000));
+	for (n = 4; n <= 2 * SEQ_EXACT_LOOKS; n += 2) {
+		lv = seq_level(n, 2, 100000, 0.05);
+		assert_true(lv > 0.05 * seq_share(n, 2, 100000));
+		assert_true(lv > seq_level(n - 2, 2, 100000, 0.05));
+	}
 }
 
 static void
@@ -232,10 +416,12 @@ test_plan_blocks(void **state)
 	suite_free(s);
 }
 
+static uint32_t	aa_min_rounds = 5;	/* aa_record's min_rounds */
+
 /*
  * Writes an A/A record of one host, one benchmark and `rounds` rounds into
  * dir, each run 0.4 s back to back, B +-5% of A in turn (never `same` at
- * min_effect 0, never better or worse), auto with min_rounds 5 when
+ * min_effect 0, never better or worse), auto with min_rounds aa_min_rounds when
  * max_rounds > 0; analyses it into *a (*ds to free).
  */
 static void
@@ -263,7 +449,7 @@ aa_record(const char *dir, uint32_t rounds, uint32_t max_rounds,
 	snprintf(st.name, sizeof st.name, "t");
 	st.rounds = max_rounds > 0 ? max_rounds : rounds;
 	st.auto_rounds = max_rounds > 0;
-	st.min_rounds = 5;
+	st.min_rounds = aa_min_rounds;
 	st.max_rounds = max_rounds;
 	st.budget_s = budget_s;
 	st.nvariants = 2;
@@ -314,7 +500,8 @@ aa_record(const char *dir, uint32_t rounds, uint32_t max_rounds,
 /*
  * The analysis's stop, as the coordinator's look uses it: the budget
  * (10 rounds of 0.4 s runs: 8 s spent, blocks of 4 s), max_rounds, a host
- * still going, and a run of fixed rounds tested at the family's level.
+ * still going, a first look of too few rounds to decide, and a run of
+ * fixed rounds tested at the family's level.
  */
 static void
 test_stop(void **state)
@@ -336,8 +523,9 @@ test_stop(void **state)
 	assert_int_equal(rh->stop, SEQ_BUDGET);
 	assert_int_equal(rh->nprimary, 1);
 	assert_int_equal(rh->ndecided, 0);
-	assert_true(rh->seq_alpha > 0.05 * 5 / 200 * 0.999 &&
-	    rh->seq_alpha < 0.05 * 5 / 200 * 1.001);
+	/* The second look's exact level, above its share 0.05 * 5 / 200. */
+	assert_true(rh->seq_alpha == seq_level(10, 5, 200, 0.05));
+	assert_true(rh->seq_alpha > 0.00145 && rh->seq_alpha < 0.00147);
 	analysis_free(a);
 	dataset_free(ds);
 	unlink(path);
@@ -360,6 +548,20 @@ test_stop(void **state)
 	dataset_free(ds);
 	unlink(path);
 
+	/*
+	 * min_rounds 2: the first look's comparison is invalid for want of
+	 * rounds only, which more rounds mend, so the host goes on.
+	 */
+	aa_min_rounds = 2;
+	aa_record(dir, 2, 200, 0, &ds, &a);
+	assert_int_equal(a->hosts[0].nprimary, 1);
+	assert_int_equal(a->hosts[0].ndecided, 1);	/* invalid */
+	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
+	analysis_free(a);
+	dataset_free(ds);
+	unlink(path);
+	aa_min_rounds = 5;
+
 	aa_record(dir, 10, 0, 0, &ds, &a);	/* fixed rounds */
 	assert_int_equal(a->hosts[0].stop, SEQ_GOING);
 	assert_true(a->hosts[0].seq_alpha == a->family_alpha);
@@ -375,6 +577,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_looks),
 		cmocka_unit_test(test_shares_sum),
+		cmocka_unit_test(test_bounds_published),
+		cmocka_unit_test(test_bounds_mc),
+		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_budget_words),
 		cmocka_unit_test(test_suite_keys),
@@ -383,5 +588,7 @@ main(void)
 		cmocka_unit_test(test_stop),
 	};
 
+	if (getenv("VALGRIND") != NULL && strcmp(getenv("VALGRIND"), "1") == 0)
+		mc_rates = 0;
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -693,7 +693,8 @@ test_compare_serial(void **state)
 /*
  * Student's t quantiles (R's qt), and the shift-t adjustment: 20 rounds
  * all saying 3x slower are worse at any pooled serial correlation and any
- * family up to 22, with a finite interval whose p agrees with it.
+ * family up to 22, with a finite interval whose p agrees with it, scaled
+ * by sqrt(w) t_{n/w-1} / t_{n-1}.
  */
 static void
 test_compare_shift_t(void **state)
@@ -729,6 +730,14 @@ test_compare_shift_t(void **state)
 			    0), VERDICT_WORSE);
 			assert_true(c.widen == 1 ? c.scale == 1 :
 			    c.scale > sqrt(c.widen));
+			/* The exact interval of 20 rounds already pays
+			 * for 19 degrees of freedom: c charges n/w - 1
+			 * against them, so c is 1 as w comes down to 1. */
+			if (c.widen > 1)
+				check_close("shift-t c", c.scale,
+				    sqrt(c.widen) * stats_qt_upper(alpha / 2,
+				    fmax(20 / c.widen - 1, 2)) /
+				    stats_qt_upper(alpha / 2, 19), 1e-9);
 		}
 	}
 }
