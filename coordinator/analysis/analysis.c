@@ -626,6 +626,30 @@ rep_few_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
 	}
 }
 
+/*
+ * Fills reason with why the agent stopped bench b on host h after its
+ * first round (its STATUS "stopped", whose detail starts with the bench's
+ * name and ": "); returns 1, or 0 when it did not stop it.
+ */
+static int
+rep_stopped(const struct dataset *ds, size_t h, size_t b, char *reason,
+    size_t len)
+{
+	const char	*name = ds->benches[b].name;
+	size_t		 i, n = strlen(name);
+
+	for (i = 0; i < ds->nnotes; i++) {
+		if (ds->notes[i].host != h ||
+		    strcmp(ds->notes[i].state, "stopped") != 0 ||
+		    strncmp(ds->notes[i].detail, name, n) != 0 ||
+		    strncmp(ds->notes[i].detail + n, ": ", 2) != 0)
+			continue;
+		snprintf(reason, len, "%s", ds->notes[i].detail + n + 2);
+		return (1);
+	}
+	return (0);
+}
+
 static int
 rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
     size_t m, long key, size_t vr, struct rep_work *w)
@@ -655,9 +679,12 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 		;
 	else if (w->bad[0] != '\0')
 		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->bad);
-	else if (n < STATS_MIN_PAIRS)
-		rep_few_pairs(a, rh, b, vr, n, cmp->reason,
-		    sizeof cmp->reason);
+	else if (n < STATS_MIN_PAIRS) {
+		if (!(cmp->stopped = rep_stopped(ds, rh->host, b,
+		    cmp->reason, sizeof cmp->reason)))
+			rep_few_pairs(a, rh, b, vr, n, cmp->reason,
+			    sizeof cmp->reason);
+	}
 	else if (rep_test(ds, cmp, w->logs, n, STATS_ALPHA, NAN, 0) != 0)
 		rc = -1;
 	if (cmp->verdict == VERDICT_INVALID) {
@@ -1032,6 +1059,23 @@ rep_seq_alpha(const struct analysis *a, struct rep_host *rh)
 }
 
 /*
+ * Returns 1 when every primary comparison of host rh is of a bench its
+ * agent stopped after round 1: no later round will come to count.
+ */
+static int
+rep_seq_all_stopped(const struct analysis *a, const struct rep_host *rh)
+{
+	size_t	i;
+
+	for (i = 0; i < a->ncmps; i++) {
+		if (a->cmps[i].host == rh->host && a->cmps[i].family &&
+		    !a->cmps[i].stopped)
+			return (0);
+	}
+	return (1);
+}
+
+/*
  * How host rh stopped, from its primary verdicts, rounds and times (the
  * coordinator's look after each block is this): decided when every
  * primary comparison is, else at max_rounds, else when another block of
@@ -1056,7 +1100,7 @@ rep_seq_stop(const struct analysis *a, struct rep_host *rh)
 	if (!ds->auto_rounds)
 		return;
 	if (rh->nprimary > 0 && rh->ndecided == rh->nprimary &&
-	    rh->rounds_used >= ds->min_rounds)
+	    (rh->rounds_used >= ds->min_rounds || rep_seq_all_stopped(a, rh)))
 		rh->stop = SEQ_DECIDED;
 	else if (rh->rounds_used >= ds->rounds)
 		rh->stop = SEQ_MAX;

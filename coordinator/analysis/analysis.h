@@ -33,6 +33,8 @@ struct rep_cmp {
 	size_t			 npairs;
 	enum stats_verdict	 verdict;
 	char			 reason[256];	/* why invalid */
+	int			 stopped;	/* the agent stopped its bench
+						   on the host after round 1 */
 	int			 files;		/* REP_FILES_* */
 	int			 family;	/* primary: in the family */
 	double			 alpha;		/* the test's level: 0.05, or
