@@ -453,6 +453,30 @@ rep_failures(struct analysis *a, struct rep_host *rh, struct rep_work *w)
 }
 
 /*
+ * Counts res's measured runs and those that needed a retry (a final
+ * attempt past the first: a run killed by a signal, then good), and flags
+ * res when more than REP_RETRY_FLAG of its runs did: its good values hide
+ * a crash rate.
+ */
+static void
+rep_retry_rate(struct rep_result *res, const struct rep_work *w)
+{
+	const struct ds_sample	*s;
+	size_t			 r;
+
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[res->variant * w->rounds1 + r].s;
+		if (s == NULL)
+			continue;
+		res->runs++;
+		if (s->attempt > 1)
+			res->runs_retried++;
+	}
+	res->retry_flag = res->runs > 0 &&
+	    (double)res->runs_retried > REP_RETRY_FLAG * (double)res->runs;
+}
+
+/*
  * Appends the result of (host rh, bench b, metric m, variant vr): the
  * summary of its good final attempts. Returns 0 or -1 (out of memory).
  */
@@ -482,6 +506,7 @@ rep_result(struct analysis *a, const struct rep_host *rh, size_t b,
 		if (rep_get(s, key, rh->floor_sub, &v) == 0)
 			w->vals[n++] = v;
 	}
+	rep_retry_rate(res, w);
 	return (stats_summarize(w->vals, n, &res->sum));
 }
 

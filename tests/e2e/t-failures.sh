@@ -90,5 +90,37 @@ rc=0; run_orch "$T/alog" run --out="$T/aout" "$T/auto.ini" || rc=$?
 cat "$T/alog"
 expect_eq "missing file exit, rounds = auto" "$rc" 3
 expect_grep 'rounds = auto: local 1 round, decided' "$T/alog"
+note "a B that crashes in every 3rd of its runs, good on its retry: flagged"
+cat > "$T/flaky.sh" <<'SH'
+# B's 3rd, 6th, ... run (a counter file) is killed by SIGSEGV.
+[ "$V" = B ] || exit 0
+n=$(($(cat "$0.count" 2>/dev/null || echo 0) + 1))
+echo $n > "$0.count"
+[ $((n % 3)) -ne 0 ] || kill -SEGV $$
+SH
+cat > "$T/flaky.ini" <<INI
+[suite]
+rounds   = 9
+warmup   = 0
+retries  = 1
+max_load = 0
+[variant.A]
+bin = /bin/sh
+env = V=A
+[variant.B]
+bin = /bin/sh
+env = V=B
+[bench.flaky]
+args = $T/flaky.sh
+INI
+# B's rounds 3, 5, 7 and 9 needed a retry (its runs 3, 6, 9 and 12).
+rc=0; run_orch "$T/flog" run --out="$T/fout" --fail-on=invalid "$T/flaky.ini" || rc=$?
+cat "$T/flog"
+expect_eq "flaky exit (--fail-on=invalid)" "$rc" 1
+expect_grep '^retried in more than 10% of its runs \(a crash rate the ratio hides\):$' "$T/flog"
+expect_grep '^  local  flaky/B: 4 of 9 runs retried \(44%\)$' "$T/flog"
+expect_grep '^orch: --fail-on: local flaky: B retried in 4 of 9 runs \(44%, over 10%\)' "$T/flog"
+expect_eq "flaky retry_flag" "$(jq '[.results[] | select(.bench=="flaky" and .variant=="B")][0].retry_flag' "$T/fout/summary.json")" true
+expect_grep 'Retried in more than 10% of its runs:\*\* B, 4 of 9 runs' "$T/fout/report.md"
 no_leftovers
 echo PASS
