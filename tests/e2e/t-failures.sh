@@ -90,6 +90,37 @@ rc=0; run_orch "$T/alog" run --out="$T/aout" "$T/auto.ini" || rc=$?
 cat "$T/alog"
 expect_eq "missing file exit, rounds = auto" "$rc" 3
 expect_grep 'rounds = auto: local 1 round, decided' "$T/alog"
+note "the agent killed after a stop: the one started again skips the same rounds"
+cat > "$T/kill.ini" <<INI
+[suite]
+rounds   = 12
+warmup   = 0
+retries  = 0
+max_load = 0
+[variant.A]
+bin = /bin/sh
+[variant.B]
+bin = /bin/sh
+env = B=1
+[bench.missing]
+args = -c "cat $T/no-such-file"
+[bench.nap]
+args = -c "sleep 0.2"
+INI
+"$ORCH" run --out="$T/kout" "$T/kill.ini" >"$T/klog" 2>&1 &
+orch_pid=$!
+_stopped() { grep -q 'local: missing: stopped after round 1' "$T/klog"; }
+wait_until 60 "the stop" _stopped
+apid=$(pgrep -f "orch-agent serve --workdir=$T/workdir" | head -1)
+[ -n "$apid" ] || fail "no agent to kill"
+kill -9 "$apid"
+rc=0; wait "$orch_pid" || rc=$?
+cat "$T/klog"
+expect_eq "killed agent run exit" "$rc" 3
+expect_grep 'local: the agent exited .*starting its agent again' "$T/klog"
+expect_eq "missing runs, across the restart" "$(awk -F, '$4=="missing" && $11=="wall_ns"' "$T/kout/samples.csv" | wc -l)" 2
+expect_eq "nap runs" "$(awk -F, '$4=="nap" && $10=="ok" && $11=="wall_ns"' "$T/kout/samples.csv" | wc -l)" 24
+
 note "a B that crashes in every 3rd of its runs, good on its retry: flagged"
 cat > "$T/flaky.sh" <<'SH'
 # B's 3rd, 6th, ... run (a counter file) is killed by SIGSEGV.
