@@ -9,6 +9,8 @@
  *   'G' an open plan's grant (4 bytes) and whether it is final (1 byte)
  *   'H' the inventory name of the host it is for (since protocol 8),
  *       right after 'P'
+ *   'K' a command (4 bytes) whose bench stopped after its first round,
+ *       then the words of why (since protocol 8)
  */
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -106,6 +108,23 @@ journal_replay_result(const uint8_t *buf, uint32_t rlen,
 	return (0);
 }
 
+/* Takes one 'K' record into pr: a command whose bench stopped. */
+static void
+journal_replay_stop(const uint8_t *buf, uint32_t rlen,
+    const struct proto_plan *plan, struct journal_progress *pr)
+{
+	uint32_t	cmd = be32_get(buf);
+	size_t		n = rlen - 4;
+
+	if (cmd >= plan->ncmds)
+		return;
+	if (n >= sizeof pr->stop_why[cmd])
+		n = sizeof pr->stop_why[cmd] - 1;
+	pr->stopped[cmd] = 1;
+	memcpy(pr->stop_why[cmd], buf + 4, n);
+	pr->stop_why[cmd][n] = '\0';
+}
+
 /*
  * Reads the journal on fd back into pr, record by record, until its end or
  * a record cut short. Returns the length of the records read, or -1 when
@@ -157,6 +176,8 @@ journal_replay(int fd, const struct proto_plan *plan, const char *plan_sha,
 				pr->final = 1;
 		} else if (hdr[0] == 'H') {
 			/* journal_host_of read it */
+		} else if (hdr[0] == 'K' && rlen >= 4) {
+			journal_replay_stop(buf, rlen, plan, pr);
 		} else if (hdr[0] == 'R') {
 			if (journal_replay_result(buf, rlen, plan, pr, resend,
 			    arg) != 0)
@@ -206,6 +227,8 @@ journal_open(const char *rundir, const char *run_id, const char *host,
 	pr->ident = xcalloc(plan->nsteps + 1, sizeof *pr->ident);
 	pr->ended = xcalloc(plan->nsteps + 1, sizeof *pr->ended);
 	pr->status = xcalloc(plan->nsteps + 1, sizeof *pr->status);
+	pr->stopped = xcalloc(plan->ncmds + 1, sizeof *pr->stopped);
+	pr->stop_why = xcalloc(plan->ncmds + 1, sizeof *pr->stop_why);
 	pr->last_seq = -1;
 	if (journal_plan_sha(plan, sha) != 0) {
 		snprintf(why, len, "cannot encode the plan");
@@ -280,6 +303,8 @@ journal_progress_free(struct journal_progress *pr)
 	free(pr->started);
 	free(pr->ended);
 	free(pr->status);
+	free(pr->stopped);
+	free(pr->stop_why);
 	memset(pr, 0, sizeof *pr);
 }
 
@@ -299,6 +324,19 @@ journal_granted(int fd, uint32_t granted, int final)
 	be32_put(rec, granted);
 	rec[4] = final ? 1 : 0;
 	return (journal_put(fd, 'G', rec, sizeof rec, 1));
+}
+
+int
+journal_stopped(int fd, uint32_t cmd, const char *why)
+{
+	uint8_t	rec[4 + JOURNAL_STOP_WHY];
+	size_t	n = strlen(why);
+
+	if (n >= JOURNAL_STOP_WHY)
+		n = JOURNAL_STOP_WHY - 1;
+	be32_put(rec, cmd);
+	memcpy(rec + 4, why, n);
+	return (journal_put(fd, 'K', rec, 4 + n, 1));
 }
 
 int

@@ -12,6 +12,8 @@
 #include "agent/proc.h"
 #include "proto/proto.h"
 
+#define JOURNAL_STOP_WHY	256	/* the words of a 'K' record, at most */
+
 /* What a journal read back says of a plan's steps. */
 struct journal_progress {
 	uint32_t	*started;	/* per step: last attempt started */
@@ -25,6 +27,10 @@ struct journal_progress {
 	int		 resumed;	/* the journal held records already */
 	uint32_t	 granted;	/* the largest 'G' record; 0 none */
 	int		 final;		/* a 'G' record ended the plan */
+	uint8_t		*stopped;	/* per cmd: its bench stopped after
+					   round 1 ('K' records) */
+	/* per cmd: why, "" none */
+	char		(*stop_why)[JOURNAL_STOP_WHY];
 };
 
 /* Called for each journaled sample the coordinator does not have. */
@@ -68,6 +74,13 @@ int	journal_step_done(const struct proto_plan *plan,
 int	journal_granted(int fd, uint32_t granted, int final);
 
 int	journal_started(int fd, uint32_t step, uint32_t attempt);
+
+/*
+ * Journals, flushed, that the bench of command cmd stopped after its
+ * first round, and why (cut to JOURNAL_STOP_WHY - 1 bytes): a resumed
+ * agent skips its steps too. Returns 0 or -1 (errno).
+ */
+int	journal_stopped(int fd, uint32_t cmd, const char *why);
 
 /*
  * Journals the pid of an attempt's benchmark, just started, and ident,

@@ -84,6 +84,8 @@ struct serve {
 	uint8_t			*no_retry;	/* per cmd: its first step
 						   failed every attempt: no
 						   more retries */
+	uint8_t			*stopped;	/* per cmd: its bench stopped
+						   after round 1 */
 };
 
 /* serve.c: closed by SIGTERM and SIGINT (its read end then polls EOF). */

@@ -217,13 +217,83 @@ serve_plan_counters(struct serve *s, const struct proto_plan *plan)
 }
 
 /*
- * Notes the end of a step: a command whose first step failed every attempt
- * (a program that crashes each time) is not retried again, as its retries
- * would only repeat the crash.
+ * Stops the bench of command cmd on this host after round 1: every command
+ * of that bench is marked, so that their later rounds are skipped, and the
+ * coordinator is told why (a STATUS "stopped" whose detail starts with the
+ * bench's name and ": ").
  */
 static void
-serve_plan_step_ended(struct serve *s, const struct proto_sample *smp)
+serve_plan_stop_bench(struct serve *s, const struct proto_plan *plan,
+    uint32_t cmd, const char *why)
 {
+	char	detail[sizeof ((struct proto_state *)0)->detail];
+	size_t	k;
+
+	for (k = 0; k < plan->ncmds; k++) {
+		if (strcmp(plan->cmds[k].bench, plan->cmds[cmd].bench) == 0)
+			s->stopped[k] = 1;
+	}
+	snprintf(detail, sizeof detail, "%s: %s", plan->cmds[cmd].bench, why);
+	log_info("%s", detail);
+	serve_msg_status(s, "stopped", facts_load1(), 0, 0, detail);
+}
+
+/*
+ * Decides, once the first round's step of a command has ended with smp
+ * after every attempt failed the same way (same, from serve_plan_step),
+ * that its bench stops on this host after that round: journaled first,
+ * so that a resumed agent skips the same steps.
+ */
+static void
+serve_plan_stop_check(struct serve *s, const struct proto_plan *plan,
+    const struct proto_sample *smp, int same)
+{
+	char	why[JOURNAL_STOP_WHY], how[32];
+	size_t	n;
+
+	if (!same || smp->warmup || smp->round != 1 || s->stopped[smp->cmd] ||
+	    (smp->status != PROTO_ST_FAILED && smp->status != PROTO_ST_SIGNAL))
+		return;
+	if (smp->status == PROTO_ST_SIGNAL)
+		snprintf(how, sizeof how, "signal %d", smp->signal);
+	else if (smp->exit_code != 0)
+		snprintf(how, sizeof how, "exit %d", smp->exit_code);
+	else	/* it did not start, or the agent failed it: why follows */
+		snprintf(how, sizeof how, "failed");
+	n = strcspn(smp->err_tail, "\n");
+	snprintf(why, sizeof why, "stopped after round 1: every attempt of %s "
+	    "failed the same way: %s%s%.*s", plan->cmds[smp->cmd].variant, how,
+	    n > 0 ? ": " : "", (int)(n > 160 ? 160 : n), smp->err_tail);
+	if (journal_stopped(s->journal, smp->cmd, why) != 0)
+		log_warn("journal");
+	serve_plan_stop_bench(s, plan, smp->cmd, why);
+}
+
+/*
+ * Returns 1 when two attempts failed the same way: the same status, exit
+ * status or signal and the same first line of stderr.
+ */
+static int
+serve_plan_same_way(const struct proto_sample *a, const struct proto_sample *b)
+{
+	size_t	n = strcspn(a->err_tail, "\n");
+
+	return (a->status == b->status && a->exit_code == b->exit_code &&
+	    a->signal == b->signal && n == strcspn(b->err_tail, "\n") &&
+	    strncmp(a->err_tail, b->err_tail, n) == 0);
+}
+
+/*
+ * Notes the end of a step: a command whose first step failed every attempt
+ * (a program that crashes each time) is not retried again, as its retries
+ * would only repeat the crash; a first round that failed every attempt the
+ * same way stops the bench (serve_plan_stop_check).
+ */
+static void
+serve_plan_step_ended(struct serve *s, const struct proto_plan *plan,
+    const struct proto_sample *smp, int same)
+{
+	serve_plan_stop_check(s, plan, smp, same);
 	if (s->cmd_ran[smp->cmd])
 		return;
 	s->cmd_ran[smp->cmd] = 1;
@@ -245,10 +315,12 @@ serve_plan_step(struct serve *s, const struct proto_plan *plan,
     uint32_t *nsent)
 {
 	struct proto_msg	 msg;
-	struct proto_sample	*smp = &msg.u.sample;
-	int			 r;
+	struct proto_sample	*smp = &msg.u.sample, first;
+	uint32_t		 from = attempt;
+	int			 r, same = 1;
 
 	memset(&msg, 0, sizeof msg);
+	memset(&first, 0, sizeof first);
 	msg.type = PROTO_SAMPLE;
 	if ((r = serve_hook_setup(s, plan, files,
 	    &plan->cmds[plan->steps[i].cmd])) != 0)
@@ -268,13 +340,49 @@ serve_plan_step(struct serve *s, const struct proto_plan *plan,
 			return (-1);
 		s->sent = smp->seq;
 		(*nsent)++;
+		/* A resumed step's earlier attempts are not known here. */
+		if (attempt == from) {
+			first = *smp;
+			same = attempt == 1;
+		} else if (!serve_plan_same_way(&first, smp))
+			same = 0;
 		if (smp->status != PROTO_ST_SIGNAL || attempt > plan->retries ||
 		    s->no_retry[smp->cmd]) {
-			serve_plan_step_ended(s, smp);
+			serve_plan_step_ended(s, plan, smp, same);
 			return (0);
 		}
 		log_info("step %u killed by signal %d: attempt %u", i,
 		    smp->signal, attempt + 1);
+	}
+}
+
+/*
+ * Returns 1 when step i is skipped: a round after the first of a bench
+ * stopped on this host.
+ */
+static int
+serve_plan_skip(const struct serve *s, const struct proto_plan *plan,
+    uint32_t i)
+{
+	const struct proto_step	*st = &plan->steps[i];
+
+	return (s->stopped[st->cmd] && !st->warmup && st->round > 1);
+}
+
+/*
+ * Takes up the benches a lost agent of this run stopped (its journal's
+ * 'K' records) and tells the coordinator again, which may not have heard.
+ */
+static void
+serve_plan_stopped_before(struct serve *s, const struct proto_plan *plan,
+    const struct journal_progress *pr)
+{
+	size_t	k;
+
+	for (k = 0; k < plan->ncmds; k++) {
+		if (pr->stopped[k] && !s->stopped[k])
+			serve_plan_stop_bench(s, plan, (uint32_t)k,
+			    pr->stop_why[k]);
 	}
 }
 
@@ -294,7 +402,8 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 	int		r;
 
 	for (i = 0; i < plan->nsteps; i++) {
-		if (journal_step_done(plan, pr, i))
+		if (journal_step_done(plan, pr, i) || serve_plan_skip(s, plan,
+		    i))
 			continue;
 		if ((r = serve_msg_poll(s)) != 0)
 			return (r);
@@ -428,6 +537,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 	memset(&pr, 0, sizeof pr);
 	s->cmd_ran = xcalloc(plan->ncmds + 1, 1);
 	s->no_retry = xcalloc(plan->ncmds + 1, 1);
+	s->stopped = xcalloc(plan->ncmds + 1, 1);
 	files = xcalloc(plan->nfiles + 1, sizeof *files);
 	for (i = 0; i <= plan->nfiles; i++)
 		files[i].fd = -1;
@@ -437,6 +547,7 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		goto out;
 	}
 	serve_plan_counters(s, plan);
+	serve_plan_stopped_before(s, plan, &pr);
 	serve_hook_init(s, plan);
 	/* An open plan: as far as either the coordinator or the journal
 	 * (grants a lost coordinator gave) says. */
@@ -474,6 +585,7 @@ out:
 	free(files);
 	free(s->cmd_ran);
 	free(s->no_retry);
-	s->cmd_ran = s->no_retry = NULL;
+	free(s->stopped);
+	s->cmd_ran = s->no_retry = s->stopped = NULL;
 	return (r);
 }

@@ -453,6 +453,30 @@ rep_failures(struct analysis *a, struct rep_host *rh, struct rep_work *w)
 }
 
 /*
+ * Counts res's measured runs and those that needed a retry (a final
+ * attempt past the first: a run killed by a signal, then good), and flags
+ * res when more than REP_RETRY_FLAG of its runs did: its good values hide
+ * a crash rate.
+ */
+static void
+rep_retry_rate(struct rep_result *res, const struct rep_work *w)
+{
+	const struct ds_sample	*s;
+	size_t			 r;
+
+	for (r = 1; r <= w->top; r++) {
+		s = w->cells[res->variant * w->rounds1 + r].s;
+		if (s == NULL)
+			continue;
+		res->runs++;
+		if (s->attempt > 1)
+			res->runs_retried++;
+	}
+	res->retry_flag = res->runs > 0 &&
+	    (double)res->runs_retried > REP_RETRY_FLAG * (double)res->runs;
+}
+
+/*
  * Appends the result of (host rh, bench b, metric m, variant vr): the
  * summary of its good final attempts. Returns 0 or -1 (out of memory).
  */
@@ -482,6 +506,7 @@ rep_result(struct analysis *a, const struct rep_host *rh, size_t b,
 		if (rep_get(s, key, rh->floor_sub, &v) == 0)
 			w->vals[n++] = v;
 	}
+	rep_retry_rate(res, w);
 	return (stats_summarize(w->vals, n, &res->sum));
 }
 
@@ -626,6 +651,30 @@ rep_few_pairs(const struct analysis *a, const struct rep_host *rh, size_t b,
 	}
 }
 
+/*
+ * Fills reason with why the agent stopped bench b on host h after its
+ * first round (its STATUS "stopped", whose detail starts with the bench's
+ * name and ": "); returns 1, or 0 when it did not stop it.
+ */
+static int
+rep_stopped(const struct dataset *ds, size_t h, size_t b, char *reason,
+    size_t len)
+{
+	const char	*name = ds->benches[b].name;
+	size_t		 i, n = strlen(name);
+
+	for (i = 0; i < ds->nnotes; i++) {
+		if (ds->notes[i].host != h ||
+		    strcmp(ds->notes[i].state, "stopped") != 0 ||
+		    strncmp(ds->notes[i].detail, name, n) != 0 ||
+		    strncmp(ds->notes[i].detail + n, ": ", 2) != 0)
+			continue;
+		snprintf(reason, len, "%s", ds->notes[i].detail + n + 2);
+		return (1);
+	}
+	return (0);
+}
+
 static int
 rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
     size_t m, long key, size_t vr, struct rep_work *w)
@@ -655,9 +704,12 @@ rep_compare(struct analysis *a, const struct rep_host *rh, size_t b,
 		;
 	else if (w->bad[0] != '\0')
 		snprintf(cmp->reason, sizeof cmp->reason, "%s", w->bad);
-	else if (n < STATS_MIN_PAIRS)
-		rep_few_pairs(a, rh, b, vr, n, cmp->reason,
-		    sizeof cmp->reason);
+	else if (n < STATS_MIN_PAIRS) {
+		if (!(cmp->stopped = rep_stopped(ds, rh->host, b,
+		    cmp->reason, sizeof cmp->reason)))
+			rep_few_pairs(a, rh, b, vr, n, cmp->reason,
+			    sizeof cmp->reason);
+	}
 	else if (rep_test(ds, cmp, w->logs, n, STATS_ALPHA, NAN, 0) != 0)
 		rc = -1;
 	if (cmp->verdict == VERDICT_INVALID) {
@@ -1035,6 +1087,23 @@ rep_seq_alpha(const struct analysis *a, struct rep_host *rh)
 }
 
 /*
+ * Returns 1 when every primary comparison of host rh is of a bench its
+ * agent stopped after round 1: no later round will come to count.
+ */
+static int
+rep_seq_all_stopped(const struct analysis *a, const struct rep_host *rh)
+{
+	size_t	i;
+
+	for (i = 0; i < a->ncmps; i++) {
+		if (a->cmps[i].host == rh->host && a->cmps[i].family &&
+		    !a->cmps[i].stopped)
+			return (0);
+	}
+	return (1);
+}
+
+/*
  * How host rh stopped, from its primary verdicts, rounds and times (the
  * coordinator's look after each block is this): decided when every
  * primary comparison is, else at max_rounds, else when another block of
@@ -1060,11 +1129,13 @@ rep_seq_stop(const struct analysis *a, struct rep_host *rh)
 		return;
 	/*
 	 * A comparison of fewer than STATS_MIN_PAIRS rounds is invalid only
-	 * for want of rounds, which more rounds mend: no stop before them.
+	 * for want of rounds, which more rounds mend: no stop before them,
+	 * unless every one was stopped after a round that always failed.
 	 */
 	if (rh->nprimary > 0 && rh->ndecided == rh->nprimary &&
-	    rh->rounds_used >= ds->min_rounds &&
-	    rh->rounds_used >= STATS_MIN_PAIRS)
+	    ((rh->rounds_used >= ds->min_rounds &&
+	    rh->rounds_used >= STATS_MIN_PAIRS) ||
+	    rep_seq_all_stopped(a, rh)))
 		rh->stop = SEQ_DECIDED;
 	else if (rh->rounds_used >= ds->rounds)
 		rh->stop = SEQ_MAX;

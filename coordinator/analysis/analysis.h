@@ -19,7 +19,17 @@ struct rep_result {
 	struct stats_summary	 sum;		/* over good measured runs */
 	size_t			 failed;	/* measured runs that failed */
 	size_t			 retried;	/* extra attempts */
+	size_t			 runs;		/* measured runs (rounds with a
+						   final attempt) */
+	size_t			 runs_retried;	/* of those, the ones that
+						   needed a retry */
+	int			 retry_flag;	/* retried in more than
+						   REP_RETRY_FLAG of its runs:
+						   a crash rate it hides */
 };
+
+/* The share of a variant's runs retried above which it is flagged. */
+#define REP_RETRY_FLAG		0.10
 
 /* How a variant's files on a host relate to the reference variant's. */
 #define REP_FILES_DIFFER	0	/* different bin, or not recorded */
@@ -33,6 +43,8 @@ struct rep_cmp {
 	size_t			 npairs;
 	enum stats_verdict	 verdict;
 	char			 reason[256];	/* why invalid */
+	int			 stopped;	/* the agent stopped its bench
+						   on the host after round 1 */
 	int			 files;		/* REP_FILES_* */
 	int			 family;	/* primary: in the family */
 	double			 alpha;		/* the test's level: 0.05, or

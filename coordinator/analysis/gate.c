@@ -56,6 +56,35 @@ bad:
 	return (-1);
 }
 
+/*
+ * With --fail-on=invalid, a variant retried in more than REP_RETRY_FLAG
+ * of its runs on a host trips the gate too: its ratio hides a crash rate.
+ * Appends a line for each to *lines and counts it in *n. Returns 0 or -1.
+ */
+static int
+gate_retries(const struct analysis *a, size_t *n, char **lines)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 i;
+	int			 r = 0;
+
+	for (i = 0; i < a->nresults && r == 0; i++) {
+		res = &a->results[i];
+		if (res->metric != 0 || !res->retry_flag)
+			continue;
+		(*n)++;
+		r = util_appendf(lines, "orch: --fail-on: %s %s: %s retried in "
+		    "%zu of %zu runs (%.0f%%, over %.0f%%): a crash rate its "
+		    "ratio hides\n", ds->hosts[res->host].name,
+		    ds->benches[res->bench].name, ds->variants[res->variant],
+		    res->runs_retried, res->runs, 100.0 *
+		    (double)res->runs_retried / (double)res->runs,
+		    100 * REP_RETRY_FLAG);
+	}
+	return (r);
+}
+
 int
 gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 {
@@ -97,6 +126,8 @@ gate_check(const struct analysis *a, int mask, size_t *n, char **lines)
 			    "; neither proven different nor within "
 			    "min_effect" : "");
 	}
+	if (r == 0 && (mask & GATE_INVALID))
+		r = gate_retries(a, n, lines);
 	if (r == 0 && (mask & GATE_REFUTED))
 		r = claims_gate(a, n, lines);
 	if (r != 0) {

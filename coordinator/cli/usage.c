@@ -194,8 +194,9 @@ static const struct usage_opt usage_opts[] = {
 	  "worse, invalid, inconclusive, or any (comma separated)" },
 	{ "run report", "--fail-on=LIST", OPT_FAIL_ON,
 	  "exit 1 when a primary comparison trips the gate, one line each "
-	  "saying why; LIST is comma separated: worse, invalid, inconclusive, "
-	  "refuted (a claim of the suite), or any" },
+	  "saying why; LIST is comma separated: worse, invalid (also a "
+	  "variant retried in more than 10% of its runs on a host), "
+	  "inconclusive, refuted (a claim of the suite), or any" },
 	{ "run", "--resume=DIR", OPT_RESUME,
 	  "reconnect to the unfinished run in DIR and finish it (its suite, "
 	  "hosts, rounds and seed come from DIR)" },

@@ -330,6 +330,37 @@ ans_failures(FILE *f, const struct dataset *ds)
 		    "\n", other, other == 1 ? "" : "s");
 }
 
+/*
+ * Flags each variant retried in more than REP_RETRY_FLAG of its runs on a
+ * host: its good retries hide a crash rate that its ratio does not show.
+ */
+static void
+ans_retries(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_result	*res;
+	size_t			 i, k = 0;
+
+	for (i = 0; i < a->nresults; i++) {
+		res = &a->results[i];
+		if (res->metric != 0 || !res->retry_flag)
+			continue;
+		if (k++ == 0)
+			fprintf(f, "retried in more than %.0f%% of its runs "
+			    "(a crash rate the ratio hides):\n",
+			    100 * REP_RETRY_FLAG);
+		fputs("  ", f);
+		tty_write(f, ds->hosts[res->host].name);
+		fputs("  ", f);
+		tty_write(f, ds->benches[res->bench].name);
+		fputc('/', f);
+		tty_write(f, ds->variants[res->variant]);
+		fprintf(f, ": %zu of %zu runs retried (%.0f%%)\n",
+		    res->runs_retried, res->runs, 100.0 *
+		    (double)res->runs_retried / (double)res->runs);
+	}
+}
+
 void
 report_answer_text(const struct analysis *a, FILE *f)
 {
@@ -426,6 +457,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 		}
 	}
 	ans_failures(f, ds);
+	ans_retries(f, a);
 	report_machines_shared_text(f, a);
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "%zu host%s failed: partial results\n",

@@ -279,6 +279,8 @@ json_result(FILE *f, const struct dataset *ds, const struct rep_result *res)
 	fputs(", \"cv\": ", f);
 	json_num(f, res->sum.n ? res->sum.cv : NAN);
 	fprintf(f, ", \"retried\": %zu", res->retried);
+	fprintf(f, ", \"runs_retried\": %zu, \"retry_flag\": %s",
+	    res->runs_retried, res->retry_flag ? "true" : "false");
 }
 
 /*

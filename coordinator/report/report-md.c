@@ -226,6 +226,31 @@ md_across(FILE *f, const struct analysis *a)
 	fputc('\n', f);
 }
 
+/*
+ * Flags each variant of (host, bench b) retried in more than
+ * REP_RETRY_FLAG of its runs: its good retries hide a crash rate.
+ */
+static void
+md_retry_flags(FILE *f, const struct analysis *a, size_t host, size_t b)
+{
+	const struct rep_result	*res;
+	size_t			 v;
+
+	for (v = 0; v < a->ds->nvariants; v++) {
+		res = analysis_result(a, host, b, 0, v);
+		if (res == NULL || !res->retry_flag)
+			continue;
+		fprintf(f, "> **Retried in more than %.0f%% of its runs:** ",
+		    100 * REP_RETRY_FLAG);
+		md_name(f, a->ds->variants[v]);
+		fprintf(f, ", %zu of %zu runs (%.0f%%): a crash rate its ratio "
+		    "hides (a run killed by a signal, then good on a retry, "
+		    "counts as good); `--fail-on=invalid` trips on it.\n\n",
+		    res->runs_retried, res->runs, 100.0 *
+		    (double)res->runs_retried / (double)res->runs);
+	}
+}
+
 /* The benchmark tables of one host. */
 static void
 md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
@@ -280,6 +305,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 		fputc('\n', f);
 		report_text_no_ratio(f, &md_fmt, a, hostidx, b);
 		report_text_bench_counts(f, &md_fmt, a, hostidx, b, 1);
+		md_retry_flags(f, a, hostidx, b);
 	}
 }
 

@@ -66,10 +66,13 @@ rm -f "$T/count"
 rc=0; run_orch "$T/log3" run --out="$T/o3" "$T/prep.ini" || rc=$?
 cat "$T/log3"
 expect_eq "failing prepare exit" "$rc" 3
-expect_eq "failed runs of h" "$(awk -F, '$4=="h" && $11=="wall_ns" && $10=="failed"' "$T/o3/samples.csv" | wc -l)" 8
+# Every run of round 1 failed the same way: h stops after it (2 warmups
+# and 2 runs of round 1 failed, not 8).
+expect_eq "failed runs of h" "$(awk -F, '$4=="h" && $11=="wall_ns" && $10=="failed"' "$T/o3/samples.csv" | wc -l)" 4
+expect_grep '^orch: local: h: stopped after round 1: every attempt of [AB] failed the same way: failed: prepare failed: exit 3$' "$T/log3"
 expect_eq "plain still ran" "$(awk -F, '$4=="plain" && $11=="wall_ns" && $10=="ok"' "$T/o3/samples.csv" | wc -l)" 8
 # The failure table: one row per kind of failure, with its count.
-expect_grep '\| h \| A \| failed \(no exit code\) \| 4 \| 0, 0 \(warmup\) \| prepare failed: exit 3 \|' "$T/o3/report.md"
+expect_grep '\| h \| A \| failed \(no exit code\) \| 2 \| 0, 0 \(warmup\) \| prepare failed: exit 3 \|' "$T/o3/report.md"
 expect_eq "cleanup after failed runs" "$(tail -1 "$T/count")" cleanup
 
 note "a failing setup: no run of its bench, no prepare, cleanup runs"
@@ -80,7 +83,7 @@ expect_eq "failing setup exit" "$rc" 3
 expect_eq "prepare never ran" "$(grep -c '^prepare$' "$T/count" || true)" 0
 expect_eq "setup once" "$(grep -c '^setup$' "$T/count")" 1
 expect_eq "cleanup once" "$(grep -c '^cleanup$' "$T/count")" 1
-expect_eq "runs failed by setup" "$(awk -F' [|] ' '/[|] setup failed: exit 4 [|]/ { n += $4 } END { print n + 0 }' "$T/o4/report.md")" 8
+expect_eq "runs failed by setup" "$(awk -F' [|] ' '/[|] setup failed: exit 4 [|]/ { n += $4 } END { print n + 0 }' "$T/o4/report.md")" 4
 
 note "a failing cleanup: the host fails, saying so, its samples kept"
 suite "$T/clean.ini" 0 0 5

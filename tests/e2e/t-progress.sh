@@ -45,13 +45,14 @@ expect_grep '^orch: local: round 5/5 \([0-9]+/30 measured runs, ETA [0-9]+s\)$' 
 
 note "a crash that repeats is one row with its count, retried only in its first run"
 C="$T/out/samples.csv" M="$T/out/report.md"
-# crash/A: 6 steps (1 warmup, 5 rounds); the first tried 1 + 3 times, the
-# other 5 once each: 9 samples (not 24).
-expect_eq "crash/A samples" "$(awk -F, '$4=="crash" && $5=="A" && $11=="wall_ns"' "$C" | wc -l)" 9
+# crash/A: 6 steps (1 warmup, 5 rounds); the first tried 1 + 3 times,
+# round 1 once, and then its bench stopped (round 1 failed the same way):
+# 5 samples (not 24).
+expect_eq "crash/A samples" "$(awk -F, '$4=="crash" && $5=="A" && $11=="wall_ns"' "$C" | wc -l)" 5
 expect_eq "lines on crash/A's failures" "$(grep -c 'local: crash/A round' "$T/log")" 1
 expect_grep '^orch: local: crash/A round 0: signal: killed by signal 11 \(Segmentation fault\)$' "$T/log"
 expect_eq "crash/A rows in the failure table" "$(grep -c '^| crash | A | signal 11 |' "$M")" 1
-expect_grep '^\| crash \| A \| signal 11 \| 9 \| [0-9]+, 0 \(warmup\) \|' "$M"
+expect_grep '^\| crash \| A \| signal 11 \| 5 \| [0-9]+, 0 \(warmup\) \|' "$M"
 
 note "a timeout states its limit, after the program's own stderr"
 expect_grep '^\| slow \| A \| timeout \| 6 \| .* \| timed out after 300 ms \|$' "$M"

@@ -11,7 +11,9 @@
  *   - a clear slowdown trips --fail-on=worse with a line that says why;
  *   - serially correlated rounds widen the intervals, and every report
  *     says so next to the comparison;
- *   - the list of --fail-on and its errors.
+ *   - the list of --fail-on and its errors;
+ *   - a variant retried in more than 10% of its runs is flagged, and
+ *     --fail-on=invalid trips on it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -620,6 +622,126 @@ test_geo_like_rows(void **state)
 	synth_tmpdir_free(dir);
 }
 
+/*
+ * Writes a record of 20 rounds of variants A and B on benches "crashy"
+ * and "edge" (elapsed_ns, the same for both, seeded noise): B's run of
+ * crashy was killed by a signal and good on its retry in 6 rounds (30%),
+ * of edge in 2 (10%, not more).
+ */
+static void
+gen_retry(const char *dir)
+{
+	struct record		 rec;
+	struct synth_suite	 ss;
+	struct proto_sample	 smp;
+	struct host		 h;
+	struct rng		 r;
+	char			*cause = NULL;
+	uint32_t		 round, seq = 0;
+	size_t			 b, v;
+	double			 e;
+	int			 retried;
+
+	assert_int_equal(synth_suite(&ss, "retry", 2, 2, 20, 1), 0);
+	snprintf(ss.bs[0].name, sizeof ss.bs[0].name, "crashy");
+	snprintf(ss.bs[1].name, sizeof ss.bs[1].name, "edge");
+	synth_host(&h, "h", "x86_64", "Synthetic", 2);
+	rng_seed(&r, 5);
+	if (synth_open(&rec, dir, "20260101-000000-retry", &ss.s,
+	    "orch run retry.ini", &h, 1, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_int_equal(record_host(&rec, &h), 0);
+	for (round = 1; round <= 20; round++) {
+		for (b = 0; b < 2; b++) {
+			for (v = 0; v < 2; v++) {
+				retried = v == 1 && (b == 0 ?
+				    round % 10 == 1 || round % 10 == 4 ||
+				    round % 10 == 7 : round % 10 == 5);
+				e = 1e6 * (1 + 0.02 * synth_gauss(&r));
+				if (retried) {
+					synth_elapsed(&smp, seq++, round, 1000,
+					    e);
+					smp.status = PROTO_ST_SIGNAL;
+					smp.signal = 11;
+					smp.nmetrics = 0;
+					assert_int_equal(record_sample(&rec,
+					    "h", ss.bs[b].name,
+					    ss.vars[v].name, &smp), 0);
+				}
+				synth_elapsed(&smp, seq++, round, 1000000, e);
+				smp.attempt = retried ? 2 : 1;
+				assert_int_equal(record_sample(&rec, "h",
+				    ss.bs[b].name, ss.vars[v].name, &smp), 0);
+			}
+		}
+	}
+	assert_int_equal(synth_close(&rec, &h, 1), 0);
+}
+
+/*
+ * A variant retried in more than 10% of its runs hides a crash rate: it
+ * is counted and flagged, on the terminal and in report.md, and
+ * --fail-on=invalid trips on it (not --fail-on=worse); 10% exactly is not
+ * flagged.
+ */
+static void
+test_retry_rate(void **state)
+{
+	struct dataset		*ds;
+	struct analysis		*a;
+	const struct rep_result	*res;
+	char			*dir, *cause = NULL, *lines, *buf = NULL;
+	size_t			 n, len = 0;
+	FILE			*f;
+
+	(void)state;
+	assert_non_null(dir = synth_tmpdir_new("retry"));
+	gen_retry(dir);
+	if (synth_load(dir, &ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_non_null(res = analysis_result(a, 0, 0, 0, 1));
+	assert_int_equal(res->runs, 20);
+	assert_int_equal(res->runs_retried, 6);
+	assert_int_equal(res->failed, 0);
+	assert_true(res->retry_flag);
+	assert_non_null(res = analysis_result(a, 0, 1, 0, 1));
+	assert_int_equal(res->runs_retried, 2);
+	assert_false(res->retry_flag);
+	assert_false(analysis_result(a, 0, 0, 0, 0)->retry_flag);
+	/* Its ratio itself is no failure: it is the retries that are. */
+	assert_int_not_equal(analysis_cmp(a, 0, 0, 0, 1)->verdict,
+	    VERDICT_INVALID);
+
+	assert_int_equal(gate_check(a, GATE_INVALID, &n, &lines), 0);
+	assert_int_equal(n, 1);
+	expect_in("gate", lines, "orch: --fail-on: h crashy: B retried in 6 of "
+	    "20 runs (30%, over 10%): a crash rate its ratio hides");
+	assert_null(strstr(lines, "edge"));
+	free(lines);
+	assert_int_equal(gate_check(a, GATE_WORSE, &n, &lines), 0);
+	assert_int_equal(n, 0);
+	free(lines);
+
+	assert_non_null(f = open_memstream(&buf, &len));
+	report_answer_text(a, f);
+	fclose(f);
+	expect_in("terminal", buf, "retried in more than 10% of its runs (a "
+	    "crash rate the ratio hides):\n  h  crashy/B: 6 of 20 runs "
+	    "retried (30%)\n");
+	assert_null(strstr(buf, "edge/B: 2 of"));
+	free(buf);
+	buf = NULL;
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(report_md(a, f), 0);
+	fclose(f);
+	expect_in("report.md", buf, "> **Retried in more than 10% of its "
+	    "runs:** B, 6 of 20 runs (30%)");
+	free(buf);
+	analysis_free(a);
+	dataset_free(ds);
+	synth_tmpdir_free(dir);
+}
+
 /* The list: words, commas, any, and what it refuses. */
 static void
 test_gate_parse(void **state)
@@ -682,6 +804,7 @@ main(void)
 		cmocka_unit_test(test_serial_report),
 		cmocka_unit_test(test_slow3_worse),
 		cmocka_unit_test(test_geo_like_rows),
+		cmocka_unit_test(test_retry_rate),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -353,6 +353,41 @@ test_grants(void **state)
 	plan.granted = 0;
 }
 
+/*
+ * A bench stopped after its first round ('K') comes back on a resume with
+ * its words, so that the resumed agent skips its later rounds too; a
+ * command beyond the plan is ignored.
+ */
+static void
+test_stopped(void **state)
+{
+	struct journal_progress	pr;
+	char			long_why[600];
+	int			fd;
+
+	(void)state;
+	fd = reopen(&pr, NULL);
+	assert_int_equal(pr.stopped[0], 0);
+	assert_int_equal(journal_stopped(fd, 0, "stopped after round 1: "
+	    "every attempt of A failed the same way: exit 1: no"), 0);
+	assert_int_equal(journal_stopped(fd, 7, "beyond the plan"), 0);
+	finish(fd, &pr);
+	fd = reopen(&pr, NULL);
+	assert_int_equal(pr.resumed, 1);
+	assert_int_equal(pr.stopped[0], 1);
+	assert_string_equal(pr.stop_why[0], "stopped after round 1: every "
+	    "attempt of A failed the same way: exit 1: no");
+	/* Words too long are cut, the record still read whole. */
+	memset(long_why, 'x', sizeof long_why - 1);
+	long_why[sizeof long_why - 1] = '\0';
+	assert_int_equal(journal_stopped(fd, 0, long_why), 0);
+	finish(fd, &pr);
+	fd = reopen(&pr, NULL);
+	assert_int_equal(strlen(pr.stop_why[0]), JOURNAL_STOP_WHY - 1);
+	assert_int_equal(journal_step_done(&plan, &pr, 0), 0);
+	finish(fd, &pr);
+}
+
 int
 main(void)
 {
@@ -371,6 +406,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_other_plan, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("journal", tests, NULL, NULL));
