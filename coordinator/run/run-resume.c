@@ -54,6 +54,8 @@ run_resume_prepare(struct run *run, const char *dir, struct dataset **dsp,
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
+	if (run->opts->has_env_pad)
+		run->suite->env_pad = run->opts->env_pad;
 	run->suite->auto_rounds = ds->auto_rounds;
 	run->suite->max_rounds = ds->rounds;
 	run->suite->min_rounds = ds->min_rounds;

@@ -975,6 +975,12 @@ rec_sample_fields(struct rec_ctx *c, const struct entry_sample *e,
 	s->err = ds_intern(ds, e->err.p, e->err.len);
 	if (e->has_checksum == ENTRY_HAS)
 		s->checksum = ds_intern(ds, e->checksum.p, e->checksum.len);
+	s->env_pad = -1;
+	if (e->has_env_pad == ENTRY_HAS) {
+		if (rec_max(c, "env_pad", e->env_pad, PROTO_ENV_PAD_MAX) != 0)
+			return (-1);
+		s->env_pad = (int32_t)e->env_pad;
+	}
 	return (rec_sample_metrics(c, e->metrics_o, s));
 }
 

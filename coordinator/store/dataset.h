@@ -98,6 +98,9 @@ struct ds_sample {
 	double		*mval;
 	const char	*checksum;		/* NULL when none */
 	const char	*err;			/* "" when none */
+	int32_t		 env_pad;		/* its environment's padding,
+						   bytes; -1 unknown (none, or
+						   an older record) */
 };
 
 struct dataset {

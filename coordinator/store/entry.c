@@ -220,6 +220,8 @@ static const struct entry_field entry_sample_tab[] = {
 	ESUB(S, "metrics", metrics_o, entry_pack_metrics),
 	EFH(S, "checksum", ENTRY_STR, ENTRY_OPT | ENTRY_LAX, checksum,
 	    has_checksum),
+	EFH(S, "env_pad", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, env_pad,
+	    has_env_pad),
 };
 #undef S
 _Static_assert(ENTRY_NBUILTIN == 6, "the sample table's builtins");

@@ -157,6 +157,8 @@ struct entry_sample {
 	const msgpack_object	*metrics_o;	/* read */
 	struct entry_str	 checksum;
 	int			 has_checksum;
+	uint64_t		 env_pad;	/* ORCH_ENV_PAD's length */
+	int			 has_env_pad;	/* a padded measured run */
 };
 
 /* "state": what an agent said between samples. */

@@ -361,6 +361,10 @@ record_sample(struct record *r, const char *host, const char *bench,
 		e.checksum = entry_s(smp->checksum);
 		e.has_checksum = ENTRY_HAS;
 	}
+	if (smp->has_env_pad) {
+		e.env_pad = smp->env_pad;
+		e.has_env_pad = ENTRY_HAS;
+	}
 	return (rec_put(r, &entry_sample_type, &e, 0));
 }
 
