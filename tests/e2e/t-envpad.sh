@@ -2,8 +2,8 @@
 # length drawn from the run's seed (0..env_pad bytes, default 4096), so a
 # bench that prints its environment's size sees a different size on
 # (almost) every run; the length of each is in samples.csv's env_pad
-# column; env_pad = 0 (or --env-pad=0) restores one size; a seed gives the
-# same lengths again.
+# column, and the report says the metric is layout-sensitive; env_pad = 0
+# (or --env-pad=0) restores one size; a seed gives the same lengths again.
 . tests/e2e/lib.sh
 
 cat > "$T/env.ini" <<INI
@@ -39,6 +39,11 @@ n=$(sizes "$T/o1")
 d=$(awk -F, '$11=="envsize" && $9==0 {print $12 - $13}' "$C" | sort -u | wc -l)
 expect_eq "size minus padding: one value" "$d" 1
 expect_eq "padding at most 4096" "$(awk -F, '$4=="env" && $9==0 && ($13 == "" || $13 < 0 || $13 > 4096)' "$C" | wc -l)" 0
+# envsize is the padding plus a constant: layout-sensitive, both variants.
+for v in A B; do
+	expect_grep "^local env $v: layout-sensitive: envsize moves with the environment's size \(rho 1.00, p < 0.0001, 20 runs\)$" "$T/log1"
+	expect_grep "^- local env $v: layout-sensitive: envsize moves with the environment's size \(rho 1.00" "$T/o1/report.md"
+done
 expect_eq "warmups unpadded" "$(awk -F, '$4=="env" && $9==1 && $13!=""' "$C" | wc -l)" 0
 
 note "the same seed pads the same again; report renders the column"
@@ -55,6 +60,8 @@ note "--env-pad=0 and env_pad = 0: one size"
 rc=0; run_orch "$T/log4" run --env-pad=0 --out="$T/o4" "$T/env.ini" || rc=$?
 expect_eq "--env-pad=0 exit" "$rc" 0
 expect_eq "--env-pad=0 sizes" "$(sizes "$T/o4")" 1
+! grep -q layout-sensitive "$T/log4" "$T/o4/report.md" ||
+	fail "--env-pad=0: a layout-sensitive line"
 expect_eq "--env-pad=0: no padding recorded" "$(awk -F, 'NR>1 && $13!=""' "$T/o4/samples.csv" | wc -l)" 0
 sed 's/^seed     = 5$/seed = 5\nenv_pad = 0/' "$T/env.ini" > "$T/off.ini"
 rc=0; run_orch "$T/log5" run --out="$T/o5" "$T/off.ini" || rc=$?
