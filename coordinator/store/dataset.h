@@ -150,6 +150,7 @@ struct dataset {
 	uint64_t	 good_len;	/* bytes of whole records */
 	int		 resumed;	/* times the run was resumed */
 	double		 opt_max_load;	/* --max-load of the run; < 0 none */
+	int64_t		 opt_env_pad;	/* --env-pad of the run; < 0 none */
 	int		 detached;	/* times its coordinator
 					   was interrupted */
 	char		*detached_at;	/* the last of them, "" never */

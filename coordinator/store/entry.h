@@ -191,9 +191,11 @@ struct entry_label {
 	struct entry_str	 key, value;
 };
 
-/* "opts": the command line's --max-load (-1 none). */
+/* "opts": the command line's --max-load (-1 none) and --env-pad. */
 struct entry_opts {
 	double			 max_load;
+	uint64_t		 env_pad;
+	int			 has_env_pad;	/* --env-pad was given */
 };
 
 /* "resume", "detach" and "end": when (at, ended). */
