@@ -17,6 +17,7 @@
 #include "agent/proc.h"
 #include "agent/serve-int.h"
 #include "proto/log.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 extern char **environ;
@@ -50,6 +51,43 @@ serve_exec_envp(const struct proto_cmd *cmd)
 		envp[n++] = cmd->env[j];
 	envp[n] = NULL;
 	return (envp);
+}
+
+/*
+ * Pads the environment *envp of a measured run (not a warmup's, not a
+ * hook's) of a plan with env_pad: ORCH_ENV_PAD of a length drawn from the
+ * plan's seed, the step and the attempt, in place of any the agent has,
+ * recorded in smp. Returns the variable (caller frees), or NULL for none.
+ */
+static char *
+serve_exec_pad(const struct proto_plan *plan, struct proto_sample *smp,
+    int hook, char ***envp)
+{
+	static const char	 name[] = "ORCH_ENV_PAD=";
+	char			*var, **e;
+	uint32_t		 len;
+	size_t			 i, n;
+
+	if (hook || smp->warmup || !plan->has_env_pad || plan->env_pad == 0)
+		return (NULL);
+	len = util_env_pad(plan->env_pad_seed, smp->step, smp->attempt,
+	    plan->env_pad);
+	var = xmalloc(sizeof name + len);
+	memcpy(var, name, sizeof name - 1);
+	memset(var + sizeof name - 1, 'x', len);
+	var[sizeof name - 1 + len] = '\0';
+	e = *envp;
+	for (i = n = 0; e[i] != NULL; i++) {
+		if (strncmp(e[i], name, sizeof name - 1) != 0)
+			e[n++] = e[i];
+	}
+	e = xreallocarray(e, n + 2, sizeof *e);
+	e[n] = var;
+	e[n + 1] = NULL;
+	*envp = e;
+	smp->has_env_pad = 1;
+	smp->env_pad = len;
+	return (var);
 }
 
 /*
@@ -129,6 +167,7 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 	const struct cache_file	*exe;
 	struct exec_req		 req;
 	char			**argv, **envp, exepath[PATH_MAX];
+	char			*pad;
 	char			 fdpath[64], named[PATH_MAX];
 	char			 argv0[PROTO_PROG_MAX];
 	size_t			 i;
@@ -160,6 +199,7 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 	for (i = 0; i < cmd->nargs; i++)
 		argv[i + 1] = cmd->args[i];
 	envp = serve_exec_envp(cmd);
+	pad = serve_exec_pad(plan, smp, hook, &envp);
 
 	memset(&req, 0, sizeof req);
 	req.argv = argv;
@@ -193,6 +233,7 @@ serve_exec_run(struct serve *s, const struct proto_plan *plan,
 		close(fd);
 	free(argv);
 	free(envp);
+	free(pad);
 	return (r);
 }
 

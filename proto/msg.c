@@ -135,6 +135,7 @@ static int	msg_enc_env(msgpack_packer *, const void *);
 static int	msg_dec_metrics(const msgpack_object *, void *);
 static int	msg_enc_metrics(msgpack_packer *, const void *);
 static int	msg_check_plan(const void *);
+static int	msg_check_sample(const void *);
 static int	msg_dec_hooks(const msgpack_object *, void *);
 static int	msg_enc_hooks(msgpack_packer *, const void *);
 static int	msg_dec_mkeys(const msgpack_object *, void *);
@@ -265,6 +266,8 @@ static const struct msg_field msg_plan_tab[] = {
 	MSG_F(struct proto_plan, resume_seq, MSG_I64),
 	MSG_F(struct proto_plan, linger_ms, MSG_U32),
 	MSG_F(struct proto_plan, granted, MSG_U32),
+	MSG_FOPT(struct proto_plan, env_pad, MSG_U32, has_env_pad),
+	MSG_FOPT(struct proto_plan, env_pad_seed, MSG_U64, has_env_pad_seed),
 };
 
 static const struct msg_field msg_grant_tab[] = {
@@ -293,6 +296,7 @@ static const struct msg_field msg_sample_tab[] = {
 	MSG_FSUB("metrics", msg_dec_metrics, msg_enc_metrics),
 	MSG_FOPT(struct proto_sample, checksum, MSG_STR, has_checksum),
 	MSG_F(struct proto_sample, err_tail, MSG_STR),
+	MSG_FOPT(struct proto_sample, env_pad, MSG_U32, has_env_pad),
 };
 
 /* SAMPLE's "metrics": a key and its value. */
@@ -341,7 +345,7 @@ static const struct msg_type {
 	{ PROTO_PLAN, "plan", msg_plan_tab, MSG_NITEMS(msg_plan_tab),
 	    msg_check_plan },
 	{ PROTO_SAMPLE, "sample", msg_sample_tab, MSG_NITEMS(msg_sample_tab),
-	    NULL },
+	    msg_check_sample },
 	{ PROTO_ACK, "ack", msg_ack_tab, MSG_NITEMS(msg_ack_tab), NULL },
 	{ PROTO_DONE, "done", msg_done_tab, MSG_NITEMS(msg_done_tab), NULL },
 	{ PROTO_BYE, "bye", NULL, 0, NULL },
@@ -957,6 +961,17 @@ msg_cmd_ok(const struct proto_plan *p, const struct proto_cmd *c,
 	return (1);
 }
 
+/* Checks a sample's environment padding: at most PROTO_ENV_PAD_MAX. */
+static int
+msg_check_sample(const void *base)
+{
+	const struct proto_sample	*smp = base;
+
+	if (smp->has_env_pad && smp->env_pad > PROTO_ENV_PAD_MAX)
+		return (PROTO_ERR_FIELD);
+	return (0);
+}
+
 /*
  * Checks what spans a plan's fields: every step names a command, every
  * command's program and hooks are sound, and no hook is a step.
@@ -969,7 +984,8 @@ msg_check_plan(const void *base)
 	size_t			 i, j, k, nprog = 0;
 	int			 r = 0;
 
-	if (p->granted > p->nsteps)
+	if (p->granted > p->nsteps ||
+	    (p->has_env_pad && p->env_pad > PROTO_ENV_PAD_MAX))
 		return (PROTO_ERR_FIELD);
 	if ((hook = calloc(p->ncmds + 1, 1)) == NULL)
 		return (PROTO_ERR_NOMEM);

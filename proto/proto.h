@@ -22,6 +22,7 @@
 
 #define PROTO_NAME_MAX	64		/* bench, variant, metric, fact key */
 #define PROTO_METRICS_MAX 64		/* program metrics per sample */
+#define PROTO_ENV_PAD_MAX 65536		/* a plan's env_pad, at most */
 #define PROTO_TAIL_MAX	2048		/* stdout/stderr tail kept per sample */
 #define PROTO_CHECKSUM_MAX 128		/* checksum value kept per sample */
 #define PROTO_FACTS_EXTRA_MAX 32	/* extra machine facts per agent */
@@ -220,6 +221,12 @@ struct proto_plan {
 					   resume */
 	uint32_t	 granted;	/* run steps [0, granted) until a GRANT
 					   extends it; 0: the whole plan */
+	int		 has_env_pad;
+	uint32_t	 env_pad;	/* a measured run's environment gets
+					   ORCH_ENV_PAD of 0..env_pad chars;
+					   0 or absent: none */
+	int		 has_env_pad_seed;
+	uint64_t	 env_pad_seed;	/* keys the lengths (proto_env_pad) */
 };
 
 struct proto_metric {
@@ -252,6 +259,8 @@ struct proto_sample {
 	char		checksum[PROTO_CHECKSUM_MAX];
 	char		err_tail[PROTO_TAIL_MAX];	/* stderr tail,
 							   or our reason */
+	int		has_env_pad;	/* a measured run of a padded plan */
+	uint32_t	env_pad;	/* its ORCH_ENV_PAD's length */
 };
 
 struct proto_ack {

@@ -78,3 +78,26 @@ util_appendf(char **s, const char *fmt, ...)
 	va_end(ap);
 	return (0);
 }
+
+/* One step of splitmix64: returns the mix of x. */
+static uint64_t
+util_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return (x ^ (x >> 31));
+}
+
+uint32_t
+util_env_pad(uint64_t seed, uint32_t step, uint32_t attempt, uint32_t max)
+{
+	uint64_t	x;
+
+	if (max == 0)
+		return (0);
+	x = util_mix64(seed);
+	x = util_mix64(x ^ ((uint64_t)step << 32 | attempt));
+	/* max + 1 <= 65537 values: the modulo's bias is below 2^-47. */
+	return ((uint32_t)(x % ((uint64_t)max + 1)));
+}

@@ -29,4 +29,12 @@ const char *util_arch(const char *machine);
 int	util_appendf(char **s, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
+/*
+ * Returns the length, 0..max, of the environment padding of attempt of
+ * step in a plan whose env_pad_seed is seed: splitmix64 of the three, so
+ * that one seed gives the same lengths everywhere and each run its own.
+ */
+uint32_t util_env_pad(uint64_t seed, uint32_t step, uint32_t attempt,
+	    uint32_t max);
+
 #endif

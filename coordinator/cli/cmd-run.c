@@ -50,7 +50,7 @@ const struct cmd_entry cmd_run_entry = {
 
 /*
  * Takes an option with a number or a duration (--warmup, --rounds,
- * --seed, --max-load, --budget). Returns 0, or -1 having said why.
+ * --seed, --env-pad, --max-load, --budget). Returns 0, or -1 having said why.
  */
 static int
 cmd_run_number(struct run_opts *o, int id, const char *arg)
@@ -72,6 +72,11 @@ cmd_run_number(struct run_opts *o, int id, const char *arg)
 			fprintf(stderr, "orch: --rounds: must be at least 1\n");
 			return (-1);
 		}
+		break;
+	case OPT_ENV_PAD:
+		o->env_pad = (uint32_t)args_u64("--env-pad", arg,
+		    PROTO_ENV_PAD_MAX);
+		o->has_env_pad = 1;
 		break;
 	case OPT_SEED:
 		o->seed = args_u64("--seed", arg, (1ULL << 53) - 1);

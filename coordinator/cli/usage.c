@@ -140,6 +140,10 @@ static const struct usage_opt usage_opts[] = {
 	{ "run", "--seed=N", OPT_SEED,
 	  "the seed of the order and the bootstrap (default: the suite's, "
 	  "else random and recorded)" },
+	{ "run", "--env-pad=N", OPT_ENV_PAD,
+	  "pad each measured run's environment by 0 to N bytes, drawn from "
+	  "the seed (ORCH_ENV_PAD); 0 turns it off (default: the suite's "
+	  "env_pad, else 4096)" },
 	{ "run", "--warmup=N", OPT_WARMUP,
 	  "unmeasured runs of each variant first (default: the suite's)" },
 	{ "run", "-n, --command-name=NAME", 'n',

@@ -43,7 +43,8 @@ enum usage_id {
 	OPT_MACHINE_REF,
 	OPT_FORCE,
 	OPT_FROM_SOURCE,
-	OPT_PREPARE
+	OPT_PREPARE,
+	OPT_ENV_PAD
 };
 
 #define USAGE_GETOPT_MAX	32	/* rows of one command, and the end */

@@ -43,13 +43,14 @@ enum suite_sect {
 static const char *const suite_suite_keys[] = {
 	"name", "rounds", "warmup", "seed", "min_effect", "reference",
 	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
-	"counters", "linger", "min_rounds", "max_rounds", "budget", NULL
+	"counters", "linger", "min_rounds", "max_rounds", "budget", "env_pad",
+	NULL
 };
 enum {
 	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
 	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
 	SK_TIMEOUT, SK_COUNTERS, SK_LINGER, SK_MIN_ROUNDS, SK_MAX_ROUNDS,
-	SK_BUDGET,
+	SK_BUDGET, SK_ENV_PAD,
 };
 
 /* Counters the agent can read (agent/facts-linux.c has the same list). */
@@ -519,6 +520,10 @@ suite_key_count(struct suite_parse *p, int k, const char *v)
 		if (suite_uint(p, "linger", v, 0, 7 * 86400, &u) == 0)
 			s->linger_s = (uint32_t)u;
 		break;
+	case SK_ENV_PAD:
+		if (suite_uint(p, "env_pad", v, 0, PROTO_ENV_PAD_MAX, &u) == 0)
+			s->env_pad = (uint32_t)u;
+		break;
 	}
 }
 
@@ -601,6 +606,7 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 	case SK_LOAD_WAIT:
 	case SK_RETRIES:
 	case SK_LINGER:
+	case SK_ENV_PAD:
 		suite_key_count(p, k, v);
 		break;
 	case SK_MIN_EFFECT:
@@ -2025,6 +2031,7 @@ suite_parse(const char *path, const char *text, int names_only,
 	s->retries = 2;
 	s->subtract_floor = 1;
 	s->linger_s = 3600;
+	s->env_pad = SUITE_ENV_PAD_DEFAULT;
 	s->min_rounds = SUITE_MIN_ROUNDS;
 	s->max_rounds = SUITE_MAX_ROUNDS;
 	suite_default_name(s, path);

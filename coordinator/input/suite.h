@@ -105,6 +105,9 @@ struct suite {
 	char		 counters[128];	/* hardware counters, comma separated */
 	uint32_t	 linger_s;	/* a detached agent waits
 					   this long; 3600 */
+	uint32_t	 env_pad;	/* a measured run's environment is
+					   padded by 0..env_pad bytes;
+					   0 off; default 4096 */
 
 	size_t		 nclaims;	/* [claim.NAME] sections (below) */
 	struct suite_claim *claims;
@@ -117,6 +120,7 @@ struct suite {
 	uint32_t	 budget_s;	/* per host; 0: none */
 };
 
+#define SUITE_ENV_PAD_DEFAULT	4096
 #define SUITE_MIN_ROUNDS	5
 #define SUITE_MAX_ROUNDS	200
 #define SUITE_BUDGET_MAX	(30 * 86400)	/* seconds */

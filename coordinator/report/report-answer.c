@@ -15,6 +15,7 @@
 #include "coordinator/analysis/stats.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
@@ -458,6 +459,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 	}
 	ans_failures(f, ds);
 	ans_retries(f, a);
+	(void)report_layout(f, a, 0);
 	report_machines_shared_text(f, a);
 	if (a->nfailed_hosts > 0)
 		fprintf(f, "%zu host%s failed: partial results\n",

@@ -171,7 +171,24 @@ csv_g17(struct csv *c, double v)
 		csv_printf(c, "%.17g\n", v);
 }
 
-/* Formats one sample's rows: the shared prefix, then metric and value. */
+/*
+ * Ends the row just formatted (its value and "\n") with the env_pad
+ * column: the sample's padding in bytes, empty when unknown.
+ */
+static void
+csv_row_end(struct csv *c, const struct ds_sample *s)
+{
+	c->len--;
+	csv_put(c, ",", 1);
+	if (s->env_pad >= 0)
+		csv_u64(c, (uint64_t)s->env_pad);
+	csv_put(c, "\n", 1);
+}
+
+/*
+ * Formats one sample's rows: the shared prefix, then metric, value and
+ * env_pad.
+ */
 static void
 csv_sample_rows(struct csv *c, const struct ds_sample *s, int floor)
 {
@@ -213,6 +230,7 @@ csv_sample_rows(struct csv *c, const struct ds_sample *s, int floor)
 		csv_put(c, ",", 1);
 		csv_u64(c, s->builtin[j]);
 		csv_put(c, "\n", 1);
+		csv_row_end(c, s);
 	}
 	pre = c->len;
 	csv_room(c, prelen);
@@ -220,6 +238,7 @@ csv_sample_rows(struct csv *c, const struct ds_sample *s, int floor)
 	c->len += prelen;
 	csv_puts(c, "load1,");
 	csv_fixed2(c, s->load1);
+	csv_row_end(c, s);
 	for (j = 0; j < s->nmetrics; j++) {
 		pre = c->len;
 		csv_room(c, prelen);
@@ -228,6 +247,7 @@ csv_sample_rows(struct csv *c, const struct ds_sample *s, int floor)
 		csv_puts(c, c->mname[s->mkey[j]]);
 		csv_put(c, ",", 1);
 		csv_g17(c, s->mval[j]);
+		csv_row_end(c, s);
 	}
 }
 
@@ -393,7 +413,7 @@ report_csv(const struct dataset *ds, FILE *f)
 
 	order = csv_order(ds);
 	fputs("run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,"
-	    "metric,value\n", f);
+	    "metric,value,env_pad\n", f);
 	for (i = 0; i < n; i++) {
 		csv_sample_rows(&c, csv_sample(ds, order[i]),
 		    order[i] >= ds->nsamples);

@@ -5,6 +5,7 @@
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report-text.h"
@@ -392,6 +393,8 @@ report_md(const struct analysis *a, FILE *f)
 	report_claims_table(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
 	md_across(f, a);
+	if (report_layout(f, a, 1) != 0)
+		return (-1);
 	report_sweep_md(f, a);
 
 	for (i = 0; i < a->ngroups; i++) {

@@ -127,6 +127,8 @@ run_new_prepare(struct run *run, char **cause)
 		}
 		run->suite->budget_s = opts->budget_s;
 	}
+	if (opts->has_env_pad)
+		run->suite->env_pad = opts->env_pad;
 	if (opts->has_seed)
 		run->suite->seed = opts->seed;
 	else if (!run->suite->has_seed) {

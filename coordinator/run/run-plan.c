@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coordinator/analysis/rng.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/suite.h"
@@ -301,6 +302,27 @@ run_plan_steps(struct run *run, struct run_host *rh, int has_floor,
 }
 
 /*
+ * Sets the plan's environment padding: the suite's env_pad and a key
+ * drawn from the run's seed and the host's name, so that a run (and its
+ * resume) pads alike and hosts independently.
+ */
+static void
+run_plan_env_pad(const struct run *run, const struct run_host *rh,
+    struct proto_plan *p)
+{
+	struct rng	r;
+	char		tag[PROTO_NAME_MAX + 16];
+
+	if (run->suite->env_pad == 0)
+		return;
+	snprintf(tag, sizeof tag, "env_pad/%s", rh->h->name);
+	rng_seed_str(&r, run->suite->seed, tag);
+	p->has_env_pad = p->has_env_pad_seed = 1;
+	p->env_pad = run->suite->env_pad;
+	p->env_pad_seed = rng_next(&r);
+}
+
+/*
  * Builds the host's plan message from the suite and the shared order:
  * its parts (files, commands, hooks, the floor, the steps) index each
  * other and are filled in that order.
@@ -327,6 +349,7 @@ run_plan_build(struct run *run, struct run_host *rh)
 	snprintf(p->counters, sizeof p->counters, "%s", s->counters);
 	p->linger_ms = s->linger_s * 1000;
 	p->resume_seq = -1;
+	run_plan_env_pad(run, rh, p);
 	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
 	rh->told = xcalloc(p->ncmds + 1, sizeof *rh->told);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :

@@ -59,6 +59,8 @@ run_resume_prepare(struct run *run, const char *dir, struct dataset **dsp,
 	run->suite->rounds = ds->rounds;
 	run->suite->warmup = ds->warmup;
 	run->suite->seed = ds->seed;
+	if (run->opts->has_env_pad)
+		run->suite->env_pad = run->opts->env_pad;
 	run->suite->auto_rounds = ds->auto_rounds;
 	run->suite->max_rounds = ds->rounds;
 	run->suite->min_rounds = ds->min_rounds;
@@ -399,6 +401,16 @@ run_resume_flags(struct run_opts *opts, const char *suite,
 		run_resume_contra(cause, flag, "--max-load", ds, dir, was);
 		goto out;
 	}
+	if (opts->has_env_pad && (int64_t)opts->env_pad != ds->opt_env_pad) {
+		snprintf(flag, sizeof flag, "--env-pad=%u", opts->env_pad);
+		if (ds->opt_env_pad >= 0)
+			snprintf(was, sizeof was, "with --env-pad=%lld",
+			    (long long)ds->opt_env_pad);
+		else
+			snprintf(was, sizeof was, "with the suite's env_pad");
+		run_resume_contra(cause, flag, "--env-pad", ds, dir, was);
+		goto out;
+	}
 	if (hosts != NULL && !run_resume_same_hosts(ds, hosts, nhosts)) {
 		list = dataset_host_list(ds, 0);
 		snprintf(was, sizeof was, "on hosts %s", list);
@@ -408,6 +420,8 @@ run_resume_flags(struct run_opts *opts, const char *suite,
 	}
 	/* What the record says, the resume does. */
 	opts->max_load = ds->opt_max_load;
+	opts->has_env_pad = ds->opt_env_pad >= 0;
+	opts->env_pad = opts->has_env_pad ? (uint32_t)ds->opt_env_pad : 0;
 	r = 0;
 out:
 	dataset_free(ds);

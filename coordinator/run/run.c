@@ -195,7 +195,8 @@ run_open_record(struct run *run, const struct dataset *ds,
 	xasprintf(&cmdline, "%s", run->opts->cmdline);
 	record_run(&run->rec, run->run_id, run->suite, run->suite->seed,
 	    cmdline, started, run->opts->hosts, run->opts->nhosts);
-	record_opts(&run->rec, run->opt_max_load);
+	record_opts(&run->rec, run->opt_max_load, run->opts->has_env_pad ?
+	    (int64_t)run->opts->env_pad : -1);
 	free(cmdline);
 	run_open_bind(run);
 	return (run_labels(run, cause));

@@ -18,6 +18,9 @@ struct run_opts {
 	uint64_t	 seed;
 	int		 has_seed;
 	double		 max_load;	/* < 0: the suite's */
+	uint32_t	 env_pad;	/* with has_env_pad: the suite's
+					   env_pad */
+	int		 has_env_pad;
 	const char	*out;		/* NULL: reports/<run-id> */
 	int		 fail_on;	/* GATE_*
 					   (coordinator/analysis/gate.h) */

@@ -975,6 +975,12 @@ rec_sample_fields(struct rec_ctx *c, const struct entry_sample *e,
 	s->err = ds_intern(ds, e->err.p, e->err.len);
 	if (e->has_checksum == ENTRY_HAS)
 		s->checksum = ds_intern(ds, e->checksum.p, e->checksum.len);
+	s->env_pad = -1;
+	if (e->has_env_pad == ENTRY_HAS) {
+		if (rec_max(c, "env_pad", e->env_pad, PROTO_ENV_PAD_MAX) != 0)
+			return (-1);
+		s->env_pad = (int32_t)e->env_pad;
+	}
 	return (rec_sample_metrics(c, e->metrics_o, s));
 }
 
@@ -1078,16 +1084,20 @@ rec_load_resume(struct rec_ctx *c, struct dataset *ds,
 	return (0);
 }
 
-/* The command line's options that shape the plan: --max-load. */
+/* The command line's options that shape the plan: --max-load, --env-pad. */
 static int
 rec_load_opts(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 {
 	struct entry_opts	e;
 
 	if (rec_read(c, &entry_opts_type, o, &e) != 0 ||
-	    rec_in(c, "max_load", e.max_load, -1, 1e6) != 0)
+	    rec_in(c, "max_load", e.max_load, -1, 1e6) != 0 ||
+	    (e.has_env_pad == ENTRY_HAS &&
+	    rec_max(c, "env_pad", e.env_pad, PROTO_ENV_PAD_MAX) != 0))
 		return (-1);
 	ds->opt_max_load = e.max_load;
+	if (e.has_env_pad == ENTRY_HAS)
+		ds->opt_env_pad = (int64_t)e.env_pad;
 	return (0);
 }
 
@@ -1422,6 +1432,7 @@ record_load(const char *dir, struct dataset **out, char **cause)
 	ds->counters = xstrdup("");
 	ds->detached_at = xstrdup("");
 	ds->opt_max_load = -1;
+	ds->opt_env_pad = -1;
 	c.ds = ds;
 	if (rec_map(&c, &map, &got) != 0 || rec_walk(&c, map, got) != 0)
 		goto out;

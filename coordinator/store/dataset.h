@@ -98,6 +98,9 @@ struct ds_sample {
 	double		*mval;
 	const char	*checksum;		/* NULL when none */
 	const char	*err;			/* "" when none */
+	int32_t		 env_pad;		/* its environment's padding,
+						   bytes; -1 unknown (none, or
+						   an older record) */
 };
 
 struct dataset {
@@ -147,6 +150,7 @@ struct dataset {
 	uint64_t	 good_len;	/* bytes of whole records */
 	int		 resumed;	/* times the run was resumed */
 	double		 opt_max_load;	/* --max-load of the run; < 0 none */
+	int64_t		 opt_env_pad;	/* --env-pad of the run; < 0 none */
 	int		 detached;	/* times its coordinator
 					   was interrupted */
 	char		*detached_at;	/* the last of them, "" never */

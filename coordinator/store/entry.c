@@ -220,6 +220,8 @@ static const struct entry_field entry_sample_tab[] = {
 	ESUB(S, "metrics", metrics_o, entry_pack_metrics),
 	EFH(S, "checksum", ENTRY_STR, ENTRY_OPT | ENTRY_LAX, checksum,
 	    has_checksum),
+	EFH(S, "env_pad", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, env_pad,
+	    has_env_pad),
 };
 #undef S
 _Static_assert(ENTRY_NBUILTIN == 6, "the sample table's builtins");
@@ -263,6 +265,8 @@ static const struct entry_field entry_label_tab[] = {
 
 static const struct entry_field entry_opts_tab[] = {
 	EF(struct entry_opts, "max_load", ENTRY_NUM, ENTRY_REQ, max_load),
+	EFH(struct entry_opts, "env_pad", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX,
+	    env_pad, has_env_pad),
 };
 
 /* A resume's time is not read back: only that it happened. */

@@ -157,6 +157,8 @@ struct entry_sample {
 	const msgpack_object	*metrics_o;	/* read */
 	struct entry_str	 checksum;
 	int			 has_checksum;
+	uint64_t		 env_pad;	/* ORCH_ENV_PAD's length */
+	int			 has_env_pad;	/* a padded measured run */
 };
 
 /* "state": what an agent said between samples. */
@@ -189,9 +191,11 @@ struct entry_label {
 	struct entry_str	 key, value;
 };
 
-/* "opts": the command line's --max-load (-1 none). */
+/* "opts": the command line's --max-load (-1 none) and --env-pad. */
 struct entry_opts {
 	double			 max_load;
+	uint64_t		 env_pad;
+	int			 has_env_pad;	/* --env-pad was given */
 };
 
 /* "resume", "detach" and "end": when (at, ended). */

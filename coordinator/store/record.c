@@ -249,12 +249,16 @@ record_busy(const char *dir)
 }
 
 int
-record_opts(struct record *r, double max_load)
+record_opts(struct record *r, double max_load, int64_t env_pad)
 {
 	struct entry_opts	e;
 
 	memset(&e, 0, sizeof e);
 	e.max_load = max_load >= 0 ? max_load : -1;
+	if (env_pad >= 0) {
+		e.env_pad = (uint64_t)env_pad;
+		e.has_env_pad = ENTRY_HAS;
+	}
 	return (rec_put(r, &entry_opts_type, &e, 0));
 }
 
@@ -360,6 +364,10 @@ record_sample(struct record *r, const char *host, const char *bench,
 	if (smp->has_checksum) {
 		e.checksum = entry_s(smp->checksum);
 		e.has_checksum = ENTRY_HAS;
+	}
+	if (smp->has_env_pad) {
+		e.env_pad = smp->env_pad;
+		e.has_env_pad = ENTRY_HAS;
 	}
 	return (rec_put(r, &entry_sample_type, &e, 0));
 }

@@ -61,9 +61,10 @@ int	record_run(struct record *r, const char *run_id, const struct suite *s,
 
 /*
  * Appends the options of the command line that shape the plan and are not
- * in the run record (--max-load, < 0 when not given): a resume takes them.
+ * in the run record (--max-load, < 0 when not given; --env-pad, < 0 when
+ * not given): a resume takes them.
  */
-int	record_opts(struct record *r, double max_load);
+int	record_opts(struct record *r, double max_load, int64_t env_pad);
 
 /* Appends one label of the run (checked by dataset_label_parse). */
 int	record_label(struct record *r, const char *key, const char *value);

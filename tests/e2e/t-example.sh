@@ -26,7 +26,7 @@ expect_eq "comparisons (hash: 3 metrics, sort: 3)" "$(jq '.comparisons | length'
 jq -e '[.results[] | select(.n != 30 or .failed != 0)] | length == 0' "$S" >/dev/null || fail "n != 30 somewhere"
 
 C="$OUT/samples.csv"
-expect_eq "csv header" "$(head -1 "$C")" "run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,metric,value"
+expect_eq "csv header" "$(head -1 "$C")" "run_id,host,arch,bench,variant,round,attempt,seq,warmup,status,metric,value,env_pad"
 # Interleaved: per bench, each round has A and B; half the rounds run A first.
 for b in hash sort; do
 	first=$(awk -F, -v b=$b '$4==b && $9==0 && $11=="wall_ns" { if (!($6 in f)) f[$6]=$5 } END { for (r in f) print f[r] }' "$C" | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' ')

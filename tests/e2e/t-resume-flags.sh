@@ -1,7 +1,8 @@
 # A resume never makes things worse. The options that shape a run's plan
 # are in its record and `orch run --resume=DIR` takes them from there: a
-# run started with --max-load=0 whose coordinator was killed resumes
-# without the flag and completes, every sample exactly once. A flag that
+# run started with --max-load=0 --env-pad=100 whose coordinator was killed
+# resumes without the flags and completes, every sample exactly once and
+# padded by at most 100 bytes. A flag that
 # contradicts the record is refused (exit 2) before any agent is touched,
 # naming the flag and the recorded value; one that agrees is accepted. An
 # agent asked to resume with another plan than its journal's (here a
@@ -47,7 +48,7 @@ args = 300
 EOT
 
 note "a run with --max-load=0; its coordinator killed (SIGKILL) mid-run"
-"$ORCH" run --max-load=0 --out="$T/out" "$T/gate.ini" >"$T/log1" 2>&1 &
+"$ORCH" run --max-load=0 --env-pad=100 --out="$T/out" "$T/gate.ini" >"$T/log1" 2>&1 &
 orch_pid=$!
 wait_samples "$T/out" 3000
 kill -9 "$orch_pid"
@@ -59,6 +60,9 @@ rc=0; run_orch "$T/log2" run --resume="$T/out" --max-load=0.5 || rc=$?
 cat "$T/log2"
 expect_eq "exit with --max-load=0.5" "$rc" 2
 expect_grep '^orch: --max-load=0\.5 contradicts the record of run .*: it was started with --max-load=0;' "$T/log2"
+rc=0; run_orch "$T/log2b" run --resume="$T/out" --env-pad=4096 || rc=$?
+expect_eq "exit with --env-pad=4096" "$rc" 2
+expect_grep '^orch: --env-pad=4096 contradicts the record of run .*: it was started with --env-pad=100;' "$T/log2b"
 rc=0; run_orch "$T/log3" run --resume="$T/out" --rounds=99 || rc=$?
 cat "$T/log3"
 expect_eq "exit with --rounds=99" "$rc" 2
@@ -98,5 +102,6 @@ cat "$T/log7"
 expect_eq "resume exit" "$rc" 0
 expect_eq "complete" "$(jq .complete "$T/out/summary.json")" true
 exactly_once "$T/out" 20
+expect_eq "padded, by at most 100 bytes" "$(awk -F, 'NR>1 && $9==0 && ($13=="" || $13>100)' "$T/out/samples.csv" | wc -l)" 0
 no_leftovers
 echo PASS

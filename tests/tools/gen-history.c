@@ -90,7 +90,7 @@ main(int argc, char **argv)
 	host.facts.mem_kb = 8 << 20;
 	host.status = HOST_OK;
 	if (record_run(&rec, argv[2], s, 1, "gen-history (synthetic)",
-	    argv[3], &host, 1) != 0 || record_opts(&rec, -1) != 0)
+	    argv[3], &host, 1) != 0 || record_opts(&rec, -1, -1) != 0)
 		goto fail;
 	for (i = 6; i < argc; i++) {
 		if (dataset_label_parse(argv[i], &k, &val, &cause) != 0) {

@@ -243,6 +243,9 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 	assert_int_equal(y->resume_seq, x->resume_seq);
 	assert_int_equal(y->linger_ms, x->linger_ms);
 	assert_int_equal(y->granted, x->granted);
+	assert_int_equal(y->has_env_pad, x->has_env_pad);
+	assert_int_equal(y->env_pad, x->env_pad);
+	assert_true(y->env_pad_seed == x->env_pad_seed);
 }
 
 static void
@@ -317,6 +320,9 @@ check_sample(const struct proto_msg *a, const struct proto_msg *b)
 	else
 		assert_string_equal(y->checksum, "");
 	assert_string_equal(y->err_tail, x->err_tail);
+	assert_int_equal(y->has_env_pad, x->has_env_pad);
+	if (x->has_env_pad)
+		assert_int_equal(y->env_pad, x->env_pad);
 }
 
 /* Encodes m, then sets top-level key to what put packs (NULL: removes it). */
@@ -2119,6 +2125,58 @@ test_grant(void **state)
 	test_edit_decode(&m, "granted", NULL, NULL, PROTO_ERR_FIELD);
 }
 
+/*
+ * Version 8's environment padding: a plan's env_pad and env_pad_seed and a
+ * sample's env_pad round-trip, absent stays absent (an older coordinator's
+ * plan pads nothing), and a plan's env_pad past PROTO_ENV_PAD_MAX is refused.
+ */
+static void
+test_env_pad(void **state)
+{
+	struct proto_msg	m, out;
+	uint8_t			*buf;
+	size_t			 len;
+	uint64_t		 u;
+
+	(void)state;
+	make_plan(&m);
+	test_roundtrip(&m, &out);
+	assert_int_equal(out.u.plan.has_env_pad, 0);
+	assert_int_equal(out.u.plan.has_env_pad_seed, 0);
+	proto_msg_free(&out);
+	m.u.plan.has_env_pad = m.u.plan.has_env_pad_seed = 1;
+	m.u.plan.env_pad = PROTO_ENV_PAD_MAX;
+	m.u.plan.env_pad_seed = 18446744073709551615ULL;
+	test_roundtrip(&m, &out);
+	check_plan(&m, &out);
+	assert_int_equal(out.u.plan.has_env_pad, 1);
+	assert_int_equal(out.u.plan.env_pad, PROTO_ENV_PAD_MAX);
+	assert_true(out.u.plan.env_pad_seed == 18446744073709551615ULL);
+	proto_msg_free(&out);
+	u = PROTO_ENV_PAD_MAX + 1;
+	test_edit_decode(&m, "env_pad", put_uint, &u, PROTO_ERR_FIELD);
+	m.u.plan.env_pad = PROTO_ENV_PAD_MAX + 1;
+	assert_int_equal(proto_encode(&m, &buf, &len), PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+
+	make_sample(&m, 0);
+	test_roundtrip(&m, &out);
+	assert_int_equal(out.u.sample.has_env_pad, 0);
+	proto_msg_free(&out);
+	m.u.sample.has_env_pad = 1;
+	m.u.sample.env_pad = 4096;
+	test_roundtrip(&m, &out);
+	check_sample(&m, &out);
+	assert_int_equal(out.u.sample.has_env_pad, 1);
+	assert_int_equal(out.u.sample.env_pad, 4096);
+	proto_msg_free(&out);
+	u = PROTO_ENV_PAD_MAX + 1;
+	test_edit_decode(&m, "env_pad", put_uint, &u, PROTO_ERR_FIELD);
+	m.u.sample.env_pad = PROTO_ENV_PAD_MAX + 1;
+	assert_int_equal(proto_encode(&m, &buf, &len), PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+}
+
 int
 main(void)
 {
@@ -2147,6 +2205,7 @@ main(void)
 		cmocka_unit_test(test_msg_hashes),
 		cmocka_unit_test(test_msg_plan),
 		cmocka_unit_test(test_msg_sample),
+		cmocka_unit_test(test_env_pad),
 		cmocka_unit_test(test_msg_ack_done_bye),
 		cmocka_unit_test(test_msg_wire_bytes),
 		cmocka_unit_test(test_msg_wire_members),

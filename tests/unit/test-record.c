@@ -61,6 +61,8 @@ struct spec {
 	const char	*host_failed;	/* a hostend's error, or NULL */
 	const char	*err;		/* the last sample's stderr tail */
 	int		 forged;	/* hosts[1] adds a forged sample */
+	int64_t		 env_pad;	/* every sample's; -1: none (a
+					   record before protocol 8) */
 };
 
 static void
@@ -78,6 +80,7 @@ spec_default(struct spec *sp)
 	sp->seq = 9;
 	sp->mkey = "ops";
 	sp->cores = 4;
+	sp->env_pad = -1;
 	sp->nsamples = 5;
 	sp->os = "linux";
 	sp->kernel = "6.1";
@@ -197,7 +200,7 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 {
 	size_t	i;
 
-	msgpack_pack_map(pk, 22);
+	msgpack_pack_map(pk, 22 + (sp->env_pad >= 0));
 	pk_kstr(pk, "t", "sample");
 	pk_kstr(pk, "host", sp->host);
 	pk_kstr(pk, "bench", sp->bench);
@@ -217,6 +220,8 @@ pk_sample(msgpack_packer *pk, const struct spec *sp, const char *variant,
 		    (variant[0] == 'A' ? 0 : 1));
 	pk_kstr(pk, "err", exit_code != 0 && sp->err != NULL ? sp->err : "");
 	pk_kuint(pk, "step", seq);
+	if (sp->env_pad >= 0)
+		pk_kuint(pk, "env_pad", (uint64_t)sp->env_pad);
 	pk_str(pk, "metrics");
 	msgpack_pack_map(pk, 1);
 	pk_str(pk, sp->mkey);
@@ -574,6 +579,40 @@ test_ranges(void **state)
 	spec_default(&sp);
 	sp.cores = 1e300;
 	expect_render(&sp, "record 1: field 'cores' 1e+300 is out of range");
+}
+
+/*
+ * A sample's env_pad: samples.csv's last column, empty in a record without
+ * it; past PROTO_ENV_PAD_MAX the record is refused naming the field.
+ */
+static void
+test_env_pad(void **state)
+{
+	struct spec	 sp;
+	char		*dir, *cause = NULL;
+	const char	*csv;
+
+	(void)state;
+	spec_default(&sp);
+	dir = new_dir();
+	write_record(dir, &sp);
+	assert_int_equal(report_render(dir, 0, NULL, NULL, &cause), 0);
+	csv = get_file(dir, "samples.csv");
+	assert_non_null(strstr(csv, ",metric,value,env_pad\n"));
+	assert_non_null(strstr(csv, ",wall_ns,1000051,\n"));
+	rm_dir(dir);
+	sp.env_pad = 4096;
+	dir = new_dir();
+	write_record(dir, &sp);
+	assert_int_equal(report_render(dir, 0, NULL, NULL, &cause), 0);
+	csv = get_file(dir, "samples.csv");
+	assert_non_null(strstr(csv, ",wall_ns,1000051,4096\n"));
+	assert_non_null(strstr(csv, ",ops,1.5,4096\n"));
+	assert_non_null(strstr(csv, ",load1,0.50,4096\n"));
+	rm_dir(dir);
+	sp.env_pad = PROTO_ENV_PAD_MAX + 1;
+	expect_render(&sp, "record 2: field 'env_pad' 65537 is out of "
+	    "range (at most 65536)");
 }
 
 /* Names that are not identifiers, wherever they enter. */
@@ -1041,6 +1080,16 @@ test_entry_table(void **state)
 	e.nmetrics = 1;
 	e.checksum = entry_s("abc");
 	e.has_checksum = ENTRY_HAS;
+	e.env_pad = 4096;
+	e.has_env_pad = ENTRY_HAS;
+	entry_round(t, &e, &sb, &u);
+	assert_int_equal(u.data.via.map.size, 24);
+	assert_int_equal(entry_read(t, &u.data, &r, &bad), 0);
+	assert_int_equal(r.has_env_pad, ENTRY_HAS);
+	assert_int_equal(r.env_pad, 4096);
+	e.has_env_pad = ENTRY_ABSENT;
+	msgpack_unpacked_destroy(&u);
+	msgpack_sbuffer_destroy(&sb);
 	entry_round(t, &e, &sb, &u);
 	assert_int_equal(u.data.via.map.size, 23);
 	assert_int_equal(entry_read(t, &u.data, &r, &bad), 0);
@@ -1096,6 +1145,7 @@ main(void)
 		cmocka_unit_test(test_forged_sample),
 		cmocka_unit_test(test_forged_fixture),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_env_pad),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_huge_count),

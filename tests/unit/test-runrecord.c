@@ -95,7 +95,7 @@ test_round_trip(void **state)
 
 	(void)state;
 	rr_open(&rec, dir);
-	assert_int_equal(record_opts(&rec, 0), 0);
+	assert_int_equal(record_opts(&rec, 0, 100), 0);
 	memset(&p, 0, sizeof p);
 	p.max_load = 0;
 	p.load_wait_ms = 4000;
@@ -111,6 +111,7 @@ test_round_trip(void **state)
 	if (record_load(dir, &ds, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_true(ds->opt_max_load == 0);
+	assert_int_equal(ds->opt_env_pad, 100);
 	assert_int_equal(ds->nhosts, 1);
 	assert_int_equal(ds->hosts[0].has_plan, 1);
 	assert_true(ds->hosts[0].max_load == 0);
@@ -138,6 +139,7 @@ test_older_record(void **state)
 	if (record_load(dir, &ds, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_true(ds->opt_max_load < 0);
+	assert_true(ds->opt_env_pad < 0);
 	assert_int_equal(ds->hosts[0].has_plan, 0);
 	assert_null(ds->hosts[0].workdir);
 	assert_int_equal(ds->detached, 0);

@@ -243,6 +243,7 @@ test_defaults(void **state)
 	assert_true(s->max_load == 1.0 / 3.0);
 	assert_int_equal(s->load_wait_s, 600);
 	assert_int_equal(s->retries, 2);
+	assert_int_equal(s->env_pad, 4096);
 	assert_string_equal(s->pin, "");
 	assert_int_equal(s->subtract_floor, 1);
 	assert_int_equal(s->nvariants, 2);
@@ -386,6 +387,10 @@ static const struct bad_case bad_cases[] = {
 	    ":2: [suite] load_wait: '10m' is not an integer" },
 	{ "bad-retries.ini",
 	    ":2: [suite] retries: 11 is out of range 0..10" },
+	{ "bad-env-pad.ini",
+	    ":2: [suite] env_pad: 65537 is out of range 0..65536" },
+	{ "bad-env-pad-neg.ini",
+	    ":2: [suite] env_pad: '-1' is not an integer" },
 	{ "bad-pin.ini",
 	    ":2: [suite] pin: bad CPU list '2,,3' (want e.g. 2,3 or 0-3)" },
 	{ "bad-subtract-floor.ini",

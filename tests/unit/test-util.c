@@ -117,6 +117,38 @@ test_now_ms(void **state)
 	assert_true(b - a < 5000);
 }
 
+/*
+ * util_env_pad: 0 when off, within 0..max, the same for the same key, and
+ * (nearly) every step and attempt its own length.
+ */
+static void
+test_env_pad(void **state)
+{
+	static uint8_t	seen[4097];
+	uint32_t	step, v, distinct = 0, lo = 0;
+
+	(void)state;
+	assert_int_equal(util_env_pad(7, 3, 1, 0), 0);
+	for (step = 0; step < 1000; step++) {
+		v = util_env_pad(42, step, 1, 4096);
+		assert_true(v <= 4096);
+		assert_int_equal(v, util_env_pad(42, step, 1, 4096));
+		distinct += !seen[v];
+		seen[v] = 1;
+		lo += v < 2048;
+	}
+	/* 1000 draws of 4097 values: about 890 distinct, half below 2048. */
+	assert_true(distinct > 800);
+	assert_true(lo > 430 && lo < 570);
+	/* Another attempt, another seed: another length (1 in 4097 alike). */
+	for (step = 0, distinct = 0; step < 1000; step++)
+		distinct += util_env_pad(42, step, 1, 4096) !=
+		    util_env_pad(42, step, 2, 4096) &&
+		    util_env_pad(42, step, 1, 4096) !=
+		    util_env_pad(43, step, 1, 4096);
+	assert_true(distinct > 990);
+}
+
 int
 main(void)
 {
@@ -126,6 +158,7 @@ main(void)
 		cmocka_unit_test(test_be_round_trip),
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_now_ms),
+		cmocka_unit_test(test_env_pad),
 	};
 
 	return (cmocka_run_group_tests_name("util", tests, NULL, NULL));
