@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/analysis/gate.h"
@@ -26,6 +27,7 @@
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
+#include "coordinator/store/history.h"
 #include "proto/file.h"
 #include "proto/log.h"
 #include "proto/xmalloc.h"
@@ -42,6 +44,10 @@ struct cmp_row {
 	enum stats_verdict	 tested;	/* the test's own verdict */
 	int			 same_files;	/* the variant's and the
 						   data files' SHA-256s */
+	double			 spread;	/* between-run sd of the log
+						   median; NAN unknown */
+	size_t			 nspread;	/* indexed runs it is from */
+	size_t			 spread_df;
 };
 
 /* One variant against its own run's reference, new over old. */
@@ -68,7 +74,12 @@ struct cmp {
 	char			**warn;
 	size_t			 nonly;
 	char			**only;		/* present in one run only */
+	struct history		*hist;		/* NEW's reports' store;
+						   NULL none */
 };
+
+#define CMP_SPREAD_MIN	3	/* indexed runs of one row's files */
+#define CMP_SPREAD_LOAD	12	/* records read for one row, at most */
 
 /* Appends a printf-style line to a list. */
 static void __attribute__((format(printf, 3, 4)))
@@ -432,21 +443,22 @@ cmp_same_str(const char *a, const char *b)
 }
 
 /*
- * Returns 1 when bench name has the same arguments in both runs' parsed
- * suites, or neither suite has it.
+ * Returns 1 when bench name has the same arguments in the parsed suites
+ * of a and b, or neither suite has it.
  */
 static int
-cmp_same_args(const struct cmp *c, const char *name)
+cmp_same_args(const struct dataset *a, const struct dataset *b,
+    const char *name)
 {
 	const struct suite_bench	*ob = NULL, *nb = NULL;
 	size_t				 i;
 
-	for (i = 0; c->old->suite != NULL && i < c->old->suite->nbenches; i++)
-		if (strcmp(c->old->suite->benches[i].name, name) == 0)
-			ob = &c->old->suite->benches[i];
-	for (i = 0; c->new->suite != NULL && i < c->new->suite->nbenches; i++)
-		if (strcmp(c->new->suite->benches[i].name, name) == 0)
-			nb = &c->new->suite->benches[i];
+	for (i = 0; a->suite != NULL && i < a->suite->nbenches; i++)
+		if (strcmp(a->suite->benches[i].name, name) == 0)
+			ob = &a->suite->benches[i];
+	for (i = 0; b->suite != NULL && i < b->suite->nbenches; i++)
+		if (strcmp(b->suite->benches[i].name, name) == 0)
+			nb = &b->suite->benches[i];
 	if (ob == NULL || nb == NULL)
 		return (ob == nb);
 	if (ob->nargs != nb->nargs)
@@ -459,27 +471,35 @@ cmp_same_args(const struct cmp *c, const char *name)
 }
 
 /*
- * Returns 1 when row r's variant is the same in both runs: its files and
- * the data files by SHA-256, its settings (args, env, ...) and the
- * benchmark's arguments as the suites write them.
+ * Returns 1 when variant name on bench is the same on host ha of run a
+ * and hb of run b: its files and the data files by SHA-256, its settings
+ * (args, env, ...) and the benchmark's arguments as the suites write them.
  */
 static int
-cmp_same_files(const struct cmp *c, const struct cmp_row *r)
+cmp_same_in(const struct dataset *a, size_t ha, const struct dataset *b,
+    size_t hb, const char *name, const char *bench)
 {
-	const char			*name = c->new->variants[r->nv];
 	const struct suite_variant	*ov, *nv;
 
-	if (!cmp_files_in(c->old, r->oh, c->new, r->nh, name) ||
-	    !cmp_files_in(c->new, r->nh, c->old, r->oh, name))
+	if (!cmp_files_in(a, ha, b, hb, name) ||
+	    !cmp_files_in(b, hb, a, ha, name))
 		return (0);
-	ov = cmp_def(c->old, name);
-	nv = cmp_def(c->new, name);
+	ov = cmp_def(a, name);
+	nv = cmp_def(b, name);
 	if (ov == NULL || nv == NULL) {
 		if (ov != nv)
 			return (0);
 	} else if (!cmp_same_str(ov->settings, nv->settings))
 		return (0);
-	return (cmp_same_args(c, c->new->benches[r->nb].name));
+	return (cmp_same_args(a, b, bench));
+}
+
+/* Returns 1 when row r's variant is the same in both runs. */
+static int
+cmp_same_files(const struct cmp *c, const struct cmp_row *r)
+{
+	return (cmp_same_in(c->old, r->oh, c->new, r->nh,
+	    c->new->variants[r->nv], c->new->benches[r->nb].name));
 }
 
 /*
@@ -566,9 +586,127 @@ cmp_rel_test(struct cmp *c, struct cmp_rel *q, int test)
 }
 
 /*
- * Tests absolute row r at the family's level. Its verdict is never better
- * or worse: with the same files the machine moved, with changed files the
- * between-run spread is unknown (inconclusive).
+ * Reads indexed run i of a query for row r: when its files of r's variant
+ * are the old run's (group 0) or the new run's (1), returns the group and
+ * sets *x to the log of its median; -1 when its record was read and its
+ * files are neither, -2 when it was not read (OLD or NEW itself, not the
+ * primary metric, no median).
+ */
+static int
+cmp_spread_run(const struct cmp *c, const struct cmp_row *r,
+    const struct hist_run *run, const struct hist_point *p, double *x)
+{
+	struct dataset	*ds = NULL;
+	const char	*name = c->new->variants[r->nv];
+	const char	*bench = c->new->benches[r->nb].name;
+	char		*why = NULL;
+	long		 h;
+	int		 g = -1;
+
+	if (!p->primary || !isfinite(p->typical) || !(p->typical > 0) ||
+	    strcmp(run->run_id, c->old->run_id) == 0 ||
+	    strcmp(run->run_id, c->new->run_id) == 0)
+		return (-2);
+	if (record_load(run->dir, &ds, &why) != 0) {
+		free(why);
+		return (-1);
+	}
+	if ((h = dataset_host(ds, c->new->hosts[r->nh].name)) >= 0) {
+		if (cmp_same_in(ds, (size_t)h, c->old, r->oh, name, bench))
+			g = 0;
+		else if (cmp_same_in(ds, (size_t)h, c->new, r->nh, name,
+		    bench))
+			g = 1;
+	}
+	dataset_free(ds);
+	*x = log(p->typical);
+	return (g);
+}
+
+/*
+ * Sets row r's between-run spread from the history store: the pooled
+ * standard deviation of the log medians of those of the latest
+ * CMP_SPREAD_LOAD indexed runs read whose files are the old run's or the
+ * new run's, known when CMP_SPREAD_MIN or more have one run's files.
+ */
+static void
+cmp_spread(struct cmp *c, struct cmp_row *r)
+{
+	struct hist_filter	 f;
+	struct hist_run		*runs = NULL;
+	struct hist_point	*pts = NULL;
+	double			 x[2][CMP_SPREAD_LOAD], v, m, ss = 0;
+	size_t			 nruns = 0, npts = 0, n[2] = { 0, 0 }, seen = 0;
+	size_t			 i, j, k, df = 0;
+	char			*why = NULL;
+	int			 g;
+
+	r->spread = NAN;
+	memset(&f, 0, sizeof f);
+	f.host = c->new->hosts[r->nh].name;
+	f.bench = c->new->benches[r->nb].name;
+	f.metric = c->new->benches[r->nb].metrics[0];
+	f.variant = c->new->variants[r->nv];
+	if (c->hist == NULL || history_query(c->hist, &f, &runs, &nruns,
+	    &pts, &npts, &why) != 0) {
+		free(why);
+		return;
+	}
+	for (i = npts; i-- > 0 && seen < CMP_SPREAD_LOAD; ) {
+		if ((g = cmp_spread_run(c, r, &runs[pts[i].run], &pts[i],
+		    &v)) == -2)
+			continue;
+		seen++;
+		if (g >= 0)
+			x[g][n[g]++] = v;
+	}
+	history_query_free(runs, nruns, pts, npts);
+	for (k = 0; k < 2; k++) {
+		if (n[k] < 2)
+			continue;
+		for (m = 0, j = 0; j < n[k]; j++)
+			m += x[k][j] / (double)n[k];
+		for (j = 0; j < n[k]; j++)
+			ss += (x[k][j] - m) * (x[k][j] - m);
+		df += n[k] - 1;
+	}
+	if ((n[0] >= CMP_SPREAD_MIN || n[1] >= CMP_SPREAD_MIN) && df >= 2) {
+		r->spread = sqrt(ss / (double)df);
+		r->nspread = n[0] + n[1];
+		r->spread_df = df;
+	}
+}
+
+/*
+ * Widens row r's interval by its between-run spread: the within-run
+ * standard error (from the interval) and twice the run-level variance
+ * (each run has its own), at the level with Student's t on the spread's
+ * degrees of freedom.
+ */
+static void
+cmp_widen(const struct cmp *c, struct cmp_row *r)
+{
+	double	z, sew, se, t, d;
+
+	if (isnan(r->ratio) || isnan(r->lo) || isnan(r->hi) ||
+	    !(r->lo > 0) || !(r->hi > r->lo)) {
+		r->lo = r->hi = NAN;
+		return;
+	}
+	z = stats_qnorm(1 - (1 - c->level) / 2);
+	sew = (log(r->hi) - log(r->lo)) / (2 * z);
+	se = sqrt(sew * sew + 2 * r->spread * r->spread);
+	t = stats_qt_upper((1 - c->level) / 2, (double)r->spread_df);
+	d = log(r->ratio);
+	r->lo = exp(d - t * se);
+	r->hi = exp(d + t * se);
+}
+
+/*
+ * Tests absolute row r at the family's level. With the same files it is
+ * never better or worse (the machine moved); with changed files it is
+ * decided only with a known between-run spread in its interval, else
+ * inconclusive.
  */
 static void
 cmp_abs_test(struct cmp *c, struct cmp_row *r)
@@ -589,11 +727,15 @@ cmp_abs_test(struct cmp *c, struct cmp_row *r)
 	}
 	free(x);
 	free(y);
+	if (!r->same_files && !isnan(r->spread))
+		cmp_widen(c, r);
 	r->tested = stats_verdict(r->ratio, r->lo, r->hi,
 	    c->new->min_effect, c->new->benches[r->nb].higher[0],
 	    nx < ny ? nx : ny, 1);
 	r->verdict = r->tested;
 	if (r->verdict == VERDICT_INVALID)
+		return;
+	if (!r->same_files && !isnan(r->spread))
 		return;
 	if (!r->same_files || r->verdict != VERDICT_SAME)
 		r->verdict = VERDICT_INCONCLUSIVE;
@@ -601,17 +743,31 @@ cmp_abs_test(struct cmp *c, struct cmp_row *r)
 
 /*
  * Tests every row at the family's level: its ratio, interval and verdict.
- * The family is every relative row that can be tested: they alone decide.
+ * The family is every row that can be called: the relative rows, and the
+ * absolute rows of changed files whose between-run spread is known.
  */
 static void
 cmp_test(struct cmp *c)
 {
 	struct cmp_row	*r;
-	size_t		 i;
+	double		*x = NULL, *y = NULL;
+	size_t		 i, nx, ny;
 
 	for (i = 0; i < c->nrows; i++) {
 		r = &c->rows[i];
 		r->same_files = cmp_same_files(c, r);
+		r->spread = NAN;
+		if (r->same_files)
+			continue;
+		cmp_spread(c, r);
+		if (isnan(r->spread))
+			continue;
+		nx = cmp_logs(c->ao, r->oh, r->ob, r->ov, &x);
+		ny = cmp_logs(c->an, r->nh, r->nb, r->nv, &y);
+		free(x);
+		free(y);
+		x = y = NULL;
+		c->family += nx >= STATS_MIN_PAIRS && ny >= STATS_MIN_PAIRS;
 	}
 	cmp_rel_rows(c);
 	for (i = 0; i < c->nrel; i++)
@@ -701,6 +857,10 @@ cmp_note(const struct cmp *c, const struct cmp_row *r, char *buf,
 	if (r->verdict == VERDICT_INVALID)
 		snprintf(buf, len, "files %s", r->same_files ? "unchanged" :
 		    "changed");
+	else if (!r->same_files && !isnan(r->spread))
+		snprintf(buf, len, "files changed: between-run spread %.1f%% "
+		    "from %zu indexed runs of these files, in the interval",
+		    r->spread * 100, r->nspread);
 	else if (!r->same_files)
 		snprintf(buf, len, "files changed: between-run spread "
 		    "unknown: index >= 3 runs of these files, or compare the "
@@ -1357,6 +1517,29 @@ cmp_gate(const struct cmp *c, int mask)
 	return (lines);
 }
 
+/*
+ * Opens the history store of NEW's reports directory, when there is one,
+ * for the between-run spreads; one that cannot be read is a warning.
+ */
+static void
+cmp_hist_open(struct cmp *c)
+{
+	char	*path = history_path_of(c->new_dir), *why = NULL;
+	int	 rebuilt = 0;
+
+	if (path == NULL || access(path, F_OK) != 0) {
+		free(path);
+		return;
+	}
+	if (history_open(path, 0, &c->hist, &rebuilt, &why) != 0) {
+		cmp_list(&c->warn, &c->nwarn, "history store not read (no "
+		    "between-run spread): %s", why);
+		free(why);
+		c->hist = NULL;
+	}
+	free(path);
+}
+
 int
 compare_render(const char *old_dir, const char *new_dir, const char *out_dir,
     FILE *tty, int fail_on, char **tripped, char **cause)
@@ -1386,6 +1569,7 @@ compare_render(const char *old_dir, const char *new_dir, const char *out_dir,
 		why = NULL;
 		goto out;
 	}
+	cmp_hist_open(&c);
 	cmp_build(&c);
 	if (c.nrows == 0) {
 		xasprintf(cause, "%s and %s have no host, benchmark and "
@@ -1415,6 +1599,8 @@ out:
 	free(c.only);
 	free(c.rows);
 	free(c.rel);
+	if (c.hist != NULL)
+		history_close(c.hist);
 	analysis_free(c.ao);
 	analysis_free(c.an);
 	dataset_free(c.old);

@@ -15,7 +15,10 @@
  *     pair; and 400 such pairs at 1% noise, where min_effect hides less:
  *     called in at most the family's 5% of them (and two standard errors);
  *   - a variant without recorded files, and an old run without the new
- *     run's reference: files "changed", no relative row.
+ *     run's reference: files "changed", no relative row;
+ *   - four runs of B's old program indexed in the history store: B's
+ *     changed program decided from absolute values with their spread in
+ *     the interval; two indexed runs: the spread unknown, inconclusive.
  */
 #include <sys/stat.h>
 
@@ -36,6 +39,8 @@
 #include "coordinator/analysis/rng.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/report/compare.h"
+#include "coordinator/report/report-index.h"
+#include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
 #include "tests/unit/synth.h"
 
@@ -71,10 +76,13 @@ gen_run(const char *dir, const struct gen *g, uint64_t seed)
 	struct proto_sample	 smp;
 	struct host		 h;
 	struct rng		 r;
-	char			*cause = NULL;
+	char			*cause = NULL, id[32];
 	uint32_t		 round, seq = 0;
 	size_t			 k, v;
 
+	/* Each run its own id, as the history store keys runs by it. */
+	snprintf(id, sizeof id, "20260101-%06u-cc",
+	    (unsigned)(seed % 1000000));
 	assert_int_equal(mkdir(dir, 0700), 0);
 	assert_int_equal(synth_suite(&ss, "cmp", 2, 1, ROUNDS, seed), 0);
 	snprintf(ss.bs[0].name, sizeof ss.bs[0].name, "k1");
@@ -86,7 +94,7 @@ gen_run(const char *dir, const struct gen *g, uint64_t seed)
 	}
 	synth_host(&h, "x1", "x86_64", "Zen 4", 4);
 	rng_seed(&r, seed);
-	if (synth_open(&rec, dir, "20260101-000000-cc", &ss.s,
+	if (synth_open(&rec, dir, id, &ss.s,
 	    "orch run cmp.ini", &h, 1, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_int_equal(record_host(&rec, &h), 0);
@@ -431,6 +439,113 @@ test_no_files(void **state)
 	unpair(top);
 }
 
+/*
+ * Writes nh earlier runs of A and B's old program into top (h1, ...), on
+ * machines the factors m apart, and indexes them with old and new into
+ * top's history store.
+ */
+static void
+spread_index(const char *top, const double *m, size_t nh)
+{
+	struct gen	 g = { 1.00, 1.0, sha_a, sha_b, NULL, 0.01, NULL };
+	struct history	*h;
+	char		*dirs[8], *cause = NULL, path[PATH_MAX];
+	size_t		 i;
+
+	for (i = 0; i < nh + 2; i++)
+		assert_non_null(dirs[i] = malloc(PATH_MAX));
+	for (i = 0; i < nh; i++) {
+		g.machine = m[i];
+		snprintf(dirs[i], PATH_MAX, "%s/h%zu", top, i + 1);
+		gen_run(dirs[i], &g, 500 + i);
+	}
+	snprintf(dirs[nh], PATH_MAX, "%s/old", top);
+	snprintf(dirs[nh + 1], PATH_MAX, "%s/new", top);
+	snprintf(path, sizeof path, "%s/history.sqlite", top);
+	if (history_open(path, 1, &h, NULL, &cause) != 0 ||
+	    report_index_list(h, dirs, nh + 2, &cause) != 0)
+		fail_msg("%s", cause);
+	history_close(h);
+	for (i = 0; i < nh + 2; i++)
+		free(dirs[i]);
+}
+
+/* Removes what spread_index (nh runs) and pair made. */
+static void
+spread_free(char *top, size_t nh)
+{
+	char	path[PATH_MAX];
+	size_t	i;
+
+	for (i = 0; i < nh; i++) {
+		snprintf(path, sizeof path, "%s/h%zu", top, i + 1);
+		synth_tmpdir_free(strdup(path));
+	}
+	snprintf(path, sizeof path, "%s/history.sqlite", top);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/history.sqlite-wal", top);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/history.sqlite-shm", top);
+	unlink(path);
+	unpair(top);
+}
+
+/*
+ * Four indexed runs of B's old program 3% apart: B's absolute row of a
+ * changed program is decided with their spread in its interval (30%
+ * slower: worse; 2% slower: not called); with two such runs it is
+ * inconclusive, the spread unknown.
+ */
+static void
+test_spread(void **state)
+{
+	static const double	 m4[] = { 1.00, 1.04, 0.97, 1.02 };
+	const struct gen	 o = { 1.00, 1.00, sha_a, sha_b, NULL, 0.01,
+				    NULL };
+	struct gen		 n = { 1.00, 1.30, sha_a, sha_c, NULL, 0.01,
+				    NULL };
+	struct res		 x;
+	const char		*p;
+	char			*top;
+
+	(void)state;
+	top = pair(&o, &n, 21);
+	spread_index(top, m4, 4);
+	res_get(&x, top, GATE_WORSE);
+	if (getenv("CMP_DEBUG") != NULL)
+		print_message("%s", x.abs);
+	assert_non_null(p = strstr(x.abs, "\"variant\": \"B\""));
+	assert_non_null(strstr(p, "\"verdict\": \"worse\", \"files\": "
+	    "\"changed\", \"note\": \"files changed: between-run spread "));
+	assert_non_null(strstr(p, "% from 4 indexed runs of these files, in "
+	    "the interval\""));
+	/* The spread is in the interval: wider than the within-run one. */
+	assert_non_null(strstr(x.json, "\"family_size\": 2,"));
+	assert_non_null(x.tripped);
+	assert_non_null(strstr(x.tripped, "x1 k1 elapsed_ns B: new vs old "
+	    "worse: ratio 1.3"));
+	res_free(&x);
+	spread_free(top, 4);
+
+	n.b = 1.02;
+	top = pair(&o, &n, 23);
+	spread_index(top, m4, 4);
+	res_get(&x, top, 0);
+	assert_false(called(x.abs));
+	assert_non_null(strstr(x.abs, "from 4 indexed runs"));
+	res_free(&x);
+	spread_free(top, 4);
+
+	n.b = 1.30;
+	top = pair(&o, &n, 25);
+	spread_index(top, m4, 2);
+	res_get(&x, top, 0);
+	assert_false(called(x.abs));
+	assert_non_null(strstr(x.abs, "between-run spread unknown"));
+	res_free(&x);
+	spread_free(top, 2);
+}
+
 int
 main(void)
 {
@@ -442,6 +557,7 @@ main(void)
 		cmocka_unit_test(test_no_change_pairs),
 		cmocka_unit_test(test_no_change_level),
 		cmocka_unit_test(test_no_files),
+		cmocka_unit_test(test_spread),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
