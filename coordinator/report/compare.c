@@ -964,9 +964,11 @@ cmp_intro(const struct cmp *c, FILE *f, void (*text)(FILE *, const char *))
 	    "comparison%s, Bonferroni: 5%% family-wise); worse means the new "
 	    "run is worse. The absolute rows compare each variant's own "
 	    "values the same way and say whether its files are the same in "
-	    "both runs; they are never better or worse, since their interval "
-	    "knows nothing of the spread between runs: with unchanged files "
-	    "only the machine moved.", c->level * 100, c->family,
+	    "both runs; with unchanged files only the machine moved and they "
+	    "are never better or worse, with changed files they are decided "
+	    "only when the history store gives the spread between runs of "
+	    "these files, which then is in their interval.", c->level * 100,
+	    c->family,
 	    c->family == 1 ? "" : "s");
 }
 
@@ -1440,7 +1442,8 @@ cmp_text(const struct cmp *c, FILE *f)
 			g = cmp_group(c, r);
 			fputs("  absolute, ", f);
 			tty_write(f, g);
-			fputs(" (never better or worse):\n", f);
+			fputs(" (decided only with a between-run spread):\n",
+			    f);
 		}
 		cmp_ratio(r, ratio, sizeof ratio);
 		fprintf(f, "    %s  %s  %s  %s  %s  %s  %s\n",
