@@ -18,7 +18,8 @@
  *     run's reference: files "changed", no relative row;
  *   - four runs of B's old program indexed in the history store: B's
  *     changed program decided from absolute values with their spread in
- *     the interval; two indexed runs: the spread unknown, inconclusive.
+ *     the interval; two indexed runs: the spread unknown, inconclusive;
+ *     a history file that is no store: a warning, the spread unknown.
  */
 #include <sys/stat.h>
 
@@ -544,6 +545,24 @@ test_spread(void **state)
 	assert_non_null(strstr(x.abs, "between-run spread unknown"));
 	res_free(&x);
 	spread_free(top, 2);
+
+	/* A store that is not one: a warning, the spread unknown. */
+	top = pair(&o, &n, 27);
+	{
+		char	path[PATH_MAX];
+		FILE	*f;
+
+		snprintf(path, sizeof path, "%s/history.sqlite", top);
+		assert_non_null(f = fopen(path, "w"));
+		fputs("not a database, not at all\n", f);
+		fclose(f);
+	}
+	res_get(&x, top, 0);
+	assert_non_null(strstr(x.json, "\"history store not read (no "
+	    "between-run spread): "));
+	assert_non_null(strstr(x.abs, "between-run spread unknown"));
+	res_free(&x);
+	spread_free(top, 0);
 }
 
 int
