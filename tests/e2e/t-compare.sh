@@ -1,42 +1,60 @@
 # orch compare OLD NEW and orch baseline (docs/evidence.md): two real runs
-# of tests/suites/triple.ini, the second with A doing B's three-fold work
-# and A's program a different file: A new / old is worse (an effect no
-# noise can flip) and the changed SHA-256 is warned of; the files go into
-# NEW's directory or --out; baselines name a run for compare; bad input
-# exits 2 naming the problem, writing nothing.
+# of tests/suites/triple.ini's programs, the old with A doing B's
+# three-fold work, the new with A's program another file (the same program,
+# another SHA-256) doing its plain work, B the same in both: B relative to
+# A is worse by about 3 (an effect no load can hide or flip), A's files
+# changed (its absolute row inconclusive), B's unchanged (its absolute row
+# never better or worse, whatever the load did to the machine); the files
+# go into NEW's directory or --out; baselines name a run for compare; bad
+# input exits 2 naming the problem, writing nothing.
 . tests/e2e/lib.sh
 
-note "two runs: the second with A three times slower and A's program changed"
-run_orch "$T/log1" run -q --rounds=12 --out="$T/old" --seed=5 tests/suites/triple.ini
+note "two runs: A three times slower in the old, A's program changed in the new"
 bindir="$PWD/suites/example/bin/$(uname -s | tr A-Z a-z)-$(uname -m)"
 cp "$bindir/hashloop" "$T/hashloop"
 printf 'x' >>"$T/hashloop"	# the same program, another SHA-256
 sed -e "s#suites/example/data.bin#$PWD/suites/example/data.bin#" \
     -e "s#suites/example/bin/{os}-{arch}#$bindir#" \
-    -e "/^\[variant.A\]/,/^\[variant.B\]/s#^bin .*#bin  = $T/hashloop\nenv  = HASHLOOP_EXTRA=200#" \
+    -e "/^\[variant.A\]/,/^\[variant.B\]/s#^bin .*#&\nenv  = HASHLOOP_EXTRA=200#" \
+    tests/suites/triple.ini >"$T/triple1.ini"
+sed -e "s#suites/example/data.bin#$PWD/suites/example/data.bin#" \
+    -e "s#suites/example/bin/{os}-{arch}#$bindir#" \
+    -e "/^\[variant.A\]/,/^\[variant.B\]/s#^bin .*#bin  = $T/hashloop#" \
     tests/suites/triple.ini >"$T/triple2.ini"
+run_orch "$T/log1" run -q --rounds=12 --out="$T/old" --seed=5 "$T/triple1.ini"
 run_orch "$T/log2" run -q --rounds=12 --out="$T/new" --seed=5 "$T/triple2.ini"
 
-note "compare OLD NEW: A worse, a loud warning, files in NEW's directory"
+note "compare OLD NEW: B / A worse, A's files changed, B's unchanged"
 rc=0; "$ORCH" compare --fail-on=worse "$T/old" "$T/new" >"$T/cmp" 2>"$T/cmp.err" || rc=$?
 cat "$T/cmp" "$T/cmp.err"
 expect_eq "compare --fail-on=worse exit" "$rc" 1
-expect_grep "^compare: new run [0-9a-f-]+ against old run [0-9a-f-]+: ratio new / old on each primary metric, with its interval at 97.50% \(2 comparisons, 5% family-wise\)$" "$T/cmp"
+expect_grep "^compare: new run [0-9a-f-]+ against old run [0-9a-f-]+: ratio new / old on each primary metric, with its interval at 95.00% \(1 comparison that can be called, 5% family-wise\)$" "$T/cmp"
 expect_grep "^WARNING: host local: A bin's SHA-256 differs: [0-9a-f]{12} then, [0-9a-f]{12} now$" "$T/cmp"
-expect_grep '^    local  hash  elapsed_ns  A  [0-9.]+ \[[0-9.]+, [0-9.]+\]  worse$' "$T/cmp"
-expect_grep '^orch: --fail-on: local hash elapsed_ns A: new vs old worse: ratio ' "$T/cmp.err"
+expect_grep "^    local  hash  elapsed_ns  B / A  [0-9.]+ \[[0-9.]+, [0-9.]+\]  worse  \(B's files unchanged, the reference's changed: a move is the reference's\)$" "$T/cmp"
+expect_grep '^    local  hash  elapsed_ns  A  [0-9.]+ \[[0-9.]+, [0-9.]+\]  inconclusive  files changed: between-run spread unknown: index >= 3 runs of these files, or compare the relative rows$' "$T/cmp"
+expect_grep '^    local  hash  elapsed_ns  B  [0-9.]+ \[[0-9.]+, [0-9.]+\]  (same|inconclusive)  files unchanged: the machine moved by [-+][0-9.]+% \(the reference A: [-+][0-9.]+%, its files changed\)$' "$T/cmp"
+expect_grep "^orch: --fail-on: local hash elapsed_ns B: new vs old worse: ratio [0-9.]+ \[[0-9.]+, [0-9.]+\] relative to A at 95.00% \(family of 1\)$" "$T/cmp.err"
+expect_eq "one gate line" "$(wc -l <"$T/cmp.err")" 1
 for f in compare.md compare.html compare.json; do
 	[ -s "$T/new/$f" ] || fail "$f not in NEW's directory"
 done
 J="$T/new/compare.json"
-expect_eq "comparisons" "$(jq -r '[.comparisons[] | .variant] | join(",")' "$J")" "A,B"
-jq -e '.comparisons[0] | .ratio > 1.5 and .lo > 1 and .old_runs == 12 and .new_runs == 12' "$J" >/dev/null \
+expect_eq "comparisons" "$(jq -r '[.comparisons[] | .variant + ":" + .files] | join(",")' "$J")" "A:changed,B:same"
+expect_eq "relative" "$(jq -r '[.relative[] | .variant + "/" + .reference + ":" + .verdict] | join(",")' "$J")" "B/A:worse"
+jq -e '.relative[0] | .ratio > 2 and .ci_low > 1.5 and .old_rounds == 12 and .new_rounds == 12' "$J" >/dev/null \
+	|| fail "B / A: $(jq -c '.relative[0]' "$J")"
+jq -e '[.comparisons[] | .verdict] | all(. != "better" and . != "worse")' "$J" >/dev/null \
+	|| fail "an absolute row called: $(jq -c '[.comparisons[] | .verdict]' "$J")"
+jq -e '.comparisons[0] | .old_runs == 12 and .new_runs == 12' "$J" >/dev/null \
 	|| fail "A: $(jq -c '.comparisons[0]' "$J")"
-jq -e '.family_size == 2 and .level == 0.975 and (.warnings | length) >= 1' "$J" >/dev/null \
+jq -e '.family_size == 1 and .level == 0.95 and (.warnings | length) >= 1' "$J" >/dev/null \
 	|| fail "family or warnings: $(jq -c '{family_size, level, warnings}' "$J")"
 expect_grep '^- \*\*warning:\*\* host local: A bin.s SHA-256 differs' "$T/new/compare.md"
+expect_grep '^## Relative: each variant against its own run.s reference$' "$T/new/compare.md"
+expect_grep '^\| `local` \| `hash` \| `elapsed_ns` \| `B` \| 12 \| 12 \| .* \| files unchanged: the machine moved by ' "$T/new/compare.md"
 expect_grep '^## Matrix$' "$T/new/compare.md"
 expect_grep 'class="warn"' "$T/new/compare.html"
+expect_grep '<h2>Relative: ' "$T/new/compare.html"
 
 note "--out=DIR, --quiet; a run against itself trips nothing"
 mkdir "$T/cmpout"
@@ -44,8 +62,8 @@ rc=0; "$ORCH" compare -q --out="$T/cmpout" --fail-on=worse,invalid "$T/old" "$T/
 expect_eq "self compare exit" "$rc" 0
 [ -s "$T/cmpout/compare.json" ] || fail "--out: nothing in $T/cmpout"
 expect_eq "self: quiet" "$(grep -c 'elapsed_ns' "$T/self" || true)" 0
-jq -e '.warnings == [] and ([.comparisons[] | .ratio] == [1, 1])' "$T/cmpout/compare.json" >/dev/null \
-	|| fail "self: $(jq -c '{warnings, r: [.comparisons[].ratio]}' "$T/cmpout/compare.json")"
+jq -e '.warnings == [] and ([.comparisons[] | .ratio] == [1, 1]) and ([.comparisons[] | .files] == ["same", "same"]) and ([.relative[] | .ratio] == [1])' "$T/cmpout/compare.json" >/dev/null \
+	|| fail "self: $(jq -c '{warnings, r: [.comparisons[].ratio], rel: [.relative[].ratio]}' "$T/cmpout/compare.json")"
 
 note "baselines: set, list, compare NAME DIR, rm"
 cd "$T"
