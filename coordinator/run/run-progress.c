@@ -173,9 +173,10 @@ run_progress_draw(struct run *run, int64_t now)
 }
 
 /*
- * Shows progress: on a terminal one redrawn line per host; otherwise a
- * plain line every tenth of the rounds, from round 1, and when a host
- * finishes. Counts measured runs only: not warmups, not floor runs.
+ * Shows progress: on a terminal one redrawn line per host, at most ten
+ * times a second but at a host's end; otherwise a plain line every tenth
+ * of the rounds, from round 1, and when a host finishes. Counts measured
+ * runs only: not warmups, not floor runs.
  */
 void
 run_progress(struct run *run, struct run_host *rh, int ev)
@@ -211,7 +212,7 @@ run_progress(struct run *run, struct run_host *rh, int ev)
 			    run_progress_eta(rh, now, eta_s, sizeof eta_s));
 		goto out;
 	}
-	if (ev == RUN_EV_SAMPLE && now - run->last_draw_ms < 100)
+	if (ev != RUN_EV_END && now - run->last_draw_ms < 100)
 		goto out;
 	run->last_draw_ms = now;
 	run_progress_draw(run, now);
