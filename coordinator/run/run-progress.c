@@ -173,6 +173,44 @@ run_progress_draw(struct run *run, int64_t now)
 }
 
 /*
+ * Writes the plain line that ev calls for, if any (run->mtx held): the
+ * host's name and its error made safe, as on a terminal.
+ */
+static void
+run_progress_plain(const struct run *run, struct run_host *rh, int ev,
+    int64_t now)
+{
+	char		name[sizeof rh->h->name], error[sizeof rh->h->error];
+	char		eta_s[64];
+	uint32_t	step;
+
+	snprintf(name, sizeof name, "%s", rh->h->name);
+	tty_clean(name, 0);
+	step = run->suite->rounds / 10 > 0 ? run->suite->rounds / 10 : 1;
+	if (ev == RUN_EV_END && rh->h->status == HOST_OK)
+		fprintf(stderr, "orch: %s: done, %zu measured runs\n", name,
+		    rh->measured);
+	else if (ev == RUN_EV_END) {
+		snprintf(error, sizeof error, "%s", rh->h->error);
+		fprintf(stderr, "orch: %s: failed after %zu of %zu measured "
+		    "runs: %s\n", name, rh->measured, rh->measured_total,
+		    tty_clean(error, 0));
+	} else if (ev == RUN_EV_LOOK)
+		fprintf(stderr, "orch: %s: round %u/%u: %zu of %zu primary "
+		    "comparisons decided%s%s\n", name, rh->round,
+		    run->suite->rounds, rh->ndecided, rh->nprimary,
+		    rh->stop != SEQ_GOING ? ": stop, " : "",
+		    rh->stop != SEQ_GOING ?
+		    seq_stop_name((enum seq_stop)rh->stop) : "");
+	else if (ev == RUN_EV_ROUND && !run->suite->auto_rounds &&
+	    (rh->round - 1) % step == 0)
+		fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu measured "
+		    "runs%s)\n", name, rh->round, run->suite->rounds,
+		    rh->measured, rh->measured_total,
+		    run_progress_eta(rh, now, eta_s, sizeof eta_s));
+}
+
+/*
  * Shows progress: on a terminal one redrawn line per host, at most ten
  * times a second but at a host's end; otherwise a plain line every tenth
  * of the rounds, from round 1, and when a host finishes. Counts measured
@@ -182,34 +220,10 @@ void
 run_progress(struct run *run, struct run_host *rh, int ev)
 {
 	int64_t		 now = util_now_ms();
-	uint32_t	 step;
-	char		 eta_s[64];
 
 	pthread_mutex_lock(&run->mtx);
 	if (!run->tty) {
-		step = run->suite->rounds / 10 > 0 ?
-		    run->suite->rounds / 10 : 1;
-		if (ev == RUN_EV_END && rh->h->status == HOST_OK)
-			fprintf(stderr, "orch: %s: done, %zu measured runs\n",
-			    rh->h->name, rh->measured);
-		else if (ev == RUN_EV_END)
-			fprintf(stderr, "orch: %s: failed after %zu of %zu "
-			    "measured runs: %s\n", rh->h->name, rh->measured,
-			    rh->measured_total, rh->h->error);
-		else if (ev == RUN_EV_LOOK)
-			fprintf(stderr, "orch: %s: round %u/%u: %zu of %zu "
-			    "primary comparisons decided%s%s\n", rh->h->name,
-			    rh->round, run->suite->rounds, rh->ndecided,
-			    rh->nprimary, rh->stop != SEQ_GOING ? ": stop, " :
-			    "", rh->stop != SEQ_GOING ?
-			    seq_stop_name((enum seq_stop)rh->stop) : "");
-		else if (ev == RUN_EV_ROUND && !run->suite->auto_rounds &&
-		    (rh->round - 1) % step == 0)
-			fprintf(stderr, "orch: %s: round %u/%u (%zu/%zu "
-			    "measured runs%s)\n", rh->h->name, rh->round,
-			    run->suite->rounds, rh->measured,
-			    rh->measured_total,
-			    run_progress_eta(rh, now, eta_s, sizeof eta_s));
+		run_progress_plain(run, rh, ev, now);
 		goto out;
 	}
 	if (ev != RUN_EV_END && now - run->last_draw_ms < 100)
