@@ -23,6 +23,8 @@
 
 #define SERVE_SEND_TIMEOUT	30000	/* ms to hand a message to the peer */
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
+#define SERVE_SEND_SLICE	200	/* ms a send waits before the lifeline
+					   is looked at again */
 
 /* Sends our log to RUNDIR/agent.log: stderr went with the coordinator. */
 static void
@@ -39,6 +41,72 @@ serve_msg_detach_log(struct serve *s)
 		return;
 	dup2(fd, 2);
 	close(fd);
+}
+
+/* The coordinator is gone: stop sending, carry on into the journal. */
+static void
+serve_msg_detach(struct serve *s)
+{
+	log_info("the coordinator is gone: carrying on detached");
+	s->detached = 1;
+	serve_msg_detach_log(s);
+}
+
+/*
+ * Looks at the lifeline (stdin) without waiting. Returns 1 once it has
+ * closed (then s->detached is set), else 0.
+ */
+static int
+serve_msg_gone(struct serve *s)
+{
+	struct pollfd	pfd;
+	char		buf[64];
+	ssize_t		n;
+
+	if (s->detached)
+		return (1);
+	pfd.fd = 0;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 0) != 1 || pfd.revents == 0)
+		return (0);
+	n = read(0, buf, sizeof buf);
+	if (n > 0 || (n == -1 && (errno == EINTR || errno == EAGAIN)))
+		return (0);
+	serve_msg_detach(s);
+	return (1);
+}
+
+/*
+ * Hands an encoded message to the peer within SERVE_SEND_TIMEOUT, in
+ * slices of SERVE_SEND_SLICE: after each slice that timed out or that a
+ * signal interrupted (EINTR) it looks at the lifeline, and once the
+ * coordinator is gone it sends no more (the journal keeps every sample
+ * for a resume). Returns 0 (sent, or the peer gone) or -1 (logged).
+ */
+static int
+serve_msg_deliver(struct serve *s, enum proto_type type, const uint8_t *buf,
+    size_t len)
+{
+	int64_t	deadline = util_now_ms() + SERVE_SEND_TIMEOUT;
+	char	err[CHAN_ERR_LEN];
+	int	left;
+
+	for (;;) {
+		if (serve_msg_gone(s))
+			return (0);
+		left = (int)(deadline - util_now_ms());
+		if (left > SERVE_SEND_SLICE)
+			left = SERVE_SEND_SLICE;
+		if (left < 1)
+			left = 1;
+		if (chan_send_encoded(&s->chan, type, buf, len, left, err,
+		    sizeof err) == 0)
+			return (0);
+		if (serve_stopped || util_now_ms() >= deadline) {
+			log_warnx("%s", err);
+			return (-1);
+		}
+	}
 }
 
 /*
@@ -94,30 +162,31 @@ serve_msg_wait(struct serve *s, struct proto_msg *msg, int timeout_ms)
 			n = read(0, buf, sizeof buf);
 			if (n == 0 || (n == -1 && errno != EINTR &&
 			    errno != EAGAIN)) {
-				log_info("the coordinator is gone: carrying on "
-				    "detached");
-				s->detached = 1;
-				serve_msg_detach_log(s);
+				serve_msg_detach(s);
 				return (SERVE_GONE);
 			}
 		}
 	}
 }
 
-/* Sends msg; returns 0 or -1 (logged). */
+/* Sends msg unless the coordinator is gone; returns 0 or -1 (logged). */
 int
 serve_msg_send(struct serve *s, const struct proto_msg *msg)
 {
-	char	err[CHAN_ERR_LEN];
+	uint8_t	*buf;
+	size_t	 len;
+	int	 r, e;
 
 	if (s->detached)
 		return (0);	/* the journal keeps it for a resume */
-	if (chan_send(&s->chan, msg, SERVE_SEND_TIMEOUT, err,
-	    sizeof err) != 0) {
-		log_warnx("%s", err);
+	if ((e = proto_encode(msg, &buf, &len)) != 0) {
+		log_warnx("encode %s: %s", proto_type_name(msg->type),
+		    proto_strerror(e));
 		return (-1);
 	}
-	return (0);
+	r = serve_msg_deliver(s, msg->type, buf, len);
+	free(buf);
+	return (r);
 }
 
 /* Sends an ERROR message with a code and words. */
@@ -262,7 +331,6 @@ serve_msg_sample(struct serve *s, const struct proto_msg *msg)
 {
 	uint8_t	*buf;
 	size_t	 len;
-	char	 err[CHAN_ERR_LEN];
 	int	 r = -1;
 
 	if (proto_encode(msg, &buf, &len) != 0) {
@@ -274,11 +342,8 @@ serve_msg_sample(struct serve *s, const struct proto_msg *msg)
 		log_warn("journal");
 	else if (s->detached)
 		r = 0;	/* the journal keeps it for a resume */
-	else if (chan_send_encoded(&s->chan, msg->type, buf, len,
-	    SERVE_SEND_TIMEOUT, err, sizeof err) != 0)
-		log_warnx("%s", err);
 	else
-		r = 0;
+		r = serve_msg_deliver(s, msg->type, buf, len);
 	free(buf);
 	return (r);
 }

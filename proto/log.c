@@ -11,6 +11,7 @@
 static const char	*log_prog = "orch";
 static int		 log_lvl = LOG_INFO;
 static pthread_mutex_t	 log_mtx = PTHREAD_MUTEX_INITIALIZER;
+static void		(*log_hook)(int);
 
 void
 log_init(const char *progname, int level)
@@ -23,6 +24,14 @@ int
 log_level(void)
 {
 	return (log_lvl);
+}
+
+void
+log_set_hook(void (*fn)(int))
+{
+	pthread_mutex_lock(&log_mtx);
+	log_hook = fn;
+	pthread_mutex_unlock(&log_mtx);
 }
 
 static void log_vwrite(int, const char *, const char *, va_list)
@@ -40,6 +49,8 @@ log_vwrite(int level, const char *suffix, const char *fmt, va_list ap)
 		return;
 	vsnprintf(line, sizeof line, fmt, ap);
 	pthread_mutex_lock(&log_mtx);
+	if (log_hook != NULL)
+		log_hook(1);
 	/*
 	 * -v: ISO 8601 UTC to the millisecond, the same on every host, so
 	 * the coordinator's and the agents' logs read side by side.
@@ -55,6 +66,8 @@ log_vwrite(int level, const char *suffix, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s: %s\n", log_prog, line, suffix);
 	else
 		fprintf(stderr, "%s: %s\n", log_prog, line);
+	if (log_hook != NULL)
+		log_hook(0);
 	fflush(stderr);
 	pthread_mutex_unlock(&log_mtx);
 }

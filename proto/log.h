@@ -12,6 +12,12 @@
 /* Sets the program name printed before each line and the verbosity. */
 void	log_init(const char *progname, int level);
 int	log_level(void);
+/*
+ * Sets fn, called as fn(1) before each line is written and fn(0) after,
+ * under the log's lock: a display redrawn on a terminal clears itself
+ * first, so that no line lands in it. NULL removes it.
+ */
+void	log_set_hook(void (*fn)(int));
 
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -144,6 +144,7 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 		    c->variant, smp->round, proto_status_name(smp->status),
 		    len > 0 ? ": " : "", tty_clean(tail, 0));
 	}
+	rh->failed += smp->status != PROTO_ST_OK;	/* for the progress */
 	free(bad);	/* smp pointed at it until here */
 	run_progress(run, rh, ev);
 	return (0);

@@ -74,6 +74,7 @@ struct run_host {
 	size_t			 measured;	/* measured runs stored */
 	size_t			 measured_now;	/* of them, stored by us */
 	size_t			 measured_total; /* measured runs in the plan */
+	size_t			 failed;	/* samples stored that failed */
 	int64_t			 wait_line_ms;	/* last load-wait line shown */
 	uint8_t			*told;		/* per cmd: a failure shown */
 	/* rounds = auto (coordinator/analysis/seq.h) */
@@ -99,7 +100,6 @@ struct run {
 	pthread_mutex_t		 mtx;		/* progress output */
 	int			 tty;
 	int64_t			 last_draw_ms;
-	int			 drawn;		/* lines drawn on the tty */
 	const struct dataset	*ds;		/* resuming: the record */
 	double			 opt_max_load;	/* --max-load or the record's */
 	atomic_size_t		 stored;	/* samples in the record; every
@@ -119,8 +119,13 @@ extern atomic_int		run_stop;
 /* The hooks' names, by SUITE_HOOK_* (run-files.c). */
 extern const char *const	run_files_hook_names[SUITE_NHOOKS];
 
-/* run-progress.c: shows what ev (RUN_EV_*) changed of rh. */
+/*
+ * run-progress.c: shows what ev (RUN_EV_*) changed of rh. run_progress_tty
+ * says whether stderr takes the redrawn lines: a terminal, NO_COLOR empty
+ * or unset, TERM set and not "dumb"; else plain lines.
+ */
 void	run_progress(struct run *run, struct run_host *rh, int ev);
+int	run_progress_tty(void);
 
 /*
  * run-files.c: resolves rh's files for its os/arch, every one of which

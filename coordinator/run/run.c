@@ -308,7 +308,7 @@ run_main(const struct run_opts *opts)
 	run.opts = opts;
 	run.opt_max_load = opts->max_load;
 	pthread_mutex_init(&run.mtx, NULL);
-	run.tty = isatty(2);
+	run.tty = run_progress_tty();
 	run_iso_now(started, sizeof started);
 
 	if (opts->resume != NULL ?

@@ -73,4 +73,58 @@ cat "$T/log4"
 expect_eq "resume exit after stop" "$rc" 0
 exactly_once "$T/out3" 10
 no_leftovers
+
+# journal_n RUN: the samples the agent of RUN has journaled so far.
+journal_n() {
+	"$AGENT" status --workdir="$T/workdir" --run="$1" |
+	    sed -n 's/.*journal \([0-9]*\).*/\1/p'
+}
+grown() { [ "$(journal_n "$1")" -ge "$2" ]; }
+newest_run() { ls -t "$T/workdir/runs" | head -1; }
+# grown_newest: a run newer than $before has journaled its first round's
+# floor and first variant.
+grown_newest() {
+	local r
+	r=$(newest_run)
+	[ -n "$r" ] && [ "$r" != "$before" ] && grown "$r" 2
+}
+
+note "Ctrl-C mid-measurement: the agent measures on into its journal, and a resume takes it up at once"
+# Runs of 2 s: the Ctrl-C lands while one measures, and orch has closed
+# its end (it looks at its stop flag every second) before the sample that
+# follows is sent, which once waited 30 s for a peer that was gone, then
+# ended the agent's plan.
+cat >"$T/nap.ini" <<EOF
+[suite]
+warmup   = 0
+max_load = 0
+[variant.A]
+bin = $PWD/tests/progs/bin/{os}-{arch}/sleeper
+[variant.B]
+bin = $PWD/tests/progs/bin/{os}-{arch}/sleeper
+[bench.nap]
+args = 2000
+EOF
+before=$(newest_run)
+setsid "$ORCH" run --out="$T/out5" --rounds=2 "$T/nap.ini" >"$T/out5.log" 2>&1 &
+orch_pid=$!
+wait_until 60 "the run's first two samples in its journal" grown_newest
+sleep 0.3
+kill -INT -- "-$orch_pid"
+rc=0; wait "$orch_pid" || rc=$?
+expect_eq "exit after Ctrl-C" "$rc" 130
+run5=$(newest_run)
+n0=$(journal_n "$run5")
+[ -n "$n0" ] || fail "no agent carried run $run5 on"
+wait_until 15 "the journal of $run5 to grow past $n0 samples after Ctrl-C" grown "$run5" "$((n0 + 2))"
+t0=$(date +%s%N)
+rc=0; run_orch "$T/log5" run --resume="$T/out5" || rc=$?
+note "resume took $((($(date +%s%N) - t0) / 1000000)) ms (the journal had $n0 of 6 samples at Ctrl-C)"
+cat "$T/log5"
+expect_eq "resume exit" "$rc" 0
+expect_eq "complete" "$(jq .complete "$T/out5/summary.json")" true
+exactly_once "$T/out5" 2
+! grep -h 'not reachable\|killing it\|Interrupted system call' "$T/log5" "$T/out5"/logs/* "$T/workdir/runs/$run5"/*.log 2>/dev/null ||
+	fail "the resume waited on a lost peer or killed an agent"
+no_leftovers
 echo PASS

@@ -62,5 +62,38 @@ rc=0; run_orch "$T/logv" run -v --out="$T/outv" --rounds=1 --seed=1 "$T/p.ini" |
 expect_grep '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}Z orch: ' "$T/logv"
 ! grep -Eq '^[0-9]{10}\.[0-9]{6} ' "$T/logv" || fail "raw epoch timestamps"
 expect_grep '^20[0-9]{2}-.*Z orch-agent: ' "$T/outv/logs/local.log"
+
+note "on a terminal: a redrawn line per host, with its round, measured runs, failures and ETA"
+if ! command -v script >/dev/null; then
+	echo "SKIP: no script(1) (util-linux) to run orch under a terminal"
+else
+	# ttyrun OUT ENV...: orch run under a pseudo-terminal, its bytes in OUT.
+	ttyrun() {
+		local out=$1; shift
+		env "$@" script -qfec "'$ORCH' run --out='$out.d' --seed=1 '$T/p.ini'" /dev/null >"$out" 2>&1 || true
+	}
+	( ttyrun "$T/tty" TERM=xterm NO_COLOR= ) &
+	tty_pid=$!
+	# The agent lost once mid-run: orch's line on it must not land in the bar.
+	agent_up() { pgrep -f "orch-agent serve --workdir=$T/workdir" >/dev/null && [ -s "$T/tty.d/samples.msgpack" ]; }
+	wait_until 60 "the terminal run's agent and first samples" agent_up
+	pkill -9 -f "orch-agent serve --workdir=$T/workdir" || true
+	wait "$tty_pid"
+	cat -v "$T/tty" | grep -B2 -A2 "starting its agent"
+	expect_grep $'\033\\[1A\r\033\\[K  local +round [1-5]/5  [0-9]+/30 measured runs, [0-9]+ failed, ETA [0-9]+s' "$T/tty"
+	expect_grep $'\033\\[K  local +done: 30 measured runs, [1-9][0-9]* failed\r?$' "$T/tty"
+	expect_grep 'starting its agent again' "$T/tty"
+	# Each line of orch's log starts on a cleared line, below the bar.
+	perl -ne 'if (/orch: local: .*starting its agent again/) { $n++;
+		exit 1 unless /^(\e\[[0-9]+A\r\e\[J)?orch: local: /; } END { exit 1 unless $n }' "$T/tty" ||
+		fail "a log line was written into the progress lines"
+	note "TERM=dumb or NO_COLOR on a terminal, and no terminal: plain lines, no escape bytes"
+	ttyrun "$T/dumb" TERM=dumb
+	ttyrun "$T/nocolor" TERM=xterm NO_COLOR=1
+	for f in "$T/dumb" "$T/nocolor" "$T/log"; do
+		expect_grep '^orch: local: round 1/5 \(0/30 measured runs\)' "$f"
+		! grep -q $'\033' "$f" || fail "escape bytes in $f"
+	done
+fi
 no_leftovers
 echo PASS
