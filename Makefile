@@ -282,8 +282,8 @@ bench: deps-bench programs suites
 # Three sets of Debian packages, each what its job runs (tests/commands.txt
 # maps every command the scripts call to its package; `make check-commands`
 # proves each is in a set). BASE_DEBS: a minimal Debian root has them.
-BASE_DEBS  := apt bash coreutils dash debianutils diffutils dpkg findutils grep \
-	gzip hostname libc-bin mawk mount perl-base sed tar util-linux
+BASE_DEBS  := apt bash bsdutils coreutils dash debianutils diffutils dpkg findutils \
+	grep gzip hostname libc-bin mawk mount perl-base sed tar util-linux
 # make, make programs, make demo: the compiler and the six libraries
 # (libsqlite3: the coordinator's history store only, never the agent).
 BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack-dev \
