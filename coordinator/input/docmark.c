@@ -148,38 +148,83 @@ dm_word(struct docmark *m, const char *w, char **why)
 	return (0);
 }
 
+/* Returns 1 when s[j] is a blank outside a quoted value ('="...'). */
+static int
+dm_blank(const char *s, size_t j, int *q)
+{
+	if (s[j] == '"' && (*q || (j > 0 && s[j - 1] == '=')))
+		*q = !*q;
+	return (!*q && (s[j] == ' ' || s[j] == '\t'));
+}
+
 /*
- * Parses the words of an opening, s[0..len), into m; 0, or -1 with *why
- * set.
+ * Copies the word s[i..j) into w, without the quotes of a quoted value;
+ * 0, or -1 with *why set (a control byte, a quote not closed, text after
+ * the closing quote).
+ */
+static int
+dm_copy(const char *s, size_t i, size_t j, char *w, char **why)
+{
+	size_t	k, o = 0;
+	int	q = 0;
+
+	for (k = i; k < j; k++) {
+		if ((unsigned char)s[k] < 0x20 || s[k] == 0x7f) {
+			xasprintf(why, "a control byte in the mark");
+			return (-1);
+		}
+		if (s[k] == '"' && (q || (k > i && s[k - 1] == '='))) {
+			if (q && k + 1 < j) {
+				xasprintf(why, "text after the closing quote "
+				    "of '%.*s'", (int)(j - i), s + i);
+				return (-1);
+			}
+			q = !q;
+			continue;
+		}
+		w[o++] = s[k];
+	}
+	w[o] = '\0';
+	if (q) {
+		xasprintf(why, "a quote not closed in '%.*s'", (int)(j - i),
+		    s + i);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Parses the words of an opening, s[0..len), into m: blank-separated, a
+ * value with blanks quoted (group="x86_64 · AMD EPYC"). Returns 0, or -1
+ * with *why set.
  */
 static int
 dm_words(struct docmark *m, const char *s, size_t len, char **why)
 {
 	char	 w[DOCMARK_MAX_OPEN + 1];
 	size_t	 i = 0, j, nw = 0;
+	int	 q = 0, blank = 1, b;
 
-	for (j = 0; j < len; j++)
-		nw += s[j] != ' ' && s[j] != '\t' && (j == 0 ||
-		    s[j - 1] == ' ' || s[j - 1] == '\t');
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	for (j = 0; j < len; j++) {
+		b = dm_blank(s, j, &q);
+		nw += blank && !b;
+		blank = b;
+	}
 	if (nw > DOCMARK_MAX_WORDS) {
 		xasprintf(why, "more than %d words in the mark",
 		    DOCMARK_MAX_WORDS);
 		return (-1);
 	}
-	for (;;) {
+	for (q = 0;;) {
 		while (i < len && (s[i] == ' ' || s[i] == '\t'))
 			i++;
 		if (i == len)
 			break;
-		for (j = i; j < len && s[j] != ' ' && s[j] != '\t'; j++) {
-			if ((unsigned char)s[j] < 0x20 || s[j] == 0x7f) {
-				xasprintf(why, "a control byte in the mark");
-				return (-1);
-			}
-		}
-		memcpy(w, s + i, j - i);
-		w[j - i] = '\0';
-		if (dm_word(m, w, why) != 0)
+		for (j = i; j < len && !dm_blank(s, j, &q); j++)
+			;
+		if (dm_copy(s, i, j, w, why) != 0 || dm_word(m, w, why) != 0)
 			return (-1);
 		i = j;
 	}
@@ -323,6 +368,40 @@ dm_fence(const char *s, size_t n)
 	    memcmp(s + i, "~~~", 3) == 0));
 }
 
+/*
+ * Returns where the next "<!--" of s[i..n) is, past the code spans of
+ * the line (a run of backticks to the next run as long) when no mark is
+ * open; NULL when none.
+ */
+static const char *
+dm_next(const struct dm_state *st, const char *s, size_t i, size_t n)
+{
+	const char	*p, *t;
+	size_t		 k, e, b;
+
+	for (;;) {
+		if ((p = dm_find(s + i, n - i, "<!--", 4)) == NULL ||
+		    st->open != NULL)
+			return (p);
+		if ((t = memchr(s + i, '`', (size_t)(p - (s + i)))) == NULL)
+			return (p);
+		for (i = (size_t)(t - s), k = 0; i < n && s[i] == '`'; i++)
+			k++;
+		for (e = i; e < n; ) {
+			if (s[e] != '`') {
+				e++;
+				continue;
+			}
+			for (b = e; e < n && s[e] == '`'; e++)
+				;
+			if (e - b == k) {
+				i = e;		/* past the code span */
+				break;
+			}
+		}
+	}
+}
+
 /* Finds the marks of one line, s[0..n) at line line; 0 or -1. */
 static int
 dm_line(struct dm_state *st, const char *s, size_t n, size_t line)
@@ -331,7 +410,7 @@ dm_line(struct dm_state *st, const char *s, size_t n, size_t line)
 	size_t		 i = 0, used;
 	int		 kind;
 
-	while (i < n && (p = dm_find(s + i, n - i, "<!--", 4)) != NULL) {
+	while (i < n && (p = dm_next(st, s, i, n)) != NULL) {
 		i = (size_t)(p - s);
 		kind = dm_kind(p, n - i);
 		if (kind == 0) {

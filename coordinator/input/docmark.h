@@ -52,7 +52,8 @@ const char *docmark_key_name(enum docmark_key k);
 
 /*
  * Finds the marks of text (len bytes, NUL-terminated) from document path.
- * Lines in fenced code blocks (``` or ~~~) are text, never marks. Returns
+ * Lines in fenced code blocks (``` or ~~~) and code spans (`...` on one
+ * line) are text, never marks. Returns
  * 0, or -1 with *cause set (caller frees) to "PATH:LINE: why" for the
  * first malformed mark: an opening not closed on its line, a word that is
  * no key=value, an unknown or repeated key, neither or both of field= and

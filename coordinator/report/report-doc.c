@@ -254,10 +254,12 @@ rd_geo(FILE *out, const struct docmark *m, const struct rd_run *r,
 			    arch) == 0 && n++ == 0)
 				g = i;
 		}
-		if (n != 1) {
-			xasprintf(why, "%s architecture '%s' in %s: name it "
-			    "with group=", n == 0 ? "no" : "more than one",
-			    arch, r->name);
+		if (n == 0)
+			return (rd_none("arch", arch, r->name, rd_group_name,
+			    a, a->ngroups, why));
+		if (n > 1) {
+			xasprintf(why, "arch '%s' is %zu groups in %s: name "
+			    "one with group=\"...\"", arch, n, r->name);
 			return (-1);
 		}
 	} else if (rd_pick("group", NULL, r->name, rd_group_name, a,

@@ -93,6 +93,36 @@ bad field '<!-- orch run bench=hash field=speed -->1<!-- /orch -->' \
 	"^orch: field\.md:2: unknown field 'speed'"
 cmp doc.md doc.rendered || fail "an error elsewhere touched doc.md"
 
+note "several hosts and groups: arch=, group=\"...\", table=matrix host=, table=claims"
+mkdir arch claims
+cp "$OLDPWD/tests/unit/fixtures/report/arch.msgpack" arch/samples.msgpack
+cp "$OLDPWD/tests/fuzz/corpus-record/claims.msgpack" claims/samples.msgpack
+"$ORCH" report arch >/dev/null && "$ORCH" report claims >/dev/null || fail "orch report failed"
+cat >multi.md <<'DOC'
+<!-- orch arch variant=B field=geomean arch=aarch64 -->1<!-- /orch --> <!-- orch arch variant=B field=verdict arch=aarch64 -->x<!-- /orch -->
+<!-- orch arch variant=B field=geomean group="x86_64 · AMD EPYC 9654 96-Core Processor" -->1<!-- /orch -->
+<!-- orch claims table=claims -->
+<!-- /orch -->
+<!-- orch arch table=matrix host=m2 -->
+<!-- /orch -->
+DOC
+"$ORCH" doc render multi.md >/dev/null || fail "render of multi.md failed"
+expect_grep '^\| aarch64 · Apple M2 \| m2 \| B \| 3 \| 0\.925 \[0\.925, 0\.925\] \| \*\*better\*\* \(-7\.5%\) \|' arch/report.md
+expect_grep '^<!-- orch arch variant=B field=geomean arch=aarch64 -->0\.925<!-- /orch --> .*-->\*\*better\*\* \(-7\.5%\)<!-- /orch -->$' multi.md
+expect_grep '^\| x86_64 · AMD EPYC 9654 96-Core Processor \| epyc1, epyc2 \| B \| 5 \| 0\.932 ' arch/report.md
+expect_grep 'Processor" -->0\.932<!-- /orch -->$' multi.md
+# The claims table and the m2 column: report.md's very lines.
+grep '^| slower \| B worse by >= 50% vs A \| every host' claims/report.md >want
+grep -Fxf want multi.md >/dev/null || fail "the claims table is not report.md's"
+expect_grep '^\| sort \| keys_per_s \| B \| \*\*better\*\* \(\+25\.0%\)<br>1\.250 \[1\.250, 1\.250\] \|$' multi.md
+"$ORCH" doc check multi.md || fail "check after render of multi.md"
+bad several '<!-- orch arch bench=hash field=ratio -->1<!-- /orch -->' \
+	"^orch: several\.md:2: host= needed: arch has several \(m2, epyc1, epyc2, twocore, ghost\)$"
+bad twogroups '<!-- orch arch variant=B field=geomean arch=x86_64 -->1<!-- /orch -->' \
+	"^orch: twogroups\.md:2: arch 'x86_64' is 2 groups in arch: name one with group="
+bad noarch '<!-- orch arch variant=B field=geomean arch=sparc -->1<!-- /orch -->' \
+	"^orch: noarch\.md:2: no arch 'sparc' in arch \(it has: aarch64 · Apple M2, "
+
 note "a document that is a link is never rendered through"
 cp doc.orig victim.md
 ln -s victim.md link.md

@@ -2,8 +2,8 @@
  * Unit tests for coordinator/input/docmark.c: the marks of a Markdown
  * document found with their lines, runs, keys and values; each malformed
  * mark an error "doc.md:LINE: why" (nesting, never closed, a close with
- * no mark, a figure over lines, unknown keys and fields, every bound);
- * fenced code never read as marks.
+ * no mark, a figure over lines, unknown keys and fields, quotes, every
+ * bound); fenced code and code spans never read as marks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +76,30 @@ test_marks(void **state)
 	assert_memory_equal(dm->text, s, dm->len);
 	docmark_free(dm);
 
+	/* Code spans are text; a lone backtick is not one. */
+	dm = parse("`<!-- orch RUN QUERY -->` ``a ` <!-- /orch -->`` x ` "
+	    "<!-- orch r field=p -->1<!-- /orch -->\n", &cause);
+	assert_null(cause);
+	assert_int_equal(dm->nmarks, 1);
+	assert_string_equal(value(dm, 0), "1");
+	docmark_free(dm);
+
+	/* A quoted value holds blanks; the quotes are not in it. */
+	dm = parse("<!-- orch r field=geomean group=\"x86_64 \xc2\xb7 AMD "
+	    "EPYC 9654 96-Core\" b=\"q -->1<!-- /orch -->", &cause);
+	assert_null(dm);
+	assert_string_equal(cause, "doc.md:1: a quote not closed in "
+	    "'b=\"q'");
+	free(cause);
+	dm = parse("<!-- orch r field=geomean group=\"x86_64 \xc2\xb7 AMD "
+	    "EPYC 9654 96-Core Processor\" variant=\"B\" -->1<!-- /orch -->",
+	    &cause);
+	assert_null(cause);
+	assert_string_equal(dm->marks[0].key[DM_GROUP],
+	    "x86_64 \xc2\xb7 AMD EPYC 9654 96-Core Processor");
+	assert_string_equal(dm->marks[0].key[DM_VARIANT], "B");
+	docmark_free(dm);
+
 	dm = parse("", &cause);
 	assert_non_null(dm);
 	assert_int_equal(dm->nmarks, 0);
@@ -132,6 +156,11 @@ test_errors(void **state)
 		    "doc.md:1: a malformed mark" },
 		{ "<!-- orch r field=p\x01 -->1<!-- /orch -->",
 		    "doc.md:1: a control byte in the mark" },
+		{ "<!-- orch r group=\"a b field=p -->1<!-- /orch -->",
+		    "doc.md:1: a quote not closed in 'group=\"a b field=p'" },
+		{ "<!-- orch r group=\"a b\"c field=p -->1<!-- /orch -->",
+		    "doc.md:1: text after the closing quote of "
+		    "'group=\"a b\"c'" },
 		{ "<!-- orch r a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10 k=11 "
 		    "l=12 -->", "doc.md:1: more than 12 words" },
 	};
