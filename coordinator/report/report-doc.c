@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -459,6 +460,26 @@ rd_write(const void *arg, FILE *f)
 	return (ferror(f) ? -1 : 0);
 }
 
+/*
+ * Gives the new file at path the old one's mode (file_write makes 0600),
+ * through a descriptor that refuses a link. Returns 0, or -1 with *cause.
+ */
+static int
+rd_mode(const char *path, mode_t mode, char **cause)
+{
+	int	fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	rc = fchmod(fd, mode);
+	if (rc != 0)
+		xasprintf(cause, "%s: fchmod: %s", path, strerror(errno));
+	close(fd);
+	return (rc == 0 ? 0 : -1);
+}
+
 /* Writes text over path through file_write; 0, or -1 with *cause. */
 static int
 rd_replace(const char *path, const char *text, size_t len, char **cause)
@@ -486,8 +507,9 @@ rd_replace(const char *path, const char *text, size_t len, char **cause)
 	if (rc != 0) {
 		xasprintf(cause, "%s: %s", path, why);
 		free(why);
+		return (-1);
 	}
-	return (rc);
+	return (rd_mode(path, sb.st_mode & 07777, cause));
 }
 
 /* Appends "PATH:LINE: OLD in the document, NEW from RUN" to *diffs. */

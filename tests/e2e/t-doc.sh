@@ -49,9 +49,11 @@ cmp out out2 || fail "render --check says other than check"
 cmp doc.md doc.orig || fail "render --check wrote the document"
 
 note "render: the record's values, nothing outside the marks changed"
+chmod 644 doc.md
 rc=0; "$ORCH" doc render doc.md >out 2>err || rc=$?
 cat out err
 expect_eq "doc render exit" "$rc" 0
+expect_eq "the document's mode" "$(stat -c %a doc.md)" 644
 expect_grep 'of A.s,$' doc.md
 expect_grep 'field=ratio -->0\.767<!-- /orch -->' doc.md
 expect_grep 'field=verdict -->\*\*worse\*\* \(-23\.3%\)<!-- /orch -->' doc.md
