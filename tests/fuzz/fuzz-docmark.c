@@ -7,8 +7,8 @@
  * tests/fuzz/corpus-docmark/ for seeds):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *	tests/fuzz/fuzz-docmark.c coordinator/input/docmark.c \
- *	proto/xmalloc.c proto/log.c proto/ident.c -o /tmp/fuzz-docmark
- *   /tmp/fuzz-docmark -max_total_time=60 tests/fuzz/corpus-docmark
+ *	proto/xmalloc.c proto/log.c proto/ident.c -o build/fuzz/fuzz-docmark
+ *   build/fuzz/fuzz-docmark -max_total_time=60 tests/fuzz/corpus-docmark
  */
 #include <stdint.h>
 #include <stdio.h>
