@@ -239,7 +239,8 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -I.
 FUZZ_BIN   := build/fuzz
 FUZZERS    := $(FUZZ_BIN)/fuzz-proto $(FUZZ_BIN)/fuzz-suite $(FUZZ_BIN)/fuzz-inventory \
 	$(FUZZ_BIN)/fuzz-knownhosts \
-	$(FUZZ_BIN)/fuzz-record $(FUZZ_BIN)/fuzz-sshconfig
+	$(FUZZ_BIN)/fuzz-record $(FUZZ_BIN)/fuzz-sshconfig $(FUZZ_BIN)/fuzz-docmark
+$(FUZZ_BIN)/fuzz-docmark: tests/fuzz/fuzz-docmark.c coordinator/input/docmark.c proto/xmalloc.c proto/log.c proto/ident.c ; @mkdir -p $(@D) && $(FUZZ_CC) $(FUZZ_FLAGS) $^ -lpthread -o $@
 
 $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/hash.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)

@@ -15,6 +15,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_history_entry,
 	&cmd_compare_entry,
 	&cmd_baseline_entry,
+	&cmd_doc_entry,
 	&cmd_help_entry,
 	&cmd_version_entry,
 	NULL

@@ -29,6 +29,7 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry	cmd_baseline_entry;
+extern const struct cmd_entry	cmd_doc_entry;
 extern const struct cmd_entry	cmd_check_entry;
 extern const struct cmd_entry	cmd_compare_entry;
 extern const struct cmd_entry	cmd_deploy_entry;

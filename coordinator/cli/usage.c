@@ -102,6 +102,16 @@ static const struct usage_cmd usage_cmds[] = {
 	  "set points the baseline NAME at the run in DIR (a symbolic link "
 	  "reports/baselines/NAME), list prints every baseline and its run "
 	  "directory, rm removes one." },
+	{ "doc", "check FILE.md...\nrender [--check] FILE.md...",
+	  "check or render the figures a document quotes from runs",
+	  "Finds each mark <!-- orch RUN QUERY -->VALUE<!-- /orch --> of "
+	  "the Markdown files (RUN a run directory or a baseline's name; "
+	  "QUERY host=, bench=, variant=, metric=, arch=, group= and "
+	  "field= or table=; docs/evidence.md) and computes its figure from "
+	  "the run's record as report.md prints it. check exits 1 naming "
+	  "FILE:LINE of each VALUE that differs, render rewrites them in "
+	  "place (nothing outside the marks changes); a malformed mark, or "
+	  "one naming what the run lacks, exits 2 with FILE:LINE." },
 	{ "help", "[COMMAND]",
 	  "show this help, or a command's",
 	  "Prints the list of commands, or COMMAND's options; "
@@ -213,6 +223,8 @@ static const struct usage_opt usage_opts[] = {
 	  "(default: the run's first host)" },
 	{ "run report compare", "-q, --quiet", 'q',
 	  "do not print the answer (the files are written all the same)" },
+	{ "doc", "--check", OPT_CHECK,
+	  "with render: check only, as `orch doc check` (write nothing)" },
 	{ "deploy", "--force", OPT_FORCE,
 	  "push the agent even when the host has this version" },
 	{ "deploy", "--from-source", OPT_FROM_SOURCE,

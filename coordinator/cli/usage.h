@@ -44,7 +44,8 @@ enum usage_id {
 	OPT_FORCE,
 	OPT_FROM_SOURCE,
 	OPT_PREPARE,
-	OPT_ENV_PAD
+	OPT_ENV_PAD,
+	OPT_CHECK
 };
 
 #define USAGE_GETOPT_MAX	32	/* rows of one command, and the end */

@@ -140,29 +140,30 @@ static const struct report_fmt md_fmt = {
 	.err_tail = md_err_tail,
 };
 
-/*
- * The benchmark × host matrix and the geometric means.
- * Long: one Markdown table after another, in the order the report reads.
- */
-static void
-md_across(FILE *f, const struct analysis *a)
+/* Returns 1 when the matrix shows a->hosts[i]: known, and host if any. */
+static int
+md_shown(const struct analysis *a, size_t i, const char *host)
+{
+	return (a->groups[a->hosts[i].group].known && (host == NULL ||
+	    strcmp(a->ds->hosts[a->hosts[i].host].name, host) == 0));
+}
+
+int
+report_md_matrix(FILE *f, const struct analysis *a, const char *host)
 {
 	const struct dataset	*ds = a->ds;
 	const struct rep_group	*g;
-	const struct rep_geo	*geo;
 	const struct rep_row	*row;
 	size_t			 i, j, ncols = 0;
 
 	for (i = 0; i < a->nhosts; i++)
-		ncols += a->groups[a->hosts[i].group].known;
-	fputs("## Across architectures\n\n", f);
-	report_text_across(f, &md_fmt, a, ncols);
+		ncols += md_shown(a, i, host);
 	if (ncols == 0)
-		return;
+		return (-1);
 	fputs("| bench | metric | variant |", f);
 	for (i = 0; i < a->nhosts; i++) {
 		g = &a->groups[a->hosts[i].group];
-		if (!g->known)
+		if (!md_shown(a, i, host))
 			continue;
 		fputc(' ', f);
 		report_md_text(f, g->label);
@@ -180,7 +181,7 @@ md_across(FILE *f, const struct analysis *a)
 		    ds->benches[row->bench].metrics[0],
 		    ds->variants[row->variant]);
 		for (i = 0; i < a->nhosts; i++) {
-			if (!a->groups[a->hosts[i].group].known)
+			if (!md_shown(a, i, host))
 				continue;
 			fputc(' ', f);
 			report_text_matrix_cell(f, &md_fmt, analysis_cmp(a,
@@ -196,9 +197,17 @@ md_across(FILE *f, const struct analysis *a)
 		}
 		fputc('\n', f);
 	}
-	fputc('\n', f);
+	return (0);
+}
 
-	report_text_geo_intro(f, &md_fmt, a, ":");
+void
+report_md_geomeans(FILE *f, const struct analysis *a)
+{
+	const struct dataset	*ds = a->ds;
+	const struct rep_group	*g;
+	const struct rep_geo	*geo;
+	size_t			 i, j;
+
 	/* A comparison is a (host, benchmark): 3 hosts x 1 bench make 3. */
 	fputs("| architecture | hosts | variant | comparisons | geomean [CI] "
 	    "| verdict | per comparison |\n", f);
@@ -224,6 +233,36 @@ md_across(FILE *f, const struct analysis *a)
 		report_text_geo_counts(f, geo);
 		fputs(" |\n", f);
 	}
+}
+
+void
+report_md_verdict(FILE *f, enum stats_verdict v, double ratio)
+{
+	md_verdict_of(f, v, ratio);
+}
+
+void
+report_md_claims(FILE *f, const struct analysis *a)
+{
+	report_claims_table(f, &md_fmt, a);
+}
+
+/* The benchmark × host matrix and the geometric means. */
+static void
+md_across(FILE *f, const struct analysis *a)
+{
+	size_t	i, ncols = 0;
+
+	for (i = 0; i < a->nhosts; i++)
+		ncols += a->groups[a->hosts[i].group].known;
+	fputs("## Across architectures\n\n", f);
+	report_text_across(f, &md_fmt, a, ncols);
+	if (ncols == 0)
+		return;
+	report_md_matrix(f, a, NULL);
+	fputc('\n', f);
+	report_text_geo_intro(f, &md_fmt, a, ":");
+	report_md_geomeans(f, a);
 	fputc('\n', f);
 }
 
@@ -295,7 +334,7 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 			report_text_ratio(f, c);
 			fputs(" | ", f);
 			if (isfinite(c->p))
-				fprintf(f, "%.2g", c->p);
+				report_text_p(f, c->p);
 			fputs(" | ", f);
 			md_verdict_of(f, c->verdict, c->ratio);
 			if (!c->family && c->verdict != VERDICT_INVALID)

@@ -189,14 +189,40 @@ report_text_no_facts(FILE *f, const struct report_fmt *fmt,
 }
 
 void
+report_text_estimate(FILE *f, double v)
+{
+	fprintf(f, "%.3f", v);
+}
+
+void
+report_text_p(FILE *f, double p)
+{
+	fprintf(f, "%.2g", p);
+}
+
+void
+report_text_mde(FILE *f, double mde)
+{
+	fprintf(f, "%.1f%%", mde * 100);
+}
+
+void
 report_text_interval(FILE *f, double est, double lo, double hi, int ok)
 {
-	if (!ok)
+	if (!ok) {
 		fputs("—", f);
-	else if (!(lo > 0) || !isfinite(hi))
-		fprintf(f, "%.3f [unbounded: too few rounds]", est);
-	else
-		fprintf(f, "%.3f [%.3f, %.3f]", est, lo, hi);
+		return;
+	}
+	report_text_estimate(f, est);
+	if (!(lo > 0) || !isfinite(hi)) {
+		fputs(" [unbounded: too few rounds]", f);
+		return;
+	}
+	fputs(" [", f);
+	report_text_estimate(f, lo);
+	fputs(", ", f);
+	report_text_estimate(f, hi);
+	fputc(']', f);
 }
 
 void
@@ -324,8 +350,10 @@ report_text_family(FILE *f, const struct report_fmt *fmt,
 		fputs(fmt->code_open, f);
 		fmt->name(f, a->ds->hosts[rh->host].name);
 		fputs(fmt->code_close, f);
-		if (isfinite(rh->mde))
-			fprintf(f, " resolves %.1f%%", rh->mde * 100);
+		if (isfinite(rh->mde)) {
+			fputs(" resolves ", f);
+			report_text_mde(f, rh->mde);
+		}
 		else
 			fprintf(f, " cannot prove an effect at %u rounds",
 			    a->ds->rounds);

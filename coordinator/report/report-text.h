@@ -168,6 +168,25 @@ void	report_text_stop(const struct analysis *a,
 void	report_text_interval(FILE *f, double est, double lo, double hi,
 	    int ok);
 
+/* Writes an estimate (a ratio, a bound, a geometric mean): "1.020". */
+void	report_text_estimate(FILE *f, double v);
+
+/* Writes a p-value as the benchmark tables do: "0.0021". */
+void	report_text_p(FILE *f, double p);
+
+/* Writes a minimum detectable effect (a ratio - 1) as "3.2%". */
+void	report_text_mde(FILE *f, double mde);
+
+/*
+ * report.md's pieces, for marks in documents (report-doc.c): the matrix
+ * (only host's column when host is not NULL; -1 when no column), the
+ * geometric means' table, the claims, a verdict as its cells write it.
+ */
+int	report_md_matrix(FILE *f, const struct analysis *a, const char *host);
+void	report_md_geomeans(FILE *f, const struct analysis *a);
+void	report_md_claims(FILE *f, const struct analysis *a);
+void	report_md_verdict(FILE *f, enum stats_verdict v, double ratio);
+
 /* Writes comparison c's ratio with its interval, or "—" for none. */
 void	report_text_ratio(FILE *f, const struct rep_cmp *c);
 
