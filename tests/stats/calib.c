@@ -16,6 +16,12 @@
  *                  its markers (make docs-stats rewrites them);
  * calib --payoff N rounds = auto against fixed rounds of the same power,
  *                  N runs each (bench/run.sh auto), JSON lines.
+ * calib --adaptive[=K] [--runs N]
+ *                  the adaptive table alone (only its scenario K, 0-based,
+ *                  N runs of it when asked: runs past its own count take
+ *                  the seeds that follow), and on stderr each scenario's
+ *                  time and what its stops would have been had no serial
+ *                  correlation widened a look.
  *
  * Exit 0 when every target holds, 1 when one does not (each is named).
  */
@@ -408,9 +414,32 @@ struct seqtally {
 	size_t	false_stop;	/* false better/worse at its host's stop */
 	size_t	hosts;
 	size_t	stops[4];	/* per enum seq_stop */
+	size_t	widened;	/* hosts: a look before the stop widened */
+	size_t	delayed;	/* hosts: unwidened, they stop sooner */
+	size_t	cf_rounds;	/* rounds used in all, unwidened */
+	size_t	cf_found;	/* power's count, unwidened */
 	uint32_t *used;		/* rounds used per host, for the median */
 	size_t	nused;
 };
+
+/* calib --adaptive: each adaptive scenario's time on stderr. */
+static int	seq_timing;
+/* calib --adaptive=K: only the adaptive scenario K (0-based); -1: all. */
+static long	seq_only = -1;
+/* calib --adaptive=K --runs N: N runs of it instead of its own. */
+static int	seq_runs;
+
+/* The mean rounds used per host. */
+static double
+seq_mean(const struct seqtally *t)
+{
+	double	sum = 0;
+	size_t	i;
+
+	for (i = 0; i < t->nused; i++)
+		sum += t->used[i];
+	return (t->nused > 0 ? sum / (double)t->nused : 0);
+}
 
 /* Returns host's analysis, or NULL. */
 static const struct rep_host *
@@ -423,6 +452,50 @@ seq_host(const struct analysis *a, size_t host)
 			return (&a->hosts[h]);
 	}
 	return (NULL);
+}
+
+/*
+ * Tests host h's primary comparisons again as if no serial correlation
+ * had widened them, at the look's level: returns 1 when every one is then
+ * decided (the host would have stopped), with *found the worse verdicts
+ * among them; sets *widened when one was widened. calib --adaptive
+ * counts so the rounds the widening cost.
+ */
+static int
+seq_unwidened(const struct analysis *a, size_t h, const struct rep_host *rh,
+    int effect, int *widened, size_t *found)
+{
+	const struct rep_cmp	*c;
+	struct stats_cmp	 one;
+	enum stats_verdict	 v;
+	double			 logs[4096];
+	size_t			 i, r, n;
+	int			 all = 1;
+
+	*found = 0;
+	for (i = 0; i < a->ncmps; i++) {
+		c = &a->cmps[i];
+		if (!c->family || c->host != h)
+			continue;
+		if (c->widen > 1)
+			*widened = 1;
+		for (n = 0, r = 0; r < a->ds->rounds && n < 4096; r++) {
+			if (!isnan(c->rratio[r]))
+				logs[n++] = log(c->rratio[r]);
+		}
+		/* A pooled r of -1 never widens. */
+		if (n < STATS_MIN_PAIRS || stats_compare_serial(logs, n,
+		    rh->seq_alpha, a->ds->min_effect, -1.0, n, &one) != 0) {
+			all = 0;
+			continue;
+		}
+		v = stats_verdict_test(&one, rh->seq_alpha, a->ds->min_effect,
+		    0);
+		all &= v != VERDICT_INCONCLUSIVE;
+		*found += v == VERDICT_WORSE && effect;
+	}
+	return (all && rh->rounds_used >= a->ds->min_rounds &&
+	    rh->rounds_used >= STATS_MIN_PAIRS);
 }
 
 /*
@@ -440,6 +513,9 @@ seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
 	const struct rep_host	*rh;
 	uint32_t		 limit[2], stopat[2] = { 0, 0 };
 	int			 done[2] = { 0, 0 }, anyfalse = 0, more;
+	uint32_t		 cfat[2] = { 0, 0 };
+	size_t			 cffound[2] = { 0, 0 }, nf;
+	int			 wid[2] = { 0, 0 }, w;
 	uint8_t			 missed[2 * CAL_MAXB];
 	char			 dir[4096], path[4200], *cause = NULL;
 	size_t			 i, h;
@@ -485,6 +561,18 @@ seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
 			stopat[h] = rh->rounds_used;
 			t->stops[rh->stop]++;
 		}
+		/* The stop had nothing been widened (calib --adaptive). */
+		for (h = 0; seq_timing && h < sc->nhosts; h++) {
+			rh = seq_host(a, h);
+			if (done[h] || cfat[h] > 0 || rh == NULL)
+				continue;
+			w = 0;
+			if (seq_unwidened(a, h, rh, sc->effect != 0, &w, &nf)) {
+				cfat[h] = rh->rounds_used;
+				cffound[h] = nf;
+			}
+			wid[h] |= w && stopat[h] == 0;
+		}
 		analysis_free(a);
 		dataset_free(ds);
 		unlink(path);
@@ -505,6 +593,13 @@ seq_run(const struct seqscen *q, uint64_t seed, struct seqtally *t)
 	t->runs_false += (size_t)anyfalse;
 	for (h = 0; h < sc->nhosts; h++) {
 		t->hosts++;
+		t->widened += (size_t)wid[h];
+		if (cfat[h] == 0)
+			cfat[h] = sc->rounds;
+		t->delayed += cfat[h] < (stopat[h] > 0 ? stopat[h] :
+		    sc->rounds);
+		t->cf_rounds += cfat[h];
+		t->cf_found += cffound[h];
 		t->used[t->nused++] = stopat[h] > 0 ? stopat[h] : sc->rounds;
 		for (i = 0; i < sc->nbenches; i++) {
 			t->cmps++;
@@ -540,8 +635,6 @@ cmp_u32(const void *a, const void *b)
 	return (x < y ? -1 : x > y);
 }
 
-/* calib --adaptive: each adaptive scenario's time on stderr. */
-static int	seq_timing;
 
 /* Runs every adaptive scenario, nsim_cap runs each when not 0. */
 static void
@@ -554,7 +647,10 @@ seq_all(struct seqtally *t, int nsim_cap)
 	for (i = 0; i < NSEQ; i++) {
 		t0 = clock();
 		memset(&t[i], 0, sizeof t[i]);
-		nsim = nsim_cap > 0 ? nsim_cap : seqscens[i].sc.nsim;
+		if (seq_only >= 0 && (size_t)seq_only != i)
+			continue;
+		nsim = nsim_cap > 0 ? nsim_cap : seq_runs > 0 ? seq_runs :
+		    seqscens[i].sc.nsim;
 		t[i].used = calloc((size_t)nsim * 2 + 1, sizeof *t[i].used);
 		if (t[i].used == NULL)
 			die("calloc", "out of memory");
@@ -563,8 +659,16 @@ seq_all(struct seqtally *t, int nsim_cap)
 			    &t[i]);
 		qsort(t[i].used, t[i].nused, sizeof *t[i].used, cmp_u32);
 		if (seq_timing)
-			fprintf(stderr, "%s: %.1f s\n", seqscens[i].sc.name,
-			    (double)(clock() - t0) / CLOCKS_PER_SEC);
+			fprintf(stderr, "%s: %.1f s; %zu runs: power "
+			    "%.1f%%, mean rounds %.1f; hosts widened before "
+			    "their stop %zu of %zu, whose stop it delayed "
+			    "%zu; unwidened: power %.1f%%, mean rounds "
+			    "%.1f\n", seqscens[i].sc.name,
+			    (double)(clock() - t0) / CLOCKS_PER_SEC, t[i].sims,
+			    pct(t[i].found, t[i].cmps), seq_mean(&t[i]),
+			    t[i].widened, t[i].hosts, t[i].delayed,
+			    pct(t[i].cf_found, t[i].cmps), t[i].hosts > 0 ?
+			    (double)t[i].cf_rounds / (double)t[i].hosts : 0);
 	}
 }
 
@@ -575,18 +679,6 @@ seq_free(struct seqtally *t)
 
 	for (i = 0; i < NSEQ; i++)
 		free(t[i].used);
-}
-
-/* The mean rounds used per host. */
-static double
-seq_mean(const struct seqtally *t)
-{
-	double	sum = 0;
-	size_t	i;
-
-	for (i = 0; i < t->nused; i++)
-		sum += t->used[i];
-	return (t->nused > 0 ? sum / (double)t->nused : 0);
 }
 
 /* Prints the adaptive table into f. */
@@ -836,6 +928,36 @@ doc_table(const char *path)
 	return (doc_table_at(path, CAL_MARK_BEGIN, CAL_MARK_END));
 }
 
+/*
+ * Reads calib's options (the usage at the top) into its flags and the
+ * adaptive scenario's selection; returns 0, or -1 on a bad one.
+ */
+static int
+cal_options(int argc, char **argv, int *quick, char **doc, int *pay,
+    int *adaptive)
+{
+	int	ai;
+
+	for (ai = 1; ai < argc; ai++) {
+		if (strcmp(argv[ai], "--quick") == 0)
+			*quick = 1;
+		else if (strcmp(argv[ai], "--doc") == 0 && ai + 1 < argc)
+			*doc = argv[++ai];
+		else if (strcmp(argv[ai], "--payoff") == 0 && ai + 1 < argc)
+			*pay = atoi(argv[++ai]);
+		else if (strcmp(argv[ai], "--adaptive") == 0)
+			*adaptive = seq_timing = 1;
+		else if (strncmp(argv[ai], "--adaptive=", 11) == 0 &&
+		    (seq_only = atol(argv[ai] + 11)) >= 0 &&
+		    (size_t)seq_only < NSEQ)
+			*adaptive = seq_timing = 1;
+		else if (strcmp(argv[ai], "--runs") != 0 || ai + 1 >= argc ||
+		    (seq_runs = atoi(argv[++ai])) <= 0)
+			return (-1);
+	}
+	return (0);
+}
+
 /* Long: options, the scenarios, the table, then each target in turn. */
 int
 main(int argc, char **argv)
@@ -848,22 +970,12 @@ main(int argc, char **argv)
 	char		*doc = NULL, *want;
 	size_t		 i, len = 0;
 	FILE		*mem;
-	int		 quick = 0, bad = 0, nsim, ai, pay = 0, adaptive = 0;
+	int		 quick = 0, bad = 0, nsim, pay = 0, adaptive = 0;
 
-	for (ai = 1; ai < argc; ai++) {
-		if (strcmp(argv[ai], "--quick") == 0)
-			quick = 1;
-		else if (strcmp(argv[ai], "--doc") == 0 && ai + 1 < argc)
-			doc = argv[++ai];
-		else if (strcmp(argv[ai], "--payoff") == 0 && ai + 1 < argc)
-			pay = atoi(argv[++ai]);
-		else if (strcmp(argv[ai], "--adaptive") == 0)
-			adaptive = seq_timing = 1;
-		else {
-			fprintf(stderr, "usage: calib [--quick] [--adaptive] "
-			    "[--doc FILE] [--payoff RUNS]\n");
-			return (2);
-		}
+	if (cal_options(argc, argv, &quick, &doc, &pay, &adaptive) != 0) {
+		fprintf(stderr, "usage: calib [--quick] [--adaptive[=K] "
+		    "[--runs N]] [--doc FILE] [--payoff RUNS]\n");
+		return (2);
 	}
 	memset(t, 0, sizeof t);
 	if (access("/dev/shm", W_OK) == 0)
@@ -969,8 +1081,9 @@ main(int argc, char **argv)
 	bad |= target("auto, 2% slower, σ 5%, max 200: power at the stop",
 	    st[6].found, st[6].cmps, 0.90, 1);
 	/* Issue 26 asks for a mean of at most 100 rounds there; exact
-	 * boundaries on linear spending give about 105 (docs/statistics.md
-	 * says what would reach 100): this bound keeps what was reached. */
+	 * boundaries on linear spending give 105.3 at these seeds and
+	 * 102.1 over 20,000 runs (docs/statistics.md says where the rounds
+	 * over 100 come from): this bound keeps what was reached. */
 	printf("target auto, 2%% slower, σ 5%%, max 200: mean rounds %.1f "
 	    "(<= %.0f; issue 26's goal 100 not reached): %s\n",
 	    seq_mean(&st[6]), CAL_SEQ_MEAN_MAX,
