@@ -1,9 +1,20 @@
-# The Slurm test cluster (tests/lab/slurm.sh) comes up, hands out an
-# exclusive node and takes it back, shows that a FORCE:2 partition puts two
-# --exclusive jobs on one node, and its teardown leaves no daemon.
+# A Slurm host (slurm = NAME) is refused by orch run until the allocation
+# is built. The Slurm test cluster (tests/lab/slurm.sh) comes up, hands out
+# an exclusive node and takes it back, shows that a FORCE:2 partition puts
+# two --exclusive jobs on one node, and its teardown leaves no daemon.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
+
+note "orch run refuses a Slurm host, before anything starts"
+printf '[slurm.lab]\nlogin = local\n\n[host.e]\nslurm = lab\npartition = epyc\n' \
+    >"$T/inv.ini"
+rc=0; "$ORCH" run --inventory="$T/inv.ini" --hosts=e --out="$T/out" \
+    tests/suites/brisk.ini >"$T/refused" 2>&1 || rc=$?
+expect_eq "exit of a run on a Slurm host" "$rc" 2
+expect_grep "^orch: $T/inv.ini:4: \[host.e\] slurm = lab: Slurm allocation is not built yet" \
+    "$T/refused"
+[ ! -e "$T/out" ] || fail "a refused run made its directory"
 
 if why=$(slurm_skip_reason); then
 	echo "SKIPPED: $why"

@@ -36,22 +36,15 @@
 #   slurm_daemons slurm_logs.
 # Knobs: SLURM_READY_SECS (default 30: the bound on each wait).
 
-# slurm_skip_reason: prints why this machine cannot run the cluster and
-# returns 0, or returns 1 (prints nothing) when it can.
+# slurm_skip_reason: prints why this machine cannot run the cluster (not
+# root, no network or UTS namespaces) and returns 0, or returns 1 (prints
+# nothing) when it can. A missing package is no reason: slurm_up fails.
 slurm_skip_reason() {
 	local c
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "needs root (network namespaces, slurmd)"
 		return 0
 	fi
-	for c in munged slurmctld slurmd salloc squeue sinfo scontrol scancel \
-	    nsenter unshare ip; do
-		if ! command -v "$c" >/dev/null 2>&1; then
-			echo "$c not found (packages munge, slurmctld, slurmd," \
-			    "slurm-client, util-linux, iproute2: make deps-test)"
-			return 0
-		fi
-	done
 	if ! ip netns list >/dev/null 2>&1; then
 		echo "network namespaces do not work here ('ip netns list' fails)"
 		return 0
@@ -67,7 +60,7 @@ slurm_skip_reason() {
 # returns 0 when every node is idle, else tears down and returns 1.
 slurm_up() {
 	local -; set +e
-	local n=${1:-} i t0 t1 ctl
+	local n=${1:-} i t0 t1 ctl c
 	case $n in
 	''|*[!0-9]*) echo "slurm: usage: slurm_up N (N >= 3)" >&2; return 1 ;;
 	esac
@@ -75,6 +68,15 @@ slurm_up() {
 		echo "slurm: slurm_up: N must be 3..20" >&2
 		return 1
 	fi
+	for c in munged slurmctld slurmd salloc squeue sinfo scontrol scancel \
+	    nsenter unshare ip ss; do
+		if ! command -v "$c" >/dev/null 2>&1; then
+			echo "slurm: $c not found (packages munge, slurmctld," \
+			    "slurmd, slurm-client, util-linux, iproute2:" \
+			    "make deps-test)" >&2
+			return 1
+		fi
+	done
 	if ! declare -F lab_up >/dev/null; then
 		echo "slurm: source tests/lab/lab.sh first" >&2
 		return 1
