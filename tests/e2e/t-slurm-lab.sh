@@ -1,7 +1,8 @@
 # A Slurm host (slurm = NAME) is refused by orch run until the allocation
 # is built. The Slurm test cluster (tests/lab/slurm.sh) comes up, hands out
 # an exclusive node and takes it back, shows that a FORCE:2 partition puts
-# two --exclusive jobs on one node, and its teardown leaves no daemon.
+# two --exclusive jobs on one node, test-slurm (slurm.c's alloc, verify,
+# release) passes against it, and its teardown leaves no daemon.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
@@ -55,6 +56,19 @@ timeout 10 squeue -h -p forced -t running -o '%N %h' >"$T/fsq"
 expect_eq "forced jobs" "$(sort -u "$T/fsq")" "n3 YES"
 expect_eq "forced job count" "$(wc -l <"$T/fsq")" 2
 timeout 10 scancel -p forced || fail "scancel -p forced failed"
+
+note "coordinator/hosts/slurm.c against the cluster (test-slurm)"
+# The unit test of the build whose programs this runs (bin: the default).
+case $BIN in
+bin) units=build/default/tests ;;
+*) units=$(dirname "$BIN")/tests ;;
+esac
+[ -x "$units/test-slurm" ] || fail "$units/test-slurm not built (make check-unit)"
+ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
+	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
+grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
+expect_grep '^\[  PASSED  \] 6 test\(s\)\.$' "$T/unit"
+[ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"
 daemons=$(slurm_daemons | paste -sd' ' -)
