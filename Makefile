@@ -293,11 +293,12 @@ BUILD_DEBS := build-essential pkg-config libssh2-1-dev libnanomsg-dev libmsgpack
 # namespaces), the fuzzers (clang), the report's screenshot (chromium,
 # python3), the aarch64 host (qemu-user, mmdebstrap, a cross compiler),
 # check-fresh (mmdebstrap, git), the macOS arm64 build (npm fetches its
-# compiler; darwin.mk).
+# compiler; darwin.mk), the Slurm test cluster (tests/lab/slurm.sh).
 TEST_DEBS  := libcmocka-dev valgrind openssh-server openssh-client nanomsg-utils \
 	iproute2 procps jq clang libclang-rt-14-dev chromium python3-minimal git \
 	qemu-user-static binfmt-support mmdebstrap arch-test \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross npm xz-utils
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross npm xz-utils \
+	munge slurmctld slurmd slurm-client
 # What comes from the npm registry instead (darwin.mk installs it).
 NPM_PKGS   := $(DARWIN_ZIG_NPM)
 # make bench: the peers and the profilers.

@@ -42,6 +42,10 @@
 #define INV_NAME_RULE \
 	"1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or ."
 #define INV_PW_BUF		16384		/* getpwuid_r buffer */
+#define INV_SLURM_MAX		64		/* [slurm.NAME] sections */
+#define INV_SLURM_ARGS_MAX	64		/* words of args */
+#define INV_SLURM_SECS_MAX	(30 * 86400)	/* time, wait, timeout */
+#define INV_SLURM_PLAIN		"A-Z a-z 0-9 _ . / , : + = @ % ^ -"
 
 /* Size of a field of struct host, so copies into it always fit. */
 #define HOST_FIELD(f)		sizeof(((struct host *)NULL)->f)
@@ -69,6 +73,11 @@ struct inv_host {
 	int		 ssh_config;	/* also ask ssh -G (ssh_config = yes) */
 	int		 has_port;	/* port given */
 	int		 has_user;	/* user given */
+	char		 slurm[HOST_FIELD(name)];	/* "": no Slurm */
+	int		 slurm_line;	/* of its slurm key */
+	char		 partition[128];
+	char		 constraint[256];	/* "": none */
+	char		 nodelist[256];		/* "": none */
 };
 
 /* One name in a group's hosts list. */
@@ -104,6 +113,8 @@ struct inventory {
 	int		 local_line;	/* of [host.local]; 0: none */
 	struct inv_name	*index;		/* hosts and groups, sorted */
 	size_t		 nindex;
+	struct inventory_slurm *slurm;	/* [slurm.NAME], in file order */
+	size_t		 nslurm;
 };
 
 enum inv_sect {
@@ -111,15 +122,26 @@ enum inv_sect {
 	SECT_HOST,
 	SECT_LOCAL,
 	SECT_GROUP,
+	SECT_SLURM,
 };
 
 static const char *const inv_host_keys[] = {
 	"address", "port", "user", "identity", "transport", "workdir", "pin",
-	"max_load", "jump", "ssh_config", NULL
+	"max_load", "jump", "ssh_config", "slurm", "partition", "constraint",
+	"nodelist", NULL
 };
 enum {
 	HK_ADDRESS, HK_PORT, HK_USER, HK_IDENTITY, HK_TRANSPORT, HK_WORKDIR,
-	HK_PIN, HK_MAX_LOAD, HK_JUMP, HK_SSH_CONFIG, HK_COUNT
+	HK_PIN, HK_MAX_LOAD, HK_JUMP, HK_SSH_CONFIG, HK_SLURM, HK_PARTITION,
+	HK_CONSTRAINT, HK_NODELIST, HK_COUNT
+};
+
+/* The keys of [slurm.NAME] (fewer than HK_COUNT: they share seen[]). */
+static const char *const inv_slurm_keys[] = {
+	"login", "account", "qos", "time", "wait", "timeout", "args", NULL
+};
+enum {
+	SK_LOGIN, SK_ACCOUNT, SK_QOS, SK_TIME, SK_WAIT, SK_TIMEOUT, SK_ARGS
 };
 
 static const char *const inv_group_keys[] = { "hosts", NULL };
@@ -143,6 +165,8 @@ struct inv_buf {
 	int		 oom;
 };
 
+static void	 inv_key_slurm_host(struct inv_parse *, struct inv_host *,
+	    int, const char *);
 static void	 inv_buf_add(struct inv_buf *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 
@@ -440,6 +464,9 @@ inv_key_host(struct inv_parse *p, int k, const char *v)
 			ini_error(&p->src, p->src.line, "%s bad "
 			    "ssh_config '%s' (want yes or no)", p->label, v);
 		break;
+	default:
+		inv_key_slurm_host(p, h, k, v);
+		break;
 	}
 }
 
@@ -511,6 +538,308 @@ inv_key_hosts(struct inv_parse *p, const char *v)
 	}
 }
 
+/*
+ * True when v is 1 to size - 1 characters of A-Z a-z 0-9 _ . - and those
+ * of extra, not starting with '-' (a word Slurm takes as a value, never
+ * as an option).
+ */
+static int
+inv_slurm_word(const char *v, const char *extra, size_t size)
+{
+	const char	*c;
+
+	if (*v == '\0' || *v == '-' || strlen(v) >= size)
+		return (0);
+	for (c = v; *c != '\0'; c++) {
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' &&
+		    *c != '-' && strchr(extra, *c) == NULL)
+			return (0);
+	}
+	return (1);
+}
+
+/* Handles slurm, partition, constraint and nodelist of a host section. */
+static void
+inv_key_slurm_host(struct inv_parse *p, struct inv_host *h, int k,
+    const char *v)
+{
+	switch (k) {
+	case HK_SLURM:
+		if (!ini_name_ok(v, strlen(v), sizeof h->slurm))
+			ini_error(&p->src, p->src.line, "%s bad slurm '%s' "
+			    "(want the NAME of a [slurm.NAME] section)",
+			    p->label, v);
+		else
+			memcpy(h->slurm, v, strlen(v) + 1);
+		h->slurm_line = p->src.line;
+		break;
+	case HK_PARTITION:
+		if (!inv_slurm_word(v, "", sizeof h->partition))
+			ini_error(&p->src, p->src.line, "%s bad partition '%s' "
+			    "(want a Slurm partition: A-Z a-z 0-9 _ . -, not "
+			    "starting with -, at most %zu characters)",
+			    p->label, v, sizeof h->partition - 1);
+		else
+			memcpy(h->partition, v, strlen(v) + 1);
+		break;
+	case HK_CONSTRAINT:
+		if (!inv_slurm_word(v, "&|,*[]():", sizeof h->constraint))
+			ini_error(&p->src, p->src.line, "%s bad constraint "
+			    "'%s' (want Slurm features like a&b or [x|y]: no "
+			    "spaces, not starting with -, at most %zu "
+			    "characters)", p->label, v, sizeof h->constraint
+			    - 1);
+		else
+			memcpy(h->constraint, v, strlen(v) + 1);
+		break;
+	case HK_NODELIST:
+		if (!inv_slurm_word(v, ",[]", sizeof h->nodelist))
+			ini_error(&p->src, p->src.line, "%s bad nodelist '%s' "
+			    "(want Slurm node names like n1 or n[1-3],m2: no "
+			    "spaces, not starting with -, at most %zu "
+			    "characters)", p->label, v, sizeof h->nodelist - 1);
+		else
+			memcpy(h->nodelist, v, strlen(v) + 1);
+		break;
+	}
+}
+
+/*
+ * Parses time, wait or timeout into *out: orch's durations ("90s", "20m",
+ * "2h", "1d" or "600" seconds, 1 s to 30 days), the syntax of
+ * suite_parse_budget (suite.h; the unit test holds the two equal), parsed
+ * here so that the inventory parser links alone (its fuzz target).
+ */
+static void
+inv_slurm_duration(struct inv_parse *p, const char *key, const char *v,
+    uint32_t *out)
+{
+	uint64_t	 x = 0, mul = 1;
+	size_t		 n = strlen(v), i;
+
+	if (n > 0 && strchr("smhd", v[n - 1]) != NULL) {
+		mul = v[n - 1] == 'm' ? 60 : v[n - 1] == 'h' ? 3600 :
+		    v[n - 1] == 'd' ? 86400 : 1;
+		n--;
+	}
+	for (i = 0; i < n && i < 12 && isdigit((unsigned char)v[i]); i++)
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	if (n == 0 || i != n || x == 0 || x * mul > INV_SLURM_SECS_MAX) {
+		ini_error(&p->src, p->src.line, "%s bad %s '%s' (want a "
+		    "duration like 90s, 20m or 2h, at most 30d)", p->label,
+		    key, v);
+		return;
+	}
+	*out = (uint32_t)(x * mul);
+}
+
+/*
+ * Splits args at blanks into c->args. Each word is an option of salloc
+ * (it starts with '-', a value joined by '=') of the characters a one-line
+ * run passes on unquoted (oneline.h), so that oneline_split would split
+ * the text the same way; no quote, no shell. Returns 0, or -1 with the
+ * error reported.
+ */
+static int
+inv_slurm_args(struct inv_parse *p, struct inventory_slurm *c, const char *v)
+{
+	const char	*a, *e;
+	size_t		 len;
+
+	for (a = v; *a != '\0'; a = e) {
+		while (*a == ' ' || *a == '\t')
+			a++;
+		if (*a == '\0')
+			break;
+		for (e = a; *e != '\0' && *e != ' ' && *e != '\t'; e++)
+			;
+		len = (size_t)(e - a);
+		if (*a != '-' || strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_./,:+=@%^-") < len) {
+			ini_error(&p->src, p->src.line, "%s args: bad word "
+			    "'%.*s' (want salloc options separated by blanks, "
+			    "each starting with - and its value after =, of "
+			    "%s; no quotes, no shell)", p->label, (int)len, a,
+			    INV_SLURM_PLAIN);
+			return (-1);
+		}
+		if (c->nargs == INV_SLURM_ARGS_MAX) {
+			ini_error(&p->src, p->src.line, "%s args: too many "
+			    "words (at most %d)", p->label, INV_SLURM_ARGS_MAX);
+			return (-1);
+		}
+		if (c->args == NULL && (c->args = calloc(INV_SLURM_ARGS_MAX,
+		    sizeof *c->args)) == NULL)
+			goto nomem;
+		if ((c->args[c->nargs] = strndup(a, len)) == NULL)
+			goto nomem;
+		c->nargs++;
+	}
+	return (0);
+nomem:
+	ini_error(&p->src, p->src.line, "out of memory");
+	return (-1);
+}
+
+/* Handles one key of a [slurm.NAME] section (k is an SK_* index). */
+static void
+inv_key_slurm(struct inv_parse *p, int k, const char *v)
+{
+	struct inventory_slurm	*c = &p->inv->slurm[p->inv->nslurm - 1];
+
+	switch (k) {
+	case SK_LOGIN:
+		if ((strcmp(v, "local") != 0 && !address_ok(v)) ||
+		    inv_copy(c->login, sizeof c->login, v) != 0)
+			ini_error(&p->src, p->src.line, "%s bad login '%s' "
+			    "(want local, or a host of the inventory or of "
+			    "ssh_config)", p->label, v);
+		break;
+	case SK_ACCOUNT:
+	case SK_QOS:
+		if (!inv_slurm_word(v, "", sizeof c->account))
+			ini_error(&p->src, p->src.line, "%s bad %s '%s' (want "
+			    "A-Z a-z 0-9 _ . -, not starting with -, at most "
+			    "%zu characters)", p->label, inv_slurm_keys[k], v,
+			    sizeof c->account - 1);
+		else
+			memcpy(k == SK_QOS ? c->qos : c->account, v,
+			    strlen(v) + 1);
+		break;
+	case SK_TIME:
+		inv_slurm_duration(p, "time", v, &c->time_s);
+		break;
+	case SK_WAIT:
+		inv_slurm_duration(p, "wait", v, &c->wait_s);
+		break;
+	case SK_TIMEOUT:
+		inv_slurm_duration(p, "timeout", v, &c->timeout_s);
+		break;
+	case SK_ARGS:
+		(void)inv_slurm_args(p, c, v);
+		break;
+	}
+}
+
+/* Starts a [slurm.NAME] section from its name a[0..n); reports errors. */
+static void
+inv_slurm_add(struct inv_parse *p, const char *name, size_t len)
+{
+	struct inventory	*inv = p->inv;
+	struct inventory_slurm	*c;
+	size_t			 i;
+	void			*na;
+
+	snprintf(p->label, sizeof p->label, "[slurm.%.*s]",
+	    len < sizeof c->name ? (int)len : 0, name);
+	if (!ini_name_ok(name, len, sizeof c->name)) {
+		ini_error(&p->src, p->src.line, "[slurm.%.*s] bad name '%.*s' "
+		    "(want " INV_NAME_RULE ")", (int)len, name, (int)len,
+		    name);
+		return;
+	}
+	for (i = 0; i < inv->nslurm; i++) {
+		if (strlen(inv->slurm[i].name) == len &&
+		    memcmp(inv->slurm[i].name, name, len) == 0) {
+			ini_error(&p->src, p->src.line, "duplicate section %s "
+			    "(first on line %d)", p->label, inv->slurm[i].line);
+			return;
+		}
+	}
+	if (inv->nslurm >= INV_SLURM_MAX) {
+		ini_error(&p->src, p->src.line, "too many [slurm.NAME] "
+		    "sections (at most %d)", INV_SLURM_MAX);
+		return;
+	}
+	if ((na = realloc(inv->slurm, (inv->nslurm + 1) * sizeof *c)) ==
+	    NULL) {
+		ini_error(&p->src, p->src.line, "out of memory");
+		return;
+	}
+	inv->slurm = na;
+	c = &inv->slurm[inv->nslurm++];
+	memset(c, 0, sizeof *c);
+	memcpy(c->name, name, len);
+	c->time_s = INVENTORY_SLURM_TIME;
+	c->wait_s = INVENTORY_SLURM_WAIT;
+	c->timeout_s = INVENTORY_SLURM_TIMEOUT;
+	c->line = p->src.line;
+	p->sect = SECT_SLURM;
+	p->sect_line = p->src.line;
+}
+
+/*
+ * Checks a host section's Slurm keys at its end: partition, constraint
+ * and nodelist only with slurm, slurm with partition and without address.
+ * Returns 1 when the host is a Slurm one (it needs no address).
+ */
+static int
+inv_slurm_host_end(struct inv_parse *p)
+{
+	static const int	 only[] = { HK_PARTITION, HK_CONSTRAINT,
+				    HK_NODELIST };
+	size_t			 i;
+
+	if (p->seen[HK_SLURM] == 0) {
+		for (i = 0; i < sizeof only / sizeof only[0]; i++) {
+			if (p->seen[only[i]] != 0) {
+				ini_error(&p->src, p->seen[only[i]], "%s %s "
+				    "without slurm (it is a key of a Slurm "
+				    "host)", p->label, inv_host_keys[only[i]]);
+				return (0);
+			}
+		}
+		return (0);
+	}
+	if (p->seen[HK_PARTITION] == 0)
+		ini_error(&p->src, p->sect_line, "%s missing partition (a "
+		    "host with slurm = names its partition)", p->label);
+	else if (p->seen[HK_ADDRESS] != 0)
+		ini_error(&p->src, p->seen[HK_ADDRESS], "%s address and slurm "
+		    "exclude each other (a Slurm host is the node allocated "
+		    "for the run)", p->label);
+	else if (inv_cur_host(p)->ssh_config)
+		ini_error(&p->src, p->seen[HK_SSH_CONFIG], "%s ssh_config and "
+		    "slurm exclude each other (a Slurm host is the node "
+		    "allocated for the run)", p->label);
+	return (1);
+}
+
+/*
+ * After the whole file: each host's slurm names a [slurm.NAME], and no
+ * cluster's login is a Slurm host itself.
+ */
+static void
+inv_slurm_finish(struct inv_parse *p)
+{
+	struct inventory	*inv = p->inv;
+	size_t			 i, j;
+
+	for (i = 0; i < inv->nhosts; i++) {
+		if (inv->hosts[i].slurm[0] == '\0' ||
+		    inventory_slurm(inv, inv->hosts[i].slurm) != NULL)
+			continue;
+		ini_error(&p->src, inv->hosts[i].slurm_line, "[host.%s] "
+		    "unknown slurm '%s' (no [slurm.%s] section)",
+		    inv->hosts[i].name, inv->hosts[i].slurm,
+		    inv->hosts[i].slurm);
+		return;
+	}
+	for (i = 0; i < inv->nslurm; i++) {
+		for (j = 0; j < inv->nhosts; j++) {
+			if (inv->hosts[j].slurm[0] == '\0' ||
+			    strcmp(inv->hosts[j].name, inv->slurm[i].login) !=
+			    0)
+				continue;
+			ini_error(&p->src, inv->slurm[i].line, "[slurm.%s] "
+			    "login '%s' is a Slurm host itself (line %d)",
+			    inv->slurm[i].name, inv->slurm[i].login,
+			    inv->hosts[j].line);
+			return;
+		}
+	}
+}
+
 /* The inih handler: one key = value line of the current section. */
 static int
 inv_handler(void *user, const char *section, const char *key, const char *v)
@@ -530,6 +859,9 @@ inv_handler(void *user, const char *section, const char *key, const char *v)
 	case SECT_GROUP:
 		keys = inv_group_keys;
 		break;
+	case SECT_SLURM:
+		keys = inv_slurm_keys;
+		break;
 	default:
 		keys = NULL;	/* outside any section */
 		break;
@@ -545,6 +877,8 @@ inv_handler(void *user, const char *section, const char *key, const char *v)
 		return (0);
 	if (p->sect == SECT_GROUP)
 		inv_key_hosts(p, v);
+	else if (p->sect == SECT_SLURM)
+		inv_key_slurm(p, k, v);
 	else
 		inv_key_host(p, k, v);
 	return (!p->src.failed);
@@ -558,18 +892,23 @@ inv_section_end(void *arg)
 	struct inv_host		*h;
 	const char		*u;
 	char			 login[HOST_FIELD(user)];
+	int			 slurm;
 
 	if (p->src.failed)
 		goto out;
 	if (p->sect == SECT_GROUP && p->seen[GK_HOSTS] == 0)
 		ini_error(&p->src, p->sect_line, "%s missing hosts", p->label);
+	if (p->sect == SECT_SLURM && p->seen[SK_LOGIN] == 0)
+		ini_error(&p->src, p->sect_line, "%s missing login (a host "
+		    "where Slurm's commands run, or local)", p->label);
 	if (p->sect != SECT_HOST)
 		goto out;
 	h = inv_cur_host(p);
+	slurm = inv_slurm_host_end(p);
 	/* ssh_config = yes: ssh -G fills what the section leaves out. */
-	if (h->ssh_config)
+	if (h->ssh_config || p->src.failed)
 		goto out;
-	if (p->seen[HK_ADDRESS] == 0) {
+	if (p->seen[HK_ADDRESS] == 0 && !slurm) {
 		ini_error(&p->src, p->sect_line, "%s missing address",
 		    p->label);
 		goto out;
@@ -727,9 +1066,11 @@ inv_section(void *arg, const char *a, size_t n)
 		inv_section_add(p, 0, a + 5, n - 5);
 	else if (n >= 6 && memcmp(a, "group.", 6) == 0)
 		inv_section_add(p, 1, a + 6, n - 6);
+	else if (n >= 6 && memcmp(a, "slurm.", 6) == 0)
+		inv_slurm_add(p, a + 6, n - 6);
 	else
 		ini_error(&p->src, p->src.line, "unknown section [%.*s] (want "
-		    "[host.NAME] or [group.NAME])", (int)n, a);
+		    "[host.NAME], [group.NAME] or [slurm.NAME])", (int)n, a);
 }
 
 /* Orders names for qsort and bsearch. */
@@ -853,7 +1194,8 @@ inv_finish(struct inv_parse *p)
 		}
 	}
 
-	if (inv->ngroups == 0)
+	inv_slurm_finish(p);
+	if (inv->ngroups == 0 || p->src.failed)
 		goto out;
 	if ((color = calloc(inv->ngroups, 1)) == NULL ||
 	    (stack = calloc(inv->ngroups, sizeof *stack)) == NULL) {
@@ -922,12 +1264,18 @@ out:
 void
 inventory_free(struct inventory *inv)
 {
-	size_t	i;
+	size_t	i, j;
 
 	if (inv == NULL)
 		return;
 	for (i = 0; i < inv->ngroups; i++)
 		free(inv->groups[i].members);
+	for (i = 0; i < inv->nslurm; i++) {
+		for (j = 0; j < inv->slurm[i].nargs; j++)
+			free(inv->slurm[i].args[j]);
+		free(inv->slurm[i].args);
+	}
+	free(inv->slurm);
 	free(inv->groups);
 	free(inv->hosts);
 	free(inv->index);
@@ -1418,6 +1766,31 @@ _Static_assert(_Alignof(struct host) % _Alignof(struct host_route) == 0,
     "a host_route cannot follow an array of hosts");
 
 /*
+ * Returns the refusal of the first picked host with slurm = ... (the
+ * allocation is not built yet; the caller frees), or NULL when none.
+ */
+static char *
+inv_slurm_refuse(const struct inventory *inv, const struct inv_pick *pk)
+{
+	const struct inv_host	*h;
+	size_t			 i;
+	char			*m;
+
+	for (i = 0; inv != NULL && i < pk->n; i++) {
+		if (pk->order[i] >= inv->nhosts)
+			continue;
+		h = &inv->hosts[pk->order[i]];
+		if (h->slurm[0] == '\0')
+			continue;
+		m = ini_fmt("%s:%d: [host.%s] slurm = %s: Slurm allocation is "
+		    "not built yet (docs/inventory.md, \"Slurm\")", inv->path,
+		    h->line, h->name, h->slurm);
+		return (m != NULL ? m : strdup("out of memory"));
+	}
+	return (NULL);
+}
+
+/*
  * Resolves a --hosts list (see inventory.h). Long because names, groups
  * and 'all' are picked, checked and copied in one pass over the list.
  */
@@ -1486,6 +1859,8 @@ inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
 			goto nomem;
 		goto out;
 	}
+	if ((*cause = inv_slurm_refuse(inv, &pk)) != NULL)
+		goto out;
 	/* One block: free() frees the hosts and the remote ones' routes. */
 	for (i = 0, nroute = 0; i < pk.n; i++)
 		nroute += pk.order[i] != nhosts;
@@ -1523,6 +1898,41 @@ out:
 	free(pk.picked);
 	free(pk.expanded);
 	return (r);
+}
+
+/* Returns the [slurm.NAME] section called name, or NULL. */
+const struct inventory_slurm *
+inventory_slurm(const struct inventory *inv, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; inv != NULL && i < inv->nslurm; i++) {
+		if (strcmp(inv->slurm[i].name, name) == 0)
+			return (&inv->slurm[i]);
+	}
+	return (NULL);
+}
+
+/* Fills *node for a host with slurm = ... (see inventory.h). */
+int
+inventory_slurm_host(const struct inventory *inv, const char *name,
+    struct inventory_slurm_node *node)
+{
+	const struct inv_name	*f = inv_lookup(inv, name);
+	const struct inv_host	*h;
+
+	memset(node, 0, sizeof *node);
+	if (f == NULL || f->kind != INV_HOST)
+		return (0);
+	h = &inv->hosts[f->idx];
+	if (h->slurm[0] == '\0')
+		return (0);
+	node->cluster = inventory_slurm(inv, h->slurm);
+	node->partition = h->partition;
+	node->constraint = h->constraint[0] != '\0' ? h->constraint : NULL;
+	node->nodelist = h->nodelist[0] != '\0' ? h->nodelist : NULL;
+	node->line = h->line;
+	return (1);
 }
 
 int

@@ -2,17 +2,48 @@
  * Inventory files (INI, see docs/inventory.md): the hosts a run
  * may use, [host.NAME] with how to reach each one, and [group.NAME] lists
  * of hosts and other groups. The built-in host `local` needs no entry.
+ * [slurm.NAME] names a Slurm cluster, and a host with slurm = NAME is a node
+ * allocated from it (parsed and checked; the allocation is not built yet).
  */
 #ifndef COORDINATOR_INVENTORY_H
 #define COORDINATOR_INVENTORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coordinator/hosts/host.h"
 
 #define INVENTORY_DEFAULT_PATH	"inventory/hosts.ini"
 
 struct inventory;
+
+#define INVENTORY_SLURM_TIME	3600	/* time: the job's limit, seconds */
+#define INVENTORY_SLURM_WAIT	600	/* wait: longest wait in the queue */
+#define INVENTORY_SLURM_TIMEOUT	30	/* timeout: bound on each command */
+
+/* A [slurm.NAME] section: a cluster whose nodes a run allocates. */
+struct inventory_slurm {
+	char		 name[64];
+	char		 login[256];	/* a host, or "local" */
+	char		 account[128];	/* "": none */
+	char		 qos[128];	/* "": none */
+	uint32_t	 time_s;
+	uint32_t	 wait_s;
+	uint32_t	 timeout_s;
+	char		**args;		/* extra salloc words; owned by the
+					   inventory */
+	size_t		 nargs;
+	int		 line;		/* of the section header */
+};
+
+/* What a host with slurm = NAME asks of its cluster. */
+struct inventory_slurm_node {
+	const struct inventory_slurm *cluster;
+	const char	*partition;
+	const char	*constraint;	/* NULL: none */
+	const char	*nodelist;	/* NULL: none */
+	int		 line;		/* of the host's section header */
+};
 
 /*
  * Loads path; a missing file is an error only when required (explicit
@@ -58,5 +89,16 @@ size_t	inventory_nhosts(const struct inventory *inv);
 
 /* Returns the name of host i (0 <= i < inventory_nhosts()), in file order. */
 const char *inventory_host_name(const struct inventory *inv, size_t i);
+
+/* Returns the [slurm.NAME] section called name, or NULL. */
+const struct inventory_slurm *inventory_slurm(const struct inventory *inv,
+	    const char *name);
+
+/*
+ * Returns 1 and fills *node when inventory host name has slurm = ..., 0
+ * when it has not (or is no inventory host).
+ */
+int	inventory_slurm_host(const struct inventory *inv, const char *name,
+	    struct inventory_slurm_node *node);
 
 #endif

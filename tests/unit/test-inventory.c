@@ -22,6 +22,8 @@
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/hosts.h"
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/input/oneline.h"
+#include "coordinator/input/suite.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIR		"tests/unit/inventory/"
@@ -554,6 +556,163 @@ test_limits(void **state)
 	unlink(path);
 }
 
+/* ---- Slurm ------------------------------------------------------------- */
+
+/*
+ * [slurm.NAME] with every key and one with the defaults; hosts with
+ * slurm = NAME; resolving one of them (or a group or all holding one) is
+ * refused until the allocation is built, a plain host still resolves.
+ */
+static void
+test_slurm(void **state)
+{
+	const struct inventory_slurm	*c;
+	struct inventory_slurm_node	 node;
+	struct inventory		*inv;
+	struct host			*h = NULL;
+	char				*cause = NULL, names[256];
+	const char			*want = DIR "good-slurm.ini:14: [host.e] "
+					    "slurm = lab: Slurm allocation is "
+					    "not built yet (docs/inventory.md, "
+					    "\"Slurm\")";
+	const char *const		 refused[] = { "e", "nodes", "all",
+					    "plain,e" };
+	size_t				 n, i;
+
+	(void)state;
+	inv = load_ok(DIR "good-slurm.ini", 1);
+	assert_int_equal(inventory_nhosts(inv), 3);
+	assert_non_null(c = inventory_slurm(inv, "lab"));
+	assert_string_equal(c->name, "lab");
+	assert_string_equal(c->login, "local");
+	assert_string_equal(c->account, "bench");
+	assert_string_equal(c->qos, "high");
+	assert_int_equal(c->time_s, 5400);
+	assert_int_equal(c->wait_s, 120);
+	assert_int_equal(c->timeout_s, 10);
+	assert_int_equal(c->nargs, 3);
+	assert_string_equal(c->args[0], "--mem-per-cpu=1");
+	assert_string_equal(c->args[1], "--comment=orch:x/y,z@1");
+	assert_string_equal(c->args[2], "-x");
+	assert_int_equal(c->line, 2);
+	assert_non_null(c = inventory_slurm(inv, "hpc"));
+	assert_string_equal(c->login, "hpc-login.example.org");
+	assert_string_equal(c->account, "");
+	assert_string_equal(c->qos, "");
+	assert_int_equal(c->time_s, INVENTORY_SLURM_TIME);
+	assert_int_equal(c->time_s, 3600);
+	assert_int_equal(c->wait_s, 600);
+	assert_int_equal(c->timeout_s, 30);
+	assert_int_equal(c->nargs, 0);
+	assert_null(inventory_slurm(inv, "nope"));
+	assert_null(inventory_slurm(NULL, "lab"));
+
+	assert_int_equal(inventory_slurm_host(inv, "e", &node), 1);
+	assert_ptr_equal(node.cluster, inventory_slurm(inv, "lab"));
+	assert_string_equal(node.partition, "epyc");
+	assert_null(node.constraint);
+	assert_null(node.nodelist);
+	assert_int_equal(node.line, 14);
+	assert_int_equal(inventory_slurm_host(inv, "a", &node), 1);
+	assert_string_equal(node.partition, "arm");
+	assert_string_equal(node.constraint, "a64fx&[r1|r2]");
+	assert_string_equal(node.nodelist, "n[1-3],m2");
+	assert_int_equal(inventory_slurm_host(inv, "plain", &node), 0);
+	assert_null(node.cluster);
+	assert_int_equal(inventory_slurm_host(inv, "nodes", &node), 0);
+	assert_int_equal(inventory_slurm_host(inv, "zz", &node), 0);
+
+	h = resolve_ok(inv, "plain", &n, names, sizeof names);
+	assert_string_equal(names, "plain");
+	free(h);
+	for (i = 0; i < NELEM(refused); i++) {
+		h = (struct host *)1;
+		assert_int_equal(inventory_resolve(inv, refused[i], &h, &n,
+		    &cause), -1);
+		assert_null(h);
+		assert_non_null(cause);
+		assert_string_equal(cause, want);
+		free(cause);
+		cause = NULL;
+	}
+	inventory_free(inv);
+}
+
+/* Loads [slurm.x] with one more line; returns the cluster or NULL. */
+static struct inventory *
+slurm_one(const char *line, const struct inventory_slurm **c)
+{
+	struct inventory	*inv = NULL;
+	char			*cause = NULL, path[64], text[256];
+
+	snprintf(text, sizeof text, "[slurm.x]\nlogin = local\n%s\n", line);
+	write_tmp(path, sizeof path, text);
+	if (inventory_load(path, 1, &inv, &cause) != 0) {
+		assert_non_null(cause);
+		free(cause);
+		inv = NULL;
+	}
+	unlink(path);
+	*c = inv != NULL ? inventory_slurm(inv, "x") : NULL;
+	return (inv);
+}
+
+/*
+ * time, wait and timeout take exactly what suite_parse_budget takes, with
+ * the same value; args splits as oneline_split does, and refuses what is
+ * not a plain option.
+ */
+static void
+test_slurm_syntax(void **state)
+{
+	static const char *const durs[] = { "1", "90s", "20m", "2h", "1d",
+	    "30d", "31d", "2592000", "2592001", "0", "0s", "", "s", "m",
+	    "1x", "1.5h", "-1", "+1", "1 s", "1hs", "090s", "1H",
+	    "99999999999999999999", "720h", "43200m", "43201m" };
+	static const char *const args[] = { "-x", "--mem=0 --constraint=a,b",
+	    "--comment=orch:1  --qos=high\t-N1", "-p epyc", "--x='a'",
+	    "--x=\"a\"", "--x=a\\ b", "--x=$HOME", "--x=`id`", "--x;y",
+	    "--x=*", "--x=~", "--x=#", "--x=a|b", "--x=(a)" };
+	const struct inventory_slurm	*c;
+	struct inventory		*inv;
+	char				 line[128], **w, *cause;
+	uint32_t			 want;
+	size_t				 i, j, n;
+	int				 ok;
+
+	(void)state;
+	for (i = 0; i < NELEM(durs); i++) {
+		snprintf(line, sizeof line, "time = %s", durs[i]);
+		inv = slurm_one(line, &c);
+		ok = suite_parse_budget(durs[i], &want) == 0;
+		if (ok != (inv != NULL))
+			fail_msg("time = '%s': inventory %s, suite %s",
+			    durs[i], inv != NULL ? "takes" : "refuses",
+			    ok ? "takes" : "refuses");
+		if (inv != NULL)
+			assert_int_equal(c->time_s, want);
+		inventory_free(inv);
+	}
+	for (i = 0; i < NELEM(args); i++) {
+		snprintf(line, sizeof line, "args = %s", args[i]);
+		inv = slurm_one(line, &c);
+		/* "-p epyc": a word that is no option; the rest: quoting. */
+		ok = i < 3;
+		if (ok != (inv != NULL))
+			fail_msg("args = '%s': %s", args[i], ok ?
+			    "refused" : "taken");
+		if (inv == NULL)
+			continue;
+		cause = NULL;
+		assert_int_equal(oneline_split(args[i], &w, &n, &cause), 0);
+		assert_int_equal(c->nargs, n);
+		for (j = 0; j < n; j++)
+			assert_string_equal(c->args[j], w[j]);
+		oneline_free_words(w, n);
+		inventory_free(inv);
+	}
+}
+
 /* ---- bad inputs: fixture file, then the message after its path ---------- */
 
 struct bad_case {
@@ -569,9 +728,9 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-section-text.ini",
 	    ":1: syntax error: text after ']'" },
 	{ "bad-unknown-section.ini",
-	    ":4: unknown section [suite] (want [host.NAME] or [group.NAME])" },
+	    ":4: unknown section [suite] (want [host.NAME], [group.NAME] or [slurm.NAME])" },
 	{ "bad-unknown-section-empty.ini",
-	    ":1: unknown section [hosts] (want [host.NAME] or [group.NAME])" },
+	    ":1: unknown section [hosts] (want [host.NAME], [group.NAME] or [slurm.NAME])" },
 	{ "bad-outside.ini",
 	    ":2: key 'address' outside any section" },
 	{ "bad-empty-key.ini",
@@ -707,7 +866,50 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-nul.ini",
 	    ":3: NUL byte in file" },
 	{ "bad-long-line.ini",
-	    ":2: line too long (at most 198 characters)" },
+	    ":2: line too long (at most 198 characters)" },	{ "bad-slurm-no-login.ini",
+	    ":1: [slurm.lab] missing login (a host where Slurm's commands run, or local)" },
+	{ "bad-slurm-login.ini",
+	    ":2: [slurm.lab] bad login '-oProxyCommand=x' (want local, or a host of the inventory or of ssh_config)" },
+	{ "bad-slurm-time.ini",
+	    ":3: [slurm.lab] bad time '1x' (want a duration like 90s, 20m or 2h, at most 30d)" },
+	{ "bad-slurm-wait.ini",
+	    ":3: [slurm.lab] bad wait '0' (want a duration like 90s, 20m or 2h, at most 30d)" },
+	{ "bad-slurm-timeout.ini",
+	    ":3: [slurm.lab] bad timeout '31d' (want a duration like 90s, 20m or 2h, at most 30d)" },
+	{ "bad-slurm-args.ini",
+	    ":3: [slurm.lab] args: bad word '$(id)' (want salloc options separated by blanks, each starting with - and its value after =, of A-Z a-z 0-9 _ . / , : + = @ % ^ -; no quotes, no shell)" },
+	{ "bad-slurm-account.ini",
+	    ":3: [slurm.lab] bad account 'a/b' (want A-Z a-z 0-9 _ . -, not starting with -, at most 127 characters)" },
+	{ "bad-slurm-qos.ini",
+	    ":3: [slurm.lab] bad qos '-x' (want A-Z a-z 0-9 _ . -, not starting with -, at most 127 characters)" },
+	{ "bad-slurm-unknown-key.ini",
+	    ":3: [slurm.lab] unknown key 'partition'" },
+	{ "bad-slurm-dup.ini",
+	    ":3: duplicate section [slurm.lab] (first on line 1)" },
+	{ "bad-slurm-name.ini",
+	    ":1: [slurm.-x] bad name '-x' (want 1 to 63 of A-Z a-z 0-9 _ . -, not starting with - or .)" },
+	{ "bad-slurm-unknown.ini",
+	    ":5: [host.e] unknown slurm 'nope' (no [slurm.nope] section)" },
+	{ "bad-slurm-no-partition.ini",
+	    ":4: [host.e] missing partition (a host with slurm = names its partition)" },
+	{ "bad-slurm-partition-alone.ini",
+	    ":3: [host.e] partition without slurm (it is a key of a Slurm host)" },
+	{ "bad-slurm-address.ini",
+	    ":7: [host.e] address and slurm exclude each other (a Slurm host is the node allocated for the run)" },
+	{ "bad-slurm-ssh-config.ini",
+	    ":7: [host.e] ssh_config and slurm exclude each other (a Slurm host is the node allocated for the run)" },
+	{ "bad-slurm-partition.ini",
+	    ":6: [host.e] bad partition 'a b' (want a Slurm partition: A-Z a-z 0-9 _ . -, not starting with -, at most 127 characters)" },
+	{ "bad-slurm-constraint.ini",
+	    ":7: [host.e] bad constraint 'a;b' (want Slurm features like a&b or [x|y]: no spaces, not starting with -, at most 255 characters)" },
+	{ "bad-slurm-nodelist.ini",
+	    ":7: [host.e] bad nodelist '-n1' (want Slurm node names like n1 or n[1-3],m2: no spaces, not starting with -, at most 255 characters)" },
+	{ "bad-slurm-login-node.ini",
+	    ":1: [slurm.lab] login 'e' is a Slurm host itself (line 4)" },
+	{ "bad-slurm-slurm.ini",
+	    ":2: [host.e] bad slurm 'l b' (want the NAME of a [slurm.NAME] section)" },
+	{ "bad-slurm-local.ini",
+	    ":5: [host.local] the built-in local host takes only workdir, pin and max_load" },
 };
 
 /* One bad fixture: the load fails with exactly the expected message. */
@@ -945,6 +1147,8 @@ main(void)
 		cmocka_unit_test_setup(test_resolve_local, setup_env),
 		cmocka_unit_test_setup(test_hosts_resolve, setup_env),
 		cmocka_unit_test_setup(test_path, setup_env),
+		cmocka_unit_test_setup(test_slurm, setup_env),
+		cmocka_unit_test_setup(test_slurm_syntax, setup_env),
 	};
 	struct CMUnitTest	bad[NELEM(bad_cases)];
 	size_t			i;

@@ -1,0 +1,567 @@
+/*
+ * Slurm's command line, by argv (see slurm.h): each call is
+ * `timeout -k 2 SECS CMD ...` spawned without a shell, its stdout and
+ * stderr collected (at most SLURM_OUT_MAX each) until a deadline of our
+ * own a little after timeout's; every field read back is checked before
+ * use.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coordinator/hosts/slurm.h"
+#include "proto/util.h"
+#include "proto/xmalloc.h"
+
+#define SLURM_ARGV_MAX	96	/* words of one command */
+#define SLURM_GRACE_MS	5000	/* our deadline after timeout's */
+
+extern char **environ;
+
+/* A command's result: exit status (256: killed or timed out) and output. */
+struct slurm_out {
+	int	 status;
+	char	 out[SLURM_OUT_MAX + 1];
+	size_t	 outlen;
+	char	 err[SLURM_OUT_MAX + 1];
+	size_t	 errlen;
+};
+
+/* Reads what fd has into buf (len of it used); returns read's result. */
+static ssize_t
+slurm_read(int fd, char *buf, size_t *len)
+{
+	char	 tmp[4096];
+	ssize_t	 n;
+	size_t	 k;
+
+	if ((n = read(fd, tmp, sizeof tmp)) <= 0)
+		return (n);
+	k = (size_t)n;
+	if (k > SLURM_OUT_MAX - *len)
+		k = SLURM_OUT_MAX - *len;
+	memcpy(buf + *len, tmp, k);
+	*len += k;
+	buf[*len] = '\0';
+	return (n);
+}
+
+/* Collects the child's two pipes until both close or the deadline. */
+static void
+slurm_collect(int po, int pe, int64_t deadline, struct slurm_out *o)
+{
+	struct pollfd	pfd[2];
+	int		left;
+
+	pfd[0].fd = po;
+	pfd[1].fd = pe;
+	pfd[0].events = pfd[1].events = POLLIN;
+	while (pfd[0].fd != -1 || pfd[1].fd != -1) {
+		if ((left = (int)(deadline - util_now_ms())) <= 0 ||
+		    poll(pfd, 2, left) <= 0)
+			break;
+		if (pfd[0].revents != 0 && slurm_read(po, o->out,
+		    &o->outlen) <= 0)
+			pfd[0].fd = -1;
+		if (pfd[1].revents != 0 && slurm_read(pe, o->err,
+		    &o->errlen) <= 0)
+			pfd[1].fd = -1;
+	}
+}
+
+/*
+ * Runs argv (a NULL-terminated Slurm command) bounded by secs seconds.
+ * Returns 0 with *o filled (o->status its exit status, 256 when killed
+ * or timed out), or -1 with *cause when it could not be started.
+ */
+static int
+slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
+    char **cause)
+{
+	posix_spawn_file_actions_t	 fa;
+	char				*av[SLURM_ARGV_MAX + 6], bound[16];
+	int64_t				 deadline;
+	pid_t				 pid, w;
+	size_t				 n = 0, i;
+	int				 po[2], pe[2], e, st = 0;
+
+	memset(o, 0, sizeof *o);
+	snprintf(bound, sizeof bound, "%us", secs);
+	av[n++] = (char *)(uintptr_t)"timeout";
+	av[n++] = (char *)(uintptr_t)"-k";
+	av[n++] = (char *)(uintptr_t)"2";
+	av[n++] = bound;
+	for (i = 0; argv[i] != NULL && i < SLURM_ARGV_MAX; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	if (pipe(po) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	if (pipe(pe) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		close(po[0]);
+		close(po[1]);
+		return (-1);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	posix_spawn_file_actions_addclose(&fa, po[0]);
+	posix_spawn_file_actions_addclose(&fa, pe[0]);
+	e = posix_spawnp(&pid, av[0], &fa, NULL, av, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+	if (e != 0) {
+		close(po[0]);
+		close(pe[0]);
+		xasprintf(cause, "cannot run timeout %s: %s", argv[0],
+		    strerror(e));
+		return (-1);
+	}
+	deadline = util_now_ms() + (int64_t)secs * 1000 + SLURM_GRACE_MS;
+	slurm_collect(po[0], pe[0], deadline, o);
+	close(po[0]);
+	close(pe[0]);
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
+	    util_now_ms() < deadline)
+		poll(NULL, 0, 10);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		o->status = 256;
+	} else
+		o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 256;
+	if (o->status == 127 && o->outlen == 0 && strstr(o->err, argv[0]) !=
+	    NULL) {
+		xasprintf(cause, "%s not found (Slurm's client commands: "
+		    "package slurm-client)", argv[0]);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The last line of a command's stderr, for a message (at most 200 bytes). */
+static const char *
+slurm_last(struct slurm_out *o)
+{
+	char	*e = o->err, *nl;
+
+	while (o->errlen > 0 && (o->err[o->errlen - 1] == '\n' ||
+	    o->err[o->errlen - 1] == '\r'))
+		o->err[--o->errlen] = '\0';
+	if ((nl = strrchr(e, '\n')) != NULL)
+		e = nl + 1;
+	if (strlen(e) > 200)
+		e[200] = '\0';
+	for (nl = e; *nl != '\0'; nl++) {
+		if (!isprint((unsigned char)*nl))
+			*nl = '?';
+	}
+	if (*e == '\0')
+		return (o->status == 256 ? "timed out, or killed" :
+		    "no message");
+	return (e);
+}
+
+/* Checks a name read back from Slurm (see slurm.h). */
+int
+slurm_word_ok(const char *s, const char *extra, size_t len)
+{
+	const char	*c;
+
+	if (*s == '\0' || *s == '-' || strlen(s) >= len)
+		return (0);
+	for (c = s; *c != '\0'; c++) {
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' &&
+		    *c != '-' && strchr(extra, *c) == NULL)
+			return (0);
+	}
+	return (1);
+}
+
+/* Finds key=value in scontrol -o text (see slurm.h). */
+int
+slurm_field(const char *text, const char *key, char *out, size_t len)
+{
+	const char	*p, *v, *e;
+	size_t		 k = strlen(key), n;
+	int		 found = 0;
+
+	for (p = text; (p = strstr(p, key)) != NULL; p += k) {
+		if ((p != text && p[-1] != ' ' && p[-1] != '\n') || p[k] != '=')
+			continue;
+		if (found++)
+			return (-2);
+		v = p + k + 1;
+		for (e = v; *e != '\0' && *e != ' ' && *e != '\n'; e++)
+			;
+		if ((n = (size_t)(e - v)) >= len)
+			return (-3);
+		memcpy(out, v, n);
+		out[n] = '\0';
+	}
+	return (found ? 0 : -1);
+}
+
+/* True when s is a job id as salloc and squeue print one: 1-18 digits. */
+static int
+slurm_id_ok(const char *s)
+{
+	size_t	n = strspn(s, "0123456789");
+
+	return (n > 0 && n <= 18 && s[n] == '\0');
+}
+
+/* Cancels every job called name (after a failed allocation). */
+static void
+slurm_cancel_name(const struct inventory_slurm *c, const char *name)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[4], *cause = NULL;
+
+	av[0] = (char *)(uintptr_t)"scancel";
+	av[1] = (char *)(uintptr_t)"-n";
+	av[2] = (char *)(uintptr_t)name;
+	av[3] = NULL;
+	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
+		free(cause);
+	free(o);
+}
+
+/*
+ * Reads job's node and partition back from `squeue -h -j ID -o
+ * %i|%N|%P|%T`: one line, our id, RUNNING, a valid node and partition.
+ * Returns 0, or -1 with *cause.
+ */
+static int
+slurm_read_job(const struct inventory_slurm *c, const char *host,
+    struct slurm_job *job, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[7], *f[5], *s, *nl;
+	size_t			 n = 0;
+	int			 r = -1;
+
+	av[0] = (char *)(uintptr_t)"squeue";
+	av[1] = (char *)(uintptr_t)"-h";
+	av[2] = (char *)(uintptr_t)"-j";
+	av[3] = job->id;
+	av[4] = (char *)(uintptr_t)"-o";
+	av[5] = (char *)(uintptr_t)"%i|%N|%P|%T";
+	av[6] = NULL;
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: squeue -j %s: %s", host, job->id,
+		    slurm_last(o));
+		goto out;
+	}
+	if ((nl = strchr(o->out, '\n')) != NULL && nl[1] == '\0')
+		*nl = '\0';
+	for (s = o->out; n < 5 && (f[n] = strsep(&s, "|")) != NULL; n++)
+		;
+	if (n != 4 || strchr(o->out, '\n') != NULL ||
+	    strcmp(f[0], job->id) != 0 || strcmp(f[3], "RUNNING") != 0 ||
+	    !slurm_word_ok(f[1], "", sizeof job->node) ||
+	    !slurm_word_ok(f[2], "", sizeof job->partition)) {
+		xasprintf(cause, "%s: squeue -j %s: unexpected output (want "
+		    "one line ID|NODE|PARTITION|RUNNING)", host, job->id);
+		goto out;
+	}
+	snprintf(job->node, sizeof job->node, "%s", f[1]);
+	snprintf(job->partition, sizeof job->partition, "%s", f[2]);
+	r = 0;
+out:
+	free(o);
+	return (r);
+}
+
+/* Appends opt=value to av (kept in owned) unless value is NULL or "". */
+static void
+slurm_opt(char **av, size_t *n, char **owned, size_t *nown, const char *opt,
+    const char *value)
+{
+	if (value == NULL || *value == '\0')
+		return;
+	xasprintf(&owned[*nown], "%s=%s", opt, value);
+	av[(*n)++] = owned[(*nown)++];
+}
+
+/* Allocates one node for host (see slurm.h). */
+int
+slurm_alloc(const struct inventory_slurm_node *node, const char *host,
+    const char *name, struct slurm_job *job, char **cause)
+{
+	const struct inventory_slurm	*c = node->cluster;
+	struct slurm_out		*o = NULL;
+	char				*av[SLURM_ARGV_MAX + 1], *own[8];
+	char				 lim[32], *g;
+	size_t				 n = 0, nown = 0, i;
+	int				 r = -1;
+
+	memset(job, 0, sizeof *job);
+	if (c == NULL || strcmp(c->login, "local") != 0) {
+		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
+		    "built yet", host, c != NULL ? c->login : "?");
+		return (-1);
+	}
+	if (!slurm_word_ok(name, "", sizeof job->name)) {
+		xasprintf(cause, "%s: bad job name '%s'", host, name);
+		return (-1);
+	}
+	snprintf(job->name, sizeof job->name, "%s", name);
+	/* Slurm's limits are minutes; "H:MM:SS" rounds up to the next. */
+	snprintf(lim, sizeof lim, "%u:%02u:%02u", c->time_s / 3600,
+	    c->time_s / 60 % 60, c->time_s % 60);
+	av[n++] = (char *)(uintptr_t)"salloc";
+	av[n++] = (char *)(uintptr_t)"--no-shell";
+	av[n++] = (char *)(uintptr_t)"-N1";
+	av[n++] = (char *)(uintptr_t)"--exclusive";
+	av[n++] = (char *)(uintptr_t)"--mem=0";
+	slurm_opt(av, &n, own, &nown, "--partition", node->partition);
+	slurm_opt(av, &n, own, &nown, "--job-name", name);
+	slurm_opt(av, &n, own, &nown, "--time", lim);
+	slurm_opt(av, &n, own, &nown, "--account", c->account);
+	slurm_opt(av, &n, own, &nown, "--qos", c->qos);
+	slurm_opt(av, &n, own, &nown, "--constraint", node->constraint);
+	slurm_opt(av, &n, own, &nown, "--nodelist", node->nodelist);
+	xasprintf(&own[nown], "--immediate=%u", c->wait_s);
+	av[n++] = own[nown++];
+	for (i = 0; i < c->nargs && n < SLURM_ARGV_MAX; i++)
+		av[n++] = c->args[i];
+	av[n] = NULL;
+	o = xmalloc(sizeof *o);
+	if (slurm_run(av, c->wait_s + c->timeout_s, o, cause) != 0)
+		goto fail;
+	g = strstr(o->err, "Granted job allocation ");
+	if (o->status != 0 || g == NULL) {
+		xasprintf(cause, "%s: salloc -p %s: %s", host,
+		    node->partition, slurm_last(o));
+		goto fail;
+	}
+	g += strlen("Granted job allocation ");
+	i = strspn(g, "0123456789");
+	if (i == 0 || i >= sizeof job->id || (g[i] != '\n' && g[i] != '\0')) {
+		xasprintf(cause, "%s: salloc: unexpected job id", host);
+		goto fail;
+	}
+	memcpy(job->id, g, i);
+	job->id[i] = '\0';
+	if (!slurm_id_ok(job->id) || slurm_read_job(c, host, job, cause) != 0)
+		goto fail;
+	r = 0;
+	goto out;
+fail:
+	slurm_cancel_name(c, name);
+out:
+	for (i = 0; i < nown; i++)
+		free(own[i]);
+	free(o);
+	return (r);
+}
+
+/* Prints the OverSubscribe of partition p into out ("?" when unknown). */
+static void
+slurm_part_over(const struct inventory_slurm *c, const char *p, char *out,
+    size_t len)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[6], *cause = NULL;
+
+	snprintf(out, len, "?");
+	av[0] = (char *)(uintptr_t)"scontrol";
+	av[1] = (char *)(uintptr_t)"show";
+	av[2] = (char *)(uintptr_t)"partition";
+	av[3] = (char *)(uintptr_t)"-o";
+	av[4] = (char *)(uintptr_t)p;
+	av[5] = NULL;
+	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
+		free(cause);
+	else if (o->status != 0 || slurm_field(o->out, "OverSubscribe", out,
+	    len) != 0 || !slurm_word_ok(out, ":", len))
+		snprintf(out, len, "?");
+	free(o);
+}
+
+/*
+ * The other jobs running on job's node: 0 with *others set (none: 0), or
+ * -1 with *cause.
+ */
+static int
+slurm_node_jobs(const struct inventory_slurm *c, const char *host,
+    const struct slurm_job *job, size_t *others, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[9], *s, *line;
+	int			 r = -1;
+
+	*others = 0;
+	av[0] = (char *)(uintptr_t)"squeue";
+	av[1] = (char *)(uintptr_t)"-h";
+	av[2] = (char *)(uintptr_t)"-w";
+	av[3] = (char *)(uintptr_t)job->node;
+	av[4] = (char *)(uintptr_t)"-t";
+	av[5] = (char *)(uintptr_t)"running,suspended,completing";
+	av[6] = (char *)(uintptr_t)"-o";
+	av[7] = (char *)(uintptr_t)"%i";
+	av[8] = NULL;
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: squeue -w %s: %s", host, job->node,
+		    slurm_last(o));
+		goto out;
+	}
+	for (s = o->out; (line = strsep(&s, "\n")) != NULL;) {
+		if (*line == '\0')
+			continue;
+		if (!slurm_id_ok(line)) {
+			xasprintf(cause, "%s: squeue -w %s: unexpected output",
+			    host, job->node);
+			goto out;
+		}
+		if (strcmp(line, job->id) != 0)
+			(*others)++;
+	}
+	r = 0;
+out:
+	free(o);
+	return (r);
+}
+
+/* Checks that job holds its node alone (see slurm.h). */
+int
+slurm_verify_exclusive(const struct inventory_slurm *c, const char *host,
+    const struct slurm_job *job, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[6], state[32], over[32], nodes[64];
+	char			 part[32];
+	size_t			 others = 0;
+	int			 r = -1;
+
+	av[0] = (char *)(uintptr_t)"scontrol";
+	av[1] = (char *)(uintptr_t)"show";
+	av[2] = (char *)(uintptr_t)"job";
+	av[3] = (char *)(uintptr_t)"-o";
+	av[4] = (char *)(uintptr_t)job->id;
+	av[5] = NULL;
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: scontrol show job %s: %s", host, job->id,
+		    slurm_last(o));
+		goto out;
+	}
+	if (slurm_field(o->out, "JobState", state, sizeof state) != 0 ||
+	    slurm_field(o->out, "OverSubscribe", over, sizeof over) != 0 ||
+	    slurm_field(o->out, "NodeList", nodes, sizeof nodes) != 0 ||
+	    !slurm_word_ok(over, "", sizeof over)) {
+		xasprintf(cause, "%s: scontrol show job %s: unexpected output "
+		    "(want JobState, OverSubscribe and NodeList once each)",
+		    host, job->id);
+		goto out;
+	}
+	if (strcmp(state, "RUNNING") != 0 || strcmp(nodes, job->node) != 0) {
+		xasprintf(cause, "%s: job %s is %s on '%s', not running on "
+		    "node %s", host, job->id, slurm_word_ok(state, "", 32) ?
+		    state : "?", slurm_word_ok(nodes, "", 64) ? nodes : "?",
+		    job->node);
+		goto out;
+	}
+	if (slurm_node_jobs(c, host, job, &others, cause) != 0)
+		goto out;
+	if (strcmp(over, "NO") != 0 || others > 0) {
+		slurm_part_over(c, job->partition, part, sizeof part);
+		xasprintf(cause, "%s: job %s on node %s is not exclusive "
+		    "(OverSubscribe=%s, %zu other job%s on the node; "
+		    "partition %s has OverSubscribe=%s)", host, job->id,
+		    job->node, over, others, others == 1 ? "" : "s",
+		    job->partition, part);
+		goto out;
+	}
+	r = 0;
+out:
+	free(o);
+	return (r);
+}
+
+/* True when squeue no longer lists job as pending, running or completing. */
+static int
+slurm_gone(const struct inventory_slurm *c, const struct slurm_job *job)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[9], *cause = NULL;
+	int			 gone = 0;
+
+	av[0] = (char *)(uintptr_t)"squeue";
+	av[1] = (char *)(uintptr_t)"-h";
+	av[2] = (char *)(uintptr_t)"-j";
+	av[3] = (char *)(uintptr_t)job->id;
+	av[4] = (char *)(uintptr_t)"-t";
+	av[5] = (char *)(uintptr_t)"pending,running,suspended,completing";
+	av[6] = (char *)(uintptr_t)"-o";
+	av[7] = (char *)(uintptr_t)"%i";
+	av[8] = NULL;
+	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
+		free(cause);
+	else if (o->status == 0 && o->outlen == 0)
+		gone = 1;
+	else if (o->status != 0 && strstr(o->err, "Invalid job id") != NULL)
+		gone = 1;	/* already purged */
+	free(o);
+	return (gone);
+}
+
+/* Cancels job and waits until it is gone (see slurm.h). */
+int
+slurm_release(const struct inventory_slurm *c, const char *host,
+    const struct slurm_job *job, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[3];
+	int64_t			 end;
+	int			 r = -1;
+
+	av[0] = (char *)(uintptr_t)"scancel";
+	av[1] = (char *)(uintptr_t)job->id;
+	av[2] = NULL;
+	if (!slurm_id_ok(job->id)) {
+		xasprintf(cause, "%s: bad job id '%s'", host, job->id);
+		goto out;
+	}
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: scancel %s: %s", host, job->id,
+		    slurm_last(o));
+		goto out;
+	}
+	end = util_now_ms() + (int64_t)c->timeout_s * 1000;
+	while (!slurm_gone(c, job)) {
+		if (util_now_ms() >= end) {
+			xasprintf(cause, "%s: job %s still listed %u s after "
+			    "scancel", host, job->id, c->timeout_s);
+			goto out;
+		}
+		poll(NULL, 0, 100);
+	}
+	r = 0;
+out:
+	free(o);
+	return (r);
+}

@@ -1,0 +1,67 @@
+/*
+ * Slurm's command line (salloc, squeue, scontrol, scancel), run by argv
+ * with no shell, every call bounded by timeout(1) and a deadline of our
+ * own; what they print is read as untrusted text (docs/inventory.md,
+ * "Slurm"). Only login = local for now: the commands run here, with
+ * orch's environment (SLURM_CONF passes through).
+ */
+#ifndef COORDINATOR_SLURM_H
+#define COORDINATOR_SLURM_H
+
+#include <stddef.h>
+
+#include "coordinator/hosts/inventory.h"
+
+#define SLURM_OUT_MAX	65536	/* bytes kept of a command's output */
+
+/* One allocated node: a job of one node. */
+struct slurm_job {
+	char	id[32];		/* the job id, digits */
+	char	name[64];	/* its -J name */
+	char	node[64];	/* the node Slurm gave it */
+	char	partition[128];
+};
+
+/*
+ * A field of `scontrol show -o` text: copies the value of key (the word
+ * before '=' at the start of a blank-separated token) into out. Returns
+ * 0, -1 when the key is missing, -2 when it appears twice (a value that
+ * holds " key=" could otherwise spoof it), -3 when it does not fit.
+ */
+int	slurm_field(const char *text, const char *key, char *out, size_t len);
+
+/*
+ * True when s is 1 to len - 1 characters of A-Z a-z 0-9 _ . - (and those
+ * of extra), not starting with '-': a Slurm name read back from Slurm.
+ */
+int	slurm_word_ok(const char *s, const char *extra, size_t len);
+
+/*
+ * Allocates one node for host (its inventory entry in node): salloc
+ * --no-shell -p P -N1 --exclusive --mem=0 -J name --time, with account,
+ * qos, constraint, nodelist and args, bounded by the cluster's wait (the
+ * queue) plus its timeout. Fills *job from squeue. On failure cancels
+ * any job of that name and returns -1 with *cause (caller frees) naming
+ * the host. Returns 0.
+ */
+int	slurm_alloc(const struct inventory_slurm_node *node, const char *host,
+	    const char *name, struct slurm_job *job, char **cause);
+
+/*
+ * Checks that job holds its node alone: it runs, scontrol shows
+ * OverSubscribe=NO and its node, and squeue shows no other job on the
+ * node. Returns 0, or -1 with *cause naming the host, the job, the node,
+ * the word exclusive and the partition's OverSubscribe setting.
+ */
+int	slurm_verify_exclusive(const struct inventory_slurm *c,
+	    const char *host, const struct slurm_job *job, char **cause);
+
+/*
+ * Cancels job and waits (at most the cluster's timeout) until Slurm no
+ * longer lists it as pending, running or completing. Returns 0, or -1
+ * with *cause.
+ */
+int	slurm_release(const struct inventory_slurm *c, const char *host,
+	    const struct slurm_job *job, char **cause);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * Unit tests for coordinator/hosts/slurm.c: reading `scontrol show -o`
+ * fields and names back as untrusted text, and, against the real test
+ * cluster (tests/lab/slurm.sh; tests/e2e/t-slurm-lab.sh runs this with
+ * ORCH_SLURM_LAB=1 and SLURM_CONF set), allocating, verifying and
+ * releasing a node, the refusal of a FORCE:2 partition, a bad partition
+ * and a controller that accepts and never answers. Without the cluster the live
+ * tests are skipped.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm.h"
+#include "proto/util.h"
+
+/* scontrol -o fields: first token, later ones, missing, twice, too long. */
+static void
+test_field(void **state)
+{
+	const char	*t = "JobId=12 JobName=orch-x JobState=RUNNING "
+			    "NodeList=n1 OverSubscribe=NO XNodeList=zz "
+			    "Comment=a NodeList2=q";
+	char		 v[16];
+
+	(void)state;
+	assert_int_equal(slurm_field(t, "JobId", v, sizeof v), 0);
+	assert_string_equal(v, "12");
+	assert_int_equal(slurm_field(t, "NodeList", v, sizeof v), 0);
+	assert_string_equal(v, "n1");
+	assert_int_equal(slurm_field(t, "Comment", v, sizeof v), 0);
+	assert_string_equal(v, "a");
+	assert_int_equal(slurm_field(t, "Partition", v, sizeof v), -1);
+	assert_int_equal(slurm_field(t, "JobName", v, 4), -3);
+	/* A value that smuggles " OverSubscribe=NO" in is caught. */
+	assert_int_equal(slurm_field("JobName=a OverSubscribe=NO "
+	    "OverSubscribe=YES", "OverSubscribe", v, sizeof v), -2);
+	assert_int_equal(slurm_field("", "JobId", v, sizeof v), -1);
+	assert_int_equal(slurm_field("JobId=", "JobId", v, sizeof v), 0);
+	assert_string_equal(v, "");
+	assert_int_equal(slurm_field("JobId=7\nNext=1", "JobId", v, sizeof v),
+	    0);
+	assert_string_equal(v, "7");
+}
+
+/* Names read back: the plain characters only, no leading '-'. */
+static void
+test_word(void **state)
+{
+	(void)state;
+	assert_true(slurm_word_ok("n1", "", 64));
+	assert_true(slurm_word_ok("node-1.lab_x", "", 64));
+	assert_true(slurm_word_ok("FORCE:2", ":", 64));
+	assert_false(slurm_word_ok("FORCE:2", "", 64));
+	assert_false(slurm_word_ok("", "", 64));
+	assert_false(slurm_word_ok("-oProxyCommand=x", "", 64));
+	assert_false(slurm_word_ok("n1;rm", "", 64));
+	assert_false(slurm_word_ok("n 1", "", 64));
+	assert_false(slurm_word_ok("n1\n", "", 64));
+	assert_false(slurm_word_ok("n[1-2]", "", 64));
+	assert_false(slurm_word_ok("abcd", "", 4));
+	assert_true(slurm_word_ok("abc", "", 4));
+}
+
+/* Skips the test unless the test cluster is up. */
+static void
+need_lab(void)
+{
+	const char	*v = getenv("ORCH_SLURM_LAB");
+
+	if (v == NULL || strcmp(v, "1") != 0 || getenv("SLURM_CONF") == NULL)
+		skip();
+}
+
+/* A cluster of login = local, bounds short enough for a test. */
+static void
+lab_cluster(struct inventory_slurm *c)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "lab");
+	snprintf(c->login, sizeof c->login, "local");
+	c->time_s = 600;
+	c->wait_s = 5;
+	c->timeout_s = 10;
+}
+
+/* True when squeue lists a job called name (any live state). */
+static int
+listed(const char *name)
+{
+	char	 cmd[256], buf[64];
+	FILE	*f;
+	int	 any;
+
+	snprintf(cmd, sizeof cmd, "timeout 10 squeue -h -n %s -o %%i", name);
+	assert_non_null(f = popen(cmd, "r"));
+	any = fgets(buf, sizeof buf, f) != NULL;
+	pclose(f);
+	return (any);
+}
+
+/* epyc: a node of its own, verified, released; nothing left after. */
+static void
+test_lab_alloc(void **state)
+{
+	struct inventory_slurm		 c;
+	struct inventory_slurm_node	 n;
+	struct slurm_job		 job;
+	char				*cause = NULL;
+
+	(void)state;
+	need_lab();
+	lab_cluster(&c);
+	memset(&n, 0, sizeof n);
+	n.cluster = &c;
+	n.partition = "epyc";
+	if (slurm_alloc(&n, "e", "orch-unit-a", &job, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_string_equal(job.node, "n1");
+	assert_string_equal(job.partition, "epyc");
+	assert_string_equal(job.name, "orch-unit-a");
+	assert_true(strspn(job.id, "0123456789") == strlen(job.id));
+	assert_true(listed("orch-unit-a"));
+	if (slurm_verify_exclusive(&c, "e", &job, &cause) != 0)
+		fail_msg("%s", cause);
+	if (slurm_release(&c, "e", &job, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_false(listed("orch-unit-a"));
+	/* Released twice: scancel of a job that ended is no error. */
+	if (slurm_release(&c, "e", &job, &cause) != 0) {
+		assert_non_null(cause);
+		free(cause);
+	}
+}
+
+/*
+ * forced (OverSubscribe=FORCE:2): two --exclusive jobs share n3, and
+ * verifying either refuses it by host, job, node, the word exclusive and
+ * the partition's setting.
+ */
+static void
+test_lab_forced(void **state)
+{
+	struct inventory_slurm		 c;
+	struct inventory_slurm_node	 n;
+	struct slurm_job		 j1, j2;
+	char				*cause = NULL, want[256];
+
+	(void)state;
+	need_lab();
+	lab_cluster(&c);
+	memset(&n, 0, sizeof n);
+	n.cluster = &c;
+	n.partition = "forced";
+	if (slurm_alloc(&n, "f1", "orch-unit-f1", &j1, &cause) != 0)
+		fail_msg("%s", cause);
+	if (slurm_alloc(&n, "f2", "orch-unit-f2", &j2, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_string_equal(j1.node, "n3");
+	assert_string_equal(j2.node, "n3");
+	assert_int_equal(slurm_verify_exclusive(&c, "f1", &j1, &cause), -1);
+	snprintf(want, sizeof want, "f1: job %s on node n3 is not exclusive "
+	    "(OverSubscribe=YES, 1 other job on the node; partition forced "
+	    "has OverSubscribe=FORCE:2)", j1.id);
+	assert_string_equal(cause, want);
+	free(cause);
+	assert_int_equal(slurm_release(&c, "f1", &j1, &cause), 0);
+	assert_int_equal(slurm_release(&c, "f2", &j2, &cause), 0);
+	assert_false(listed("orch-unit-f1"));
+	assert_false(listed("orch-unit-f2"));
+}
+
+/* A partition Slurm does not know: refused by name, no job left. */
+static void
+test_lab_bad_partition(void **state)
+{
+	struct inventory_slurm		 c;
+	struct inventory_slurm_node	 n;
+	struct slurm_job		 job;
+	char				*cause = NULL;
+
+	(void)state;
+	need_lab();
+	lab_cluster(&c);
+	memset(&n, 0, sizeof n);
+	n.cluster = &c;
+	n.partition = "nope";
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-x", &job, &cause),
+	    -1);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "x: salloc -p nope: "));
+	assert_non_null(strstr(cause, "nvalid partition"));
+	free(cause);
+	assert_false(listed("orch-unit-x"));
+
+	/* login other than local: not built yet, nothing run. */
+	snprintf(c.login, sizeof c.login, "hpc-login");
+	n.partition = "epyc";
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", &job, &cause),
+	    -1);
+	assert_string_equal(cause, "x: Slurm login 'hpc-login': only login = "
+	    "local is built yet");
+	free(cause);
+	assert_false(listed("orch-unit-y"));
+}
+
+/*
+ * A controller that does not answer: slurm.conf names a socket here that
+ * listens and never accepts, so a client connects and waits for a reply
+ * that never comes. Every call ends within its bound (the cluster's
+ * timeout, plus wait for salloc) and says so.
+ */
+static void
+test_lab_no_controller(void **state)
+{
+	struct inventory_slurm		 c;
+	struct inventory_slurm_node	 n;
+	struct slurm_job		 job;
+	struct sockaddr_in		 sin;
+	socklen_t			 sl = sizeof sin;
+	const char			*conf = getenv("SLURM_CONF");
+	char				*cause = NULL, *copy, path[64], cmd[512];
+	int64_t				 t0, took;
+	int				 fd, s;
+
+	(void)state;
+	need_lab();
+	assert_true((s = socket(AF_INET, SOCK_STREAM, 0)) != -1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(s, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(s, 16), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&sin, &sl), 0);
+	assert_non_null(copy = strdup(conf));
+	snprintf(path, sizeof path, "/tmp/test-slurm.XXXXXX");
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "sed -e 's/^SlurmctldPort=.*/SlurmctldPort="
+	    "%u/' -e 's/^SlurmctldHost=\\([^(]*\\)(.*/SlurmctldHost=\\1"
+	    "(127.0.0.1)/' %s > %s", ntohs(sin.sin_port), conf, path);
+	assert_int_equal(system(cmd), 0);
+	setenv("SLURM_CONF", path, 1);
+	lab_cluster(&c);
+	c.timeout_s = 2;
+	c.wait_s = 1;
+	memset(&n, 0, sizeof n);
+	n.cluster = &c;
+	n.partition = "epyc";
+	t0 = util_now_ms();
+	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-z", &job, &cause),
+	    -1);
+	took = util_now_ms() - t0;
+	assert_non_null(strstr(cause, "e: salloc -p epyc: "));
+	free(cause);
+	/* salloc's bound (wait + timeout), then scancel's (timeout). */
+	if (took < 3000 || took > 3000 + 2000 + 2 * 2000 + 2000)
+		fail_msg("took %lld ms, want 3 to 9 s", (long long)took);
+	t0 = util_now_ms();
+	snprintf(job.id, sizeof job.id, "1");
+	assert_int_equal(slurm_release(&c, "e", &job, &cause), -1);
+	took = util_now_ms() - t0;
+	assert_non_null(strstr(cause, "e: scancel 1: "));
+	free(cause);
+	if (took < 2000 || took > 2000 + 2000 + 2000)
+		fail_msg("scancel took %lld ms, want 2 to 6 s",
+		    (long long)took);
+	close(s);
+	setenv("SLURM_CONF", copy, 1);
+	free(copy);
+	unlink(path);
+	assert_false(listed("orch-unit-z"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_field),
+		cmocka_unit_test(test_word),
+		cmocka_unit_test(test_lab_alloc),
+		cmocka_unit_test(test_lab_forced),
+		cmocka_unit_test(test_lab_bad_partition),
+		cmocka_unit_test(test_lab_no_controller),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
