@@ -110,8 +110,7 @@ run_progress_line(const struct run *run, const struct run_host *x,
 		    x->measured, x->measured_total);
 	else if (x->h->status != HOST_OK)
 		snprintf(buf, len, "failed: %s", x->h->error);
-	else if ((x->done >= x->total && x->total > 0) ||
-	    (x->ended && run->suite->auto_rounds))
+	else if ((x->done >= x->total && x->total > 0) || x->ended)
 		snprintf(buf, len, "done: %zu measured runs, %zu failed%s%s",
 		    x->measured, x->failed, run->suite->auto_rounds ? ", " : "",
 		    run->suite->auto_rounds ?

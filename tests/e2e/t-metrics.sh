@@ -9,11 +9,16 @@ rc=0; run_orch "$T/log" run --out="$T/out" --seed=1 tests/suites/metrics.ini || 
 cat "$T/log"
 expect_eq "exit code (runs failed)" "$rc" 3
 C="$T/out/samples.csv" M="$T/out/report.md"
-for want in "good ok 6" "text failed 6" "nan failed 6" "huge failed 6" \
-    "twice failed 6" "builtin ok 6"; do
+# A metric written wrong fails every attempt the same way: its bench stops
+# after round 1 (one run of each variant), saying why.
+for want in "good ok 6" "text failed 2" "nan failed 2" "huge failed 2" \
+    "twice failed 2" "builtin ok 6"; do
 	set -- $want
 	got=$(awk -F, -v b=$1 -v s=$2 '$4==b && $10==s && $11=="wall_ns"' "$C" | wc -l)
 	expect_eq "$1 runs with status $2" "$got" "$3"
+done
+for b in text nan huge twice; do
+	expect_grep "^orch: local: $b: stopped after round 1: every attempt of [AB] failed the same way: failed: metric elapsed_ns" "$T/log"
 done
 # Text such as version=1.2.3 is no metric and no error.
 expect_eq "version metric" "$(awk -F, '$11=="version"' "$C" | wc -l)" 0

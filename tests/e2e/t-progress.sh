@@ -81,7 +81,9 @@ else
 	wait "$tty_pid"
 	cat -v "$T/tty" | grep -B2 -A2 "starting its agent"
 	expect_grep $'\033\\[1A\r\033\\[K  local +round [1-5]/5  [0-9]+/30 measured runs, [0-9]+ failed, ETA [0-9]+s' "$T/tty"
-	expect_grep $'\033\\[K  local +done: 30 measured runs, [1-9][0-9]* failed\r?$' "$T/tty"
+	# Done when the host ended, though its crash bench stopped after round
+	# 1 (every attempt failed the same way): fewer than the 30 planned.
+	expect_grep $'\033\\[K  local +done: [1-9][0-9]* measured runs, [1-9][0-9]* failed\r?$' "$T/tty"
 	expect_grep 'starting its agent again' "$T/tty"
 	# Each line of orch's log starts on a cleared line, below the bar.
 	perl -ne 'if (/orch: local: .*starting its agent again/) { $n++;
