@@ -17,6 +17,7 @@
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
+#include "coordinator/report/report-quantity.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
 #include "coordinator/store/dataset.h"
@@ -400,6 +401,7 @@ report_answer_text(const struct analysis *a, FILE *f)
 		    "(%u round%s)\n", lvl, ds->rounds, ds->rounds == 1 ? "" :
 		    "s");
 	}
+	(void)report_quantity_lines(f, a, "  ", 0);
 	for (i = 0; i < a->nanswers; i++) {
 		ans = &a->answers[i];
 		tty_write(f, ds->variants[ans->variant]);

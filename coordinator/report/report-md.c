@@ -7,6 +7,7 @@
 #include "coordinator/report/report-claims.h"
 #include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
+#include "coordinator/report/report-quantity.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report-text.h"
 #include "coordinator/report/report.h"
@@ -431,6 +432,8 @@ report_md(const struct analysis *a, FILE *f)
 	report_machines_shared(f, a, &md_fmt);
 	report_claims_table(f, &md_fmt, a);
 	report_text_answers(f, &md_fmt, a);
+	if (report_quantity_lines(f, a, "- ", 1) > 0)
+		fputc('\n', f);
 	md_across(f, a);
 	if (report_layout(f, a, 1) != 0)
 		return (-1);

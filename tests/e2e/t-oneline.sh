@@ -157,6 +157,27 @@ expect_grep "orch: --export-json=$T/late.json: Is a directory \\(the run's repor
 [ -s "$OUT/summary.json" ] || fail "no summary.json in DIR"
 [ -z "$(find "$T" -maxdepth 1 -name '.late.json.*')" ] || fail "a temporary export was left"
 
+note "short commands: wall time compared, no floor subtracted (issue 30)"
+# true and /bin/echo x last about as long as the harness floor: with the
+# floor subtracted they were invalid. Whether echo resolves to worse in
+# 30 rounds depends on the machine's load, so only invalid and better
+# are ruled out; true against true is same or inconclusive.
+rc=0; run_orch "$T/logshort" run --out="$T/short" --rounds=30 --seed=5 \
+	--max-load=0 -- true '/bin/echo x' || rc=$?
+cat "$T/logshort"
+expect_eq "short: exit" "$rc" 0
+v=$(jq -r '.comparisons[] | select(.primary) | .verdict' "$T/short/summary.json")
+case $v in invalid|better|"") fail "true vs /bin/echo x: verdict '$v'" ;; esac
+QL='compared on local: wall time, harness floor [0-9.e+-]+ ms not subtracted$'
+grep -Eq "^  $QL" "$T/logshort" || fail "no quantity line on the terminal"
+grep -Eq "^- $QL" "$T/short/report.md" || fail "no quantity line in report.md"
+expect_grep "^subtract_floor = no\$" "$T/short/suite.ini"
+rc=0; run_orch "$T/logaa" run --out="$T/aa" --rounds=30 --seed=5 \
+	--max-load=0 -- true true || rc=$?
+expect_eq "true vs true: exit" "$rc" 0
+v=$(jq -r '.comparisons[] | select(.primary) | .verdict' "$T/aa/summary.json")
+case $v in same|inconclusive) ;; *) fail "true vs true: verdict '$v'" ;; esac
+
 note "refusals: exit 2, nothing written"
 refuse() {	# refuse WHAT PATTERN ARGS...
 	local what=$1 pat=$2 rc=0
