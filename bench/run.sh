@@ -295,17 +295,19 @@ EOF
 # 2. Agreement with hyperfine: gzip -1 vs gzip -9
 # ======================================================================
 # agree_run K: orch run K of the agree section, from the top of the tree
-# with the paths relative to it where they are under it (so the record
-# names no machine path but the agent's own workdir), then its record
+# with the paths relative to it where they are under it, and the agent in
+# a fresh /tmp/orch-agree.XXXXXX (the agent records its workdir resolved),
+# so the record names no path of this machine; then its record
 # (samples.msgpack, all that orch report and orch doc need: 16 KiB) kept
 # as bench/records/agree-K, which docs/performance.md's marks quote.
 agree_run() {
-	local k=$1 rd=${SECTION_DIR#"$ROOT"/} rec=$ROOT/bench/records/agree-$1
-	clear_stale_agent
+	local k=$1 rd=${SECTION_DIR#"$ROOT"/} rec=$ROOT/bench/records/agree-$1 wd
+	wd=$(mktemp -d /tmp/orch-agree.XXXXXX) || die "mktemp failed"
 	rm -rf "$rd/orch.$k"
-	ORCH_WORKDIR=${ORCH_WORKDIR#"$ROOT"/} "${ORCH#"$ROOT"/}" run \
+	ORCH_WORKDIR=$wd "${ORCH#"$ROOT"/}" run \
 	    --max-load=0 --out="$rd/orch.$k" "$rd/gzip.ini" > "$rd/orch.$k.log" 2>&1
-	rm -rf "$rec"
+	ORCH_WORKDIR=$wd clear_stale_agent
+	rm -rf "$wd" "$rec"
 	mkdir -p "$rec"
 	cp "$rd/orch.$k/samples.msgpack" "$rec/"
 }
