@@ -151,8 +151,10 @@ j agree 'header, .data as $d |
 "The same two commands through both harnesses: `gzip -c -1 INPUT` (reference) and `gzip -c -9 INPUT`, stdout into a pipe the harness reads (orch'\''s agent parses it for metrics; `hyperfine --output=pipe`). orch: the Hodges–Lehmann estimate of the per-round paired ratios of `wall_ns` with its Wilcoxon signed-rank interval (a family of one: 95%; `subtract_floor = no`, as hyperfine -N subtracts nothing). hyperfine: the ratio of its means with the uncertainty it prints (σ of each mean propagated), and the ratio of its medians.\n",
 "| pair | orch gzip -1 | orch gzip -9 | orch ratio [95% CI] | hyperfine -1 | hyperfine -9 | hyperfine ratio ± σ | hyperfine median ratio | intervals overlap |",
 "|---:|---:|---:|---|---:|---:|---|---:|---|",
-($d.pairs[] | "| \(.k) | \(.orch_l1_ms | f(1)) ms | \(.orch_l9_ms | f(1)) ms | \(.orch_ratio | f(3)) [\(.orch_lo | f(3)), \(.orch_hi | f(3))] (\(.orch_verdict)) | \(.hf_l1_ms | f(1)) ms | \(.hf_l9_ms | f(1)) ms | \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3)) | \(.hf_ratio_median | f(3)) | \(if .agree then "yes" else "**no**" end) |"),
-""'
+($d.pairs[] | "<!-- orch bench/records/agree-\(.k)" as $m |
+  "| \(.k) | \($m) variant=L1 field=median -->\(.orch_l1_ms | f(3)) ms<!-- /orch --> | \($m) variant=L9 field=median -->\(.orch_l9_ms | f(3)) ms<!-- /orch --> | \($m) field=ratio -->\(.orch_ratio | f(3))<!-- /orch --> [\($m) field=ci_low -->\(.orch_lo | f(3))<!-- /orch -->, \($m) field=ci_high -->\(.orch_hi | f(3))<!-- /orch -->] (\($m) field=verdict -->\(.orch_verdict)<!-- /orch -->) | \(.hf_l1_ms | f(1)) ms | \(.hf_l9_ms | f(1)) ms | \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3)) | \(.hf_ratio_median | f(3)) | \(if .agree then "yes" else "**no**" end) |"),
+"",
+"The orch columns are marks (docs/evidence.md, \"Numbers in documents\") on the records `bench/run.sh agree` keeps: `bench/records/agree-K/samples.msgpack`, the whole record `orch report` and `orch doc` need (about 16 KiB a run). A mark'\''s run path is relative to the directory orch runs in: `make check` runs `bin/orch doc check docs/performance.md` from the top of the tree, so a figure here that is not its record'\''s fails the build.\n"'
 echo
 
 # ---------------------------------------------------------------------

@@ -4,7 +4,9 @@
 #
 #   floor   harness floor: orch vs a bare posix_spawn+wait4 loop vs hyperfine -N;
 #           the agent's CPU per sample, noop vs a 20 ms sleeper
-#   agree   gzip -1 vs gzip -9: orch's ratio and interval vs hyperfine's
+#   agree   gzip -1 vs gzip -9: orch's ratio and interval vs hyperfine's;
+#           keeps orch's records in bench/records/agree-K (committed: the
+#           document's marks quote them, make check-docs checks them)
 #   fanout  a one-round suite on 1, 4, 16, 32 lab hosts (sshd in netns)
 #   push    first push of 100 MiB to 4 lab hosts vs scp; the second push
 #   power   A/A false verdicts; rounds to see a 3% slowdown; a slow drift,
@@ -292,13 +294,31 @@ EOF
 # ======================================================================
 # 2. Agreement with hyperfine: gzip -1 vs gzip -9
 # ======================================================================
+# agree_run K: orch run K of the agree section, from the top of the tree
+# with the paths relative to it where they are under it, and the agent in
+# a fresh /tmp/orch-agree.XXXXXX (the agent records its workdir resolved),
+# so the record names no path of this machine; then its record
+# (samples.msgpack, all that orch report and orch doc need: 16 KiB) kept
+# as bench/records/agree-K, which docs/performance.md's marks quote.
+agree_run() {
+	local k=$1 rd=${SECTION_DIR#"$ROOT"/} rec=$ROOT/bench/records/agree-$1 wd
+	wd=$(mktemp -d /tmp/orch-agree.XXXXXX) || die "mktemp failed"
+	rm -rf "$rd/orch.$k"
+	ORCH_WORKDIR=$wd "${ORCH#"$ROOT"/}" run \
+	    --max-load=0 --out="$rd/orch.$k" "$rd/gzip.ini" > "$rd/orch.$k.log" 2>&1
+	ORCH_WORKDIR=$wd clear_stale_agent
+	rm -rf "$wd" "$rec"
+	mkdir -p "$rec"
+	cp "$rd/orch.$k/samples.msgpack" "$rec/"
+}
+
 sec_agree() {
 	local d R GZ IN k
 	section_begin agree "Agreement with hyperfine: gzip -1 vs gzip -9 on the same input"
 	d=$SECTION_DIR
 	R=$(q 20 6)
 	GZ=$(command -v gzip)
-	IN=$d/input.txt
+	IN=${d#"$ROOT"/}/input.txt	# relative: the record names it
 	seq 1 400000 > "$IN"		# 2.7 MB of text, the same every time
 	cat > "$d/gzip.ini" <<EOF
 [suite]
@@ -327,13 +347,13 @@ EOF
 	for ((k = 0; k < $(q 2 1); k++)); do
 		# ABBA: orch, hyperfine, hyperfine, orch over two pairs.
 		if (( k % 2 == 0 )); then
-			orch_run "$d/orch.$k" "$d/gzip.ini"
+			agree_run "$k"
 			hyperfine -N --style none --output=pipe --warmup 2 --runs "$R" \
 			    --export-json "$d/hf.$k.json" "$GZ -c -1 $IN" "$GZ -c -9 $IN" >/dev/null 2>&1
 		else
 			hyperfine -N --style none --output=pipe --warmup 2 --runs "$R" \
 			    --export-json "$d/hf.$k.json" "$GZ -c -1 $IN" "$GZ -c -9 $IN" >/dev/null 2>&1
-			orch_run "$d/orch.$k" "$d/gzip.ini"
+			agree_run "$k"
 		fi
 		jq -n -c --argjson k "$k" --slurpfile s "$d/orch.$k/summary.json" \
 		    --slurpfile h "$d/hf.$k.json" "$JQ_LIB"'
@@ -1043,3 +1063,5 @@ if [ "$LAB_IS_UP" = 1 ]; then
 fi
 echo "bench: all sections in $(( ($(now_ns) - T0) / 1000000000 )) s" >&2
 "$ROOT/bench/render.sh" "$OUT" "$ROOT/docs/performance.md"
+# The figures marked from bench/records/ (section 2), from the records.
+"$ORCH" doc render docs/performance.md

@@ -4,7 +4,9 @@
 # writes the record's values as report.md prints them and changes no byte
 # outside the marks; check then passes; a baseline's name works as RUN; a
 # mark naming a bench, host or run that does not exist, or malformed,
-# exits 2 with FILE:LINE; a document that is a link is never written.
+# exits 2 with FILE:LINE; a document that is a link is never written;
+# docs/performance.md passes against its records (bench/records/, what
+# make check-docs runs) and fails, naming FILE:LINE, with a figure altered.
 . tests/e2e/lib.sh
 
 mkdir "$T/run"
@@ -13,6 +15,7 @@ cp tests/unit/fixtures/report/example.msgpack "$T/run/samples.msgpack"
 # The figures as report.md prints them (its sort table's keys_per_s row).
 expect_grep '^\| keys_per_s \| B \| 6 \| .* \| 0\.767 \[0\.604, 0\.895\] \| 0\.031 \| \*\*worse\*\* \(-23\.3%\)' \
 	"$T/run/report.md"
+top=$PWD	# the tree, for the docs/performance.md case at the end
 cd "$T"
 "$ORCH" baseline set base run >/dev/null || fail "orch baseline set failed"
 
@@ -134,4 +137,20 @@ expect_grep '^orch: link\.md: not a regular file \(a link\?\)' err
 cmp victim.md doc.orig || fail "render wrote through the link"
 [ -L link.md ] || fail "the link was replaced"
 ls -a | grep -q '\.tmp$' && fail "a temporary file was left behind"
+
+note "docs/performance.md against its records, then with a figure altered"
+mkdir -p perf/docs perf/bench
+cp "$top/docs/performance.md" perf/docs/
+cp -r "$top/bench/records" perf/bench/
+cd perf
+"$ORCH" doc check docs/performance.md >out ||
+	fail "docs/performance.md is not its records' (make check-docs)"
+line=$(grep -n -m1 'agree-0 field=ratio -->' docs/performance.md | cut -d: -f1)
+[ -n "$line" ] || fail "no marked ratio of bench/records/agree-0"
+sed -i -E "${line}s#(agree-0 field=ratio -->)[0-9.]+<#\\19.999<#" \
+	docs/performance.md
+rc=0; "$ORCH" doc check docs/performance.md >out 2>err || rc=$?
+expect_eq "doc check of an altered figure exit" "$rc" 1
+expect_grep "^docs/performance\.md:$line: 9\.999 in the document, [0-9]+\.[0-9]{3} from bench/records/agree-0\$" out
+expect_eq "lines of the altered check" "$(wc -l <out)" 1
 exit 0
