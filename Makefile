@@ -8,6 +8,7 @@
 #   make check-quick          the unit tests, a few end-to-end tests and the checks
 #                             of the tree (layers, style): about a minute (HACKING.md)
 #   make check-layers, make check-style   those checks alone, each after its self-test
+#   make check-docs           orch doc check on docs/performance.md (its figures are its records')
 #   make compdb               compile_commands.json: the build's commands, for tools
 #   make SANITIZE=address,undefined   a sanitized tree in build/san/ (bin in build/san/bin);
 #                             any other set in its own, e.g. SANITIZE=thread: build/san-thread/
