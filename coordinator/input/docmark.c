@@ -407,7 +407,7 @@ static int
 dm_line(struct dm_state *st, const char *s, size_t n, size_t line)
 {
 	const char	*p;
-	size_t		 i = 0, used;
+	size_t		 i = 0, used = 0;
 	int		 kind;
 
 	while (i < n && (p = dm_next(st, s, i, n)) != NULL) {
