@@ -369,7 +369,13 @@ journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
 int
 journal_result(int fd, const uint8_t *buf, size_t len)
 {
-	return (journal_put(fd, 'R', buf, len, 1));
+	return (journal_put(fd, 'R', buf, len, 0));
+}
+
+int
+journal_sync(int fd)
+{
+	return (fsync(fd));
 }
 
 long

@@ -92,10 +92,14 @@ int	journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
 
 /*
  * Journals a SAMPLE message, encoded by proto_encode (buf, len: the very
- * bytes the SAMPLE frame seals), and flushes it to disk: it must be there
- * before it is sent. Returns 0 or -1 (errno).
+ * bytes the SAMPLE frame seals), without flushing it: the samples of a
+ * batch are flushed once, by journal_sync, before any of them is sent.
+ * Returns 0 or -1 (errno).
  */
 int	journal_result(int fd, const uint8_t *buf, size_t len);
+
+/* Flushes what was journaled to disk. Returns 0 or -1 (errno). */
+int	journal_sync(int fd);
 
 /* Counts the samples in run_id's journal; -1 when there is none. */
 long	journal_count(const char *workdir, const char *run_id);

@@ -26,6 +26,13 @@ struct serve_prog {
 	char			 version[PROTO_VERSION_LINE];
 };
 
+/* A sample journaled (not yet flushed) and not yet sent: a batch's. */
+struct serve_pend {
+	uint8_t			*buf;		/* its encoding; flush frees */
+	size_t			 len;
+	uint32_t		 seq;
+};
+
 /* What became of a hook command in this session. */
 enum serve_hook_state { HOOK_NOT_RUN, HOOK_OK, HOOK_FAILED };
 
@@ -86,6 +93,11 @@ struct serve {
 						   more retries */
 	uint8_t			*stopped;	/* per cmd: its bench stopped
 						   after round 1 */
+	struct serve_pend	*pend;		/* the batch: journaled, not
+						   flushed nor sent */
+	size_t			 npend;
+	size_t			 pend_cap;
+	int64_t			 pend_since;	/* when its first was added */
 };
 
 /* serve.c: closed by SIGTERM and SIGINT (its read end then polls EOF). */
@@ -109,13 +121,18 @@ void	serve_msg_note(struct serve *s, const char *what, const char *why);
 /*
  * serve-msg.c, while a plan runs: handles one message that arrived (frees
  * it; returns -1 at BYE, else 0); handles those waiting, waits for the
- * last sample's ACK (both return 0 or SERVE_STOP); journals a sample and
- * sends it (returns 0 or -1); resends a journaled one (journal_resend_cb).
+ * last sample's ACK (both return 0 or SERVE_STOP); journals a sample into
+ * the batch (returns 0 or -1); flushes the batch to disk, then sends it
+ * (returns 0 or -1); says whether the batch is old enough to flush before
+ * its round ends (1) or not (0); resends a journaled one
+ * (journal_resend_cb).
  */
 int	serve_msg_between(struct serve *s, struct proto_msg *msg);
 int	serve_msg_poll(struct serve *s);
 int	serve_msg_settle(struct serve *s);
 int	serve_msg_sample(struct serve *s, const struct proto_msg *msg);
+int	serve_msg_flush(struct serve *s);
+int	serve_msg_batch_due(const struct serve *s);
 void	serve_msg_resend(const struct proto_msg *msg, void *arg);
 
 /*

@@ -20,9 +20,12 @@
 #include "proto/log.h"
 #include "proto/proto.h"
 #include "proto/util.h"
+#include "proto/xmalloc.h"
 
 #define SERVE_SEND_TIMEOUT	30000	/* ms to hand a message to the peer */
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
+#define SERVE_BATCH_MS		500	/* ms a sample may wait in the batch
+					   before its round ends */
 #define SERVE_SEND_SLICE	200	/* ms a send waits before the lifeline
 					   is looked at again */
 
@@ -323,28 +326,78 @@ serve_msg_settle(struct serve *s)
 }
 
 /*
- * Journals a sample, then sends it: encoded once, the journal's record
- * and the frame's plaintext are the same bytes. Returns 0 or -1 (logged).
+ * Journals a sample into the batch, without flushing it: the batch is
+ * flushed once and then sent (serve_msg_flush) at its round's end, so
+ * the coordinator is never sent a sample the journal could still lose.
+ * Returns 0 or -1 (logged).
  */
 int
 serve_msg_sample(struct serve *s, const struct proto_msg *msg)
 {
-	uint8_t	*buf;
-	size_t	 len;
-	int	 r = -1;
+	struct serve_pend	*p;
+	uint8_t			*buf;
+	size_t			 len;
 
 	if (proto_encode(msg, &buf, &len) != 0) {
 		errno = EINVAL;
 		log_warn("journal");
 		return (-1);
 	}
-	if (journal_result(s->journal, buf, len) != 0)
+	if (journal_result(s->journal, buf, len) != 0) {
 		log_warn("journal");
-	else if (s->detached)
-		r = 0;	/* the journal keeps it for a resume */
-	else
-		r = serve_msg_deliver(s, msg->type, buf, len);
-	free(buf);
+		free(buf);
+		return (-1);
+	}
+	if (s->npend == s->pend_cap) {
+		s->pend_cap = s->pend_cap == 0 ? 16 : s->pend_cap * 2;
+		s->pend = xreallocarray(s->pend, s->pend_cap, sizeof *s->pend);
+	}
+	if (s->npend == 0)
+		s->pend_since = util_now_ms();
+	p = &s->pend[s->npend++];
+	p->buf = buf;
+	p->len = len;
+	p->seq = msg->u.sample.seq;
+	return (0);
+}
+
+/*
+ * Returns 1 when the batch holds a sample older than SERVE_BATCH_MS: a
+ * long round's samples are flushed and sent on the way, not at its end.
+ */
+int
+serve_msg_batch_due(const struct serve *s)
+{
+	return (s->npend > 0 &&
+	    util_now_ms() - s->pend_since >= SERVE_BATCH_MS);
+}
+
+/*
+ * Flushes the batch's journal records to disk with one fsync, then sends
+ * its samples in order (unless detached: the journal keeps them for a
+ * resume). Returns 0 or -1 (logged); the batch is emptied either way.
+ */
+int
+serve_msg_flush(struct serve *s)
+{
+	size_t	i;
+	int	r = 0;
+
+	if (s->npend == 0)
+		return (0);
+	if (journal_sync(s->journal) != 0) {
+		log_warn("journal");
+		r = -1;
+	}
+	for (i = 0; i < s->npend; i++) {
+		if (r == 0 && !s->detached && serve_msg_deliver(s,
+		    PROTO_SAMPLE, s->pend[i].buf, s->pend[i].len) != 0)
+			r = -1;
+		if (r == 0)
+			s->sent = s->pend[i].seq;
+		free(s->pend[i].buf);
+	}
+	s->npend = 0;
 	return (r);
 }
 

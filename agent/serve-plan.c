@@ -235,6 +235,8 @@ serve_plan_stop_bench(struct serve *s, const struct proto_plan *plan,
 	}
 	snprintf(detail, sizeof detail, "%s: %s", plan->cmds[cmd].bench, why);
 	log_info("%s", detail);
+	/* The samples it stopped after go before the word of it. */
+	(void)serve_msg_flush(s);
 	serve_msg_status(s, "stopped", facts_load1(), 0, 0, detail);
 }
 
@@ -338,7 +340,6 @@ serve_plan_step(struct serve *s, const struct proto_plan *plan,
 		smp->seq = s->seq++;
 		if (serve_msg_sample(s, &msg) != 0)
 			return (-1);
-		s->sent = smp->seq;
 		(*nsent)++;
 		/* A resumed step's earlier attempts are not known here. */
 		if (attempt == from) {
@@ -387,6 +388,22 @@ serve_plan_stopped_before(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
+ * The end of step i: at its round's end (the next step is of another
+ * round, or there is none), or once the batch is SERVE_BATCH_MS old, the
+ * round's samples are flushed to the journal with one fsync and sent.
+ * Returns 0 or -1.
+ */
+static int
+serve_plan_round_end(struct serve *s, const struct proto_plan *plan,
+    uint32_t i)
+{
+	if (i + 1 < plan->nsteps && plan->steps[i + 1].round ==
+	    plan->steps[i].round && !serve_msg_batch_due(s))
+		return (0);
+	return (serve_msg_flush(s));
+}
+
+/*
  * Runs the steps the journal does not show done, each once the host is
  * quiet. Returns 0 (with *ok cleared and reason filled when the host
  * stayed busy), SERVE_STOP, or -1.
@@ -408,6 +425,9 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 		if ((r = serve_msg_poll(s)) != 0)
 			return (r);
 		if (s->granted > 0 && i >= s->granted) {
+			/* The coordinator grants on what it was sent. */
+			if (serve_msg_flush(s) != 0)
+				return (-1);
 			if ((r = serve_gate_wait_grant(s, i)) == 1)
 				break;
 			if (r != 0)
@@ -426,6 +446,8 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 		if ((r = serve_plan_step(s, plan, files, i, attempt,
 		    nsent)) != 0)
 			return (r);
+		if (serve_plan_round_end(s, plan, i) != 0)
+			return (-1);
 		cl = serve_hook_of(&plan->cmds[plan->steps[i].cmd],
 		    PROTO_HOOK_CLEANUP);
 		if (cl >= 0 && s->cleanup_last[cl] == i &&
@@ -565,6 +587,9 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		goto out;
 	r = serve_plan_steps(s, plan, files, &pr, &nsent, &ok, reason,
 	    sizeof reason);
+	/* Whatever ended the steps, the batch is flushed and sent. */
+	if (serve_msg_flush(s) != 0 && r == 0)
+		r = -1;
 	if (r != 0)
 		goto out;
 	if (ok && s->hook_failed[0] != '\0') {
@@ -587,5 +612,8 @@ out:
 	free(s->no_retry);
 	free(s->stopped);
 	s->cmd_ran = s->no_retry = s->stopped = NULL;
+	free(s->pend);
+	s->pend = NULL;
+	s->pend_cap = 0;
 	return (r);
 }
