@@ -84,11 +84,23 @@ workdir_check(const char *dir, char *why, size_t len)
 static void
 workdir_lock_read(int fd, char *held, size_t len)
 {
-	ssize_t	n;
+	struct timespec	 ts = { 0, 10 * 1000 * 1000 };
+	ssize_t		 n;
+	int		 i;
 
-	n = pread(fd, held, len - 1, 0);
-	held[n > 0 ? n : 0] = '\0';
-	held[strcspn(held, "\n")] = '\0';
+	/*
+	 * The holder writes its line just after it takes the lock (truncate,
+	 * then write): an empty file is a line on its way, so wait for it a
+	 * little (at most 200 ms) before saying the lock has none.
+	 */
+	for (i = 0; i < 20; i++) {
+		n = pread(fd, held, len - 1, 0);
+		held[n > 0 ? n : 0] = '\0';
+		held[strcspn(held, "\n")] = '\0';
+		if (held[0] != '\0')
+			break;
+		nanosleep(&ts, NULL);
+	}
 }
 
 /*

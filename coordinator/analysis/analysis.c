@@ -1324,6 +1324,9 @@ struct rep_geo_work {
 					   its bench on its machine */
 	size_t			*kh, *kb;	/* per comparison: dataset
 						   host, bench */
+	size_t			 nworse, nbetter;	/* their verdicts */
+	double			 pmax;		/* their largest p */
+	double			 lomin, himax;	/* their widest log bounds */
 };
 
 /* Frees the inverted ratios of the last group and variant. */
@@ -1391,6 +1394,23 @@ rep_geo_round(const struct rep_geo_work *w, size_t k, size_t r, double *mean)
 }
 
 /*
+ * Counts comparison c's verdict, p and bounds (on the log scale, below 0
+ * better: a higher-is-better metric's inverted) for rep_geo_iut.
+ */
+static void
+rep_geo_rows(struct rep_geo_work *w, const struct rep_cmp *c, int higher)
+{
+	double	lo = c->lo > 0 ? log(c->lo) : -INFINITY;
+	double	hi = isfinite(c->hi) ? log(c->hi) : INFINITY;
+
+	w->nworse += c->verdict == VERDICT_WORSE;
+	w->nbetter += c->verdict == VERDICT_BETTER;
+	w->pmax = fmax(w->pmax, isfinite(c->p) ? c->p : 1);
+	w->lomin = fmin(w->lomin, higher ? -hi : lo);
+	w->himax = fmax(w->himax, higher ? -lo : hi);
+}
+
+/*
  * Gathers into w the valid primary comparisons of variant v in group g
  * for geo, counting its verdicts, hosts and benchmarks. Returns how many
  * (geo->nused), or -1 out of memory.
@@ -1410,6 +1430,10 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 	w->esthi = -INFINITY;
 	w->r1sum = 0;
 	w->r1n = 0;
+	w->nworse = w->nbetter = 0;
+	w->pmax = 0;
+	w->lomin = INFINITY;
+	w->himax = -INFINITY;
 	memset(w->bused, 0, ds->nbenches);
 	for (i = a->groups[g].from; i < a->groups[g].to; i++) {
 		nhosts++;
@@ -1436,6 +1460,7 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 			e = log(c->ratio) * (ds->benches[b].higher[0] ? -1 : 1);
 			w->estlo = fmin(w->estlo, e);
 			w->esthi = fmax(w->esthi, e);
+			rep_geo_rows(w, c, ds->benches[b].higher[0]);
 			w->n[k] = ds->rounds;
 			rep_geo_unit(a, w, k, a->hosts[i].host, b);
 			geo->nbenches += !w->bused[b];
@@ -1456,6 +1481,29 @@ rep_geo_gather(const struct analysis *a, struct rep_geo_work *w,
 	geo->nused = k;
 	geo->aa = nhosts > 0 && naa == nhosts;
 	return ((long)k);
+}
+
+/*
+ * Every comparison under geo worse (or better) at p <= alpha rejects the
+ * null "not worse on one of them", which holds whenever the mean is not
+ * worse: an intersection-union test of the mean at alpha. The mean is
+ * then worse too, its interval kept within the rows' widest bounds (the
+ * mean of the truths lies between the smallest and largest of them).
+ */
+static void
+rep_geo_iut(const struct rep_geo_work *w, struct rep_geo *geo, size_t k,
+    double alpha)
+{
+	int	worse;
+
+	if (k < 2 || w->pmax > alpha || (w->nworse != k && w->nbetter != k))
+		return;
+	worse = w->nworse == k;
+	geo->verdict = worse ? VERDICT_WORSE : VERDICT_BETTER;
+	if (worse && !(geo->lo > exp(w->lomin)))
+		geo->lo = exp(w->lomin);
+	if (!worse && !(geo->hi < exp(w->himax)))
+		geo->hi = exp(w->himax);
 }
 
 /*
@@ -1522,6 +1570,7 @@ rep_geo_judge(const struct analysis *a, struct rep_geo_work *w,
 	    ldexp(2.0, -(int)(w->minpairs < 60 ? w->minpairs : 60)) >
 	    alpha)))
 		geo->verdict = VERDICT_INCONCLUSIVE;
+	rep_geo_iut(w, geo, k, alpha);
 	return (0);
 }
 
