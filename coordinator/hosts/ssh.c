@@ -952,7 +952,7 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	const char		*rpath = ssh_sftp_path(remote);
 	ssize_t			 n, w;
 	size_t			 off, chunk;
-	int			 fd = -1, r = -1;
+	int			 fd = -1, r = -1, tries;
 
 	*bytes = 0;
 	libssh2_session_set_blocking(s->session, 1);
@@ -1001,10 +1001,18 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
 	    ssh_len(rpath), LIBSSH2_SFTP_RENAME_OVERWRITE |
 	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) != 0) {
-		/* Servers without posix-rename refuse to overwrite. */
-		libssh2_sftp_unlink_ex(sftp, rpath, ssh_len(rpath));
-		if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
-		    ssh_len(rpath), 0) != 0) {
+		/*
+		 * Servers without posix-rename refuse to overwrite; another
+		 * push of the same file may land between the unlink and the
+		 * rename (two hosts of one workdir), so try three times.
+		 */
+		for (tries = 0; tries < 3; tries++) {
+			libssh2_sftp_unlink_ex(sftp, rpath, ssh_len(rpath));
+			if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp),
+			    rpath, ssh_len(rpath), 0) == 0)
+				break;
+		}
+		if (tries == 3) {
 			snprintf(err, errlen, "cannot rename %s to %s on the "
 			    "host", tmp, rpath);
 			libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
