@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include "coordinator/hosts/knownhosts.h"
 #include "coordinator/hosts/shell.h"
@@ -942,17 +943,48 @@ ssh_mkparents(LIBSSH2_SFTP *sftp, const char *path)
 	}
 }
 
+/*
+ * Replaces remote with tmp in one rename(2) on the host: "mv -f" over an
+ * exec channel, for servers whose SFTP rename refuses to overwrite (OpenSSH
+ * speaks SFTP 3, and libssh2 1.10 cannot send posix-rename). An unlink and
+ * a rename would leave a moment with no file: another host of the same
+ * workdir could fail to run the agent there.
+ */
+static int
+ssh_replace(struct ssh *s, const char *tmp, const char *remote, char *err,
+    size_t errlen)
+{
+	char	 a[2][PATH_MAX], out[256], errb[1024];
+	char	*argv[] = { "mv", "-f", "--", a[0], a[1], NULL };
+	int	 r;
+
+	snprintf(a[0], sizeof a[0], "%s", tmp);
+	snprintf(a[1], sizeof a[1], "%s", remote);
+
+	r = ssh_run(s, argv, NULL, out, sizeof out, errb, sizeof errb,
+	    SSH_REPLACE_TIMEOUT);
+	libssh2_session_set_blocking(s->session, 1);
+	if (r == 0)
+		return (0);
+	errb[strcspn(errb, "\n")] = '\0';
+	snprintf(err, errlen, "cannot rename %s to %s on the host (%s)", tmp,
+	    remote, r == -2 ? "timed out" : errb[0] != '\0' ? errb :
+	    "mv failed");
+	return (-1);
+}
+
 int
 ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
     uint64_t *bytes, char *err, size_t errlen)
 {
 	LIBSSH2_SFTP		*sftp = NULL;
 	LIBSSH2_SFTP_HANDLE	*fh = NULL;
-	char			 tmp[PATH_MAX], *buf = NULL;
+	char			 tmp[PATH_MAX], rtmp[PATH_MAX], *buf = NULL;
 	const char		*rpath = ssh_sftp_path(remote);
+	unsigned char		 rnd[8];
 	ssize_t			 n, w;
 	size_t			 off, chunk;
-	int			 fd = -1, r = -1, tries;
+	int			 fd = -1, r = -1;
 
 	*bytes = 0;
 	libssh2_session_set_blocking(s->session, 1);
@@ -960,14 +992,30 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 		snprintf(err, errlen, "%s: %s", local, strerror(errno));
 		return (-1);
 	}
+	/*
+	 * The temporary name is this push's alone: two hosts of one workdir
+	 * push from one process (one pid), two coordinators from two
+	 * machines may share a pid.
+	 */
+	if (RAND_bytes(rnd, sizeof rnd) != 1) {
+		snprintf(err, errlen, "cannot make a temporary name "
+		    "(RAND_bytes failed)");
+		goto out;
+	}
+	if (snprintf(rtmp, sizeof rtmp, "%s.tmp-%ld-%02x%02x%02x%02x%02x%02x"
+	    "%02x%02x", remote, (long)getpid(), rnd[0], rnd[1], rnd[2],
+	    rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]) >= (int)sizeof rtmp) {
+		snprintf(err, errlen, "%s: path too long", remote);
+		goto out;
+	}
+	snprintf(tmp, sizeof tmp, "%s", ssh_sftp_path(rtmp));
 	if ((sftp = libssh2_sftp_init(s->session)) == NULL) {
 		snprintf(err, errlen, "cannot start SFTP");
 		goto out;
 	}
 	ssh_mkparents(sftp, rpath);
-	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", rpath, (long)getpid());
 	fh = libssh2_sftp_open_ex(sftp, tmp, ssh_len(tmp), LIBSSH2_FXF_WRITE |
-	    LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC, mode, LIBSSH2_SFTP_OPENFILE);
+	    LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, mode, LIBSSH2_SFTP_OPENFILE);
 	if (fh == NULL) {
 		snprintf(err, errlen, "cannot create %s on the host (SFTP "
 		    "error %lu)", tmp, libssh2_sftp_last_error(sftp));
@@ -1000,24 +1048,10 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	fh = NULL;
 	if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
 	    ssh_len(rpath), LIBSSH2_SFTP_RENAME_OVERWRITE |
-	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) != 0) {
-		/*
-		 * Servers without posix-rename refuse to overwrite; another
-		 * push of the same file may land between the unlink and the
-		 * rename (two hosts of one workdir), so try three times.
-		 */
-		for (tries = 0; tries < 3; tries++) {
-			libssh2_sftp_unlink_ex(sftp, rpath, ssh_len(rpath));
-			if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp),
-			    rpath, ssh_len(rpath), 0) == 0)
-				break;
-		}
-		if (tries == 3) {
-			snprintf(err, errlen, "cannot rename %s to %s on the "
-			    "host", tmp, rpath);
-			libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
-			goto out;
-		}
+	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) != 0 &&
+	    ssh_replace(s, rtmp, remote, err, errlen) != 0) {
+		libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
+		goto out;
 	}
 	r = 0;
 out:

@@ -21,6 +21,8 @@
 					   over SSH */
 #define SSH_CLOSE_TIMEOUT	2000	/* ms to free a channel or say
 					   goodbye */
+#define SSH_REPLACE_TIMEOUT	20000	/* ms for "mv -f" of a pushed file
+					   over the one it replaces */
 #define FLOOR_TIMEOUT		10000	/* ms for one run of orch-null, the
 					   floor */
 #define CONTROL_LOCAL_TIMEOUT	15000	/* ms between lines of the local
