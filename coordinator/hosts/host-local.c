@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,14 +252,17 @@ static int
 local_push(struct host *h, const char *path, const char *sha, int executable,
     char *err, size_t errlen)
 {
-	char	dst[PATH_MAX], tmp[PATH_MAX], buf[1 << 16];
-	ssize_t	n;
-	int	in = -1, out = -1, r = -1, saved;
+	static atomic_uint	pushes;
+	char			dst[PATH_MAX], tmp[PATH_MAX], buf[1 << 16];
+	ssize_t			n;
+	int			in = -1, out = -1, r = -1, saved;
 
+	/* One name per push: two hosts' threads of one workdir share a pid. */
 	if (snprintf(dst, sizeof dst, "%s/cache/%s", h->facts.workdir, sha) >=
 	    (int)sizeof dst ||
-	    snprintf(tmp, sizeof tmp, "%s/cache/.tmp-%s-%ld", h->facts.workdir,
-	    sha, (long)getpid()) >= (int)sizeof tmp) {
+	    snprintf(tmp, sizeof tmp, "%s/cache/.tmp-%s-%ld-%u",
+	    h->facts.workdir, sha, (long)getpid(),
+	    atomic_fetch_add(&pushes, 1)) >= (int)sizeof tmp) {
 		snprintf(err, errlen, "workdir path too long");
 		return (-1);
 	}
