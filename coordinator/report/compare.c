@@ -1287,6 +1287,50 @@ cmp_json_run(FILE *f, const struct dataset *ds, const char *dir)
 	fputs("}", f);
 }
 
+/*
+ * A compare.json row's host, bench, metric and variant members; sep goes
+ * before the first ("" when they open the row).
+ */
+static void
+cmp_json_where(const struct cmp *c, const struct cmp_row *r,
+    const char *sep, FILE *f)
+{
+	fprintf(f, "%s\"host\": ", sep);
+	json_str(f, c->new->hosts[r->nh].name);
+	fputs(", \"bench\": ", f);
+	json_str(f, c->new->benches[r->nb].name);
+	fputs(", \"metric\": ", f);
+	json_str(f, c->new->benches[r->nb].metrics[0]);
+	fputs(", \"variant\": ", f);
+	json_str(f, c->new->variants[r->nv]);
+}
+
+/* A row's ratio, its interval's ends under the names given, its verdict. */
+static void
+cmp_json_interval(FILE *f, double ratio, const char *lo_name, double lo,
+    const char *hi_name, double hi, enum stats_verdict verdict)
+{
+	json_num(f, ratio);
+	fprintf(f, ", \"%s\": ", lo_name);
+	json_num(f, lo);
+	fprintf(f, ", \"%s\": ", hi_name);
+	json_num(f, hi);
+	fputs(", \"verdict\": ", f);
+	json_str(f, stats_verdict_name(verdict));
+}
+
+/* A list of strings, the items of a compare.json array. */
+static void
+cmp_json_strings(FILE *f, char *const *v, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_str(f, v[i]);
+	}
+}
+
 /* compare.json's relative rows: the list's items. */
 static void
 cmp_json_rel(const struct cmp *c, FILE *f)
@@ -1298,25 +1342,39 @@ cmp_json_rel(const struct cmp *c, FILE *f)
 	for (i = 0; i < c->nrel; i++) {
 		q = &c->rel[i];
 		r = &c->rows[q->row];
-		fputs(i ? ",\n    {\"host\": " : "\n    {\"host\": ", f);
-		json_str(f, c->new->hosts[r->nh].name);
-		fputs(", \"bench\": ", f);
-		json_str(f, c->new->benches[r->nb].name);
-		fputs(", \"metric\": ", f);
-		json_str(f, c->new->benches[r->nb].metrics[0]);
-		fputs(", \"variant\": ", f);
-		json_str(f, c->new->variants[r->nv]);
+		fputs(i ? ",\n    {" : "\n    {", f);
+		cmp_json_where(c, r, "", f);
 		fputs(", \"reference\": ", f);
 		json_str(f, c->new->variants[q->nw]);
 		fprintf(f, ", \"old_rounds\": %zu, \"new_rounds\": %zu, "
 		    "\"ratio\": ", q->nold, q->nnew);
-		json_num(f, q->ratio);
-		fputs(", \"ci_low\": ", f);
-		json_num(f, q->lo);
-		fputs(", \"ci_high\": ", f);
-		json_num(f, q->hi);
-		fputs(", \"verdict\": ", f);
-		json_str(f, stats_verdict_name(q->verdict));
+		cmp_json_interval(f, q->ratio, "ci_low", q->lo, "ci_high",
+		    q->hi, q->verdict);
+		fputs("}", f);
+	}
+}
+
+/* compare.json's absolute rows: the list's items. */
+static void
+cmp_json_abs(const struct cmp *c, FILE *f)
+{
+	const struct cmp_row	*r;
+	char			 nb[256];
+	size_t			 i;
+
+	for (i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", f);
+		json_str(f, cmp_group(c, r));
+		cmp_json_where(c, r, ", ", f);
+		fprintf(f, ", \"old_runs\": %zu, \"new_runs\": %zu, "
+		    "\"ratio\": ", r->nold, r->nnew);
+		cmp_json_interval(f, r->ratio, "lo", r->lo, "hi", r->hi,
+		    r->verdict);
+		fputs(", \"files\": ", f);
+		json_str(f, r->same_files ? "same" : "changed");
+		fputs(", \"note\": ", f);
+		json_str(f, cmp_note(c, r, nb, sizeof nb));
 		fputs("}", f);
 	}
 }
@@ -1326,9 +1384,6 @@ static int
 cmp_json(const void *arg, FILE *f)
 {
 	const struct cmp	*c = arg;
-	const struct cmp_row	*r;
-	char			 nb[256];
-	size_t			 i;
 
 	fputs("{\n  \"old\": ", f);
 	cmp_json_run(f, c->old, c->old_dir);
@@ -1337,48 +1392,16 @@ cmp_json(const void *arg, FILE *f)
 	fprintf(f, ",\n  \"family_size\": %zu,\n  \"level\": ", c->family);
 	json_num(f, c->level);
 	fputs(",\n  \"warnings\": [", f);
-	for (i = 0; i < c->nwarn; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_str(f, c->warn[i]);
-	}
+	cmp_json_strings(f, c->warn, c->nwarn);
 	fputs(c->nwarn ? "\n  ],\n  \"not_compared\": [" :
 	    "],\n  \"not_compared\": [", f);
-	for (i = 0; i < c->nonly; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_str(f, c->only[i]);
-	}
+	cmp_json_strings(f, c->only, c->nonly);
 	fputs(c->nonly ? "\n  ],\n  \"relative\": [" :
 	    "],\n  \"relative\": [", f);
 	cmp_json_rel(c, f);
 	fputs(c->nrel ? "\n  ],\n  \"comparisons\": [" :
 	    "],\n  \"comparisons\": [", f);
-	for (i = 0; i < c->nrows; i++) {
-		r = &c->rows[i];
-		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", f);
-		json_str(f, cmp_group(c, r));
-		fputs(", \"host\": ", f);
-		json_str(f, c->new->hosts[r->nh].name);
-		fputs(", \"bench\": ", f);
-		json_str(f, c->new->benches[r->nb].name);
-		fputs(", \"metric\": ", f);
-		json_str(f, c->new->benches[r->nb].metrics[0]);
-		fputs(", \"variant\": ", f);
-		json_str(f, c->new->variants[r->nv]);
-		fprintf(f, ", \"old_runs\": %zu, \"new_runs\": %zu, "
-		    "\"ratio\": ", r->nold, r->nnew);
-		json_num(f, r->ratio);
-		fputs(", \"lo\": ", f);
-		json_num(f, r->lo);
-		fputs(", \"hi\": ", f);
-		json_num(f, r->hi);
-		fputs(", \"verdict\": ", f);
-		json_str(f, stats_verdict_name(r->verdict));
-		fputs(", \"files\": ", f);
-		json_str(f, r->same_files ? "same" : "changed");
-		fputs(", \"note\": ", f);
-		json_str(f, cmp_note(c, r, nb, sizeof nb));
-		fputs("}", f);
-	}
+	cmp_json_abs(c, f);
 	fputs(c->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
 	return (ferror(f) ? -1 : 0);
 }
