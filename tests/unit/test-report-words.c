@@ -31,6 +31,7 @@
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/history.h"
 #include "coordinator/store/record.h"
+#include "tests/unit/synth.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -44,10 +45,6 @@ struct gen {
 	double		 a_ns, b_ns;	/* A's and B's wall time, about */
 	const char	*text;		/* the suite's text; NULL: a stub */
 	const char	*bench;		/* its bench; NULL: "run" */
-};
-
-static const char *const rendered[] = {
-	"samples.csv", "summary.json", "report.md", "report.html", "answer.md"
 };
 
 /* Reads a whole file; returns its bytes (NUL-terminated) or NULL. */
@@ -69,23 +66,6 @@ slurp(const char *dir, const char *name)
 	buf[n] = '\0';
 	fclose(f);
 	return (buf);
-}
-
-/* Removes a directory the tests filled with a record and its reports. */
-static void
-tmpdir_free(char *d)
-{
-	char	path[1024];
-	size_t	i;
-
-	snprintf(path, sizeof path, "%s/%s", d, RECORD_FILE);
-	unlink(path);
-	for (i = 0; i < NELEM(rendered); i++) {
-		snprintf(path, sizeof path, "%s/%s", d, rendered[i]);
-		unlink(path);
-	}
-	rmdir(d);
-	free(d);
 }
 
 /* Writes one sample of wall time ns (status 0) as round r. */
@@ -126,8 +106,7 @@ gen_render(const struct gen *g)
 	uint32_t		 r, seq = 0;
 	size_t			 k;
 
-	assert_non_null(dir = strdup("/tmp/orch-test-words.XXXXXX"));
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(dir = synth_tmpdir_new("words"));
 	memset(&s, 0, sizeof s);
 	memset(vars, 0, sizeof vars);
 	memset(bs, 0, sizeof bs);
@@ -246,7 +225,7 @@ test_below_floor(void **state)
 	    "floor (2.000 ms) … ");
 	expect_in("A's row", row, "| - | - |");
 	free(text);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /*
@@ -275,7 +254,7 @@ test_auto_rounds(void **state)
 	text = slurp(dir, "answer.md");
 	expect_in("answer.md", text, "; 15 rounds, seed");
 	free(text);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* Returns the forest plot's axis ends, from its first and last tick. */
@@ -324,7 +303,7 @@ test_forest_axis(void **state)
 	assert_true(n >= 2);
 	expect_in("report.html", html, "0.332 [");
 	free(html);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /* A one-line run's suite text: A runs /usr/bin/CMD_A, B /usr/bin/CMD_B. */
@@ -398,8 +377,8 @@ test_oneline_series(void **state)
 	unlink(path);
 	snprintf(path, sizeof path, "%s/%s-shm", d1, HISTORY_FILE);
 	unlink(path);
-	tmpdir_free(d1);
-	tmpdir_free(d2);
+	synth_tmpdir_free(d1);
+	synth_tmpdir_free(d2);
 }
 
 /*
@@ -432,7 +411,7 @@ test_answer_typical(void **state)
 	free(buf);
 	analysis_free(an);
 	dataset_free(ds);
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 /*
@@ -459,7 +438,7 @@ test_answer_md_escape(void **state)
 		    "[click\\](http://x)");
 		free(text);
 	}
-	tmpdir_free(dir);
+	synth_tmpdir_free(dir);
 }
 
 int
