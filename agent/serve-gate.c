@@ -84,14 +84,17 @@ serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
     char *reason, size_t len)
 {
 	struct proto_msg	msg;
-	uint32_t		cores = facts_cores();
-	double			load, others, limit = plan->max_load * cores;
+	uint32_t		cores;
+	double			load, others, limit;
 	int64_t			start = util_now_ms(), waited;
 	int			backoff = 1000, r, told = 0;
 	char			detail[256];
 
+	/* Gate off: not even the cores are read (this is before every step). */
 	if (plan->max_load <= 0)
 		return (0);
+	cores = facts_cores();
+	limit = plan->max_load * cores;
 	for (;;) {
 		serve_gate_self_load(s, 0);
 		load = facts_load1();

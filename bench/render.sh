@@ -86,11 +86,14 @@ given with each table).
 |---|---|---|---|
 EOF
 s floor '.data as $d |
-  "| 1 | harness floor: orch per-sample wall within 1.2x of a bare posix_spawn+wait4 loop | \($d.ratio_orch_bare | x) (blocks'\'' quartiles \($d.iqr_orch_bare[0] | f(2))–\($d.iqr_orch_bare[1] | f(2))); no-op: orch \($d.orch_median_ns | us), bare loop \($d.bare_median_ns | us) | \(met($d.ratio_orch_bare <= 1.2)) |",
+  "| 1 | harness floor: orch per-sample wall within 1.05x of a bare posix_spawn+wait4 loop | \($d.ratio_orch_bare | x) (blocks'\'' quartiles \($d.iqr_orch_bare[0] | f(2))–\($d.iqr_orch_bare[1] | f(2))); no-op: orch \($d.orch_median_ns | us), bare loop \($d.bare_median_ns | us) | \(met($d.ratio_orch_bare <= 1.05)) |",
   "| 1 | harness floor: no worse than `hyperfine -N` | \($d.ratio_orch_hf | x) of hyperfine (quartiles \($d.iqr_orch_hf[0] | f(2))–\($d.iqr_orch_hf[1] | f(2)); orch at or under hyperfine in \($d.blocks_orch_le_hf) of \($d.K) blocks); hyperfine \($d.hf_median_ns | us) | \(met($d.ratio_orch_hf <= 1.0)) |",
-  (if $d.pin_ratio_orch_bare then "| 1 | … the same, everything on one CPU (`taskset -c 1`) | \($d.pin_ratio_orch_bare | x) of the bare loop, \($d.pin_ratio_orch_hf | x) of hyperfine | \(met($d.pin_ratio_orch_bare <= 1.2 and $d.pin_ratio_orch_hf <= 1.0)) |" else empty end),
+  (if $d.pin_ratio_orch_bare then "| 1 | … the same, everything on one CPU (`taskset -c 1`) | \($d.pin_ratio_orch_bare | x) of the bare loop, \($d.pin_ratio_orch_hf | x) of hyperfine | \(met($d.pin_ratio_orch_bare <= 1.05 and $d.pin_ratio_orch_hf <= 1.0)) |" else empty end),
   "| 1 | the floor program (`orch-null`, the `(floor)` rows) within 1.2x of the bare loop on it | \($d.ratio_floor_barenull | x) (\($d.floor_median_ns | us) vs \($d.barenull_median_ns | us)) | \(met($d.ratio_floor_barenull <= 1.2)) |",
   "| 1 | the agent blocks while a benchmark runs (no polling) | agent CPU \($d.agent_cpu_per_sample_ns | us) per sample (bare loop \($d.bare_cpu_ns | us)); 10-round runs, per sample: no-op \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end) and \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) wake-ups, 20 ms sleeper \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end) and \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) | \(met(if $d.samples_short and $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep) <= 1.5 * ($d.agent_nvcsw_short / $d.samples_short) + 1 else null end)) |"'
+s whole '.data as $d |
+  "| 1b | a one-line run of two short commands (`true`, `true`; \($d.rounds) rounds), start to exit, within 1.5x of `hyperfine -N --runs \($d.rounds)` | \($d.ratio | x) (median of \($d.K) interleaved blocks, blocks \($d.ratio_range[0] | f(2))–\($d.ratio_range[1] | f(2))); orch \($d.orch_ns | ms), hyperfine \($d.hf_ns | ms) | \(met($d.ratio <= 1.5)) |",
+  "| 1b | `true` vs `/bin/echo x` as a one-line run: decided (`worse`), never `invalid` or `better` | `worse` in \($d.short_decided) of \($d.short | length) runs (\($d.short | map(.verdict) | join(", "))); hyperfine'\''s ratio of medians beside each: \($d.short | map(.hf_ratio | f(2)) | join(", ")) | \(met($d.short_decided == ($d.short | length) and $d.short_bad == 0)) |"'
 s agree '.data as $d | ($d.pairs | map("<!-- orch bench/records/agree-\(.k)" as $m | "\($m) field=ratio -->\(.orch_ratio | f(3))<!-- /orch --> [\($m) field=ci_low -->\(.orch_lo | f(3))<!-- /orch -->, \($m) field=ci_high -->\(.orch_hi | f(3))<!-- /orch -->] vs \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3))") | join("; ")) as $t |
   "| 2 | ratio agrees with hyperfine within the two intervals (gzip -9 / gzip -1) | \($t) | \(met($d.agree)) |"'
 s fanout '.data as $d |
@@ -133,7 +136,7 @@ j floor 'header, .data as $d |
 "",
 "Orch over `spawn-like`: \($d.ratio_orch_like | x) — what the rest of orch (protocol, journal, coordinator, all between samples) adds inside the measured interval.\n",
 (if $d.pin_ratio_orch_bare then "**On one CPU.** The same three with everything under `taskset -c 1`, \($d.pinned | length) blocks: orch \($d.pin_orch_median_ns | us), bare loop \($d.pin_bare_median_ns | us), hyperfine \($d.pin_hf_median_ns | us) — orch at **\($d.pin_ratio_orch_bare | x) of the bare loop and \($d.pin_ratio_orch_hf | x) of hyperfine**. (What is known of the rest: below.)\n" else empty end),
-"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn. Between two samples the agent journals the sample (a write followed by `fsync`: one synchronous 193-byte append takes \($d.fsync_ns | us) on this disk, by `dd oflag=dsync`), seals and sends it, waits for the coordinator to record and acknowledge it, and journals the next attempt'\''s start (a write).\n",
+"End to end, orch spends \($d.per_sample_run_ns | us) of wall time per sample (the whole `orch run`, start-up included, over every sample and floor run) where the bare loop spends \($d.per_spawn_bare_loop_ns | us) per spawn. Between two samples the agent journals the sample and the next attempt'\''s start (writes); at a round'\''s end it syncs the round'\''s journal records with one `fsync` (one synchronous 193-byte append takes \($d.fsync_ns | us) on this disk, by `dd oflag=dsync`), seals and sends the round'\''s samples, and waits for the coordinator to record and acknowledge them before the next round.\n",
 "**The agent'\''s own cost.** `bench/agent-cpu.c` stands in for `orch-agent` (via `ORCH_AGENT`) and reads the CPU time and voluntary context switches of the agent with its children from `wait4`; the children'\''s share (every sample'\''s `user_ns + sys_ns` and `nvcsw`, which orch records from the same accounting) is subtracted.\n",
 "| run | samples | agent CPU | per sample | agent wake-ups (nvcsw) | per sample |",
 "|---|---:|---:|---:|---:|---:|",
@@ -142,6 +145,24 @@ j floor 'header, .data as $d |
 "",
 "Per additional sample (the long blocks minus the 10-round runs, so start-up cancels): **\($d.agent_cpu_per_sample_ns | us) of agent CPU and \($d.agent_nvcsw_per_sample | f(1)) wake-ups**; the bare loop spends \($d.bare_cpu_ns | us) of its own CPU per spawn, `spawn-like` \($d.like_cpu_ns | us). The sleeper samples last \(if $d.samples_sleep then ($d.sleep_children_wall_ns / $d.samples_sleep | ms) else "n/a" end) on average, yet cost the agent about what a no-op does: the agent sleeps in `poll()` until the child exits (SIGCHLD self-pipe) — it does not poll on a timer.\n"'
 note floor
+echo
+
+# ---------------------------------------------------------------------
+echo "## 1b. A one-line run's cost"
+echo
+j whole 'header, .data as $d |
+"The whole `orch run` of a one-line run of `true` and `true` (\($d.rounds) rounds: \($d.rounds) measured runs of each, start to exit, the reports included), against `hyperfine -N --runs \($d.rounds) true true` (the same count of measured runs), in \($d.K) interleaved blocks (the order alternates every block); wall time of each from the shell. A one-line run does not subtract the harness floor, so it runs the floor program in rounds 1–5 and every 10th round after (\($d.floor_runs) floor runs here), not every round.\n",
+"| block | orch run | hyperfine | orch/hyperfine | floor runs | load |",
+"|---:|---:|---:|---:|---:|---:|",
+($d.blocks[] | "| \(.k) | \(.orch_ns | ms) | \(.hf_ns | ms) | \(.orch_ns / .hf_ns | f(2)) | \(.floor_runs) | \(.load) |"),
+"| **median** | **\($d.orch_ns | ms)** | **\($d.hf_ns | ms)** | **\($d.ratio | x)** | | |",
+"",
+"**Short commands decided.** `orch run --rounds=\($d.rounds) -- true '\''/bin/echo x'\''`, three runs, each beside `hyperfine -N --runs \($d.rounds)` of the same two commands:\n",
+"| run | compared quantity (orch'\''s words) | orch ratio [95% CI] | verdict | hyperfine ratio of medians | load |",
+"|---:|---|---|---|---:|---:|",
+($d.short | to_entries[] | "| \(.key) | \(.value.quantity) | \(.value.ratio | f(3)) [\(.value.ci[0] | f(3)), \(.value.ci[1] | f(3))] | \(.value.verdict) | \(.value.hf_ratio | f(3)) | \(.value.load) |"),
+""'
+note whole
 echo
 
 # ---------------------------------------------------------------------

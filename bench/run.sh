@@ -4,6 +4,9 @@
 #
 #   floor   harness floor: orch vs a bare posix_spawn+wait4 loop vs hyperfine -N;
 #           the agent's CPU per sample, noop vs a 20 ms sleeper
+#   whole   a one-line run of true and true, start to exit, vs hyperfine -N
+#           (the same count of runs); true vs /bin/echo x: orch's verdict in
+#           three runs, hyperfine's ratio beside each
 #   agree   gzip -1 vs gzip -9: orch's ratio and interval vs hyperfine's;
 #           keeps orch's records in bench/records/agree-K (committed: the
 #           document's marks quote them, make check-docs checks them)
@@ -230,12 +233,12 @@ EOF
 	fi
 
 	# What one synchronous journal write costs on this disk (the agent
-	# journals twice per sample, each write followed by fsync).
+	# writes its journal records as it goes and syncs them once a round).
 	local fs
 	fs=$(dd if=/dev/zero of="$ORCH_WORKDIR/fsync-probe" bs=193 count=200 oflag=dsync 2>&1 |
 	    awk '/copied/ {for (i = 1; i <= NF; i++) if ($i ~ /^s,?$/) {print $(i-1) * 1e9 / 200; exit}}')
 	rm -f "$ORCH_WORKDIR/fsync-probe"
-	cmd "dd if=/dev/zero of=WORKDIR/fsync-probe bs=193 count=200 oflag=dsync  # one synchronous 193-byte append, as the agent's journal does per sample"
+	cmd "dd if=/dev/zero of=WORKDIR/fsync-probe bs=193 count=200 oflag=dsync  # one synchronous 193-byte append, as the agent's journal does once a round"
 	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") --slurpfile pinned <(jq -s . "$d/pinned.jsonl") \
 	    --argjson fsync "${fs:-null}" "$JQ_LIB"'
 	  . as $b | ($agent[0]) as $a |
@@ -288,6 +291,74 @@ EOF
 	    samples_sleep: ($sleep | map(.samples) | median),
 	    sleep_children_wall_ns: ($sleep | map(.children_wall_ns) | median),
 	    K: ($b | length) }' "$d/blocks.jsonl" > "$d/data.json"
+	section_end "$d/data.json"
+}
+
+# ======================================================================
+# 1b. A one-line run's cost: the whole run against hyperfine's, and a
+# short command decided
+# ======================================================================
+sec_whole() {
+	local K R k i t0 d ECHO
+	section_begin whole "A one-line run's cost: the whole run of two short commands vs hyperfine -N, and true vs /bin/echo x decided"
+	K=$(q 5 3)		# interleaved blocks
+	R=$(q 100 30)		# rounds of orch = runs per command of hyperfine
+	d=$SECTION_DIR
+	ECHO=/bin/echo
+	cmd "bin/orch run --max-load=0 --out=DIR --rounds=$R -- true true  # start to exit, reports included"
+	cmd "hyperfine -N --style none --runs $R true true"
+	cmd "bin/orch run --max-load=0 --out=DIR --rounds=$R -- true '$ECHO x'  # 3 runs: the verdict of each"
+	cmd "hyperfine -N --style none --runs $R --export-json FILE true '$ECHO x'"
+	: > "$d/blocks.jsonl"
+	# Warm the cache: the first run hashes true into the agent's cache.
+	orch_run "$d/warm" --rounds=2 -- true true
+	for ((k = 0; k < K; k++)); do
+		for ((i = 0; i < 2; i++)); do
+			case $(( (k + i) % 2 )) in
+			0)	t0=$(now_ns)
+				orch_run "$d/orch.$k" --rounds="$R" -- true true ||
+				    echo "orch block $k failed" >&2
+				echo $(( $(now_ns) - t0 )) > "$d/orch.$k.ns" ;;
+			1)	t0=$(now_ns)
+				hyperfine -N --style none --runs "$R" true true \
+				    > /dev/null 2>&1
+				echo $(( $(now_ns) - t0 )) > "$d/hf.$k.ns" ;;
+			esac
+		done
+		jq -n -c --argjson k "$k" --argjson load "$(load1)" \
+		    --argjson orch "$(cat "$d/orch.$k.ns")" \
+		    --argjson hf "$(cat "$d/hf.$k.ns")" \
+		    --argjson floors "$(csv_values "$d/orch.$k/samples.csv" '(floor)' wall_ns | wc -l)" \
+		    '{k: $k, load: $load, orch_ns: $orch, hf_ns: $hf, floor_runs: $floors}' >> "$d/blocks.jsonl"
+		printf '  block %d: orch %s ms, hyperfine %s ms\n' "$k" \
+		    "$(( $(cat "$d/orch.$k.ns") / 1000000 ))" "$(( $(cat "$d/hf.$k.ns") / 1000000 ))" >&2
+	done
+	# true vs /bin/echo x: orch's verdict, three runs, each beside a
+	# hyperfine run of the same two commands.
+	: > "$d/short.jsonl"
+	for ((k = 0; k < 3; k++)); do
+		orch_run "$d/short.$k" --rounds="$R" -- true "$ECHO x" ||
+		    echo "orch short run $k failed" >&2
+		hyperfine -N --style none --runs "$R" --export-json "$d/shorthf.$k.json" \
+		    true "$ECHO x" > /dev/null 2>&1
+		jq -n -c --argjson load "$(load1)" --slurpfile o "$d/short.$k/summary.json" \
+		    --slurpfile h "$d/shorthf.$k.json" \
+		    --arg quantity "$(sed -n 's/^  compared on local: //p' "$d/short.$k.log" | head -1)" \
+		    '([$o[0].comparisons[] | select(.primary)][0]) as $c |
+		    {load: $load, quantity: $quantity,
+		      verdict: $c.verdict, ratio: $c.ratio, ci: [$c.ci_low, $c.ci_high],
+		      hf_ratio: ($h[0].results[1].median / $h[0].results[0].median)}' >> "$d/short.jsonl"
+	done
+	jq -s --slurpfile short <(jq -s . "$d/short.jsonl") "$JQ_LIB"'
+	  . as $b | {blocks: $b, rounds: '"$R"', K: ($b | length),
+	    orch_ns: ($b | map(.orch_ns) | median), hf_ns: ($b | map(.hf_ns) | median),
+	    ratio: ($b | map(.orch_ns / .hf_ns) | median),
+	    ratio_range: ($b | map(.orch_ns / .hf_ns) | [min, max]),
+	    floor_runs: ($b | map(.floor_runs) | median),
+	    short: $short[0],
+	    short_decided: ($short[0] | map(select(.verdict == "worse")) | length),
+	    short_bad: ($short[0] | map(select(.verdict == "invalid" or .verdict == "better")) | length)}' \
+	    "$d/blocks.jsonl" > "$d/data.json"
 	section_end "$d/data.json"
 }
 
@@ -1048,7 +1119,7 @@ sec_auto() {
 }
 
 # ======================================================================
-ALL="floor agree fanout push power scale auto"
+ALL="floor whole agree fanout push power scale auto"
 SECTIONS=${*:-$ALL}
 for s in $SECTIONS; do
 	case " $ALL " in *" $s "*) ;; *) die "unknown section '$s' (one of: $ALL)" ;; esac

@@ -370,7 +370,7 @@ void
 host_close(struct host *h)
 {
 	struct proto_msg	msg;
-	struct timespec		ts = { 0, 20 * 1000 * 1000 };
+	struct timespec		ts = { 0, 1000 * 1000 };
 	char			err[CHAN_ERR_LEN];
 	int			i, was;
 
@@ -389,9 +389,11 @@ host_close(struct host *h)
 		else {
 			/*
 			 * Let the agent take its BYE and go before its stdin
-			 * closes: a closed stdin alone means "carry on".
+			 * closes: a closed stdin alone means "carry on". Looked
+			 * at every millisecond: it goes in one or two, and a
+			 * coarser step was most of a short run's end.
 			 */
-			for (i = 0; i < HOST_BYE_WAIT / 20 && h->ops != NULL &&
+			for (i = 0; i < HOST_BYE_WAIT && h->ops != NULL &&
 			    h->ops->alive(h); i++)
 				nanosleep(&ts, NULL);
 		}

@@ -15,6 +15,11 @@
 #include "proto/log.h"
 #include "proto/xmalloc.h"
 
+/* A floor not subtracted: every round of the first FLOOR_DENSE, then one
+ * round in FLOOR_EVERY (run_plan_floor_round). */
+#define FLOOR_DENSE	5
+#define FLOOR_EVERY	10
+
 /* Replaces each {file:NAME} in arg with the file's path in the host's cache. */
 static char *
 run_plan_subst(struct run_host *rh, const struct suite_bench *b, size_t dbase,
@@ -274,8 +279,25 @@ run_plan_floor(struct run_host *rh, uint32_t *cmd)
 }
 
 /*
+ * Returns 1 when round r takes a floor run. A floor subtracted from every
+ * sample (subtract_floor = yes) is run every round: its median is part of
+ * each result. One only reported (subtract_floor = no, as a one-line run
+ * has it) is run in the first FLOOR_DENSE rounds and every FLOOR_EVERY-th
+ * after: enough runs for its median and spread, where a floor every round
+ * made a third of a short command's run (issue 30). Fixed by the round
+ * alone, so a resume builds the same plan.
+ */
+static int
+run_plan_floor_round(const struct suite *s, uint32_t r)
+{
+	if (s->subtract_floor)
+		return (1);
+	return (r <= FLOOR_DENSE || r % FLOOR_EVERY == 0);
+}
+
+/*
  * Fills the plan's steps from the shared order: with a floor, its run
- * first in each round.
+ * first in each round that takes one (run_plan_floor_round).
  */
 static void
 run_plan_steps(struct run *run, struct run_host *rh, int has_floor,
@@ -288,7 +310,8 @@ run_plan_steps(struct run *run, struct run_host *rh, int has_floor,
 	p->steps = xcalloc(run->norder + s->rounds + 1, sizeof *p->steps);
 	for (i = 0; i < run->norder; i++) {
 		if (has_floor && run->order[i].round > 0 && (i == 0 ||
-		    run->order[i - 1].round != run->order[i].round)) {
+		    run->order[i - 1].round != run->order[i].round) &&
+		    run_plan_floor_round(s, run->order[i].round)) {
 			p->steps[p->nsteps].cmd = floor_cmd;
 			p->steps[p->nsteps].round = run->order[i].round;
 			p->nsteps++;
@@ -343,7 +366,7 @@ run_plan_build(struct run *run, struct run_host *rh)
 		memcpy(p->files[i], rh->files[i].sha, PROTO_SHA_HEX);
 	run_plan_cmds(run, rh);
 	run_plan_hooks(run, rh);
-	/* The floor: orch-null from the agent's cache, once per round. */
+	/* The floor: orch-null from the agent's cache, first in a round. */
 	has_floor = run_plan_floor(rh, &floor_cmd);
 	run_plan_steps(run, rh, has_floor, floor_cmd);
 	snprintf(p->counters, sizeof p->counters, "%s", s->counters);

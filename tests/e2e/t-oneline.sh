@@ -22,6 +22,9 @@ expect_eq "reference (the first command)" "$(jq -r .reference "$S")" "hashloop_-
 expect_eq "compared" "$(jq -r '[.comparisons[].variant] | unique | join(" ")' "$S")" "printf_n_s_n_1_2"
 expect_eq "bench" "$(jq -r '[.comparisons[].bench] | unique | join(" ")' "$S")" cmd
 expect_eq "results" "$(jq '[.results[] | select(.n == 6)] | length' "$S")" 2
+# The floor is not subtracted here, so it is run in rounds 1-5 and every
+# 10th after (docs/performance.md), not in round 6.
+expect_eq "floor runs (rounds 1-5)" "$(awk -F, '$4=="(floor)" && $11=="wall_ns" && $10=="ok" {print $6}' "$OUT/samples.csv" | sort -n | tr '\n' ' ')" "1 2 3 4 5 "
 # The recorded suite is a file in DIR, and parses back to the same runs.
 [ -s "$OUT/suite.ini" ] || fail "no $OUT/suite.ini"
 expect_grep '^bin = /usr/bin/printf$' "$OUT/suite.ini"
