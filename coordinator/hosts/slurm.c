@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -230,30 +231,58 @@ slurm_id_ok(const char *s)
 static void
 slurm_cancel_name(const struct inventory_slurm *c, const char *name)
 {
-	struct slurm_out	*o = xmalloc(sizeof *o);
-	char			*av[4], *cause = NULL;
+	struct slurm_out	*o;
+	struct passwd		*pw;
+	char			*av[6], *cause = NULL, user[64];
 
+	/* Only our own jobs of that name: never another user's. */
+	if ((pw = getpwuid(getuid())) == NULL || !slurm_word_ok(pw->pw_name,
+	    "", sizeof user))
+		return;
+	snprintf(user, sizeof user, "%s", pw->pw_name);
+	o = xmalloc(sizeof *o);
 	av[0] = (char *)(uintptr_t)"scancel";
 	av[1] = (char *)(uintptr_t)"-n";
 	av[2] = (char *)(uintptr_t)name;
-	av[3] = NULL;
+	av[3] = (char *)(uintptr_t)"-u";
+	av[4] = user;
+	av[5] = NULL;
 	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
 		free(cause);
 	free(o);
 }
 
-/*
- * Reads job's node and partition back from `squeue -h -j ID -o
- * %i|%N|%P|%T`: one line, our id, RUNNING, a valid node and partition.
- * Returns 0, or -1 with *cause.
- */
-static int
+/* Parses squeue's line for job (see slurm.h). */
+int
+slurm_parse_job(char *text, struct slurm_job *job, char *state, size_t slen)
+{
+	char	*f[5], *s = text, *nl;
+	size_t	 n = 0;
+
+	if ((nl = strchr(text, '\n')) != NULL && nl[1] == '\0')
+		*nl = '\0';
+	if (strchr(text, '\n') != NULL)
+		return (-1);
+	for (; n < 5 && (f[n] = strsep(&s, "|")) != NULL; n++)
+		;
+	if (n != 4 || strcmp(f[0], job->id) != 0 ||
+	    !slurm_word_ok(f[1], "", sizeof job->node) ||
+	    !slurm_word_ok(f[2], "", sizeof job->partition) ||
+	    !slurm_word_ok(f[3], "", slen))
+		return (-1);
+	snprintf(job->node, sizeof job->node, "%s", f[1]);
+	snprintf(job->partition, sizeof job->partition, "%s", f[2]);
+	snprintf(state, slen, "%s", f[3]);
+	return (0);
+}
+
+/* Reads job's node and partition back from squeue (see slurm.h). */
+int
 slurm_read_job(const struct inventory_slurm *c, const char *host,
     struct slurm_job *job, char **cause)
 {
 	struct slurm_out	*o = xmalloc(sizeof *o);
-	char			*av[7], *f[5], *s, *nl;
-	size_t			 n = 0;
+	char			*av[7], state[32];
 	int			 r = -1;
 
 	av[0] = (char *)(uintptr_t)"squeue";
@@ -263,31 +292,117 @@ slurm_read_job(const struct inventory_slurm *c, const char *host,
 	av[4] = (char *)(uintptr_t)"-o";
 	av[5] = (char *)(uintptr_t)"%i|%N|%P|%T";
 	av[6] = NULL;
+	if (!slurm_id_ok(job->id)) {
+		xasprintf(cause, "%s: bad job id '%.32s'", host, job->id);
+		goto out;
+	}
 	if (slurm_run(av, c->timeout_s, o, cause) != 0)
 		goto out;
+	if (o->status != 0 && strstr(o->err, "Invalid job id") != NULL) {
+		xasprintf(cause, "%s: job %s: Slurm no longer knows it (its "
+		    "allocation ended)", host, job->id);
+		goto out;
+	}
 	if (o->status != 0) {
 		xasprintf(cause, "%s: squeue -j %s: %s", host, job->id,
 		    slurm_last(o));
 		goto out;
 	}
-	if ((nl = strchr(o->out, '\n')) != NULL && nl[1] == '\0')
-		*nl = '\0';
-	for (s = o->out; n < 5 && (f[n] = strsep(&s, "|")) != NULL; n++)
-		;
-	if (n != 4 || strchr(o->out, '\n') != NULL ||
-	    strcmp(f[0], job->id) != 0 || strcmp(f[3], "RUNNING") != 0 ||
-	    !slurm_word_ok(f[1], "", sizeof job->node) ||
-	    !slurm_word_ok(f[2], "", sizeof job->partition)) {
-		xasprintf(cause, "%s: squeue -j %s: unexpected output (want "
-		    "one line ID|NODE|PARTITION|RUNNING)", host, job->id);
+	if (o->outlen == 0) {
+		xasprintf(cause, "%s: job %s: Slurm no longer lists it (its "
+		    "allocation ended)", host, job->id);
 		goto out;
 	}
-	snprintf(job->node, sizeof job->node, "%s", f[1]);
-	snprintf(job->partition, sizeof job->partition, "%s", f[2]);
+	if (slurm_parse_job(o->out, job, state, sizeof state) != 0) {
+		xasprintf(cause, "%s: squeue -j %s: unexpected output (want "
+		    "one line ID|NODE|PARTITION|STATE)", host, job->id);
+		goto out;
+	}
+	if (strcmp(state, "RUNNING") != 0) {
+		xasprintf(cause, "%s: job %s is %s, not RUNNING (its "
+		    "allocation ended)", host, job->id, state);
+		goto out;
+	}
 	r = 0;
 out:
 	free(o);
 	return (r);
+}
+
+/* True when s is a node's address: a host name, IPv4 or IPv6. */
+int
+slurm_addr_ok(const char *s, size_t len)
+{
+	return (slurm_word_ok(s, ":", len) && s[0] != '.' &&
+	    strstr(s, "..") == NULL);
+}
+
+/* Reads NodeAddr of node from scontrol's line (see slurm.h). */
+int
+slurm_parse_node_addr(const char *text, const char *node, char *addr,
+    size_t len)
+{
+	char	name[64];
+
+	if (slurm_field(text, "NodeName", name, sizeof name) != 0 ||
+	    strcmp(name, node) != 0 ||
+	    slurm_field(text, "NodeAddr", addr, len) != 0 ||
+	    !slurm_addr_ok(addr, len)) {
+		if (len > 0)
+			addr[0] = '\0';
+		return (-1);
+	}
+	return (0);
+}
+
+/* The address SSH reaches node at (see slurm.h). */
+int
+slurm_node_addr(const struct inventory_slurm *c, const char *host,
+    const char *node, char *addr, size_t len, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[6];
+	int			 r = -1;
+
+	av[0] = (char *)(uintptr_t)"scontrol";
+	av[1] = (char *)(uintptr_t)"show";
+	av[2] = (char *)(uintptr_t)"node";
+	av[3] = (char *)(uintptr_t)"-o";
+	av[4] = (char *)(uintptr_t)node;
+	av[5] = NULL;
+	if (!slurm_word_ok(node, "", 64)) {
+		xasprintf(cause, "%s: bad node name", host);
+		goto out;
+	}
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: scontrol show node %s: %s", host, node,
+		    slurm_last(o));
+		goto out;
+	}
+	if (strchr(o->out, '\n') != NULL && strchr(o->out, '\n')[1] != '\0') {
+		xasprintf(cause, "%s: scontrol show node %s: more than one "
+		    "line", host, node);
+		goto out;
+	}
+	if (slurm_parse_node_addr(o->out, node, addr, len) != 0) {
+		xasprintf(cause, "%s: scontrol show node %s: no valid NodeAddr "
+		    "(want NodeName=%s and one NodeAddr of A-Z a-z 0-9 . - :)",
+		    host, node, node);
+		goto out;
+	}
+	r = 0;
+out:
+	free(o);
+	return (r);
+}
+
+/* The default workdir of a Slurm host on node (see slurm.h). */
+void
+slurm_workdir(char *buf, size_t len, const char *node)
+{
+	snprintf(buf, len, "~/.orch/node-%s", node);
 }
 
 /* Appends opt=value to av (kept in owned) unless value is NULL or "". */
@@ -304,11 +419,12 @@ slurm_opt(char **av, size_t *n, char **owned, size_t *nown, const char *opt,
 /* Allocates one node for host (see slurm.h). */
 int
 slurm_alloc(const struct inventory_slurm_node *node, const char *host,
-    const char *name, struct slurm_job *job, char **cause)
+    const char *name, const char *comment, struct slurm_job *job,
+    char **cause)
 {
 	const struct inventory_slurm	*c = node->cluster;
 	struct slurm_out		*o = NULL;
-	char				*av[SLURM_ARGV_MAX + 1], *own[8];
+	char				*av[SLURM_ARGV_MAX + 1], *own[9];
 	char				 lim[32], *g;
 	size_t				 n = 0, nown = 0, i;
 	int				 r = -1;
@@ -334,6 +450,7 @@ slurm_alloc(const struct inventory_slurm_node *node, const char *host,
 	av[n++] = (char *)(uintptr_t)"--mem=0";
 	slurm_opt(av, &n, own, &nown, "--partition", node->partition);
 	slurm_opt(av, &n, own, &nown, "--job-name", name);
+	slurm_opt(av, &n, own, &nown, "--comment", comment);
 	slurm_opt(av, &n, own, &nown, "--time", lim);
 	slurm_opt(av, &n, own, &nown, "--account", c->account);
 	slurm_opt(av, &n, own, &nown, "--qos", c->qos);

@@ -39,13 +39,55 @@ int	slurm_word_ok(const char *s, const char *extra, size_t len);
 /*
  * Allocates one node for host (its inventory entry in node): salloc
  * --no-shell -p P -N1 --exclusive --mem=0 -J name --time, with account,
- * qos, constraint, nodelist and args, bounded by the cluster's wait (the
- * queue) plus its timeout. Fills *job from squeue. On failure cancels
- * any job of that name and returns -1 with *cause (caller frees) naming
+ * qos, comment (NULL: none), constraint, nodelist and args, bounded by
+ * the cluster's wait (the queue) plus its timeout. Fills *job from
+ * squeue. On failure cancels our jobs of that name and returns -1 with *cause (caller frees) naming
  * the host. Returns 0.
  */
 int	slurm_alloc(const struct inventory_slurm_node *node, const char *host,
-	    const char *name, struct slurm_job *job, char **cause);
+	    const char *name, const char *comment, struct slurm_job *job,
+	    char **cause);
+
+/*
+ * Parses squeue's `%i|%N|%P|%T` output for job (its id set): one line, of
+ * job's id, a node, a partition and a state, each a plain word. Fills
+ * job->node, job->partition and state[slen]. Returns 0, or -1 (nothing
+ * trusted). Cuts text.
+ */
+int	slurm_parse_job(char *text, struct slurm_job *job, char *state,
+	    size_t slen);
+
+/*
+ * Reads job (its id set) back from squeue: it must be RUNNING; fills its
+ * node and partition. Returns 0, or -1 with *cause naming the host and
+ * the job ("its allocation ended" when Slurm no longer runs it).
+ */
+int	slurm_read_job(const struct inventory_slurm *c, const char *host,
+	    struct slurm_job *job, char **cause);
+
+/* True when s is an address to reach a node at: A-Z a-z 0-9 . - : only. */
+int	slurm_addr_ok(const char *s, size_t len);
+
+/*
+ * From `scontrol show node -o` text: NodeName must be node, and the one
+ * NodeAddr an address (slurm_addr_ok); copied to addr[len]. Returns 0 or
+ * -1.
+ */
+int	slurm_parse_node_addr(const char *text, const char *node, char *addr,
+	    size_t len);
+
+/*
+ * Asks scontrol for node's NodeAddr, where SSH reaches it. Returns 0, or
+ * -1 with *cause naming the host and the node.
+ */
+int	slurm_node_addr(const struct inventory_slurm *c, const char *host,
+	    const char *node, char *addr, size_t len, char **cause);
+
+/*
+ * The workdir of a Slurm host that names none: one per node, so that
+ * nodes sharing a home directory never share a workdir.
+ */
+void	slurm_workdir(char *buf, size_t len, const char *node);
 
 /*
  * Checks that job holds its node alone: it runs, scontrol shows

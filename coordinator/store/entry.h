@@ -198,6 +198,18 @@ struct entry_opts {
 	int			 has_env_pad;	/* --env-pad was given */
 };
 
+/* "alloc": the Slurm job behind one host (run-slurm.c). */
+struct entry_alloc {
+	struct entry_str	 host, cluster, login, job_id, node, node_addr;
+	struct entry_str	 partition, constraint, workdir;
+	uint64_t		 component, timeout_s, end_s;
+};
+
+/* "release": a Slurm job was cancelled and is gone. */
+struct entry_release {
+	struct entry_str	 cluster, job_id, at;
+};
+
 /* "resume", "detach" and "end": when (at, ended). */
 struct entry_at {
 	struct entry_str	 at;
@@ -210,6 +222,7 @@ extern const struct entry_type entry_state_type, entry_hostend_type;
 extern const struct entry_type entry_plan_type, entry_label_type;
 extern const struct entry_type entry_opts_type, entry_resume_type;
 extern const struct entry_type entry_detach_type, entry_end_type;
+extern const struct entry_type entry_alloc_type, entry_release_type;
 
 /* Returns s as an entry string; NULL is "". */
 struct entry_str entry_s(const char *s);

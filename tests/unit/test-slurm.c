@@ -128,7 +128,7 @@ test_lab_alloc(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "epyc";
-	if (slurm_alloc(&n, "e", "orch-unit-a", &job, &cause) != 0)
+	if (slurm_alloc(&n, "e", "orch-unit-a", NULL, &job, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_string_equal(job.node, "n1");
 	assert_string_equal(job.partition, "epyc");
@@ -166,9 +166,9 @@ test_lab_forced(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "forced";
-	if (slurm_alloc(&n, "f1", "orch-unit-f1", &j1, &cause) != 0)
+	if (slurm_alloc(&n, "f1", "orch-unit-f1", NULL, &j1, &cause) != 0)
 		fail_msg("%s", cause);
-	if (slurm_alloc(&n, "f2", "orch-unit-f2", &j2, &cause) != 0)
+	if (slurm_alloc(&n, "f2", "orch-unit-f2", NULL, &j2, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_string_equal(j1.node, "n3");
 	assert_string_equal(j2.node, "n3");
@@ -199,7 +199,7 @@ test_lab_bad_partition(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "nope";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-x", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-x", NULL, &job, &cause),
 	    -1);
 	assert_non_null(cause);
 	assert_non_null(strstr(cause, "x: salloc -p nope: "));
@@ -210,7 +210,7 @@ test_lab_bad_partition(void **state)
 	/* login other than local: not built yet, nothing run. */
 	snprintf(c.login, sizeof c.login, "hpc-login");
 	n.partition = "epyc";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", NULL, &job, &cause),
 	    -1);
 	assert_string_equal(cause, "x: Slurm login 'hpc-login': only login = "
 	    "local is built yet");
@@ -262,7 +262,7 @@ test_lab_no_controller(void **state)
 	n.cluster = &c;
 	n.partition = "epyc";
 	t0 = util_now_ms();
-	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-z", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-z", NULL, &job, &cause),
 	    -1);
 	took = util_now_ms() - t0;
 	assert_non_null(strstr(cause, "e: salloc -p epyc: "));
