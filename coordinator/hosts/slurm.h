@@ -41,8 +41,8 @@ int	slurm_word_ok(const char *s, const char *extra, size_t len);
  * --no-shell -p P -N1 --exclusive --mem=0 -J name --time, with account,
  * qos, comment (NULL: none), constraint, nodelist and args, bounded by
  * the cluster's wait (the queue) plus its timeout. Fills *job from
- * squeue. On failure cancels our jobs of that name and returns -1 with *cause (caller frees) naming
- * the host. Returns 0.
+ * squeue. On failure cancels our jobs of that name and returns -1 with
+ * *cause (caller frees) naming the host. Returns 0.
  */
 int	slurm_alloc(const struct inventory_slurm_node *node, const char *host,
 	    const char *name, const char *comment, struct slurm_job *job,

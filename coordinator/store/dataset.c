@@ -1154,8 +1154,8 @@ rec_slurm_word(struct rec_ctx *c, const char *field, const struct entry_str *s,
 	if (i != s->len || s->len >= size || (s->len == 0 && !may_empty) ||
 	    (s->len > 0 && s->p[0] == '-')) {
 		xasprintf(&c->cause, "%s: record %zu: field '%s' is not a "
-		    "Slurm word (A-Z a-z 0-9 _ . -%s, at most %zu bytes)", c->path,
-		    c->index, field, extra, size - 1);
+		    "Slurm word (A-Z a-z 0-9 _ . -%s, at most %zu bytes)",
+		    c->path, c->index, field, extra, size - 1);
 		return (-1);
 	}
 	memcpy(buf, s->p, s->len);
