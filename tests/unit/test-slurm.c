@@ -76,6 +76,90 @@ test_word(void **state)
 	assert_true(slurm_word_ok("abc", "", 4));
 }
 
+/* squeue's ID|NODE|PARTITION|STATE line: ours, one, plain words only. */
+static void
+test_parse_job(void **state)
+{
+	static const char *const bad[] = {
+		"13|n1|epyc|RUNNING",		/* another job */
+		"12|n1|epyc|RUNNING\n12|n2|epyc|RUNNING",	/* two lines */
+		"12|n1;reboot|epyc|RUNNING",
+		"12|$(id)|epyc|RUNNING",
+		"12|-oProxyCommand=x|epyc|RUNNING",
+		"12|n1|epyc",
+		"12|n1|epyc|RUNNING|x",
+		"12|n[1-2]|epyc|RUNNING",	/* more than one node */
+		"12||epyc|RUNNING",
+		"12|n1|ep yc|RUNNING",
+		"12|n1234567890123456789012345678901234567890123456789012345"
+		    "67890123456|epyc|RUNNING",	/* over 63 bytes */
+		"",
+	};
+	struct slurm_job	 job;
+	char			 text[256], st[32];
+	size_t			 i;
+
+	(void)state;
+	memset(&job, 0, sizeof job);
+	snprintf(job.id, sizeof job.id, "12");
+	snprintf(text, sizeof text, "12|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), 0);
+	assert_string_equal(job.node, "n1");
+	assert_string_equal(job.partition, "epyc");
+	assert_string_equal(st, "RUNNING");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&job, 0, sizeof job);
+		snprintf(job.id, sizeof job.id, "12");
+		snprintf(text, sizeof text, "%s", bad[i]);
+		if (slurm_parse_job(text, &job, st, sizeof st) == 0)
+			fail_msg("took '%s'", bad[i]);
+		assert_string_equal(job.node, "");
+	}
+}
+
+/* NodeAddr from scontrol show node -o: once, of the node, an address. */
+static void
+test_node_addr(void **state)
+{
+	static const char *const bad[] = {
+		"NodeName=n1 NodeAddr=10.0.0.1 NodeAddr=10.6.6.6 State=IDLE",
+		"NodeName=n2 NodeAddr=10.0.0.1 State=IDLE",	/* not ours */
+		"NodeName=n1 NodeHostName=n1 State=IDLE",	/* none */
+		"NodeName=n1 NodeAddr=$(reboot) State=IDLE",
+		"NodeName=n1 NodeAddr=-oProxyCommand=x State=IDLE",
+		"NodeName=n1 NodeAddr=a;b State=IDLE",
+		"NodeName=n1 NodeAddr=../x State=IDLE",
+		"NodeName=n1 NodeAddr= State=IDLE",
+		"NodeName=n1 NodeAddr=n1234567890123456789012345678901 "
+		    "State=IDLE",			/* over 31 bytes */
+		"NodeName=n1 Comment=x NodeName=n1 NodeAddr=10.0.0.1",
+	};
+	char	addr[32];
+	size_t	i;
+
+	(void)state;
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 Arch=x86_64 "
+	    "CoresPerSocket=1 NodeAddr=169.254.213.2 NodeHostName=n1 "
+	    "State=IDLE\n", "n1", addr, sizeof addr), 0);
+	assert_string_equal(addr, "169.254.213.2");
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 NodeAddr=fe80::1 "
+	    "State=IDLE", "n1", addr, sizeof addr), 0);
+	assert_string_equal(addr, "fe80::1");
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 "
+	    "NodeAddr=node1.lab.example State=IDLE", "n1", addr, sizeof addr),
+	    0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (slurm_parse_node_addr(bad[i], "n1", addr, sizeof addr) == 0)
+			fail_msg("took '%s' as %s", bad[i], addr);
+		assert_string_equal(addr, "");
+	}
+	assert_true(slurm_addr_ok("10.0.0.1", 32));
+	assert_false(slurm_addr_ok(".x", 32));
+	assert_false(slurm_addr_ok("a b", 32));
+	slurm_workdir(addr, sizeof addr, "n1");
+	assert_string_equal(addr, "~/.orch/node-n1");
+}
+
 /* Skips the test unless the test cluster is up. */
 static void
 need_lab(void)
@@ -292,6 +376,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_word),
+		cmocka_unit_test(test_parse_job),
+		cmocka_unit_test(test_node_addr),
 		cmocka_unit_test(test_lab_alloc),
 		cmocka_unit_test(test_lab_forced),
 		cmocka_unit_test(test_lab_bad_partition),
