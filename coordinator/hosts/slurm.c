@@ -218,13 +218,35 @@ slurm_field(const char *text, const char *key, char *out, size_t len)
 	return (found ? 0 : -1);
 }
 
-/* True when s is a job id as salloc and squeue print one: 1-18 digits. */
+/* True when s is a job id as salloc prints one: 1-18 digits. */
 static int
 slurm_id_ok(const char *s)
 {
 	size_t	n = strspn(s, "0123456789");
 
 	return (n > 0 && n <= 18 && s[n] == '\0');
+}
+
+/* True when s is a job as squeue prints one: an id, or ID+COMPONENT. */
+static int
+slurm_comp_ok(const char *s)
+{
+	size_t	n = strspn(s, "0123456789"), k;
+
+	if (n == 0 || n > 18)
+		return (0);
+	if (s[n] == '\0')
+		return (1);
+	k = strspn(s + n + 1, "0123456789");
+	return (s[n] == '+' && k > 0 && k <= 4 && s[n + 1 + k] == '\0');
+}
+
+/* The job squeue -j and scancel take for job: its leader, or its id. */
+static char *
+slurm_leader(const struct slurm_job *job)
+{
+	return ((char *)(uintptr_t)(job->leader[0] != '\0' ? job->leader :
+	    job->id));
 }
 
 /* Cancels every job called name (after a failed allocation). */
@@ -252,28 +274,37 @@ slurm_cancel_name(const struct inventory_slurm *c, const char *name)
 	free(o);
 }
 
-/* Parses squeue's line for job (see slurm.h). */
+/* Parses squeue's lines for job (see slurm.h). */
 int
 slurm_parse_job(char *text, struct slurm_job *job, char *state, size_t slen)
 {
-	char	*f[5], *s = text, *nl;
-	size_t	 n = 0;
+	char	*f[5], *s = text, *line, *p;
+	size_t	 n, found = 0;
 
-	if ((nl = strchr(text, '\n')) != NULL && nl[1] == '\0')
-		*nl = '\0';
-	if (strchr(text, '\n') != NULL)
-		return (-1);
-	for (; n < 5 && (f[n] = strsep(&s, "|")) != NULL; n++)
-		;
-	if (n != 4 || strcmp(f[0], job->id) != 0 ||
-	    !slurm_word_ok(f[1], "", sizeof job->node) ||
-	    !slurm_word_ok(f[2], "", sizeof job->partition) ||
-	    !slurm_word_ok(f[3], "", slen))
-		return (-1);
-	snprintf(job->node, sizeof job->node, "%s", f[1]);
-	snprintf(job->partition, sizeof job->partition, "%s", f[2]);
-	snprintf(state, slen, "%s", f[3]);
-	return (0);
+	while ((line = strsep(&s, "\n")) != NULL) {
+		if (*line == '\0' && (s == NULL || *s == '\0'))
+			break;
+		for (n = 0, p = line; n < 5 && (f[n] = strsep(&p, "|")) !=
+		    NULL; n++)
+			;
+		if (n != 4 || !slurm_comp_ok(f[0]) ||
+		    !slurm_word_ok(f[1], "", sizeof job->node) ||
+		    !slurm_word_ok(f[2], "", sizeof job->partition) ||
+		    !slurm_word_ok(f[3], "", slen))
+			goto bad;
+		if (strcmp(f[0], job->id) != 0)
+			continue;
+		if (found++)
+			goto bad;
+		snprintf(job->node, sizeof job->node, "%s", f[1]);
+		snprintf(job->partition, sizeof job->partition, "%s", f[2]);
+		snprintf(state, slen, "%s", f[3]);
+	}
+	if (found == 1)
+		return (0);
+bad:
+	job->node[0] = job->partition[0] = '\0';
+	return (-1);
 }
 
 /* Reads job's node and partition back from squeue (see slurm.h). */
@@ -288,11 +319,12 @@ slurm_read_job(const struct inventory_slurm *c, const char *host,
 	av[0] = (char *)(uintptr_t)"squeue";
 	av[1] = (char *)(uintptr_t)"-h";
 	av[2] = (char *)(uintptr_t)"-j";
-	av[3] = job->id;
+	/* squeue -j of a component lists them all: ours is picked. */
+	av[3] = slurm_leader(job);
 	av[4] = (char *)(uintptr_t)"-o";
 	av[5] = (char *)(uintptr_t)"%i|%N|%P|%T";
 	av[6] = NULL;
-	if (!slurm_id_ok(job->id)) {
+	if (!slurm_comp_ok(job->id) || !slurm_id_ok(av[3])) {
 		xasprintf(cause, "%s: bad job id '%.32s'", host, job->id);
 		goto out;
 	}
@@ -416,70 +448,145 @@ slurm_opt(char **av, size_t *n, char **owned, size_t *nown, const char *opt,
 	av[(*n)++] = owned[(*nown)++];
 }
 
-/* Allocates one node for host (see slurm.h). */
-int
-slurm_alloc(const struct inventory_slurm_node *node, const char *host,
-    const char *name, const char *comment, struct slurm_job *job,
-    char **cause)
+/* Appends a component's words: one whole node of its partition. */
+static void
+slurm_component(char **av, size_t *n, char **own, size_t *nown,
+    const struct inventory_slurm_node *node)
 {
-	const struct inventory_slurm	*c = node->cluster;
-	struct slurm_out		*o = NULL;
-	char				*av[SLURM_ARGV_MAX + 1], *own[9];
-	char				 lim[32], *g;
-	size_t				 n = 0, nown = 0, i;
-	int				 r = -1;
+	av[(*n)++] = (char *)(uintptr_t)"-N1";
+	av[(*n)++] = (char *)(uintptr_t)"--exclusive";
+	av[(*n)++] = (char *)(uintptr_t)"--mem=0";
+	slurm_opt(av, n, own, nown, "--partition", node->partition);
+	slurm_opt(av, n, own, nown, "--constraint", node->constraint);
+	slurm_opt(av, n, own, nown, "--nodelist", node->nodelist);
+}
 
-	memset(job, 0, sizeof *job);
-	if (c == NULL || strcmp(c->login, "local") != 0) {
-		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
-		    "built yet", host, c != NULL ? c->login : "?");
-		return (-1);
-	}
-	if (!slurm_word_ok(name, "", sizeof job->name)) {
-		xasprintf(cause, "%s: bad job name '%s'", host, name);
-		return (-1);
-	}
-	snprintf(job->name, sizeof job->name, "%s", name);
+/*
+ * Builds salloc's argv for nodes[n] (one component each, ':' between)
+ * into av (words owned by own[]): the job's options go with the first
+ * component, where salloc takes them for the whole job. Returns the
+ * number of words, or 0 when they would not fit SLURM_ARGV_MAX.
+ */
+static size_t
+slurm_salloc_argv(const struct inventory_slurm_node *nodes, size_t nn,
+    const char *name, const char *comment, char **av, char **own,
+    size_t *nown)
+{
+	const struct inventory_slurm	*c = nodes[0].cluster;
+	char				 lim[32];
+	size_t				 n = 0, i;
+
+	/* Each component is at most 7 words with its ':'. */
+	if (10 + c->nargs + 7 * nn > SLURM_ARGV_MAX)
+		return (0);
 	/* Slurm's limits are minutes; "H:MM:SS" rounds up to the next. */
 	snprintf(lim, sizeof lim, "%u:%02u:%02u", c->time_s / 3600,
 	    c->time_s / 60 % 60, c->time_s % 60);
 	av[n++] = (char *)(uintptr_t)"salloc";
 	av[n++] = (char *)(uintptr_t)"--no-shell";
-	av[n++] = (char *)(uintptr_t)"-N1";
-	av[n++] = (char *)(uintptr_t)"--exclusive";
-	av[n++] = (char *)(uintptr_t)"--mem=0";
-	slurm_opt(av, &n, own, &nown, "--partition", node->partition);
-	slurm_opt(av, &n, own, &nown, "--job-name", name);
-	slurm_opt(av, &n, own, &nown, "--comment", comment);
-	slurm_opt(av, &n, own, &nown, "--time", lim);
-	slurm_opt(av, &n, own, &nown, "--account", c->account);
-	slurm_opt(av, &n, own, &nown, "--qos", c->qos);
-	slurm_opt(av, &n, own, &nown, "--constraint", node->constraint);
-	slurm_opt(av, &n, own, &nown, "--nodelist", node->nodelist);
-	xasprintf(&own[nown], "--immediate=%u", c->wait_s);
-	av[n++] = own[nown++];
-	for (i = 0; i < c->nargs && n < SLURM_ARGV_MAX; i++)
+	slurm_opt(av, &n, own, nown, "--job-name", name);
+	slurm_opt(av, &n, own, nown, "--comment", comment);
+	slurm_opt(av, &n, own, nown, "--time", lim);
+	slurm_opt(av, &n, own, nown, "--account", c->account);
+	slurm_opt(av, &n, own, nown, "--qos", c->qos);
+	xasprintf(&own[*nown], "--immediate=%u", c->wait_s);
+	av[n++] = own[(*nown)++];
+	for (i = 0; i < c->nargs; i++)
 		av[n++] = c->args[i];
+	for (i = 0; i < nn; i++) {
+		if (i > 0)
+			av[n++] = (char *)(uintptr_t)":";
+		slurm_component(av, &n, own, nown, &nodes[i]);
+	}
 	av[n] = NULL;
+	return (n);
+}
+
+/* True when salloc's error says the cluster takes no heterogeneous job. */
+int
+slurm_het_refused(const char *err)
+{
+	return (strstr(err, "eterogeneous") != NULL ||
+	    strstr(err, "HetJob") != NULL || strstr(err, "hetjob") != NULL);
+}
+
+/* Reads salloc's "Granted job allocation ID" into id[len]; 0 or -1. */
+static int
+slurm_granted(const char *err, char *id, size_t len)
+{
+	const char	*g = strstr(err, "Granted job allocation ");
+	size_t		 i;
+
+	if (g == NULL)
+		return (-1);
+	g += strlen("Granted job allocation ");
+	i = strspn(g, "0123456789");
+	if (i == 0 || i >= len || i > 18 || (g[i] != '\n' && g[i] != '\0'))
+		return (-1);
+	memcpy(id, g, i);
+	id[i] = '\0';
+	return (0);
+}
+
+/* Allocates one job of nn components (see slurm.h). */
+int
+slurm_alloc_het(const struct inventory_slurm_node *nodes,
+    const char *const *hosts, size_t nn, const char *name,
+    const char *comment, struct slurm_job *jobs, int *refused, char **cause)
+{
+	const struct inventory_slurm	*c = nodes[0].cluster;
+	struct slurm_out		*o = NULL;
+	char				*av[SLURM_ARGV_MAX + 1];
+	char				*own[SLURM_ARGV_MAX], leader[32];
+	size_t				 nown = 0, i;
+	int				 r = -1;
+
+	*refused = 0;
+	memset(jobs, 0, nn * sizeof *jobs);
+	if (c == NULL || strcmp(c->login, "local") != 0) {
+		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
+		    "built yet", hosts[0], c != NULL ? c->login : "?");
+		return (-1);
+	}
+	if (!slurm_word_ok(name, "", sizeof jobs->name)) {
+		xasprintf(cause, "%s: bad job name '%s'", hosts[0], name);
+		return (-1);
+	}
+	if (slurm_salloc_argv(nodes, nn, name, comment, av, own,
+	    &nown) == 0) {
+		*refused = 1;
+		xasprintf(cause, "%s: %zu components do not fit one salloc",
+		    hosts[0], nn);
+		return (-1);
+	}
 	o = xmalloc(sizeof *o);
 	if (slurm_run(av, c->wait_s + c->timeout_s, o, cause) != 0)
 		goto fail;
-	g = strstr(o->err, "Granted job allocation ");
-	if (o->status != 0 || g == NULL) {
-		xasprintf(cause, "%s: salloc -p %s: %s", host,
-		    node->partition, slurm_last(o));
+	if (o->status != 0 || slurm_granted(o->err, leader,
+	    sizeof leader) != 0) {
+		*refused = nn > 1 && slurm_het_refused(o->err);
+		if (nn > 1)
+			xasprintf(cause, "%s: salloc of %zu components (-p %s "
+			    "...): %s", hosts[0], nn, nodes[0].partition,
+			    slurm_last(o));
+		else
+			xasprintf(cause, "%s: salloc -p %s: %s", hosts[0],
+			    nodes[0].partition, slurm_last(o));
 		goto fail;
 	}
-	g += strlen("Granted job allocation ");
-	i = strspn(g, "0123456789");
-	if (i == 0 || i >= sizeof job->id || (g[i] != '\n' && g[i] != '\0')) {
-		xasprintf(cause, "%s: salloc: unexpected job id", host);
-		goto fail;
+	for (i = 0; i < nn; i++) {
+		snprintf(jobs[i].name, sizeof jobs[i].name, "%s", name);
+		snprintf(jobs[i].leader, sizeof jobs[i].leader, "%s", leader);
+		jobs[i].component = (uint32_t)i;
+		/* A job of one component is a plain job: no "+0". */
+		if (nn == 1)
+			snprintf(jobs[i].id, sizeof jobs[i].id, "%s", leader);
+		else
+			snprintf(jobs[i].id, sizeof jobs[i].id, "%s+%zu",
+			    leader, i);
+		if (slurm_read_job(c, hosts[i], &jobs[i], cause) != 0)
+			goto fail;
 	}
-	memcpy(job->id, g, i);
-	job->id[i] = '\0';
-	if (!slurm_id_ok(job->id) || slurm_read_job(c, host, job, cause) != 0)
-		goto fail;
 	r = 0;
 	goto out;
 fail:
@@ -489,6 +596,18 @@ out:
 		free(own[i]);
 	free(o);
 	return (r);
+}
+
+/* Allocates one node for host (see slurm.h). */
+int
+slurm_alloc(const struct inventory_slurm_node *node, const char *host,
+    const char *name, const char *comment, struct slurm_job *job,
+    char **cause)
+{
+	int	refused;
+
+	return (slurm_alloc_het(node, &host, 1, name, comment, job, &refused,
+	    cause));
 }
 
 /* Prints the OverSubscribe of partition p into out ("?" when unknown). */
@@ -546,7 +665,7 @@ slurm_node_jobs(const struct inventory_slurm *c, const char *host,
 	for (s = o->out; (line = strsep(&s, "\n")) != NULL;) {
 		if (*line == '\0')
 			continue;
-		if (!slurm_id_ok(line)) {
+		if (!slurm_comp_ok(line)) {
 			xasprintf(cause, "%s: squeue -w %s: unexpected output",
 			    host, job->node);
 			goto out;
@@ -628,7 +747,7 @@ slurm_gone(const struct inventory_slurm *c, const struct slurm_job *job)
 	av[0] = (char *)(uintptr_t)"squeue";
 	av[1] = (char *)(uintptr_t)"-h";
 	av[2] = (char *)(uintptr_t)"-j";
-	av[3] = (char *)(uintptr_t)job->id;
+	av[3] = slurm_leader(job);
 	av[4] = (char *)(uintptr_t)"-t";
 	av[5] = (char *)(uintptr_t)"pending,running,suspended,completing";
 	av[6] = (char *)(uintptr_t)"-o";
@@ -654,17 +773,23 @@ slurm_release(const struct inventory_slurm *c, const char *host,
 	int64_t			 end;
 	int			 r = -1;
 
+	/* The leader: a heterogeneous job goes back whole. */
 	av[0] = (char *)(uintptr_t)"scancel";
-	av[1] = (char *)(uintptr_t)job->id;
+	av[1] = slurm_leader(job);
 	av[2] = NULL;
-	if (!slurm_id_ok(job->id)) {
-		xasprintf(cause, "%s: bad job id '%s'", host, job->id);
+	if (!slurm_id_ok(av[1])) {
+		xasprintf(cause, "%s: bad job id '%.32s'", host, av[1]);
 		goto out;
 	}
 	if (slurm_run(av, c->timeout_s, o, cause) != 0)
 		goto out;
+	/* A job already gone (cancelled by name after a failure) is fine. */
+	if (o->status != 0 && slurm_gone(c, job)) {
+		r = 0;
+		goto out;
+	}
 	if (o->status != 0) {
-		xasprintf(cause, "%s: scancel %s: %s", host, job->id,
+		xasprintf(cause, "%s: scancel %s: %s", host, av[1],
 		    slurm_last(o));
 		goto out;
 	}
@@ -672,7 +797,7 @@ slurm_release(const struct inventory_slurm *c, const char *host,
 	while (!slurm_gone(c, job)) {
 		if (util_now_ms() >= end) {
 			xasprintf(cause, "%s: job %s still listed %u s after "
-			    "scancel", host, job->id, c->timeout_s);
+			    "scancel", host, av[1], c->timeout_s);
 			goto out;
 		}
 		poll(NULL, 0, 100);

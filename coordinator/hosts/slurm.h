@@ -9,14 +9,20 @@
 #define COORDINATOR_SLURM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coordinator/hosts/inventory.h"
 
 #define SLURM_OUT_MAX	65536	/* bytes kept of a command's output */
 
-/* One allocated node: a job of one node. */
+/*
+ * One allocated node: a job of one node, or a component of a
+ * heterogeneous job (id LEADER+K).
+ */
 struct slurm_job {
-	char	id[32];		/* the job id, digits */
+	char	id[32];		/* the job id, digits, or LEADER+K */
+	char	leader[32];	/* the job scancel takes; "": id */
+	uint32_t component;	/* K; 0 for a plain job */
 	char	name[64];	/* its -J name */
 	char	node[64];	/* the node Slurm gave it */
 	char	partition[128];
@@ -49,10 +55,26 @@ int	slurm_alloc(const struct inventory_slurm_node *node, const char *host,
 	    char **cause);
 
 /*
- * Parses squeue's `%i|%N|%P|%T` output for job (its id set): one line, of
- * job's id, a node, a partition and a state, each a plain word. Fills
- * job->node, job->partition and state[slen]. Returns 0, or -1 (nothing
- * trusted). Cuts text.
+ * One job for nodes[nn] (hosts[nn] their names), of one cluster: a
+ * heterogeneous job of one component a node (salloc ... : ...), or, for
+ * nn = 1, a plain job as slurm_alloc's. Fills jobs[nn] (leader, LEADER+K
+ * ids, each read back from squeue). On failure cancels our jobs of that
+ * name and returns -1 with *cause; *refused is 1 when the cluster refused
+ * a heterogeneous job (the caller may allocate a job per host instead).
+ */
+int	slurm_alloc_het(const struct inventory_slurm_node *nodes,
+	    const char *const *hosts, size_t nn, const char *name,
+	    const char *comment, struct slurm_job *jobs, int *refused,
+	    char **cause);
+
+/* True when salloc's error text says heterogeneous jobs are refused. */
+int	slurm_het_refused(const char *err);
+
+/*
+ * Parses squeue's `%i|%N|%P|%T` output for job (its id set): every line
+ * of an id (ID or ID+K), a node, a partition and a state, each a plain
+ * word, and job's id on exactly one. Fills job->node, job->partition and
+ * state[slen] from it. Returns 0, or -1 (nothing trusted). Cuts text.
  */
 int	slurm_parse_job(char *text, struct slurm_job *job, char *state,
 	    size_t slen);

@@ -69,21 +69,31 @@ note "orch run on e (epyc) and a (arm): a node each, named, given back"
 rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=e,a --rounds=6 \
     --seed=1 --out="$T/r1" tests/suites/brisk.ini || rc=$?
 [ "$rc" = 0 ] || { cat "$T/run1"; slurm_logs; fail "orch run exit $rc"; }
-expect_grep '^orch: e: Slurm job [0-9]+ on node n1 \(.*\), partition epyc, exclusive$' "$T/run1"
-expect_grep '^orch: a: Slurm job [0-9]+ on node n2 \(.*\), partition arm, exclusive$' "$T/run1"
+# One heterogeneous job, a component a host: LEADER+0 and LEADER+1.
+expect_grep '^orch: e: Slurm job [0-9]+\+0 on node n1 \(.*\), partition epyc, exclusive$' "$T/run1"
+expect_grep '^orch: a: Slurm job [0-9]+\+1 on node n2 \(.*\), partition arm, exclusive$' "$T/run1"
 expect_eq "e's node" "$(jq -r '.hosts[] | select(.name == "e") | .slurm.node' "$T/r1/summary.json")" n1
 expect_eq "a's node" "$(jq -r '.hosts[] | select(.name == "a") | .slurm.node' "$T/r1/summary.json")" n2
-jq -e '[.hosts[] | .slurm | (.job_id | type == "string" and test("^[0-9]+$")) and .component == 0 and .cluster == "lab"] | all and length == 2' \
+jq -e '[.hosts[] | .slurm | (.job_id | type == "string" and test("^[0-9]+$")) and .cluster == "lab"] | all and length == 2' \
+    "$T/r1/summary.json" >/dev/null &&
+    jq -e '([.hosts[].slurm.job_id] | unique | length == 1) and ([.hosts[] | [.name, .slurm.component]] | sort == [["a", 1], ["e", 0]])' \
     "$T/r1/summary.json" >/dev/null || fail "hosts[].slurm: $(jq -c '[.hosts[].slurm]' "$T/r1/summary.json")"
 expect_grep '^- Slurm: host `e` ran on node `n1` \(job [0-9]+, component 0, partition `epyc`, cluster `lab`, released\)$' "$T/r1/report.md"
 expect_eq "orch jobs after the run" "$(orch_jobs)" ""
 no_agent || fail "an agent outlived the run"
 
 note "a host on the forced partition (OverSubscribe=FORCE:2) is refused"
-rc=0; run_orch "$T/run2" run --inventory="$INV" --hosts=e,f --rounds=2 \
+# Alone (a plain job), then beside e (a component of e's job).
+rc=0; run_orch "$T/run2a" run --inventory="$INV" --hosts=f --rounds=2 \
     --out="$T/r2" tests/suites/brisk.ini || rc=$?
 expect_eq "exit of a run on a forced node" "$rc" 3
-expect_grep '^orch: f: job [0-9]+ on node n3 is not exclusive \(OverSubscribe=[A-Z]+, .*partition forced has OverSubscribe=FORCE:2\)$' "$T/run2"
+expect_grep '^orch: f: job [0-9]+ on node n3 is not exclusive \(OverSubscribe=[A-Z]+, .*partition forced has OverSubscribe=FORCE:2\)$' "$T/run2a"
+[ ! -e "$T/r2" ] || fail "a refused run left its directory"
+wait_until 15 "the refused run's job to go" eval '[ -z "$(orch_jobs)" ]'
+rc=0; run_orch "$T/run2" run --inventory="$INV" --hosts=e,f --rounds=2 \
+    --out="$T/r2" tests/suites/brisk.ini || rc=$?
+expect_eq "exit of a run beside a forced node" "$rc" 3
+expect_grep '^orch: f: job [0-9]+\+1 on node n3 is not exclusive \(OverSubscribe=[A-Z]+, .*partition forced has OverSubscribe=FORCE:2\)$' "$T/run2"
 expect_grep '^nothing ran\.$' "$T/run2"
 [ ! -e "$T/r2" ] || fail "a refused run left its directory"
 wait_until 15 "the refused run's jobs to go" eval '[ -z "$(orch_jobs)" ]'
@@ -97,7 +107,8 @@ kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 [ -n "$(orch_jobs)" ] || fail "the job went with the coordinator"
 rc=0; run_orch "$T/run3b" run --inventory="$INV" --resume="$T/r3" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/run3" "$T/run3b"; fail "resume exit $rc"; }
-expect_grep '^orch: e: Slurm job [0-9]+ still holds node n1$' "$T/run3b"
+expect_grep '^orch: e: Slurm job [0-9]+\+0 still holds node n1$' "$T/run3b"
+expect_grep '^orch: a: Slurm job [0-9]+\+1 still holds node n2$' "$T/run3b"
 jq -e '[.hosts[] | .samples == 120 and .slurm.node != null] | all and length == 2' \
     "$T/r3/summary.json" >/dev/null || fail "samples after the resume: $(jq -c '[.hosts[] | [.name, .samples]]' "$T/r3/summary.json")"
 expect_eq "orch jobs after the resume" "$(orch_jobs)" ""
@@ -112,11 +123,12 @@ wait_samples "$T/r4" 3000
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 expect_eq "exit of a terminated run" "$rc" 143
-expect_grep '^  Slurm job [0-9]+ \(host e, node n1\) stays allocated until 20[0-9-]+T[0-9:]+Z' "$T/run4"
+expect_grep '^  Slurm job [0-9]+\+0 \(host e, node n1\) stays allocated until 20[0-9-]+T[0-9:]+Z' "$T/run4"
 [ -n "$(orch_jobs)" ] || fail "the detached run's job is gone"
 rc=0; run_orch "$T/stop4" stop --inventory="$INV" "$T/r4" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/stop4"; fail "orch stop exit $rc"; }
-expect_grep '^e: Slurm job [0-9]+ \(node n1\) cancelled$' "$T/stop4"
+expect_grep '^e: Slurm job [0-9]+\+0 \(node n1\) cancelled$' "$T/stop4"
+expect_grep '^a: Slurm job [0-9]+\+1 \(node n2\) cancelled$' "$T/stop4"
 wait_until 15 "the stopped run's agents to end" no_agent
 expect_eq "orch jobs after orch stop" "$(orch_jobs)" ""
 rc=0; run_orch "$T/run4b" run --inventory="$INV" --resume="$T/r4" || rc=$?
@@ -133,7 +145,7 @@ esac
 ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 8 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 9 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"

@@ -107,6 +107,23 @@ test_parse_job(void **state)
 	assert_string_equal(job.node, "n1");
 	assert_string_equal(job.partition, "epyc");
 	assert_string_equal(st, "RUNNING");
+	/* A heterogeneous job: squeue -j lists every component. */
+	snprintf(job.id, sizeof job.id, "12+1");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n"
+	    "12+0|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), 0);
+	assert_string_equal(job.node, "n2");
+	assert_string_equal(job.partition, "arm");
+	snprintf(job.id, sizeof job.id, "12+1");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n12+0|n1;x|epyc|"
+	    "RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
+	assert_string_equal(job.node, "");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n12+x|n1|epyc|"
+	    "RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
+	snprintf(text, sizeof text, "12+0|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		memset(&job, 0, sizeof job);
 		snprintf(job.id, sizeof job.id, "12");
@@ -115,6 +132,20 @@ test_parse_job(void **state)
 			fail_msg("took '%s'", bad[i]);
 		assert_string_equal(job.node, "");
 	}
+}
+
+/* salloc's refusal of a heterogeneous job, told from other errors. */
+static void
+test_het_refused(void **state)
+{
+	(void)state;
+	assert_true(slurm_het_refused("salloc: error: Heterogeneous job "
+	    "support is disabled"));
+	assert_true(slurm_het_refused("salloc: error: HetJob not allowed"));
+	assert_false(slurm_het_refused("salloc: error: invalid partition "
+	    "specified: nope"));
+	assert_false(slurm_het_refused("salloc: error: Unable to allocate "
+	    "resources: Connection timed out"));
 }
 
 /* NodeAddr from scontrol show node -o: once, of the node, an address. */
@@ -378,6 +409,7 @@ main(void)
 		cmocka_unit_test(test_word),
 		cmocka_unit_test(test_parse_job),
 		cmocka_unit_test(test_node_addr),
+		cmocka_unit_test(test_het_refused),
 		cmocka_unit_test(test_lab_alloc),
 		cmocka_unit_test(test_lab_forced),
 		cmocka_unit_test(test_lab_bad_partition),
