@@ -65,6 +65,12 @@ INV=$T/inv.ini
 orch_jobs() { timeout 10 squeue -h -o '%i %j' | grep ' orch-' || true; }
 no_agent() { ! pgrep -f "$T/wd-[ea]/bin/orch-agent" >/dev/null; }
 
+note "orch check says a Slurm host's node comes with a run"
+rc=0; run_orch "$T/check" check --inventory="$INV" --hosts=e || rc=$?
+expect_eq "exit of orch check on a Slurm host" "$rc" 3
+expect_grep '^e: not ready: a Slurm host: its node is known only once orch run allocates it' "$T/check"
+expect_eq "orch jobs after orch check" "$(orch_jobs)" ""
+
 note "orch run on e (epyc) and a (arm): a node each, named, given back"
 rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=e,a --rounds=6 \
     --seed=1 --out="$T/r1" tests/suites/brisk.ini || rc=$?
