@@ -15,6 +15,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@
 #define SLURM_GRACE_MS	5000	/* our deadline after timeout's */
 
 extern char **environ;
+
+/* Set by slurm_stop_on: when it turns non-zero, a salloc is revoked. */
+static const atomic_int	*slurm_stop;
 
 /* A command's result: exit status (256: killed or timed out) and output. */
 struct slurm_out {
@@ -58,20 +62,40 @@ slurm_read(int fd, char *buf, size_t *len)
 	return (n);
 }
 
-/* Collects the child's two pipes until both close or the deadline. */
+void
+slurm_stop_on(const atomic_int *flag)
+{
+	slurm_stop = flag;
+}
+
+/*
+ * Collects the child's two pipes until both close or the deadline; with
+ * stoppable, a stop (slurm_stop_on) sends pid SIGTERM (timeout passes it
+ * to salloc, which revokes its request) and waits on for what it says.
+ */
 static void
-slurm_collect(int po, int pe, int64_t deadline, struct slurm_out *o)
+slurm_collect(int po, int pe, int64_t deadline, struct slurm_out *o,
+    pid_t pid, int stoppable)
 {
 	struct pollfd	pfd[2];
-	int		left;
+	int		left, n, sent = 0;
 
 	pfd[0].fd = po;
 	pfd[1].fd = pe;
 	pfd[0].events = pfd[1].events = POLLIN;
 	while (pfd[0].fd != -1 || pfd[1].fd != -1) {
-		if ((left = (int)(deadline - util_now_ms())) <= 0 ||
-		    poll(pfd, 2, left) <= 0)
+		if (stoppable && !sent && slurm_stop != NULL && *slurm_stop) {
+			kill(pid, SIGTERM);
+			sent = 1;
+		}
+		if ((left = (int)(deadline - util_now_ms())) <= 0)
 			break;
+		if (stoppable && left > 100)
+			left = 100;
+		if ((n = poll(pfd, 2, left)) < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
 		if (pfd[0].revents != 0 && slurm_read(po, o->out,
 		    &o->outlen) <= 0)
 			pfd[0].fd = -1;
@@ -87,8 +111,8 @@ slurm_collect(int po, int pe, int64_t deadline, struct slurm_out *o)
  * or timed out), or -1 with *cause when it could not be started.
  */
 static int
-slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
-    char **cause)
+slurm_run_x(char *const argv[], unsigned secs, struct slurm_out *o,
+    int stoppable, char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
 	char				*av[SLURM_ARGV_MAX + 6], bound[16];
@@ -134,7 +158,7 @@ slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
 		return (-1);
 	}
 	deadline = util_now_ms() + (int64_t)secs * 1000 + SLURM_GRACE_MS;
-	slurm_collect(po[0], pe[0], deadline, o);
+	slurm_collect(po[0], pe[0], deadline, o, pid, stoppable);
 	close(po[0]);
 	close(pe[0]);
 	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
@@ -153,6 +177,14 @@ slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
 		return (-1);
 	}
 	return (0);
+}
+
+/* Runs argv bounded by secs seconds (see slurm_run_x). */
+static int
+slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
+    char **cause)
+{
+	return (slurm_run_x(argv, secs, o, 0, cause));
 }
 
 /* The last line of a command's stderr, for a message (at most 200 bytes). */
@@ -560,8 +592,13 @@ slurm_alloc_het(const struct inventory_slurm_node *nodes,
 		return (-1);
 	}
 	o = xmalloc(sizeof *o);
-	if (slurm_run(av, c->wait_s + c->timeout_s, o, cause) != 0)
+	if (slurm_run_x(av, c->wait_s + c->timeout_s, o, 1, cause) != 0)
 		goto fail;
+	if (o->status != 0 && slurm_stop != NULL && *slurm_stop) {
+		xasprintf(cause, "%s: interrupted while waiting in the queue: "
+		    "the request is revoked", hosts[0]);
+		goto fail;
+	}
 	if (o->status != 0 || slurm_granted(o->err, leader,
 	    sizeof leader) != 0) {
 		*refused = nn > 1 && slurm_het_refused(o->err);

@@ -8,6 +8,7 @@
 #ifndef COORDINATOR_SLURM_H
 #define COORDINATOR_SLURM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,12 @@ struct slurm_job {
 	char	node[64];	/* the node Slurm gave it */
 	char	partition[128];
 };
+
+/*
+ * Makes a salloc under way revoke its request once *flag turns non-zero
+ * (the run's stop signal: Ctrl-C while queued). NULL: never.
+ */
+void	slurm_stop_on(const atomic_int *flag);
 
 /*
  * A field of `scontrol show -o` text: copies the value of key (the word

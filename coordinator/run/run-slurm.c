@@ -300,6 +300,8 @@ run_slurm_again(struct run *run, const struct dataset *ds, char **cause)
 int
 run_slurm_prepare(struct run *run, const struct dataset *ds, char **cause)
 {
+	/* Ctrl-C while queued revokes the request (exit 130). */
+	slurm_stop_on(&run_stop);
 	if (ds != NULL)
 		return (run_slurm_again(run, ds, cause));
 	return (run_slurm_new(run, cause));

@@ -328,7 +328,7 @@ run_main(const struct run_opts *opts)
 	/* Slurm hosts get their nodes before any host is connected. */
 	if (run_slurm_prepare(&run, ds, &cause) != 0) {
 		fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
-		code = 3;
+		code = run_stop ? 128 + (int)run_stop : 3;
 		goto close;
 	}
 	if (run_stop) {

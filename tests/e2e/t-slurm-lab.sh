@@ -104,6 +104,23 @@ expect_grep '^nothing ran\.$' "$T/run2"
 [ ! -e "$T/r2" ] || fail "a refused run left its directory"
 wait_until 15 "the refused run's jobs to go" eval '[ -z "$(orch_jobs)" ]'
 
+note "Ctrl-C while queued revokes the request: exit 130, no job left"
+timeout 30 salloc --no-shell -p epyc -N1 --exclusive -J blocker \
+    >"$T/blocker" 2>&1 || { cat "$T/blocker"; fail "the blocker's salloc failed"; }
+setsid "$ORCH" run --inventory="$INV" --hosts=e --rounds=2 --out="$T/rq" \
+    tests/suites/brisk.ini >"$T/runq" 2>&1 &
+pid=$!
+queued() { timeout 5 squeue -h -t pending -o '%j' | grep -q '^orch-'; }
+wait_until 30 "orch's request to queue behind the blocker" queued
+kill -INT -- "-$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a run interrupted in the queue" "$rc" 130
+expect_grep '^orch: e: interrupted while waiting in the queue: the request is revoked' "$T/runq"
+[ ! -e "$T/rq" ] || fail "an interrupted allocation left its run directory"
+wait_until 15 "the revoked request to go" eval '[ -z "$(orch_jobs)" ]'
+timeout 10 scancel -n blocker || fail "scancel of the blocker failed"
+wait_until 15 "n1 idle again" eval '[ "$(slurm_node_state n1)" = IDLE ]'
+
 note "a SIGKILLed coordinator's run resumes on its job, every sample once"
 "$ORCH" run --inventory="$INV" --hosts=e,a --seed=2 --out="$T/r3" \
     tests/suites/brisk.ini >"$T/run3" 2>&1 &
