@@ -419,10 +419,45 @@ slurm_parse_node_addr(const char *text, const char *node, char *addr,
 	return (0);
 }
 
+/* Copies the digits of field key into *v; leaves it 0 otherwise. */
+static void
+slurm_field_num(const char *text, const char *key, uint64_t *v)
+{
+	char	b[24];
+	size_t	n;
+
+	*v = 0;
+	if (slurm_field(text, key, b, sizeof b) != 0)
+		return;
+	n = strspn(b, "0123456789");
+	if (n > 0 && n <= 15 && b[n] == '\0')
+		*v = strtoull(b, NULL, 10);
+}
+
+/* Reads a node's facts from scontrol's text (see slurm.h). */
+void
+slurm_parse_node_facts(const char *text, struct slurm_node_facts *f)
+{
+	uint64_t	v;
+
+	memset(f, 0, sizeof *f);
+	slurm_field_num(text, "CPUTot", &v);
+	f->cpus = v <= UINT32_MAX ? (uint32_t)v : 0;
+	slurm_field_num(text, "RealMemory", &f->mem_mb);
+	if (slurm_field(text, "Arch", f->arch, sizeof f->arch) != 0 ||
+	    !slurm_word_ok(f->arch, "", sizeof f->arch))
+		f->arch[0] = '\0';
+	if (slurm_field(text, "AvailableFeatures", f->features,
+	    sizeof f->features) != 0 || !slurm_word_ok(f->features, ",",
+	    sizeof f->features))
+		f->features[0] = '\0';
+}
+
 /* The address SSH reaches node at (see slurm.h). */
 int
 slurm_node_addr(const struct inventory_slurm *c, const char *host,
-    const char *node, char *addr, size_t len, char **cause)
+    const char *node, char *addr, size_t len, struct slurm_node_facts *f,
+    char **cause)
 {
 	struct slurm_out	*o = xmalloc(sizeof *o);
 	char			*av[6];
@@ -456,6 +491,8 @@ slurm_node_addr(const struct inventory_slurm *c, const char *host,
 		    host, node, node);
 		goto out;
 	}
+	if (f != NULL)
+		slurm_parse_node_facts(o->out, f);
 	r = 0;
 out:
 	free(o);

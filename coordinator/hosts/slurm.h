@@ -105,12 +105,29 @@ int	slurm_addr_ok(const char *s, size_t len);
 int	slurm_parse_node_addr(const char *text, const char *node, char *addr,
 	    size_t len);
 
+/* What scontrol says of a node, beside the agent's own facts. */
+struct slurm_node_facts {
+	uint32_t	cpus;		/* CPUTot; 0 unknown */
+	uint64_t	mem_mb;		/* RealMemory; 0 unknown */
+	char		arch[32];	/* Arch; "" unknown */
+	char		features[256];	/* AvailableFeatures; "" none */
+};
+
 /*
- * Asks scontrol for node's NodeAddr, where SSH reaches it. Returns 0, or
- * -1 with *cause naming the host and the node.
+ * Reads the facts of scontrol show node -o text into *f: each field
+ * present once and well-formed (digits; a plain word; features of
+ * A-Z a-z 0-9 _ . - , and not "(null)"), else left unknown.
+ */
+void	slurm_parse_node_facts(const char *text, struct slurm_node_facts *f);
+
+/*
+ * Asks scontrol for node's NodeAddr, where SSH reaches it, and (f not
+ * NULL) its facts. Returns 0, or -1 with *cause naming the host and the
+ * node.
  */
 int	slurm_node_addr(const struct inventory_slurm *c, const char *host,
-	    const char *node, char *addr, size_t len, char **cause);
+	    const char *node, char *addr, size_t len,
+	    struct slurm_node_facts *f, char **cause);
 
 /*
  * The workdir of a Slurm host that names none: one per node, so that

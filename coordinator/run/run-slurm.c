@@ -86,6 +86,7 @@ run_slurm_take(struct host *h, const struct inventory_slurm_node *node,
 {
 	const struct inventory_slurm	*c = node->cluster;
 	struct ds_slurm			*s = &sl->rec;
+	struct slurm_node_facts		 nf;
 
 	snprintf(sl->cluster.name, sizeof sl->cluster.name, "%s", c->name);
 	snprintf(sl->cluster.login, sizeof sl->cluster.login, "%s", c->login);
@@ -103,13 +104,18 @@ run_slurm_take(struct host *h, const struct inventory_slurm_node *node,
 	s->timeout_s = c->timeout_s;
 	s->end_s = (uint64_t)time(NULL) + c->time_s;
 	if (slurm_node_addr(c, h->name, s->node, s->node_addr,
-	    sizeof s->node_addr, cause) != 0 ||
+	    sizeof s->node_addr, &nf, cause) != 0 ||
 	    slurm_verify_exclusive(c, h->name, &sl->job, cause) != 0)
 		return (-1);
 	if (h->workdir[0] != '\0')
 		snprintf(s->workdir, sizeof s->workdir, "%s", h->workdir);
 	else
 		slurm_workdir(s->workdir, sizeof s->workdir, s->node);
+	s->node_cpus = nf.cpus;
+	s->node_mem_mb = nf.mem_mb;
+	snprintf(s->node_arch, sizeof s->node_arch, "%s", nf.arch);
+	snprintf(s->node_features, sizeof s->node_features, "%s",
+	    nf.features);
 	run_slurm_point(h, s);
 	fprintf(stderr, "orch: %s: Slurm job %s on node %s (%s), partition "
 	    "%s, exclusive\n", h->name, sl->job.id, s->node, s->node_addr,

@@ -1210,6 +1210,16 @@ rec_load_alloc(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	sl->component = (uint32_t)e.component;
 	sl->timeout_s = (uint32_t)e.timeout_s;
 	sl->end_s = e.end_s;
+	if (e.has_node_cpus == ENTRY_HAS && e.node_cpus <= UINT32_MAX)
+		sl->node_cpus = (uint32_t)e.node_cpus;
+	if (e.has_node_mem_mb == ENTRY_HAS)
+		sl->node_mem_mb = e.node_mem_mb;
+	if ((e.has_node_arch == ENTRY_HAS && rec_slurm_word(c, "node_arch",
+	    &e.node_arch, "", 0, sl->node_arch, sizeof sl->node_arch) != 0) ||
+	    (e.has_node_features == ENTRY_HAS && rec_slurm_word(c,
+	    "node_features", &e.node_features, ",", 0, sl->node_features,
+	    sizeof sl->node_features) != 0))
+		return (-1);
 	return (0);
 }
 

@@ -58,6 +58,10 @@ struct ds_slurm {
 	char		 workdir[512];	/* where its agent ran */
 	uint32_t	 timeout_s;	/* the bound on each Slurm command */
 	uint64_t	 end_s;		/* its time limit's end, epoch s */
+	uint32_t	 node_cpus;	/* scontrol's CPUTot; 0 unknown */
+	uint64_t	 node_mem_mb;	/* its RealMemory; 0 unknown */
+	char		 node_arch[32];	/* its Arch; "" unknown */
+	char		 node_features[256];	/* "" none */
 	int		 released;	/* a release record names its job */
 };
 

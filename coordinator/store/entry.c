@@ -283,6 +283,14 @@ static const struct entry_field entry_alloc_tab[] = {
 	EF(A, "workdir", ENTRY_STR, ENTRY_REQ, workdir),
 	EF(A, "timeout_s", ENTRY_UINT, ENTRY_REQ, timeout_s),
 	EF(A, "end_s", ENTRY_UINT, ENTRY_REQ, end_s),
+	EFH(A, "node_cpus", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, node_cpus,
+	    has_node_cpus),
+	EFH(A, "node_mem_mb", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, node_mem_mb,
+	    has_node_mem_mb),
+	EFH(A, "node_arch", ENTRY_STR, ENTRY_OPT | ENTRY_LAX, node_arch,
+	    has_node_arch),
+	EFH(A, "node_features", ENTRY_STR, ENTRY_OPT | ENTRY_LAX,
+	    node_features, has_node_features),
 };
 #undef A
 

@@ -203,6 +203,10 @@ struct entry_alloc {
 	struct entry_str	 host, cluster, login, job_id, node, node_addr;
 	struct entry_str	 partition, constraint, workdir;
 	uint64_t		 component, timeout_s, end_s;
+	uint64_t		 node_cpus, node_mem_mb;	/* 0 unknown */
+	struct entry_str	 node_arch, node_features;
+	int			 has_node_cpus, has_node_mem_mb;
+	int			 has_node_arch, has_node_features;
 };
 
 /* "release": a Slurm job was cancelled and is gone. */

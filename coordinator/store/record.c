@@ -418,6 +418,15 @@ record_alloc(struct record *r, const char *host, const struct ds_slurm *s)
 	e.workdir = entry_s(s->workdir);
 	e.timeout_s = s->timeout_s;
 	e.end_s = s->end_s;
+	/* The node's facts as Slurm knows them: written when known. */
+	e.node_cpus = s->node_cpus;
+	e.has_node_cpus = s->node_cpus > 0 ? ENTRY_HAS : 0;
+	e.node_mem_mb = s->node_mem_mb;
+	e.has_node_mem_mb = s->node_mem_mb > 0 ? ENTRY_HAS : 0;
+	e.node_arch = entry_s(s->node_arch);
+	e.has_node_arch = s->node_arch[0] != '\0' ? ENTRY_HAS : 0;
+	e.node_features = entry_s(s->node_features);
+	e.has_node_features = s->node_features[0] != '\0' ? ENTRY_HAS : 0;
 	return (rec_put(r, &entry_alloc_type, &e, 0));
 }
 

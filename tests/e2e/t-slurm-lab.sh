@@ -85,6 +85,9 @@ jq -e '[.hosts[] | .slurm | (.job_id | type == "string" and test("^[0-9]+$")) an
     jq -e '([.hosts[].slurm.job_id] | unique | length == 1) and ([.hosts[] | [.name, .slurm.component]] | sort == [["a", 1], ["e", 0]])' \
     "$T/r1/summary.json" >/dev/null || fail "hosts[].slurm: $(jq -c '[.hosts[].slurm]' "$T/r1/summary.json")"
 expect_grep '^- Slurm: host `e` ran on node `n1` \(job [0-9]+, component 0, partition `epyc`, cluster `lab`, released\)$' "$T/r1/report.md"
+# The node's facts as Slurm knows them, in the alloc records.
+grep -aq 'node_cpus' "$T/r1/samples.msgpack" || fail "no node_cpus in the record"
+grep -aq 'node_arch' "$T/r1/samples.msgpack" || fail "no node_arch in the record"
 expect_eq "orch jobs after the run" "$(orch_jobs)" ""
 no_agent || fail "an agent outlived the run"
 

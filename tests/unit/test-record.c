@@ -67,6 +67,8 @@ struct spec {
 	const char	*alloc_addr;	/* its node_addr */
 	const char	*alloc_job;	/* its job_id */
 	int		 alloc_twice;	/* a second alloc for the host */
+	const char	*alloc_features;	/* its node_features; NULL:
+					   a good one */
 	int		 release;	/* a release record of its job */
 };
 
@@ -263,8 +265,11 @@ write_record(const char *dir, const struct spec *sp)
 	}
 	for (r = 0; sp->alloc_node != NULL && r < 1 + (sp->alloc_twice != 0);
 	    r++) {
-		msgpack_pack_map(&pk, 13);
+		msgpack_pack_map(&pk, 15);
 		pk_kstr(&pk, "t", "alloc");
+		pk_kuint(&pk, "node_cpus", 8);
+		pk_kstr(&pk, "node_features", sp->alloc_features != NULL ?
+		    sp->alloc_features : "zen4,avx512");
 		pk_kstr(&pk, "host", sp->host);
 		pk_kstr(&pk, "cluster", "lab");
 		pk_kstr(&pk, "login", "local");
@@ -510,6 +515,9 @@ test_slurm_alloc(void **state)
 	assert_string_equal(ds->hosts[0].slurm->node_addr, "169.254.213.2");
 	assert_string_equal(ds->hosts[0].slurm->job_id, "12");
 	assert_int_equal(ds->hosts[0].slurm->released, 1);
+	assert_int_equal(ds->hosts[0].slurm->node_cpus, 8);
+	assert_string_equal(ds->hosts[0].slurm->node_features, "zen4,avx512");
+	assert_string_equal(ds->hosts[0].slurm->node_arch, "");
 	dataset_free(ds);
 	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
 		fail_msg("report_render: %s", cause);
@@ -521,6 +529,10 @@ test_slurm_alloc(void **state)
 	    "\"node\": \"n1\", \"partition\": \"epyc\"}"));
 	rm_dir(dir);
 
+	sp.alloc_features = "a;reboot";
+	sp.release = 0;
+	expect_render(&sp, "field 'node_features'");
+	sp.alloc_features = NULL;
 	for (i = 0; i < NELEM(bad); i++) {
 		sp.alloc_node = bad[i].node;
 		sp.alloc_addr = bad[i].addr;

@@ -187,6 +187,28 @@ test_node_addr(void **state)
 	assert_true(slurm_addr_ok("10.0.0.1", 32));
 	assert_false(slurm_addr_ok(".x", 32));
 	assert_false(slurm_addr_ok("a b", 32));
+	{
+		struct slurm_node_facts	f;
+
+		slurm_parse_node_facts("NodeName=n1 Arch=x86_64 CoresPerSocket"
+		    "=1 CPUTot=8 RealMemory=15000 AvailableFeatures=zen4,avx512"
+		    " NodeAddr=10.0.0.1", &f);
+		assert_int_equal(f.cpus, 8);
+		assert_int_equal(f.mem_mb, 15000);
+		assert_string_equal(f.arch, "x86_64");
+		assert_string_equal(f.features, "zen4,avx512");
+		/* Twice, hostile or absent: unknown, never trusted. */
+		slurm_parse_node_facts("NodeName=n1 CPUTot=8 CPUTot=9 "
+		    "RealMemory=1e9 Arch=$(id) AvailableFeatures=(null)", &f);
+		assert_int_equal(f.cpus, 0);
+		assert_int_equal(f.mem_mb, 0);
+		assert_string_equal(f.arch, "");
+		assert_string_equal(f.features, "");
+		slurm_parse_node_facts("AvailableFeatures=a;reboot CPUTot="
+		    "99999999999999999999", &f);
+		assert_string_equal(f.features, "");
+		assert_int_equal(f.cpus, 0);
+	}
 	slurm_workdir(addr, sizeof addr, "n1");
 	assert_string_equal(addr, "~/.orch/node-n1");
 }
