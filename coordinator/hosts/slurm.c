@@ -881,3 +881,113 @@ out:
 	free(o);
 	return (r);
 }
+
+/*
+ * Appends sinfo's nodes of partition p to out[len] ("n1 idle, n4 mix"),
+ * each line NODE|STATE of plain words, at most 8 named. Returns 0 or -1.
+ */
+static int
+slurm_part_nodes(const struct inventory_slurm *c, const char *host,
+    const char *p, char *out, size_t len, char **cause)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[8], *s, *line, *bar;
+	size_t			 n = 0, k;
+	int			 r = -1;
+
+	av[0] = (char *)(uintptr_t)"sinfo";
+	av[1] = (char *)(uintptr_t)"-h";
+	av[2] = (char *)(uintptr_t)"-N";
+	av[3] = (char *)(uintptr_t)"-p";
+	av[4] = (char *)(uintptr_t)p;
+	av[5] = (char *)(uintptr_t)"-o";
+	av[6] = (char *)(uintptr_t)"%N|%t";
+	av[7] = NULL;
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: sinfo -p %s: %s", host, p, slurm_last(o));
+		goto out;
+	}
+	for (s = o->out; (line = strsep(&s, "\n")) != NULL;) {
+		if (*line == '\0')
+			continue;
+		if ((bar = strchr(line, '|')) == NULL)
+			goto bad;
+		*bar++ = '\0';
+		if (!slurm_word_ok(line, "", 64) ||
+		    !slurm_word_ok(bar, "*~#!%@^+", 32))
+			goto bad;
+		k = strlen(out);
+		if (n++ < 8)
+			snprintf(out + k, len - k, "%s%s %s", n > 1 ? ", " :
+			    "", line, bar);
+	}
+	k = strlen(out);
+	if (n > 8)
+		snprintf(out + k, len - k, " and %zu more", n - 8);
+	else if (n == 0)
+		snprintf(out + k, len - k, "none");
+	r = 0;
+	goto out;
+bad:
+	xasprintf(cause, "%s: sinfo -p %s: unexpected output (want NODE|STATE "
+	    "lines)", host, p);
+out:
+	free(o);
+	return (r);
+}
+
+/* What orch check says of a Slurm host's partition (see slurm.h). */
+int
+slurm_check(const struct inventory_slurm_node *node, const char *host,
+    char *out, size_t len, int *exclusive, char **cause)
+{
+	const struct inventory_slurm	*c = node->cluster;
+	struct slurm_out		*o = xmalloc(sizeof *o);
+	char				*av[6], state[32], over[32];
+	size_t				 k;
+	int				 r = -1;
+
+	*exclusive = 0;
+	out[0] = '\0';
+	if (c == NULL || strcmp(c->login, "local") != 0) {
+		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
+		    "built yet", host, c != NULL ? c->login : "?");
+		goto out;
+	}
+	av[0] = (char *)(uintptr_t)"scontrol";
+	av[1] = (char *)(uintptr_t)"show";
+	av[2] = (char *)(uintptr_t)"partition";
+	av[3] = (char *)(uintptr_t)"-o";
+	av[4] = (char *)(uintptr_t)node->partition;
+	av[5] = NULL;
+	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+		goto out;
+	if (o->status != 0) {
+		xasprintf(cause, "%s: scontrol show partition %s: %s", host,
+		    node->partition, slurm_last(o));
+		goto out;
+	}
+	if (slurm_field(o->out, "State", state, sizeof state) != 0 ||
+	    !slurm_word_ok(state, "", sizeof state) ||
+	    slurm_field(o->out, "OverSubscribe", over, sizeof over) != 0 ||
+	    !slurm_word_ok(over, ":", sizeof over)) {
+		xasprintf(cause, "%s: scontrol show partition %s: unexpected "
+		    "output (want State and OverSubscribe once each)", host,
+		    node->partition);
+		goto out;
+	}
+	/* FORCE puts --exclusive jobs together: orch run would refuse. */
+	*exclusive = strncmp(over, "FORCE", 5) != 0;
+	snprintf(out, len, "partition %s of cluster %s: State=%s "
+	    "OverSubscribe=%s; nodes: ", node->partition, c->name, state, over);
+	k = strlen(out);
+	if (slurm_part_nodes(c, host, node->partition, out + k, len - k,
+	    cause) != 0)
+		goto out;
+	r = 0;
+out:
+	free(o);
+	return (r);
+}

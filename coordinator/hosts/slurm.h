@@ -152,4 +152,14 @@ int	slurm_verify_exclusive(const struct inventory_slurm *c,
 int	slurm_release(const struct inventory_slurm *c, const char *host,
 	    const struct slurm_job *job, char **cause);
 
+/*
+ * orch check of a Slurm host: writes its partition's State and
+ * OverSubscribe (scontrol show partition -o) and its nodes' states (sinfo
+ * -N) to out[len]; *exclusive is 0 when OverSubscribe is FORCE (orch run
+ * would refuse its nodes). Allocates nothing. Returns 0, or -1 with
+ * *cause.
+ */
+int	slurm_check(const struct inventory_slurm_node *node, const char *host,
+	    char *out, size_t len, int *exclusive, char **cause);
+
 #endif

@@ -65,10 +65,15 @@ INV=$T/inv.ini
 orch_jobs() { timeout 10 squeue -h -o '%i %j' | grep ' orch-' || true; }
 no_agent() { ! pgrep -f "$T/wd-[ea]/bin/orch-agent" >/dev/null; }
 
-note "orch check says a Slurm host's node comes with a run"
-rc=0; run_orch "$T/check" check --inventory="$INV" --hosts=e || rc=$?
-expect_eq "exit of orch check on a Slurm host" "$rc" 3
-expect_grep '^e: not ready: a Slurm host: its node is known only once orch run allocates it' "$T/check"
+note "orch check tells each Slurm host's partition and nodes, allocates none"
+rc=0; run_orch "$T/check" check --inventory="$INV" --hosts=e,a || rc=$?
+[ "$rc" = 0 ] || { cat "$T/check"; fail "orch check exit $rc"; }
+expect_grep '^e +slurm .* slurm$' "$T/check"
+expect_grep '^e: a Slurm host, allocated by orch run: partition epyc of cluster lab: State=UP OverSubscribe=EXCLUSIVE; nodes: n1 idle$' "$T/check"
+expect_grep '^a: a Slurm host, allocated by orch run: partition arm of cluster lab: State=UP OverSubscribe=EXCLUSIVE; nodes: n2 idle$' "$T/check"
+rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=f || rc=$?
+expect_eq "exit of orch check on a forced partition" "$rc" 3
+expect_grep '^f: not ready: partition forced of cluster lab: State=UP OverSubscribe=FORCE:2; nodes: n3 idle: orch run would refuse its nodes: not exclusive$' "$T/check2"
 expect_eq "orch jobs after orch check" "$(orch_jobs)" ""
 
 note "orch run on e (epyc) and a (arm): a node each, named, given back"
