@@ -242,6 +242,15 @@ args_hosts_named(const char *inv, const char *list, size_t *n,
 	return (hosts);
 }
 
+/* The --inventory args_deploy was given, for orch check's Slurm hosts. */
+static const char	*args_deploy_inv;
+
+const char *
+args_deploy_inventory(void)
+{
+	return (args_deploy_inv);
+}
+
 struct host *
 args_deploy(const char *command, int deploy, int argc, char **argv,
     size_t *n, int *force)
@@ -278,6 +287,7 @@ args_deploy(const char *command, int deploy, int argc, char **argv,
 	if (optind != argc)
 		usage_error(command, "%s takes no arguments, got '%s' (hosts "
 		    "go in --hosts=LIST)", command, argv[optind]);
+	args_deploy_inv = inv;
 	return (args_hosts(inv, list, n));
 }
 

@@ -106,6 +106,9 @@ void	args_again_env(const struct host *hosts, size_t n, char *out,
  * (check refuses --force and --from-source by name) and returns the hosts
  * as args_hosts does; *force as deploy_main takes it.
  */
+/* The --inventory the last args_deploy was given, or NULL. */
+const char	*args_deploy_inventory(void);
+
 struct host *args_deploy(const char *command, int deploy, int argc,
 	    char **argv, size_t *n, int *force);
 

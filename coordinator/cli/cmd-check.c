@@ -24,7 +24,7 @@ cmd_check_exec(struct cmd *self)
 	int		 force, r;
 
 	hosts = args_deploy("check", 0, self->argc, self->argv, &n, &force);
-	r = check_main(hosts, n);
+	r = check_main(hosts, n, args_deploy_inventory());
 	free(hosts);
 	return (r);
 }

@@ -339,6 +339,7 @@ cmd_run_exec(struct cmd *self)
 		return (2);
 	}
 	ra.opts.labels = ra.labels;
+	ra.opts.inventory = ra.inv;
 	args_again(ra.inv, ra.sshcfg, again, sizeof again);
 	args_again_env(ra.opts.hosts, ra.opts.nhosts, env, sizeof env);
 	ra.opts.again = again;

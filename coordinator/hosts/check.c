@@ -7,6 +7,8 @@
 #include "coordinator/hosts/check.h"
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
+#include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/tty.h"
 #include "proto/log.h"
@@ -19,6 +21,9 @@ struct check_row {
 	int		 nwarn;
 	int		 ready;
 	char		 error[HOST_ERR_LEN];
+	int		 slurm;		/* a Slurm host: sn holds its entry */
+	struct inventory_slurm_node sn;
+	char		 part[512];	/* what slurm_check said */
 };
 
 /* Returns the value of an extra fact, or "" when absent. */
@@ -152,6 +157,36 @@ check_clean(struct check_row *row)
 	tty_clean(row->p.disk, 0);
 }
 
+/*
+ * A Slurm host: nothing is allocated; its partition and nodes are told,
+ * and it is ready when the partition can give exclusive nodes.
+ */
+static void
+check_slurm(struct check_row *row)
+{
+	char	*cause = NULL;
+	int	 excl;
+
+	if (!row->slurm) {
+		snprintf(row->error, sizeof row->error, "a Slurm host: its "
+		    "node is known only once orch run allocates it (docs/"
+		    "inventory.md, \"Slurm\"); not checked");
+		return;
+	}
+	if (slurm_check(&row->sn, row->h->name, row->part, sizeof row->part,
+	    &excl, &cause) != 0) {
+		snprintf(row->error, sizeof row->error, "%s", cause);
+		free(cause);
+		return;
+	}
+	if (!excl) {
+		snprintf(row->error, sizeof row->error, "%s: orch run would "
+		    "refuse its nodes: not exclusive", row->part);
+		return;
+	}
+	row->ready = 2;
+}
+
 static void *
 check_thread(void *arg)
 {
@@ -164,6 +199,12 @@ check_thread(void *arg)
 	snprintf(p->auth, sizeof p->auth, "-");
 	snprintf(p->agent, sizeof p->agent, "-");
 	snprintf(p->disk, sizeof p->disk, "-");
+	/* A Slurm host's node comes with a run: its partition is told. */
+	if (row->slurm || (h->address[0] == '\0' && h->route != NULL)) {
+		snprintf(p->reach, sizeof p->reach, "slurm");
+		check_slurm(row);
+		return (NULL);
+	}
 	if (h->ops->probe(h, p, row->error, sizeof row->error) != 0)
 		return (NULL);
 	h->no_deploy = 1;
@@ -209,17 +250,27 @@ check_route(const struct host *h)
 }
 
 int
-check_main(struct host *hosts, size_t n)
+check_main(struct host *hosts, size_t n, const char *inventory)
 {
 	struct check_row	*rows;
+	struct inventory	*inv = NULL;
 	struct host		*h;
 	size_t			 i, wname = 4, wkey = 8;
-	int			 all = 1;
-	char			*p, *line, *save;
+	int			 all = 1, required;
+	char			*p, *line, *save, *cause = NULL;
 
 	rows = xcalloc(n, sizeof *rows);
-	for (i = 0; i < n; i++)
+	/* The hosts resolved from it: it loads, and names Slurm's. */
+	if (inventory_load(inventory_path(inventory, &required), required,
+	    &inv, &cause) != 0) {
+		free(cause);
+		inv = NULL;
+	}
+	for (i = 0; i < n; i++) {
 		rows[i].h = &hosts[i];
+		rows[i].slurm = inventory_slurm_host(inv, hosts[i].name,
+		    &rows[i].sn);
+	}
 	host_each(rows, n, sizeof *rows, check_thread);
 
 	/* Names and host key states are never cut: the columns fit them. */
@@ -237,7 +288,7 @@ check_main(struct host *hosts, size_t n)
 		char	load[16] = "-";
 
 		h = rows[i].h;
-		if (rows[i].ready) {
+		if (rows[i].ready == 1) {
 			snprintf(osarch, sizeof osarch, "%s/%s", h->facts.os,
 			    h->facts.arch);
 			snprintf(cpu, sizeof cpu, "%s", h->facts.cpu_model);
@@ -247,11 +298,16 @@ check_main(struct host *hosts, size_t n)
 		printf("%-*s %-9s %-*s %-6.6s %-8s %-16s %-28s %5s %6s %10s  "
 		    "%s\n", (int)wname, h->name, rows[i].p.reach, (int)wkey,
 		    rows[i].p.hostkey, rows[i].p.auth, rows[i].p.agent, osarch,
-		    cpu, cores, load, rows[i].p.disk,
-		    check_ready(rows[i].h, rows[i].ready));
+		    cpu, cores, load, rows[i].p.disk, rows[i].ready == 2 ?
+		    "slurm" : check_ready(rows[i].h, rows[i].ready));
 	}
 	for (i = 0; i < n; i++) {
 		h = rows[i].h;
+		if (rows[i].ready == 2) {
+			printf("\n%s: a Slurm host, allocated by orch run: "
+			    "%s\n", h->name, rows[i].part);
+			continue;
+		}
 		if (!rows[i].ready && h->agent_stale) {
 			/* Not a reason to refuse: orch run deploys it. */
 			printf("\n%s: %s\n", h->name,
@@ -289,5 +345,6 @@ check_main(struct host *hosts, size_t n)
 			printf("  - %s\n", line);
 	}
 	free(rows);
+	inventory_free(inv);
 	return (all ? 0 : 3);
 }

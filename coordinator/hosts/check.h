@@ -11,7 +11,7 @@ struct host;
  * readiness table and the warnings that make numbers less trustworthy.
  * Returns 0 when every host is ready, else 3.
  */
-int	check_main(struct host *hosts, size_t n);
+int	check_main(struct host *hosts, size_t n, const char *inventory);
 
 /*
  * Appends to buf the warnings a host's facts deserve (one per line,

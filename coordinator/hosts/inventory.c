@@ -802,6 +802,9 @@ inv_slurm_host_end(struct inv_parse *p)
 		ini_error(&p->src, p->seen[HK_SSH_CONFIG], "%s ssh_config and "
 		    "slurm exclude each other (a Slurm host is the node "
 		    "allocated for the run)", p->label);
+	/* Its default workdir is its node's, known once allocated. */
+	if (p->seen[HK_WORKDIR] == 0)
+		inv_cur_host(p)->workdir[0] = '\0';
 	return (1);
 }
 
@@ -1766,31 +1769,6 @@ _Static_assert(_Alignof(struct host) % _Alignof(struct host_route) == 0,
     "a host_route cannot follow an array of hosts");
 
 /*
- * Returns the refusal of the first picked host with slurm = ... (the
- * allocation is not built yet; the caller frees), or NULL when none.
- */
-static char *
-inv_slurm_refuse(const struct inventory *inv, const struct inv_pick *pk)
-{
-	const struct inv_host	*h;
-	size_t			 i;
-	char			*m;
-
-	for (i = 0; inv != NULL && i < pk->n; i++) {
-		if (pk->order[i] >= inv->nhosts)
-			continue;
-		h = &inv->hosts[pk->order[i]];
-		if (h->slurm[0] == '\0')
-			continue;
-		m = ini_fmt("%s:%d: [host.%s] slurm = %s: Slurm allocation is "
-		    "not built yet (docs/inventory.md, \"Slurm\")", inv->path,
-		    h->line, h->name, h->slurm);
-		return (m != NULL ? m : strdup("out of memory"));
-	}
-	return (NULL);
-}
-
-/*
  * Resolves a --hosts list (see inventory.h). Long because names, groups
  * and 'all' are picked, checked and copied in one pass over the list.
  */
@@ -1859,8 +1837,6 @@ inv_resolve(const struct inventory *inv, const char *list, int use_ssh,
 			goto nomem;
 		goto out;
 	}
-	if ((*cause = inv_slurm_refuse(inv, &pk)) != NULL)
-		goto out;
 	/* One block: free() frees the hosts and the remote ones' routes. */
 	for (i = 0, nroute = 0; i < pk.n; i++)
 		nroute += pk.order[i] != nhosts;

@@ -3,7 +3,9 @@
  * may use, [host.NAME] with how to reach each one, and [group.NAME] lists
  * of hosts and other groups. The built-in host `local` needs no entry.
  * [slurm.NAME] names a Slurm cluster, and a host with slurm = NAME is a node
- * allocated from it (parsed and checked; the allocation is not built yet).
+ * allocated from it for a run (coordinator/run/run-slurm.c); such a host
+ * has no address and, unless its entry names one, no workdir ("") until
+ * its node is known.
  */
 #ifndef COORDINATOR_INVENTORY_H
 #define COORDINATOR_INVENTORY_H

@@ -185,6 +185,25 @@ json_host_progs(FILE *f, const struct dataset *ds, size_t host)
 	fputs("]", f);
 }
 
+/* A Slurm host's job: the cluster, job, component and node behind it. */
+static void
+json_host_slurm(FILE *f, const struct ds_host *h)
+{
+	const struct ds_slurm	*s = h->slurm;
+
+	if (s == NULL)
+		return;
+	fputs(", \"slurm\": {\"cluster\": ", f);
+	json_str(f, s->cluster);
+	fputs(", \"job_id\": ", f);
+	json_str(f, s->job_id);
+	fprintf(f, ", \"component\": %u, \"node\": ", s->component);
+	json_str(f, s->node);
+	fputs(", \"partition\": ", f);
+	json_str(f, s->partition);
+	fputs("}", f);
+}
+
 /* One host of the analysis (a->hosts[i]): its facts, outcome and counts. */
 static void
 json_host(FILE *f, const struct analysis *a, size_t i)
@@ -225,6 +244,7 @@ json_host(FILE *f, const struct analysis *a, size_t i)
 	fprintf(f, ", \"floor_runs\": %zu, \"floor_subtracted\": %s",
 	    rh->hyg.floor.n, rh->floor_sub > 0 ? "true" : "false");
 	json_host_progs(f, a->ds, rh->host);
+	json_host_slurm(f, h);
 	fputs(", \"mde_pct\": ", f);
 	json_num(f, rh->mde * 100);
 	fputs(", \"serial_r\": ", f);

@@ -350,6 +350,29 @@ md_host_benches(FILE *f, const struct analysis *a, size_t hostidx)
 	}
 }
 
+/* Each Slurm host's node: the host name stays the inventory's. */
+static void
+md_slurm(FILE *f, const struct dataset *ds)
+{
+	const struct ds_slurm	*s;
+	size_t			 i;
+
+	for (i = 0; i < ds->nhosts; i++) {
+		if ((s = ds->hosts[i].slurm) == NULL)
+			continue;
+		fputs("- Slurm: host ", f);
+		md_code(f, ds->hosts[i].name);
+		fputs(" ran on node ", f);
+		md_code(f, s->node);
+		fprintf(f, " (job %s, component %u, partition ", s->job_id,
+		    s->component);
+		md_code(f, s->partition);
+		fputs(", cluster ", f);
+		md_code(f, s->cluster);
+		fprintf(f, "%s)\n", s->released ? ", released" : "");
+	}
+}
+
 /* The metadata that lets the evidence stand alone. */
 static void
 md_run(FILE *f, const struct analysis *a)
@@ -372,6 +395,7 @@ md_run(FILE *f, const struct analysis *a)
 			fputc('\n', f);
 	}
 	report_text_resumed(f, &md_fmt, ds);
+	md_slurm(f, ds);
 	fprintf(f, "- seed: %llu (the plan's order and the geometric means' "
 	    "bootstrap intervals follow from it)\n",
 	    (unsigned long long)ds->seed);

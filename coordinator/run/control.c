@@ -6,6 +6,7 @@
 #include "coordinator/hosts/host.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/run/control.h"
+#include "coordinator/run/run-int.h"
 #include "coordinator/store/record.h"
 #include "proto/ident.h"
 #include "proto/log.h"
@@ -103,6 +104,7 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop,
 	char			*cause = NULL, **states;
 	size_t			 i, k, *nrecs, wh = 4, ws = 5;
 	long			 hi;
+	int			 r;
 
 	if (record_load(dir, &ds, &cause) != 0) {
 		fprintf(stderr, "orch: %s\n", cause);
@@ -123,6 +125,8 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop,
 		jobs[i].run_id = ds->run_id;
 		jobs[i].stop = stop;
 	}
+	/* A Slurm host is the node its recorded job holds. */
+	run_slurm_point_hosts(ds, hosts, n);
 	host_each(jobs, n, sizeof *jobs, control_thread);
 	control_headline(dir, ds, jobs, n, again, env);
 	/* Columns as wide as their longest value: none runs into the next. */
@@ -157,6 +161,8 @@ control_main(const char *dir, struct host *hosts, size_t n, int stop,
 	free(states);
 	free(nrecs);
 	free(jobs);
+	/* The agents have stopped: their nodes go back to Slurm. */
+	r = stop && run_slurm_stop(ds) != 0 ? 3 : 0;
 	dataset_free(ds);
-	return (0);
+	return (r);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm.h"
 #include "coordinator/input/suite.h"
 #include "coordinator/run/plan.h"
 #include "coordinator/store/record.h"
@@ -20,6 +22,16 @@
 struct dataset;
 struct host;
 struct run_opts;
+
+/* A Slurm host's job (run-slurm.c). */
+struct run_slurm {
+	size_t			 host;		/* in opts->hosts */
+	struct inventory_slurm	 cluster;	/* its bounds (args: none) */
+	struct slurm_job	 job;
+	struct ds_slurm		 rec;		/* as recorded */
+	int			 made;		/* by this coordinator */
+	int			 released;
+};
 
 /* A file one host needs, resolved for its os/arch. */
 struct run_file {
@@ -104,6 +116,8 @@ struct run {
 	double			 opt_max_load;	/* --max-load or the record's */
 	atomic_size_t		 stored;	/* samples in the record; every
 						   host thread adds */
+	struct run_slurm	*slurm;		/* the Slurm hosts' jobs */
+	size_t			 nslurm;
 };
 
 #define RUN_ONHOST		SIZE_MAX	/* no file: the host's own */
@@ -206,5 +220,29 @@ int	run_finish(struct run *run, char **cause);
 int	run_finish_detached(const struct run *run);
 int	run_finish_detach(struct run *run, const char *at);
 void	run_finish_abandon(struct run *run, int record_ok);
+
+/*
+ * run-slurm.c: before any host is connected, allocates (new run) or finds
+ * again (ds: resuming) each Slurm host's job, checks its node is held
+ * alone, and points the host at it (returns 0 or -1, cause; the jobs made
+ * stay in run->slurm for run_slurm_abandon). run_slurm_record writes the
+ * alloc records of the jobs made; run_slurm_release cancels every job and
+ * (record) writes its release record (returns 0, or -1 having said which
+ * job is left); run_slurm_abandon cancels only the jobs this coordinator
+ * made; run_slurm_detach says which jobs stay allocated, until when.
+ * run_slurm_point_hosts points hosts at their recorded nodes and
+ * run_slurm_stop cancels ds's jobs not yet released (orch stop; returns
+ * 0 or -1).
+ */
+int	run_slurm_prepare(struct run *run, const struct dataset *ds,
+	    char **cause);
+void	run_slurm_record(struct run *run);
+int	run_slurm_release(struct run *run, int record, const char *at);
+void	run_slurm_abandon(struct run *run);
+void	run_slurm_detach(const struct run *run);
+void	run_slurm_point_hosts(const struct dataset *ds, struct host *hosts,
+	    size_t n);
+int	run_slurm_stop(const struct dataset *ds);
+void	run_slurm_free(struct run *run);
 
 #endif

@@ -458,6 +458,9 @@ run_resume_workdirs(const char *dir, const struct host *hosts, size_t n,
 		if ((hi = dataset_host(ds, hosts[i].name)) < 0)
 			continue;
 		dh = &ds->hosts[hi];
+		/* A Slurm host's default workdir is its node's, recorded. */
+		if (dh->slurm != NULL && hosts[i].workdir[0] == '\0')
+			continue;
 		run_resume_wd(&hosts[i], wd, sizeof wd);
 		if (!dh->has_plan || dh->workdir == NULL ||
 		    strcmp(dh->workdir, wd) == 0)

@@ -302,7 +302,7 @@ run_main(const struct run_opts *opts)
 	struct run	 run;
 	struct dataset	*ds = NULL;
 	char		*cause = NULL, started[32], ended[32];
-	int		 code = 3, record_ok = 0;
+	int		 code = 3, record_ok = 0, slurm_left;
 
 	memset(&run, 0, sizeof run);
 	run.opts = opts;
@@ -325,6 +325,18 @@ run_main(const struct run_opts *opts)
 			run.opt_max_load = ds->opt_max_load;
 	}
 	run_signals();
+	/* Slurm hosts get their nodes before any host is connected. */
+	if (run_slurm_prepare(&run, ds, &cause) != 0) {
+		fprintf(stderr, "orch: %s\nnothing ran.\n", cause);
+		code = run_stop ? 128 + (int)run_stop : 3;
+		goto close;
+	}
+	if (run_stop) {
+		fprintf(stderr, "orch: interrupted before any host was "
+		    "connected\nnothing ran.\n");
+		code = 128 + (int)run_stop;
+		goto close;
+	}
 	run_open_hosts(&run);
 	if (run_ident_check(&run, &cause) != 0 ||
 	    run_plan_hosts(&run, ds, &cause) != 0) {
@@ -338,6 +350,7 @@ run_main(const struct run_opts *opts)
 		goto close;
 	}
 	record_ok = 1;
+	run_slurm_record(&run);
 	run_record_hosts(&run);
 	if (run.rec.failed) {
 		fprintf(stderr, "orch: %s\n", run.rec.err);
@@ -359,18 +372,25 @@ run_main(const struct run_opts *opts)
 	record_ok = 0;
 	if (run_finish_detached(&run)) {
 		code = run_finish_detach(&run, ended);
+		run_slurm_detach(&run);
 		goto out;
 	}
+	/* The agents have stopped: their nodes go back to Slurm. */
+	slurm_left = run_slurm_release(&run, 1, ended) != 0;
 	if (record_close(&run.rec, ended) != 0) {
 		fprintf(stderr, "orch: %s\n", run.rec.err);
 		code = 3;
 		goto out;
 	}
 	code = run_finish(&run, &cause);
+	if (slurm_left && code == 0)
+		code = 3;
 	goto out;
 close:
 	run_finish_abandon(&run, record_ok);
+	run_slurm_abandon(&run);
 out:
+	run_slurm_free(&run);
 	run_free(&run);
 	dataset_free(ds);
 	free(cause);

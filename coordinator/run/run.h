@@ -10,6 +10,7 @@ struct report_exports;
 
 struct run_opts {
 	const char	*suite;		/* SUITE.ini */
+	const char	*inventory;	/* --inventory, or NULL */
 	struct host	*hosts;		/* resolved hosts */
 	size_t		 nhosts;
 	uint32_t	 rounds;	/* 0: the suite's */

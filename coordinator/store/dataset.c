@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1132,6 +1133,119 @@ rec_load_end(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
 	return (rec_plain(c, "ended", ds->ended, 64));
 }
 
+/*
+ * Copies a Slurm word of an alloc record into buf[size]: 1 to size - 1
+ * bytes of A-Z a-z 0-9 _ . - and those of extra, not starting with '-'
+ * (a name orch passes to Slurm's commands again); empty only when
+ * may_empty. Returns 0, or -1 with the cause naming field.
+ */
+static int
+rec_slurm_word(struct rec_ctx *c, const char *field, const struct entry_str *s,
+    const char *extra, int may_empty, char *buf, size_t size)
+{
+	size_t	i;
+
+	for (i = 0; i < s->len; i++) {
+		if (!isalnum((unsigned char)s->p[i]) && s->p[i] != '_' &&
+		    s->p[i] != '.' && s->p[i] != '-' && (s->p[i] == '\0' ||
+		    strchr(extra, s->p[i]) == NULL))
+			break;
+	}
+	if (i != s->len || s->len >= size || (s->len == 0 && !may_empty) ||
+	    (s->len > 0 && s->p[0] == '-')) {
+		xasprintf(&c->cause, "%s: record %zu: field '%s' is not a "
+		    "Slurm word (A-Z a-z 0-9 _ . -%s, at most %zu bytes)",
+		    c->path, c->index, field, extra, size - 1);
+		return (-1);
+	}
+	memcpy(buf, s->p, s->len);
+	buf[s->len] = '\0';
+	return (0);
+}
+
+/* The Slurm job behind a host: every field checked, once a host. */
+static int
+rec_load_alloc(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
+{
+	struct entry_alloc	 e;
+	struct ds_slurm		*sl;
+	size_t			 hidx;
+
+	if (rec_read(c, &entry_alloc_type, o, &e) != 0 ||
+	    rec_ghost(c, ds, &e.host, "host", &hidx) != 0)
+		return (-1);
+	if (ds->hosts[hidx].slurm != NULL) {
+		xasprintf(&c->cause, "%s: record %zu: a second alloc for host "
+		    "%s", c->path, c->index, ds->hosts[hidx].name);
+		return (-1);
+	}
+	sl = xcalloc(1, sizeof *sl);
+	ds->hosts[hidx].slurm = sl;
+	if (rec_name(c, "cluster", &e.cluster, ENTRY_HAS, sl->cluster,
+	    sizeof sl->cluster) != 0 ||
+	    rec_slurm_word(c, "login", &e.login, "", 0, sl->login,
+	    sizeof sl->login) != 0 ||
+	    rec_slurm_word(c, "job_id", &e.job_id, "", 0, sl->job_id,
+	    19) != 0 || strspn(sl->job_id, "0123456789") !=
+	    strlen(sl->job_id) ||
+	    rec_in(c, "component", (double)e.component, 0, 63) != 0 ||
+	    rec_slurm_word(c, "node", &e.node, "", 0, sl->node,
+	    sizeof sl->node) != 0 ||
+	    rec_slurm_word(c, "node_addr", &e.node_addr, ":", 0,
+	    sl->node_addr, sizeof sl->node_addr) != 0 ||
+	    rec_slurm_word(c, "partition", &e.partition, "", 0, sl->partition,
+	    sizeof sl->partition) != 0 ||
+	    rec_slurm_word(c, "constraint", &e.constraint, "&|,*[]():", 1,
+	    sl->constraint, sizeof sl->constraint) != 0 ||
+	    rec_in(c, "timeout_s", (double)e.timeout_s, 1, 30 * 86400) != 0) {
+		if (c->cause == NULL)
+			xasprintf(&c->cause, "%s: record %zu: bad job_id",
+			    c->path, c->index);
+		return (-1);
+	}
+	rec_sbuf(&e.workdir, ENTRY_HAS, sl->workdir, sizeof sl->workdir);
+	if (rec_plain(c, "workdir", sl->workdir, sizeof sl->workdir) != 0 ||
+	    e.workdir.len >= sizeof sl->workdir)
+		return (-1);
+	sl->component = (uint32_t)e.component;
+	sl->timeout_s = (uint32_t)e.timeout_s;
+	sl->end_s = e.end_s;
+	if (e.has_node_cpus == ENTRY_HAS && e.node_cpus <= UINT32_MAX)
+		sl->node_cpus = (uint32_t)e.node_cpus;
+	if (e.has_node_mem_mb == ENTRY_HAS)
+		sl->node_mem_mb = e.node_mem_mb;
+	if ((e.has_node_arch == ENTRY_HAS && rec_slurm_word(c, "node_arch",
+	    &e.node_arch, "", 0, sl->node_arch, sizeof sl->node_arch) != 0) ||
+	    (e.has_node_features == ENTRY_HAS && rec_slurm_word(c,
+	    "node_features", &e.node_features, ",", 0, sl->node_features,
+	    sizeof sl->node_features) != 0))
+		return (-1);
+	return (0);
+}
+
+/* A Slurm job was given back: every host of it is released. */
+static int
+rec_load_release(struct rec_ctx *c, struct dataset *ds,
+    const msgpack_object *o)
+{
+	struct entry_release	 e;
+	char			 cl[64], job[32], at[64];
+	size_t			 i;
+
+	if (rec_read(c, &entry_release_type, o, &e) != 0 ||
+	    rec_name(c, "cluster", &e.cluster, ENTRY_HAS, cl, sizeof cl) != 0 ||
+	    rec_slurm_word(c, "job_id", &e.job_id, "", 0, job, 19) != 0 ||
+	    rec_slurm_word(c, "at", &e.at, ":", 0, at, sizeof at) != 0)
+		return (-1);
+	for (i = 0; i < ds->nhosts; i++) {
+		if (ds->hosts[i].slurm != NULL &&
+		    strcmp(ds->hosts[i].slurm->cluster, cl) == 0 &&
+		    strcmp(ds->hosts[i].slurm->job_id, job) == 0)
+			ds->hosts[i].slurm->released = 1;
+	}
+	return (0);
+}
+
 /* A label record: a key (a name), a printable value, at most LABELS_MAX. */
 static int
 rec_load_label(struct rec_ctx *c, struct dataset *ds, const msgpack_object *o)
@@ -1230,6 +1344,8 @@ static const struct {
 	{ &entry_label_type, rec_load_label },
 	{ &entry_detach_type, rec_load_detach },
 	{ &entry_end_type, rec_load_end },
+	{ &entry_alloc_type, rec_load_alloc },
+	{ &entry_release_type, rec_load_release },
 };
 
 /* Loads one record by its type, "t"; a type orch does not know is skipped. */
@@ -1500,6 +1616,7 @@ dataset_free(struct dataset *ds)
 		free(ds->hosts[i].error);
 		free(ds->hosts[i].pin);
 		free(ds->hosts[i].workdir);
+		free(ds->hosts[i].slurm);
 	}
 	free(ds->hosts);
 	for (i = 0; i < ds->nfiles; i++) {

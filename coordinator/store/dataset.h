@@ -45,6 +45,26 @@ struct ds_bench {
 	char		*checksum;	/* "" none */
 };
 
+/* The Slurm job behind a host (an "alloc" record), field sizes slurm.h's. */
+struct ds_slurm {
+	char		 cluster[64];
+	char		 login[256];
+	char		 job_id[32];	/* digits: the job as Slurm prints it */
+	uint32_t	 component;	/* of a heterogeneous job; 0 */
+	char		 node[64];
+	char		 node_addr[256];
+	char		 partition[128];
+	char		 constraint[256];	/* "" none */
+	char		 workdir[512];	/* where its agent ran */
+	uint32_t	 timeout_s;	/* the bound on each Slurm command */
+	uint64_t	 end_s;		/* its time limit's end, epoch s */
+	uint32_t	 node_cpus;	/* scontrol's CPUTot; 0 unknown */
+	uint64_t	 node_mem_mb;	/* its RealMemory; 0 unknown */
+	char		 node_arch[32];	/* its Arch; "" unknown */
+	char		 node_features[256];	/* "" none */
+	int		 released;	/* a release record names its job */
+};
+
 struct ds_host {
 	char		*name;
 	char		*agent_version;
@@ -62,6 +82,7 @@ struct ds_host {
 					   a quiet machine */
 	char		*workdir;	/* as configured at the
 					   start; NULL unknown */
+	struct ds_slurm	*slurm;		/* its Slurm job; NULL none */
 };
 
 struct ds_file {

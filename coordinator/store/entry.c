@@ -269,6 +269,37 @@ static const struct entry_field entry_opts_tab[] = {
 	    env_pad, has_env_pad),
 };
 
+#define A	struct entry_alloc
+static const struct entry_field entry_alloc_tab[] = {
+	EF(A, "host", ENTRY_STR, ENTRY_REQ, host),
+	EF(A, "cluster", ENTRY_STR, ENTRY_REQ, cluster),
+	EF(A, "login", ENTRY_STR, ENTRY_REQ, login),
+	EF(A, "job_id", ENTRY_STR, ENTRY_REQ, job_id),
+	EF(A, "component", ENTRY_UINT, ENTRY_REQ, component),
+	EF(A, "node", ENTRY_STR, ENTRY_REQ, node),
+	EF(A, "node_addr", ENTRY_STR, ENTRY_REQ, node_addr),
+	EF(A, "partition", ENTRY_STR, ENTRY_REQ, partition),
+	EF(A, "constraint", ENTRY_STR, ENTRY_REQ, constraint),
+	EF(A, "workdir", ENTRY_STR, ENTRY_REQ, workdir),
+	EF(A, "timeout_s", ENTRY_UINT, ENTRY_REQ, timeout_s),
+	EF(A, "end_s", ENTRY_UINT, ENTRY_REQ, end_s),
+	EFH(A, "node_cpus", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, node_cpus,
+	    has_node_cpus),
+	EFH(A, "node_mem_mb", ENTRY_UINT, ENTRY_OPT | ENTRY_LAX, node_mem_mb,
+	    has_node_mem_mb),
+	EFH(A, "node_arch", ENTRY_STR, ENTRY_OPT | ENTRY_LAX, node_arch,
+	    has_node_arch),
+	EFH(A, "node_features", ENTRY_STR, ENTRY_OPT | ENTRY_LAX,
+	    node_features, has_node_features),
+};
+#undef A
+
+static const struct entry_field entry_release_tab[] = {
+	EF(struct entry_release, "cluster", ENTRY_STR, ENTRY_REQ, cluster),
+	EF(struct entry_release, "job_id", ENTRY_STR, ENTRY_REQ, job_id),
+	EF(struct entry_release, "at", ENTRY_STR, ENTRY_REQ, at),
+};
+
 /* A resume's time is not read back: only that it happened. */
 static const struct entry_field entry_resume_tab[] = {
 	EFH(struct entry_at, "at", ENTRY_STR, ENTRY_LAX, at, has_at),
@@ -306,6 +337,10 @@ const struct entry_type entry_detach_type =
     ENTRY_TYPE("detach", struct entry_at, entry_detach_tab);
 const struct entry_type entry_end_type =
     ENTRY_TYPE("end", struct entry_at, entry_end_tab);
+const struct entry_type entry_alloc_type =
+    ENTRY_TYPE("alloc", struct entry_alloc, entry_alloc_tab);
+const struct entry_type entry_release_type =
+    ENTRY_TYPE("release", struct entry_release, entry_release_tab);
 
 struct entry_str
 entry_s(const char *s)

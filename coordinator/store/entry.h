@@ -198,6 +198,22 @@ struct entry_opts {
 	int			 has_env_pad;	/* --env-pad was given */
 };
 
+/* "alloc": the Slurm job behind one host (run-slurm.c). */
+struct entry_alloc {
+	struct entry_str	 host, cluster, login, job_id, node, node_addr;
+	struct entry_str	 partition, constraint, workdir;
+	uint64_t		 component, timeout_s, end_s;
+	uint64_t		 node_cpus, node_mem_mb;	/* 0 unknown */
+	struct entry_str	 node_arch, node_features;
+	int			 has_node_cpus, has_node_mem_mb;
+	int			 has_node_arch, has_node_features;
+};
+
+/* "release": a Slurm job was cancelled and is gone. */
+struct entry_release {
+	struct entry_str	 cluster, job_id, at;
+};
+
 /* "resume", "detach" and "end": when (at, ended). */
 struct entry_at {
 	struct entry_str	 at;
@@ -210,6 +226,7 @@ extern const struct entry_type entry_state_type, entry_hostend_type;
 extern const struct entry_type entry_plan_type, entry_label_type;
 extern const struct entry_type entry_opts_type, entry_resume_type;
 extern const struct entry_type entry_detach_type, entry_end_type;
+extern const struct entry_type entry_alloc_type, entry_release_type;
 
 /* Returns s as an entry string; NULL is "". */
 struct entry_str entry_s(const char *s);

@@ -401,6 +401,49 @@ record_hostend(struct record *r, const struct host *h)
 }
 
 int
+record_alloc(struct record *r, const char *host, const struct ds_slurm *s)
+{
+	struct entry_alloc	e;
+
+	memset(&e, 0, sizeof e);
+	e.host = entry_s(host);
+	e.cluster = entry_s(s->cluster);
+	e.login = entry_s(s->login);
+	e.job_id = entry_s(s->job_id);
+	e.component = s->component;
+	e.node = entry_s(s->node);
+	e.node_addr = entry_s(s->node_addr);
+	e.partition = entry_s(s->partition);
+	e.constraint = entry_s(s->constraint);
+	e.workdir = entry_s(s->workdir);
+	e.timeout_s = s->timeout_s;
+	e.end_s = s->end_s;
+	/* The node's facts as Slurm knows them: written when known. */
+	e.node_cpus = s->node_cpus;
+	e.has_node_cpus = s->node_cpus > 0 ? ENTRY_HAS : 0;
+	e.node_mem_mb = s->node_mem_mb;
+	e.has_node_mem_mb = s->node_mem_mb > 0 ? ENTRY_HAS : 0;
+	e.node_arch = entry_s(s->node_arch);
+	e.has_node_arch = s->node_arch[0] != '\0' ? ENTRY_HAS : 0;
+	e.node_features = entry_s(s->node_features);
+	e.has_node_features = s->node_features[0] != '\0' ? ENTRY_HAS : 0;
+	return (rec_put(r, &entry_alloc_type, &e, 0));
+}
+
+int
+record_release(struct record *r, const char *cluster, const char *job_id,
+    const char *at)
+{
+	struct entry_release	e;
+
+	memset(&e, 0, sizeof e);
+	e.cluster = entry_s(cluster);
+	e.job_id = entry_s(job_id);
+	e.at = entry_s(at);
+	return (rec_put(r, &entry_release_type, &e, 0));
+}
+
+int
 record_close(struct record *r, const char *ended)
 {
 	struct entry_at	e;

@@ -11,6 +11,8 @@
  *   "plan"   a host's plan settings beyond the suite (load gate, pin)
  *   "hostend" a host finished: status and error
  *   "detach" the coordinator was interrupted, its agents carry on
+ *   "alloc"  a Slurm host's job: cluster, job, node, its address
+ *   "release" a Slurm job was cancelled and is gone
  *   "end"    the run finished
  */
 #ifndef COORDINATOR_RECORD_H
@@ -108,6 +110,14 @@ int	record_sample(struct record *r, const char *host, const char *bench,
 
 /* Appends a host's outcome. */
 int	record_hostend(struct record *r, const struct host *h);
+
+/* Appends the Slurm job behind host (an alloc record). */
+int	record_alloc(struct record *r, const char *host,
+	    const struct ds_slurm *s);
+
+/* Appends that cluster's job job_id was cancelled and is gone. */
+int	record_release(struct record *r, const char *cluster,
+	    const char *job_id, const char *at);
 
 /* Appends the end record and closes. */
 int	record_close(struct record *r, const char *ended);

@@ -1,21 +1,15 @@
-# A Slurm host (slurm = NAME) is refused by orch run until the allocation
-# is built. The Slurm test cluster (tests/lab/slurm.sh) comes up, hands out
-# an exclusive node and takes it back, shows that a FORCE:2 partition puts
-# two --exclusive jobs on one node, test-slurm (slurm.c's alloc, verify,
-# release) passes against it, and its teardown leaves no daemon.
+# Slurm hosts for real: the test cluster (tests/lab/slurm.sh) comes up,
+# hands out an exclusive node and takes it back, shows that a FORCE:2
+# partition puts two --exclusive jobs on one node; orch run allocates a
+# node per Slurm host (e on epyc, a on arm), measures there over SSH,
+# names the nodes in summary.json and report.md and gives them back; a
+# host on the forced partition is refused before anything is measured; a
+# SIGKILLed coordinator's run resumes on its job; orch stop of a detached
+# run leaves no agent and no job; test-slurm (slurm.c) passes against the
+# cluster, and the teardown leaves no daemon.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
-
-note "orch run refuses a Slurm host, before anything starts"
-printf '[slurm.lab]\nlogin = local\n\n[host.e]\nslurm = lab\npartition = epyc\n' \
-    >"$T/inv.ini"
-rc=0; "$ORCH" run --inventory="$T/inv.ini" --hosts=e --out="$T/out" \
-    tests/suites/brisk.ini >"$T/refused" 2>&1 || rc=$?
-expect_eq "exit of a run on a Slurm host" "$rc" 2
-expect_grep "^orch: $T/inv.ini:4: \[host.e\] slurm = lab: Slurm allocation is not built yet" \
-    "$T/refused"
-[ ! -e "$T/out" ] || fail "a refused run made its directory"
 
 if why=$(slurm_skip_reason); then
 	echo "SKIPPED: $why"
@@ -57,6 +51,121 @@ expect_eq "forced jobs" "$(sort -u "$T/fsq")" "n3 YES"
 expect_eq "forced job count" "$(wc -l <"$T/fsq")" 2
 timeout 10 scancel -p forced || fail "scancel -p forced failed"
 
+export ORCH_KNOWN_HOSTS="$LAB_KNOWN_HOSTS"
+INV=$T/inv.ini
+{
+	printf '[slurm.lab]\nlogin = local\ntime = 10m\nwait = 20s\ntimeout = 10s\n'
+	for hp in e:epyc a:arm f:forced; do
+		printf '\n[host.%s]\nslurm = lab\npartition = %s\nuser = %s\n' \
+		    "${hp%%:*}" "${hp#*:}" "$LAB_USER"
+		printf 'identity = %s\nworkdir = %s\n' "$LAB_KEY" "$T/wd-${hp%%:*}"
+	done
+} >"$INV"
+# Our cluster's jobs (SLURM_CONF is ours): none of orch's may be left.
+orch_jobs() { timeout 10 squeue -h -o '%i %j' | grep ' orch-' || true; }
+no_agent() { ! pgrep -f "$T/wd-[ea]/bin/orch-agent" >/dev/null; }
+
+note "orch check tells each Slurm host's partition and nodes, allocates none"
+rc=0; run_orch "$T/check" check --inventory="$INV" --hosts=e,a || rc=$?
+[ "$rc" = 0 ] || { cat "$T/check"; fail "orch check exit $rc"; }
+expect_grep '^e +slurm .* slurm$' "$T/check"
+expect_grep '^e: a Slurm host, allocated by orch run: partition epyc of cluster lab: State=UP OverSubscribe=EXCLUSIVE; nodes: n1 idle$' "$T/check"
+expect_grep '^a: a Slurm host, allocated by orch run: partition arm of cluster lab: State=UP OverSubscribe=EXCLUSIVE; nodes: n2 idle$' "$T/check"
+rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=f || rc=$?
+expect_eq "exit of orch check on a forced partition" "$rc" 3
+expect_grep '^f: not ready: partition forced of cluster lab: State=UP OverSubscribe=FORCE:2; nodes: n3 idle: orch run would refuse its nodes: not exclusive$' "$T/check2"
+expect_eq "orch jobs after orch check" "$(orch_jobs)" ""
+
+note "orch run on e (epyc) and a (arm): a node each, named, given back"
+rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=e,a --rounds=6 \
+    --seed=1 --out="$T/r1" tests/suites/brisk.ini || rc=$?
+[ "$rc" = 0 ] || { cat "$T/run1"; slurm_logs; fail "orch run exit $rc"; }
+# One heterogeneous job, a component a host: LEADER+0 and LEADER+1.
+expect_grep '^orch: e: Slurm job [0-9]+\+0 on node n1 \(.*\), partition epyc, exclusive$' "$T/run1"
+expect_grep '^orch: a: Slurm job [0-9]+\+1 on node n2 \(.*\), partition arm, exclusive$' "$T/run1"
+expect_eq "e's node" "$(jq -r '.hosts[] | select(.name == "e") | .slurm.node' "$T/r1/summary.json")" n1
+expect_eq "a's node" "$(jq -r '.hosts[] | select(.name == "a") | .slurm.node' "$T/r1/summary.json")" n2
+jq -e '[.hosts[] | .slurm | (.job_id | type == "string" and test("^[0-9]+$")) and .cluster == "lab"] | all and length == 2' \
+    "$T/r1/summary.json" >/dev/null &&
+    jq -e '([.hosts[].slurm.job_id] | unique | length == 1) and ([.hosts[] | [.name, .slurm.component]] | sort == [["a", 1], ["e", 0]])' \
+    "$T/r1/summary.json" >/dev/null || fail "hosts[].slurm: $(jq -c '[.hosts[].slurm]' "$T/r1/summary.json")"
+expect_grep '^- Slurm: host `e` ran on node `n1` \(job [0-9]+, component 0, partition `epyc`, cluster `lab`, released\)$' "$T/r1/report.md"
+# The node's facts as Slurm knows them, in the alloc records.
+grep -aq 'node_cpus' "$T/r1/samples.msgpack" || fail "no node_cpus in the record"
+grep -aq 'node_arch' "$T/r1/samples.msgpack" || fail "no node_arch in the record"
+expect_eq "orch jobs after the run" "$(orch_jobs)" ""
+no_agent || fail "an agent outlived the run"
+
+note "a host on the forced partition (OverSubscribe=FORCE:2) is refused"
+# Alone (a plain job), then beside e (a component of e's job).
+rc=0; run_orch "$T/run2a" run --inventory="$INV" --hosts=f --rounds=2 \
+    --out="$T/r2" tests/suites/brisk.ini || rc=$?
+expect_eq "exit of a run on a forced node" "$rc" 3
+expect_grep '^orch: f: job [0-9]+ on node n3 is not exclusive \(OverSubscribe=[A-Z]+, .*partition forced has OverSubscribe=FORCE:2\)$' "$T/run2a"
+[ ! -e "$T/r2" ] || fail "a refused run left its directory"
+wait_until 15 "the refused run's job to go" eval '[ -z "$(orch_jobs)" ]'
+rc=0; run_orch "$T/run2" run --inventory="$INV" --hosts=e,f --rounds=2 \
+    --out="$T/r2" tests/suites/brisk.ini || rc=$?
+expect_eq "exit of a run beside a forced node" "$rc" 3
+expect_grep '^orch: f: job [0-9]+\+1 on node n3 is not exclusive \(OverSubscribe=[A-Z]+, .*partition forced has OverSubscribe=FORCE:2\)$' "$T/run2"
+expect_grep '^nothing ran\.$' "$T/run2"
+[ ! -e "$T/r2" ] || fail "a refused run left its directory"
+wait_until 15 "the refused run's jobs to go" eval '[ -z "$(orch_jobs)" ]'
+
+note "Ctrl-C while queued revokes the request: exit 130, no job left"
+timeout 30 salloc --no-shell -p epyc -N1 --exclusive -J blocker \
+    >"$T/blocker" 2>&1 || { cat "$T/blocker"; fail "the blocker's salloc failed"; }
+setsid "$ORCH" run --inventory="$INV" --hosts=e --rounds=2 --out="$T/rq" \
+    tests/suites/brisk.ini >"$T/runq" 2>&1 &
+pid=$!
+queued() { timeout 5 squeue -h -t pending -o '%j' | grep -q '^orch-'; }
+wait_until 30 "orch's request to queue behind the blocker" queued
+kill -INT -- "-$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a run interrupted in the queue" "$rc" 130
+expect_grep '^orch: e: interrupted while waiting in the queue: the request is revoked' "$T/runq"
+[ ! -e "$T/rq" ] || fail "an interrupted allocation left its run directory"
+wait_until 15 "the revoked request to go" eval '[ -z "$(orch_jobs)" ]'
+timeout 10 scancel -n blocker || fail "scancel of the blocker failed"
+wait_until 15 "n1 idle again" eval '[ "$(slurm_node_state n1)" = IDLE ]'
+
+note "a SIGKILLed coordinator's run resumes on its job, every sample once"
+"$ORCH" run --inventory="$INV" --hosts=e,a --seed=2 --out="$T/r3" \
+    tests/suites/brisk.ini >"$T/run3" 2>&1 &
+pid=$!
+wait_samples "$T/r3" 6000
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+[ -n "$(orch_jobs)" ] || fail "the job went with the coordinator"
+rc=0; run_orch "$T/run3b" run --inventory="$INV" --resume="$T/r3" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/run3" "$T/run3b"; fail "resume exit $rc"; }
+expect_grep '^orch: e: Slurm job [0-9]+\+0 still holds node n1$' "$T/run3b"
+expect_grep '^orch: a: Slurm job [0-9]+\+1 still holds node n2$' "$T/run3b"
+jq -e '[.hosts[] | .samples == 120 and .slurm.node != null] | all and length == 2' \
+    "$T/r3/summary.json" >/dev/null || fail "samples after the resume: $(jq -c '[.hosts[] | [.name, .samples]]' "$T/r3/summary.json")"
+expect_eq "orch jobs after the resume" "$(orch_jobs)" ""
+rc=0; run_orch "$T/run3c" run --inventory="$INV" --resume="$T/r3" || rc=$?
+[ "$rc" != 0 ] || fail "a finished run resumed again"
+
+note "orch stop of a detached run: no agent, no job"
+"$ORCH" run --inventory="$INV" --hosts=e,a --seed=3 --out="$T/r4" \
+    tests/suites/brisk.ini >"$T/run4" 2>&1 &
+pid=$!
+wait_samples "$T/r4" 3000
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a terminated run" "$rc" 143
+expect_grep '^  Slurm job [0-9]+\+0 \(host e, node n1\) stays allocated until 20[0-9-]+T[0-9:]+Z' "$T/run4"
+[ -n "$(orch_jobs)" ] || fail "the detached run's job is gone"
+rc=0; run_orch "$T/stop4" stop --inventory="$INV" "$T/r4" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/stop4"; fail "orch stop exit $rc"; }
+expect_grep '^e: Slurm job [0-9]+\+0 \(node n1\) cancelled$' "$T/stop4"
+expect_grep '^a: Slurm job [0-9]+\+1 \(node n2\) cancelled$' "$T/stop4"
+wait_until 15 "the stopped run's agents to end" no_agent
+expect_eq "orch jobs after orch stop" "$(orch_jobs)" ""
+rc=0; run_orch "$T/run4b" run --inventory="$INV" --resume="$T/r4" || rc=$?
+[ "$rc" != 0 ] || fail "a stopped run resumed on a cancelled job"
+expect_grep 'allocation ended' "$T/run4b"
+
 note "coordinator/hosts/slurm.c against the cluster (test-slurm)"
 # The unit test of the build whose programs this runs (bin: the default).
 case $BIN in
@@ -67,7 +176,7 @@ esac
 ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 6 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 9 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"

@@ -560,8 +560,9 @@ test_limits(void **state)
 
 /*
  * [slurm.NAME] with every key and one with the defaults; hosts with
- * slurm = NAME; resolving one of them (or a group or all holding one) is
- * refused until the allocation is built, a plain host still resolves.
+ * slurm = NAME resolve (alone, in a group, in all) with no address, and
+ * with no workdir unless their entry names one (run-slurm.c gives them
+ * their node's); a plain host still resolves.
  */
 static void
 test_slurm(void **state)
@@ -570,14 +571,8 @@ test_slurm(void **state)
 	struct inventory_slurm_node	 node;
 	struct inventory		*inv;
 	struct host			*h = NULL;
-	char				*cause = NULL, names[256];
-	const char			*want = DIR "good-slurm.ini:14: [host.e] "
-					    "slurm = lab: Slurm allocation is "
-					    "not built yet (docs/inventory.md, "
-					    "\"Slurm\")";
-	const char *const		 refused[] = { "e", "nodes", "all",
-					    "plain,e" };
-	size_t				 n, i;
+	char				 names[256];
+	size_t				 n;
 
 	(void)state;
 	inv = load_ok(DIR "good-slurm.ini", 1);
@@ -625,16 +620,17 @@ test_slurm(void **state)
 	h = resolve_ok(inv, "plain", &n, names, sizeof names);
 	assert_string_equal(names, "plain");
 	free(h);
-	for (i = 0; i < NELEM(refused); i++) {
-		h = (struct host *)1;
-		assert_int_equal(inventory_resolve(inv, refused[i], &h, &n,
-		    &cause), -1);
-		assert_null(h);
-		assert_non_null(cause);
-		assert_string_equal(cause, want);
-		free(cause);
-		cause = NULL;
-	}
+	h = resolve_ok(inv, "nodes", &n, names, sizeof names);
+	assert_string_equal(names, "e a");
+	assert_string_equal(h[0].address, "");
+	assert_string_equal(h[0].workdir, "/tmp/orch-e");
+	assert_string_equal(h[1].address, "");
+	assert_string_equal(h[1].workdir, "");
+	assert_string_equal(h[1].user, "bench");
+	free(h);
+	h = resolve_ok(inv, "all", &n, names, sizeof names);
+	assert_string_equal(names, "e a plain");
+	free(h);
 	inventory_free(inv);
 }
 

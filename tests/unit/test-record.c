@@ -63,6 +63,13 @@ struct spec {
 	int		 forged;	/* hosts[1] adds a forged sample */
 	int64_t		 env_pad;	/* every sample's; -1: none (a
 					   record before protocol 8) */
+	const char	*alloc_node;	/* an alloc record's node, or NULL */
+	const char	*alloc_addr;	/* its node_addr */
+	const char	*alloc_job;	/* its job_id */
+	int		 alloc_twice;	/* a second alloc for the host */
+	const char	*alloc_features;	/* its node_features; NULL:
+					   a good one */
+	int		 release;	/* a release record of its job */
 };
 
 static void
@@ -256,6 +263,33 @@ write_record(const char *dir, const struct spec *sp)
 		pk_sample(&pk, &forged, "A", sp->rounds + 1000, 0xffffffffU,
 		    0);
 	}
+	for (r = 0; sp->alloc_node != NULL && r < 1 + (sp->alloc_twice != 0);
+	    r++) {
+		msgpack_pack_map(&pk, 15);
+		pk_kstr(&pk, "t", "alloc");
+		pk_kuint(&pk, "node_cpus", 8);
+		pk_kstr(&pk, "node_features", sp->alloc_features != NULL ?
+		    sp->alloc_features : "zen4,avx512");
+		pk_kstr(&pk, "host", sp->host);
+		pk_kstr(&pk, "cluster", "lab");
+		pk_kstr(&pk, "login", "local");
+		pk_kstr(&pk, "job_id", sp->alloc_job);
+		pk_kuint(&pk, "component", 0);
+		pk_kstr(&pk, "node", sp->alloc_node);
+		pk_kstr(&pk, "node_addr", sp->alloc_addr);
+		pk_kstr(&pk, "partition", "epyc");
+		pk_kstr(&pk, "constraint", "");
+		pk_kstr(&pk, "workdir", "~/.orch/node-n1");
+		pk_kuint(&pk, "timeout_s", 30);
+		pk_kuint(&pk, "end_s", 1800000000);
+	}
+	if (sp->release) {
+		msgpack_pack_map(&pk, 4);
+		pk_kstr(&pk, "t", "release");
+		pk_kstr(&pk, "cluster", "lab");
+		pk_kstr(&pk, "job_id", sp->alloc_job);
+		pk_kstr(&pk, "at", "2026-01-15T10:01:00Z");
+	}
 	if (sp->host_failed != NULL) {
 		msgpack_pack_map(&pk, 4);
 		pk_kstr(&pk, "t", "hostend");
@@ -428,6 +462,85 @@ test_valid(void **state)
 	(void)state;
 	spec_default(&sp);
 	expect_render(&sp, NULL);
+}
+
+/*
+ * A Slurm host's alloc and release records: loaded and rendered (the node
+ * in report.md and summary.json, the job id a string), a record without
+ * them as before, and hostile fields refused.
+ */
+static void
+test_slurm_alloc(void **state)
+{
+	static const struct {
+		const char	*node, *addr, *job, *want;
+		int		 twice;
+	} bad[] = {
+		{ "n1;rm -rf ~", "10.0.0.1", "12", "field 'node'", 0 },
+		{ "-oProxyCommand=x", "10.0.0.1", "12", "field 'node'", 0 },
+		{ "n1", "10.0.0.1 NodeAddr=10.6.6.6", "12",
+		    "field 'node_addr'", 0 },
+		{ "n1", "$(reboot)", "12", "field 'node_addr'", 0 },
+		{ "n1234567890123456789012345678901234567890123456789012345"
+		    "678901234567890", "10.0.0.1", "12", "field 'node'", 0 },
+		{ "n1", "10.0.0.1", "12+1", "field 'job_id'", 0 },
+		{ "n1", "10.0.0.1", "", "field 'job_id'", 0 },
+		{ "n1", "10.0.0.1", "12", "a second alloc for host local", 1 },
+	};
+	struct spec	 sp;
+	struct dataset	*ds = NULL;
+	char		*dir, *cause = NULL;
+	size_t		 i;
+
+	(void)state;
+	spec_default(&sp);
+	dir = new_dir();
+	write_record(dir, &sp);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("record_load: %s", cause);
+	assert_null(ds->hosts[0].slurm);
+	dataset_free(ds);
+	rm_dir(dir);
+
+	sp.alloc_node = "n1";
+	sp.alloc_addr = "169.254.213.2";
+	sp.alloc_job = "12";
+	sp.release = 1;
+	dir = new_dir();
+	write_record(dir, &sp);
+	if (record_load(dir, &ds, &cause) != 0)
+		fail_msg("record_load: %s", cause);
+	assert_non_null(ds->hosts[0].slurm);
+	assert_string_equal(ds->hosts[0].slurm->node, "n1");
+	assert_string_equal(ds->hosts[0].slurm->node_addr, "169.254.213.2");
+	assert_string_equal(ds->hosts[0].slurm->job_id, "12");
+	assert_int_equal(ds->hosts[0].slurm->released, 1);
+	assert_int_equal(ds->hosts[0].slurm->node_cpus, 8);
+	assert_string_equal(ds->hosts[0].slurm->node_features, "zen4,avx512");
+	assert_string_equal(ds->hosts[0].slurm->node_arch, "");
+	dataset_free(ds);
+	if (report_render(dir, 0, NULL, NULL, &cause) != 0)
+		fail_msg("report_render: %s", cause);
+	assert_non_null(strstr(get_file(dir, "report.md"), "- Slurm: host "
+	    "`local` ran on node `n1` (job 12, component 0, partition `epyc`, "
+	    "cluster `lab`, released)\n"));
+	assert_non_null(strstr(get_file(dir, "summary.json"), "\"slurm\": "
+	    "{\"cluster\": \"lab\", \"job_id\": \"12\", \"component\": 0, "
+	    "\"node\": \"n1\", \"partition\": \"epyc\"}"));
+	rm_dir(dir);
+
+	sp.alloc_features = "a;reboot";
+	sp.release = 0;
+	expect_render(&sp, "field 'node_features'");
+	sp.alloc_features = NULL;
+	for (i = 0; i < NELEM(bad); i++) {
+		sp.alloc_node = bad[i].node;
+		sp.alloc_addr = bad[i].addr;
+		sp.alloc_job = bad[i].job;
+		sp.alloc_twice = bad[i].twice;
+		sp.release = 0;
+		expect_render(&sp, bad[i].want);
+	}
 }
 
 /* 2^32-1 rounds made R + 1 wrap to 0: cells[round] was out of bounds. */
@@ -1140,6 +1253,7 @@ main(void)
 {
 	const struct CMUnitTest	tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_slurm_alloc),
 		cmocka_unit_test(test_rounds_wrap),
 		cmocka_unit_test(test_round_beyond),
 		cmocka_unit_test(test_forged_sample),

@@ -76,6 +76,143 @@ test_word(void **state)
 	assert_true(slurm_word_ok("abc", "", 4));
 }
 
+/* squeue's ID|NODE|PARTITION|STATE line: ours, one, plain words only. */
+static void
+test_parse_job(void **state)
+{
+	static const char *const bad[] = {
+		"13|n1|epyc|RUNNING",		/* another job */
+		"12|n1|epyc|RUNNING\n12|n2|epyc|RUNNING",	/* two lines */
+		"12|n1;reboot|epyc|RUNNING",
+		"12|$(id)|epyc|RUNNING",
+		"12|-oProxyCommand=x|epyc|RUNNING",
+		"12|n1|epyc",
+		"12|n1|epyc|RUNNING|x",
+		"12|n[1-2]|epyc|RUNNING",	/* more than one node */
+		"12||epyc|RUNNING",
+		"12|n1|ep yc|RUNNING",
+		"12|n1234567890123456789012345678901234567890123456789012345"
+		    "67890123456|epyc|RUNNING",	/* over 63 bytes */
+		"",
+	};
+	struct slurm_job	 job;
+	char			 text[256], st[32];
+	size_t			 i;
+
+	(void)state;
+	memset(&job, 0, sizeof job);
+	snprintf(job.id, sizeof job.id, "12");
+	snprintf(text, sizeof text, "12|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), 0);
+	assert_string_equal(job.node, "n1");
+	assert_string_equal(job.partition, "epyc");
+	assert_string_equal(st, "RUNNING");
+	/* A heterogeneous job: squeue -j lists every component. */
+	snprintf(job.id, sizeof job.id, "12+1");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n"
+	    "12+0|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), 0);
+	assert_string_equal(job.node, "n2");
+	assert_string_equal(job.partition, "arm");
+	snprintf(job.id, sizeof job.id, "12+1");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n12+0|n1;x|epyc|"
+	    "RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
+	assert_string_equal(job.node, "");
+	snprintf(text, sizeof text, "12+1|n2|arm|RUNNING\n12+x|n1|epyc|"
+	    "RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
+	snprintf(text, sizeof text, "12+0|n1|epyc|RUNNING\n");
+	assert_int_equal(slurm_parse_job(text, &job, st, sizeof st), -1);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&job, 0, sizeof job);
+		snprintf(job.id, sizeof job.id, "12");
+		snprintf(text, sizeof text, "%s", bad[i]);
+		if (slurm_parse_job(text, &job, st, sizeof st) == 0)
+			fail_msg("took '%s'", bad[i]);
+		assert_string_equal(job.node, "");
+	}
+}
+
+/* salloc's refusal of a heterogeneous job, told from other errors. */
+static void
+test_het_refused(void **state)
+{
+	(void)state;
+	assert_true(slurm_het_refused("salloc: error: Heterogeneous job "
+	    "support is disabled"));
+	assert_true(slurm_het_refused("salloc: error: HetJob not allowed"));
+	assert_false(slurm_het_refused("salloc: error: invalid partition "
+	    "specified: nope"));
+	assert_false(slurm_het_refused("salloc: error: Unable to allocate "
+	    "resources: Connection timed out"));
+}
+
+/* NodeAddr from scontrol show node -o: once, of the node, an address. */
+static void
+test_node_addr(void **state)
+{
+	static const char *const bad[] = {
+		"NodeName=n1 NodeAddr=10.0.0.1 NodeAddr=10.6.6.6 State=IDLE",
+		"NodeName=n2 NodeAddr=10.0.0.1 State=IDLE",	/* not ours */
+		"NodeName=n1 NodeHostName=n1 State=IDLE",	/* none */
+		"NodeName=n1 NodeAddr=$(reboot) State=IDLE",
+		"NodeName=n1 NodeAddr=-oProxyCommand=x State=IDLE",
+		"NodeName=n1 NodeAddr=a;b State=IDLE",
+		"NodeName=n1 NodeAddr=../x State=IDLE",
+		"NodeName=n1 NodeAddr= State=IDLE",
+		"NodeName=n1 NodeAddr=n1234567890123456789012345678901 "
+		    "State=IDLE",			/* over 31 bytes */
+		"NodeName=n1 Comment=x NodeName=n1 NodeAddr=10.0.0.1",
+	};
+	char	addr[32];
+	size_t	i;
+
+	(void)state;
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 Arch=x86_64 "
+	    "CoresPerSocket=1 NodeAddr=169.254.213.2 NodeHostName=n1 "
+	    "State=IDLE\n", "n1", addr, sizeof addr), 0);
+	assert_string_equal(addr, "169.254.213.2");
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 NodeAddr=fe80::1 "
+	    "State=IDLE", "n1", addr, sizeof addr), 0);
+	assert_string_equal(addr, "fe80::1");
+	assert_int_equal(slurm_parse_node_addr("NodeName=n1 "
+	    "NodeAddr=node1.lab.example State=IDLE", "n1", addr, sizeof addr),
+	    0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (slurm_parse_node_addr(bad[i], "n1", addr, sizeof addr) == 0)
+			fail_msg("took '%s' as %s", bad[i], addr);
+		assert_string_equal(addr, "");
+	}
+	assert_true(slurm_addr_ok("10.0.0.1", 32));
+	assert_false(slurm_addr_ok(".x", 32));
+	assert_false(slurm_addr_ok("a b", 32));
+	{
+		struct slurm_node_facts	f;
+
+		slurm_parse_node_facts("NodeName=n1 Arch=x86_64 CoresPerSocket"
+		    "=1 CPUTot=8 RealMemory=15000 AvailableFeatures=zen4,avx512"
+		    " NodeAddr=10.0.0.1", &f);
+		assert_int_equal(f.cpus, 8);
+		assert_int_equal(f.mem_mb, 15000);
+		assert_string_equal(f.arch, "x86_64");
+		assert_string_equal(f.features, "zen4,avx512");
+		/* Twice, hostile or absent: unknown, never trusted. */
+		slurm_parse_node_facts("NodeName=n1 CPUTot=8 CPUTot=9 "
+		    "RealMemory=1e9 Arch=$(id) AvailableFeatures=(null)", &f);
+		assert_int_equal(f.cpus, 0);
+		assert_int_equal(f.mem_mb, 0);
+		assert_string_equal(f.arch, "");
+		assert_string_equal(f.features, "");
+		slurm_parse_node_facts("AvailableFeatures=a;reboot CPUTot="
+		    "99999999999999999999", &f);
+		assert_string_equal(f.features, "");
+		assert_int_equal(f.cpus, 0);
+	}
+	slurm_workdir(addr, sizeof addr, "n1");
+	assert_string_equal(addr, "~/.orch/node-n1");
+}
+
 /* Skips the test unless the test cluster is up. */
 static void
 need_lab(void)
@@ -128,7 +265,7 @@ test_lab_alloc(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "epyc";
-	if (slurm_alloc(&n, "e", "orch-unit-a", &job, &cause) != 0)
+	if (slurm_alloc(&n, "e", "orch-unit-a", NULL, &job, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_string_equal(job.node, "n1");
 	assert_string_equal(job.partition, "epyc");
@@ -166,9 +303,9 @@ test_lab_forced(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "forced";
-	if (slurm_alloc(&n, "f1", "orch-unit-f1", &j1, &cause) != 0)
+	if (slurm_alloc(&n, "f1", "orch-unit-f1", NULL, &j1, &cause) != 0)
 		fail_msg("%s", cause);
-	if (slurm_alloc(&n, "f2", "orch-unit-f2", &j2, &cause) != 0)
+	if (slurm_alloc(&n, "f2", "orch-unit-f2", NULL, &j2, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_string_equal(j1.node, "n3");
 	assert_string_equal(j2.node, "n3");
@@ -199,7 +336,7 @@ test_lab_bad_partition(void **state)
 	memset(&n, 0, sizeof n);
 	n.cluster = &c;
 	n.partition = "nope";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-x", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-x", NULL, &job, &cause),
 	    -1);
 	assert_non_null(cause);
 	assert_non_null(strstr(cause, "x: salloc -p nope: "));
@@ -210,7 +347,7 @@ test_lab_bad_partition(void **state)
 	/* login other than local: not built yet, nothing run. */
 	snprintf(c.login, sizeof c.login, "hpc-login");
 	n.partition = "epyc";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", NULL, &job, &cause),
 	    -1);
 	assert_string_equal(cause, "x: Slurm login 'hpc-login': only login = "
 	    "local is built yet");
@@ -262,7 +399,7 @@ test_lab_no_controller(void **state)
 	n.cluster = &c;
 	n.partition = "epyc";
 	t0 = util_now_ms();
-	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-z", &job, &cause),
+	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-z", NULL, &job, &cause),
 	    -1);
 	took = util_now_ms() - t0;
 	assert_non_null(strstr(cause, "e: salloc -p epyc: "));
@@ -292,6 +429,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_word),
+		cmocka_unit_test(test_parse_job),
+		cmocka_unit_test(test_node_addr),
+		cmocka_unit_test(test_het_refused),
 		cmocka_unit_test(test_lab_alloc),
 		cmocka_unit_test(test_lab_forced),
 		cmocka_unit_test(test_lab_bad_partition),
