@@ -1,10 +1,12 @@
 /* orch deploy: the agent onto each host, ahead of a run. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
 #include "coordinator/hosts/deploy.h"
+#include "coordinator/hosts/inventory.h"
 
 static int	cmd_deploy_exec(struct cmd *);
 
@@ -15,6 +17,40 @@ const struct cmd_entry cmd_deploy_entry = {
 	.exec = cmd_deploy_exec
 };
 
+/*
+ * Refuses the Slurm hosts among hosts[n] (their node is whatever a run is
+ * given; orch run deploys the agent there): a line each, naming the host,
+ * its inventory line and its cluster. Returns how many were refused.
+ */
+static size_t
+cmd_deploy_slurm(const struct host *hosts, size_t n)
+{
+	struct inventory		*inv = NULL;
+	struct inventory_slurm_node	 sn;
+	const char			*path;
+	char				*cause = NULL;
+	size_t				 i, bad = 0;
+	int				 required;
+
+	path = inventory_path(args_deploy_inventory(), &required);
+	if (inventory_load(path, required, &inv, &cause) != 0) {
+		/* args_deploy resolved the hosts from it: it loaded then. */
+		free(cause);
+		return (0);
+	}
+	for (i = 0; i < n; i++) {
+		if (!inventory_slurm_host(inv, hosts[i].name, &sn))
+			continue;
+		fprintf(stderr, "orch: %s:%d: [host.%s] slurm = %s: a Slurm "
+		    "host has no node until a run is given one; orch run "
+		    "deploys the agent to the node it gets\n", path, sn.line,
+		    hosts[i].name, sn.cluster->name);
+		bad++;
+	}
+	inventory_free(inv);
+	return (bad);
+}
+
 /* orch deploy [options]: its options, then deploy_main. */
 static int
 cmd_deploy_exec(struct cmd *self)
@@ -24,6 +60,10 @@ cmd_deploy_exec(struct cmd *self)
 	int		 force, r;
 
 	hosts = args_deploy("deploy", 1, self->argc, self->argv, &n, &force);
+	if (cmd_deploy_slurm(hosts, n) > 0) {
+		free(hosts);
+		return (2);
+	}
 	r = deploy_main(hosts, n, force);
 	free(hosts);
 	return (r);

@@ -6,10 +6,20 @@
 # host on the forced partition is refused before anything is measured; a
 # SIGKILLed coordinator's run resumes on its job; orch stop of a detached
 # run leaves no agent and no job; test-slurm (slurm.c) passes against the
-# cluster, and the teardown leaves no daemon.
+# cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
+# host (its node exists only for a run).
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
+
+note "orch deploy refuses a Slurm host (no node until a run), deploying none"
+printf '[slurm.lab]\nlogin = local\n\n[host.e]\nslurm = lab\npartition = epyc\n' \
+    >"$T/dinv.ini"
+rc=0; "$ORCH" deploy --inventory="$T/dinv.ini" --hosts=e >"$T/deploy" 2>&1 ||
+    rc=$?
+expect_eq "exit of orch deploy on a Slurm host" "$rc" 2
+expect_grep "^orch: $T/dinv.ini:4: \[host.e\] slurm = lab: a Slurm host has no node until a run is given one" \
+    "$T/deploy"
 
 if why=$(slurm_skip_reason); then
 	echo "SKIPPED: $why"
