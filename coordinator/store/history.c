@@ -45,8 +45,8 @@ static const struct {
 	  "host TEXT NOT NULL, arch TEXT NOT NULL, cpu TEXT NOT NULL, bench "
 	  "TEXT NOT NULL, metric TEXT NOT NULL, variant TEXT NOT NULL, "
 	  "reference TEXT NOT NULL, is_primary INTEGER NOT NULL, ratio REAL, "
-	  "lo REAL, hi REAL, verdict TEXT NOT NULL, typical REAL, node TEXT NOT "
-	  "NULL)" },
+	  "lo REAL, hi REAL, verdict TEXT NOT NULL, typical REAL, node "
+	  "TEXT NOT NULL)" },
 	{ "index", "points_run", "CREATE INDEX points_run ON points (run)" },
 };
 #define HIST_NSCHEMA	(sizeof hist_schema / sizeof hist_schema[0])
@@ -661,10 +661,12 @@ static char *
 hist_col_node(struct history *h, sqlite3_stmt *st, int i, size_t max,
     const char *table, size_t row, char **cause)
 {
-	const char	*s = (const char *)sqlite3_column_text(st, i);
+	const char	*s;
 	size_t		 n;
 
-	if (sqlite3_column_type(st, i) == SQLITE_TEXT && s != NULL) {
+	/* The type first: reading a blob as text converts it. */
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT &&
+	    (s = (const char *)sqlite3_column_text(st, i)) != NULL) {
 		n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
 		    "vwxyz0123456789_.-");
 		if (s[n] == '\0' && n < max && s[0] != '-')
