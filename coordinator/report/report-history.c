@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "coordinator/analysis/changepoint.h"
+#include "coordinator/input/tty.h"
 #include "coordinator/report/report-history.h"
 #include "coordinator/report/report-index.h"
 #include "coordinator/report/report-text.h"
@@ -41,6 +42,12 @@ struct hs_group {
 	struct hs_series *series;
 };
 
+/* A host name whose Slurm node changed between two of its runs. */
+struct hs_move {
+	const char	*host, *from, *to;	/* into the points */
+	size_t		 run_from, run_to;	/* index into the runs */
+};
+
 struct hs_ctx {
 	struct hist_run		*runs;
 	size_t			 nruns;
@@ -48,6 +55,8 @@ struct hs_ctx {
 	size_t			 npts;
 	size_t			 ngroups;
 	struct hs_group		*groups;
+	size_t			 nmoves;
+	struct hs_move		*moves;
 };
 
 static int
@@ -176,6 +185,71 @@ hs_build(struct hs_ctx *c, const struct hist_filter *f, char **cause)
 	return (0);
 }
 
+/*
+ * Finds each host whose Slurm node differs between two consecutive runs
+ * of it that name one (of the points shown: primary metrics unless one
+ * was asked for). A run where the host was no Slurm host is skipped.
+ * The points are sorted by host (hs_build).
+ */
+static void
+hs_moves(struct hs_ctx *c, const struct hist_filter *f)
+{
+	const struct hist_point	 *p;
+	const char		**node;
+	size_t			  i, j, end, r, last;
+
+	node = xcalloc(c->nruns + 1, sizeof *node);
+	for (i = 0; i < c->npts; i = end) {
+		for (end = i; end < c->npts && strcmp(c->pts[end].host,
+		    c->pts[i].host) == 0; end++)
+			;
+		memset(node, 0, (c->nruns + 1) * sizeof *node);
+		for (j = i; j < end; j++) {
+			p = &c->pts[j];
+			if ((f->metric != NULL || p->primary) &&
+			    p->node[0] != '\0' && p->run < c->nruns)
+				node[p->run] = p->node;
+		}
+		last = (size_t)-1;
+		for (r = 0; r < c->nruns; r++) {
+			if (node[r] == NULL)
+				continue;
+			if (last != (size_t)-1 && strcmp(node[last],
+			    node[r]) != 0) {
+				c->moves = xreallocarray(c->moves,
+				    c->nmoves + 1, sizeof *c->moves);
+				c->moves[c->nmoves].host = c->pts[i].host;
+				c->moves[c->nmoves].from = node[last];
+				c->moves[c->nmoves].to = node[r];
+				c->moves[c->nmoves].run_from = last;
+				c->moves[c->nmoves++].run_to = r;
+			}
+			last = r;
+		}
+	}
+	free(node);
+}
+
+/* Says each move of a host between Slurm nodes, node names sanitized. */
+static void
+hs_print_moves(FILE *f, const struct hs_ctx *c)
+{
+	const struct hs_move	*m;
+	size_t			 i;
+
+	for (i = 0; i < c->nmoves; i++) {
+		m = &c->moves[i];
+		fputs("warning: host ", f);
+		tty_write(f, m->host);
+		fputs(" ran on node ", f);
+		tty_write(f, m->from);
+		fprintf(f, " in run %zu and on node ", m->run_from + 1);
+		tty_write(f, m->to);
+		fprintf(f, " in run %zu: its series compares different "
+		    "machines\n", m->run_to + 1);
+	}
+}
+
 static void
 hs_free(struct hs_ctx *c)
 {
@@ -191,6 +265,7 @@ hs_free(struct hs_ctx *c)
 		free(c->groups[i].series);
 	}
 	free(c->groups);
+	free(c->moves);
 	history_query_free(c->runs, c->nruns, c->pts, c->npts);
 }
 
@@ -569,6 +644,27 @@ hs_html_group(FILE *f, const struct hs_ctx *c, const struct hs_group *g)
 	fputs("</section>\n", f);
 }
 
+/* Each move of a host between Slurm nodes, as under the head. */
+static void
+hs_html_moves(FILE *f, const struct hs_ctx *c)
+{
+	const struct hs_move	*m;
+	size_t			 i;
+
+	for (i = 0; i < c->nmoves; i++) {
+		m = &c->moves[i];
+		fputs("<p class=\"warning\">warning: host <code>", f);
+		report_html_esc(f, m->host);
+		fputs("</code> ran on node <code>", f);
+		report_html_esc(f, m->from);
+		fprintf(f, "</code> in run %zu and on node <code>",
+		    m->run_from + 1);
+		report_html_esc(f, m->to);
+		fprintf(f, "</code> in run %zu: its series compares different "
+		    "machines</p>\n", m->run_to + 1);
+	}
+}
+
 /* What hs_html_write writes: the query's context and the store's path. */
 struct hs_html_arg {
 	const char		*store;
@@ -584,6 +680,7 @@ hs_html_write(const void *v, FILE *f)
 	size_t				 i;
 
 	hs_html_head(f, a->store, c);
+	hs_html_moves(f, c);
 	if (c->ngroups == 0)
 		fputs("<p>No run matches.</p>\n", f);
 	for (i = 0; i < c->ngroups; i++)
@@ -660,6 +757,7 @@ history_main(const struct history_opts *o)
 	    history_query(h, &o->f, &c.runs, &c.nruns, &c.pts, &c.npts,
 	    &cause) != 0 || hs_build(&c, &o->f, &cause) != 0)
 		goto out;
+	hs_moves(&c, &o->f);
 	if (c.ngroups == 0) {
 		xasprintf(&cause, "%s: no run matches (%zu run%s%s)", store,
 		    c.nruns, c.nruns == 1 ? "" : "s", c.nruns > 0 ?
@@ -670,6 +768,7 @@ history_main(const struct history_opts *o)
 	if (!o->quiet) {
 		printf("history: %s: %zu runs, %s to %s\n", store, c.nruns,
 		    c.runs[0].started, c.runs[c.nruns - 1].started);
+		hs_print_moves(stdout, &c);
 		n = hs_print(stdout, &c);
 		printf("\n%zu change point%s\n", n, n == 1 ? "" : "s");
 	}

@@ -118,6 +118,8 @@ ri_put(struct history *h, const char *dir, const struct dataset *ds,
 		p->hi = c != NULL ? c->hi : NAN;
 		p->verdict = c != NULL ? stats_verdict_name(c->verdict) : "";
 		p->typical = res->sum.median;
+		/* Allocated per run: the machine behind the name may move. */
+		p->node = hh->slurm != NULL ? hh->slurm->node : "";
 	}
 	e.rows = rows;
 	r = history_put(h, &e, cause);

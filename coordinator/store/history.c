@@ -45,7 +45,8 @@ static const struct {
 	  "host TEXT NOT NULL, arch TEXT NOT NULL, cpu TEXT NOT NULL, bench "
 	  "TEXT NOT NULL, metric TEXT NOT NULL, variant TEXT NOT NULL, "
 	  "reference TEXT NOT NULL, is_primary INTEGER NOT NULL, ratio REAL, "
-	  "lo REAL, hi REAL, verdict TEXT NOT NULL, typical REAL)" },
+	  "lo REAL, hi REAL, verdict TEXT NOT NULL, typical REAL, node "
+	  "TEXT NOT NULL)" },
 	{ "index", "points_run", "CREATE INDEX points_run ON points (run)" },
 };
 #define HIST_NSCHEMA	(sizeof hist_schema / sizeof hist_schema[0])
@@ -481,8 +482,9 @@ static const char *const hist_sql_ins[] = {
 	"(?1, ?2, ?3, ?4, ?5)",
 	"INSERT INTO labels (run, key, value) VALUES (?1, ?2, ?3)",
 	"INSERT INTO points (run, host, arch, cpu, bench, metric, variant, "
-	"reference, is_primary, ratio, lo, hi, verdict, typical) VALUES "
-	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	"reference, is_primary, ratio, lo, hi, verdict, typical, node) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+	"?15)",
 };
 #define HIST_NINS	(sizeof hist_sql_ins / sizeof hist_sql_ins[0])
 
@@ -504,6 +506,7 @@ hist_bind_point(sqlite3_stmt *st, sqlite3_int64 id, const struct hist_row *p)
 	hist_real(st, 12, p->hi);
 	hist_text(st, 13, p->verdict);
 	hist_real(st, 14, p->typical);
+	hist_text(st, 15, p->node != NULL ? p->node : "");
 }
 
 int
@@ -649,6 +652,31 @@ hist_col_path(struct history *h, sqlite3_stmt *st, int i, size_t max,
 	return (tty_clean(xstrdup((const char *)s), 0));
 }
 
+/*
+ * Reads column i as a Slurm node's name, as the record's loader takes
+ * one (A-Z a-z 0-9 _ . -, not starting with '-', under max bytes), or
+ * "" for a host that was not a Slurm host; NULL (cause) otherwise.
+ */
+static char *
+hist_col_node(struct history *h, sqlite3_stmt *st, int i, size_t max,
+    const char *table, size_t row, char **cause)
+{
+	const char	*s;
+	size_t		 n;
+
+	/* The type first: reading a blob as text converts it. */
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT &&
+	    (s = (const char *)sqlite3_column_text(st, i)) != NULL) {
+		n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+		    "vwxyz0123456789_.-");
+		if (s[n] == '\0' && n < max && s[0] != '-')
+			return (xstrdup(s));
+	}
+	xasprintf(cause, "%s: table %s, row %zu: column '%s' is not a Slurm "
+	    "node's name", h->path, table, row, sqlite3_column_name(st, i));
+	return (NULL);
+}
+
 /* What hist_col_real accepts besides NULL (NAN). */
 #define HIST_FINITE	0
 #define HIST_POSITIVE	1
@@ -722,6 +750,7 @@ history_query_free(struct hist_run *runs, size_t nruns,
 		free(pts[i].variant);
 		free(pts[i].reference);
 		free(pts[i].verdict);
+		free(pts[i].node);
 	}
 	free(pts);
 }
@@ -844,7 +873,9 @@ hist_read_point(struct history *h, sqlite3_stmt *ps, size_t row,
 	    (p->verdict = hist_col_text(h, ps, 11, 32, "points", row,
 	    cause)) == NULL ||
 	    hist_col_real(h, ps, 12, HIST_FINITE, "points", row, &p->typical,
-	    cause) != 0)
+	    cause) != 0 ||
+	    (p->node = hist_col_node(h, ps, 13, 64, "points", row, cause)) ==
+	    NULL)
 		return (-1);
 	p->primary = sqlite3_column_int(ps, 7) != 0;
 	/* Stored as NULL: an interval with no upper end. */
@@ -918,8 +949,8 @@ history_query(struct history *h, const struct hist_filter *f,
 	    sqlite3_prepare_v2(h->db, "SELECT key, value FROM labels WHERE "
 	    "run = ?1 ORDER BY rowid", -1, &q.ls, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT host, arch, cpu, bench, metric, "
-	    "variant, reference, is_primary, ratio, lo, hi, verdict, typical "
-	    "FROM points WHERE run = ?1 AND (?2 IS NULL OR host = ?2) AND "
+	    "variant, reference, is_primary, ratio, lo, hi, verdict, typical, "
+	    "node FROM points WHERE run = ?1 AND (?2 IS NULL OR host = ?2) AND "
 	    "(?3 IS NULL OR bench = ?3) AND (?4 IS NULL OR metric = ?4) AND "
 	    "(?5 IS NULL OR variant = ?5 OR reference = ?5) ORDER BY host, "
 	    "bench, metric, variant", -1, &q.ps, NULL) != SQLITE_OK) {

@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 #define HISTORY_FILE	"history.sqlite"
-#define HISTORY_SCHEMA	1		/* bump on any change of the tables */
+#define HISTORY_SCHEMA	2		/* bump on any change of the tables
+				   (2: points.node) */
 #define HISTORY_BUSY_MS	30000		/* wait for another writer this long */
 #define HISTORY_RUNS_MAX 100000		/* runs one query returns, at most */
 
@@ -36,6 +37,8 @@ struct hist_point {
 				   be INFINITY (too few pairs) */
 	double	 typical;	/* the variant's median; NAN none */
 	char	*verdict;	/* "" for the reference */
+	char	*node;		/* the Slurm node its host ran on in
+				   that run; "" not a Slurm host */
 };
 
 /* What `orch history` selects; NULL: any. since: a date, "YYYY-MM-DD". */
@@ -65,6 +68,8 @@ struct hist_row {
 	double		 ratio, lo, hi;	/* not finite: stored as NULL */
 	const char	*verdict;
 	double		 typical;
+	const char	*node;		/* its host's Slurm node; NULL or ""
+					   none */
 };
 
 /* A run's entry: its run, labels and points, as plain values. */

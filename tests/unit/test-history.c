@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -289,8 +290,8 @@ test_newer(void **state)
 	open_fails(fx->db, 1, "schema version is not a number");
 	sql(fx->db, "UPDATE schema SET version = 'one'");
 	open_fails(fx->db, 1, "schema version is not a number");
-	sql(fx->db, "UPDATE schema SET version = 1; INSERT INTO schema "
-	    "VALUES (1)");
+	sql(fx->db, "UPDATE schema SET version = 2; INSERT INTO schema "
+	    "VALUES (2)");
 	open_fails(fx->db, 1, "more than one schema version");
 	sql(fx->db, "DROP TABLE schema");
 	open_fails(fx->db, 1, "no schema version");
@@ -313,19 +314,21 @@ test_older(void **state)
 	    "INSERT INTO schema VALUES (0); CREATE TABLE runs (id INTEGER "
 	    "PRIMARY KEY, old TEXT); INSERT INTO runs (old) VALUES ('x'); "
 	    "CREATE TABLE points (a, b)");
-	open_fails(fx->db, 0, "older than this orch's (1): run orch index "
+	open_fails(fx->db, 0, "older than this orch's (2): run orch index "
 	    "--rebuild");
 	if (history_open(fx->db, 1, &h, &rebuilt, &cause) != 0)
 		fail_msg("%s", cause);
 	assert_int_equal(rebuilt, 1);
 	assert_int_equal(report_index(h, fx->run, &cause), 0);
 	history_close(h);
-	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"),
+	    HISTORY_SCHEMA);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	/* A run's end on an older store: rebuilt, and refilled from dir. */
 	sql(fx->db, "UPDATE schema SET version = 0; DELETE FROM runs");
 	report_index_run(fx->run, NULL, NULL, 1);
-	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"),
+	    HISTORY_SCHEMA);
 	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
 	sql(fx->db, "UPDATE schema SET version = 0; CREATE TABLE mine (x)");
 	open_fails(fx->db, 1, "it has a table 'mine'");
@@ -395,6 +398,15 @@ test_hostile_values(void **state)
 	index_ok(fx);
 	sql(fx->db, "UPDATE labels SET value = 'a' || char(10) || 'b'");
 	query_fails(fx->db, "table labels, row 1: column 'value' is not text");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET node = 'n1' || char(27) || '[2J'");
+	query_fails(fx->db, "column 'node' is not a Slurm node's name");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET node = '-oProxyCommand=x'");
+	query_fails(fx->db, "column 'node' is not a Slurm node's name");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET node = X'6e31'");
+	query_fails(fx->db, "column 'node' is not a Slurm node's name");
 	index_ok(fx);
 	sql(fx->db, "UPDATE runs SET run_id = X'2e2e'");
 	query_fails(fx->db, "table runs, row 1: column 'run_id' is not a name");
@@ -548,9 +560,9 @@ test_put_rows(void **state)
 	char			*keys[] = { "k" }, *values[] = { "v" };
 	struct hist_row		 rows[2] = {
 		{ "h1", "x86_64", "cpu", "b", "wall_ns", "A", "A", 1, NAN,
-		    NAN, NAN, "", 100 },
+		    NAN, NAN, "", 100, NULL },
 		{ "h1", "x86_64", "cpu", "b", "wall_ns", "B", "A", 1, 0.9,
-		    0.8, INFINITY, "better", 90 },
+		    0.8, INFINITY, "better", 90, "n3" },
 	};
 	struct hist_entry	 e = { "r1", "/r1", "2026-01-01T00:00:00Z",
 	    "2026-01-01T00:01:00Z", "s", 1, keys, values, 2, rows };
@@ -569,8 +581,236 @@ test_put_rows(void **state)
 	assert_true(isnan(pts[0].ratio));
 	assert_string_equal(pts[1].verdict, "better");
 	assert_true(pts[1].ratio == 0.9 && isinf(pts[1].hi));
+	assert_string_equal(pts[0].node, "");
+	assert_string_equal(pts[1].node, "n3");
 	history_query_free(runs, nr, pts, np);
 	history_close(h);
+}
+
+/*
+ * A store of schema 1 (no points.node), as orch wrote it before: opened by
+ * orch index, it is rebuilt at the current version and every run beside
+ * it indexed again, each point with its node ("" here: no Slurm host).
+ */
+static void
+test_schema1(void **state)
+{
+	struct fx	*fx = *state;
+	char		*dirs[1], *nodes;
+
+	sql(fx->db, "CREATE TABLE schema (version INTEGER NOT NULL); "
+	    "INSERT INTO schema VALUES (1); "
+	    "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL "
+	    "UNIQUE, dir TEXT NOT NULL, started TEXT NOT NULL, ended TEXT NOT "
+	    "NULL, suite TEXT NOT NULL); "
+	    "CREATE TABLE labels (run INTEGER NOT NULL, key TEXT NOT NULL, "
+	    "value TEXT NOT NULL, PRIMARY KEY (run, key)); "
+	    "CREATE TABLE points (run INTEGER NOT NULL, host TEXT NOT NULL, "
+	    "arch TEXT NOT NULL, cpu TEXT NOT NULL, bench TEXT NOT NULL, "
+	    "metric TEXT NOT NULL, variant TEXT NOT NULL, reference TEXT NOT "
+	    "NULL, is_primary INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL, "
+	    "verdict TEXT NOT NULL, typical REAL); "
+	    "CREATE INDEX points_run ON points (run); "
+	    "INSERT INTO runs VALUES (1, 'old', '/old', '2026-01-01T00:00:00Z', "
+	    "'2026-01-01T00:01:00Z', 's'); "
+	    "INSERT INTO points VALUES (1, 'h', 'x86_64', 'c', 'b', 'm', 'A', "
+	    "'A', 1, NULL, NULL, NULL, '', 1)");
+	open_fails(fx->db, 0, "its schema is version 1, older than this "
+	    "orch's (2): run orch index --rebuild");
+	dirs[0] = fx->run;
+	assert_int_equal(history_index_main(fx->dir, 0, dirs, 1), 0);
+	assert_int_equal(sql_int(fx->db, "SELECT version FROM schema"),
+	    HISTORY_SCHEMA);
+	/* The old entry is gone (not a run directory), the run is back. */
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs WHERE "
+	    "run_id = 'old'"), 0);
+	assert_true(sql_int(fx->db, "SELECT count(*) FROM points") > 0);
+	nodes = sql_text(fx->db, "SELECT group_concat(DISTINCT node) FROM "
+	    "points");
+	assert_string_equal(nodes, "");
+	free(nodes);
+}
+
+/*
+ * A run's entry names each Slurm host's node: the dataset's ds_slurm as
+ * record_load sets it from an alloc record; a host without one, "".
+ */
+static void
+test_node_index(void **state)
+{
+	struct fx	*fx = *state;
+	struct dataset	*ds = NULL;
+	struct analysis	*a = NULL;
+	char		*cause = NULL, *nodes;
+
+	if (record_load(fx->run, &ds, &cause) != 0 ||
+	    analysis_build(ds, &a, &cause) != 0)
+		fail_msg("%s", cause);
+	assert_null(ds->hosts[0].slurm);
+	report_index_run(fx->run, ds, a, 1);
+	nodes = sql_text(fx->db, "SELECT group_concat(DISTINCT node) FROM "
+	    "points");
+	assert_string_equal(nodes, "");
+	free(nodes);
+	assert_non_null(ds->hosts[0].slurm = calloc(1,
+	    sizeof *ds->hosts[0].slurm));
+	snprintf(ds->hosts[0].slurm->node, sizeof ds->hosts[0].slurm->node,
+	    "n7");
+	report_index_run(fx->run, ds, a, 1);
+	nodes = sql_text(fx->db, "SELECT group_concat(DISTINCT node) FROM "
+	    "points");
+	assert_string_equal(nodes, "n7");
+	free(nodes);
+	assert_int_equal(sql_int(fx->db, "SELECT count(*) FROM runs"), 1);
+	analysis_free(a);
+	dataset_free(ds);
+}
+
+/* The whole text of path, up to 1 MB (free it). */
+static char *
+slurp(const char *path)
+{
+	char	*buf;
+	size_t	 n;
+	FILE	*f;
+
+	assert_non_null(buf = malloc(1 << 20));
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (buf);
+}
+
+/* Runs orch history on reports (host: --host) into html, stdout to out. */
+static int
+history_to(const char *reports, const char *host, const char *html,
+    const char *out)
+{
+	struct history_opts	o;
+	int			fd, saved, r;
+
+	memset(&o, 0, sizeof o);
+	o.reports = reports;
+	o.f.host = host;
+	o.out = html;
+	fflush(stdout);
+	assert_true((saved = dup(1)) != -1);
+	assert_true((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) !=
+	    -1);
+	assert_int_equal(dup2(fd, 1), 1);
+	close(fd);
+	r = history_main(&o);
+	fflush(stdout);
+	assert_int_equal(dup2(saved, 1), 1);
+	close(saved);
+	return (r);
+}
+
+/* Counts the occurrences of needle in s. */
+static size_t
+count_of(const char *s, const char *needle)
+{
+	size_t	n = 0;
+
+	while ((s = strstr(s, needle)) != NULL) {
+		n++;
+		s += strlen(needle);
+	}
+	return (n);
+}
+
+/*
+ * orch history warns when consecutive runs of a host name ran on
+ * different Slurm nodes: host e on n1, n1, (not a Slurm host), n4 warns
+ * once, naming runs 2 and 4; f on n2 in every run, and x never a Slurm
+ * host, do not. In the terminal's text and in history.html.
+ */
+static void
+test_node_moves(void **state)
+{
+	static const char *const enode[] = { "n1", "n1", "", "n4" };
+	static const char *const runid[] = { "r1", "r2", "r3", "r4" };
+	static const char *const start[] = { "2026-01-01T00:00:00Z",
+	    "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z",
+	    "2026-01-04T00:00:00Z" };
+	struct fx		*fx = *state;
+	struct history		*h;
+	struct hist_row		 rows[3];
+	struct hist_entry	 e;
+	char			 html[160], out[160], *t, *cause = NULL;
+	size_t			 i, k;
+
+	if (history_open(fx->db, 1, &h, NULL, &cause) != 0)
+		fail_msg("%s", cause);
+	for (i = 0; i < 4; i++) {
+		memset(rows, 0, sizeof rows);
+		for (k = 0; k < 3; k++) {
+			rows[k].host = k == 0 ? "e" : k == 1 ? "f" : "x";
+			rows[k].arch = "x86_64";
+			rows[k].cpu = "cpu";
+			rows[k].bench = "b";
+			rows[k].metric = "wall_ns";
+			rows[k].variant = "A";
+			rows[k].reference = "A";
+			rows[k].primary = 1;
+			rows[k].ratio = rows[k].lo = rows[k].hi = NAN;
+			rows[k].verdict = "";
+			rows[k].typical = 100;
+			rows[k].node = k == 0 ? enode[i] : k == 1 ? "n2" :
+			    NULL;
+		}
+		memset(&e, 0, sizeof e);
+		e.run_id = runid[i];
+		e.dir = "/r";
+		e.started = e.ended = start[i];
+		e.suite = "s";
+		e.nrows = 3;
+		e.rows = rows;
+		if (history_put_run(h, &e, &cause) != 0)
+			fail_msg("%s", cause);
+	}
+	history_close(h);
+	snprintf(html, sizeof html, "%s/h.html", fx->dir);
+	snprintf(out, sizeof out, "%s/out", fx->dir);
+	assert_int_equal(history_to(fx->dir, NULL, html, out), 0);
+	t = slurp(out);
+	if (strstr(t, "\nwarning: host e ran on node n1 in run 2 and on node "
+	    "n4 in run 4: its series compares different machines\n") == NULL)
+		fail_msg("no warning for host e in:\n%s", t);
+	assert_int_equal(count_of(t, "warning:"), 1);
+	free(t);
+	t = slurp(html);
+	assert_non_null(strstr(t, "<p class=\"warning\">warning: host <code>e"
+	    "</code> ran on node <code>n1</code> in run 2 and on node <code>n4"
+	    "</code> in run 4: its series compares different machines</p>"));
+	assert_int_equal(count_of(t, "warning:"), 1);
+	free(t);
+	/* The same node in every run of e: no warning. */
+	sql(fx->db, "UPDATE points SET node = 'n1' WHERE host = 'e' AND "
+	    "node != ''");
+	assert_int_equal(history_to(fx->dir, NULL, html, out), 0);
+	t = slurp(out);
+	assert_int_equal(count_of(t, "warning:"), 0);
+	free(t);
+	t = slurp(html);
+	assert_int_equal(count_of(t, "warning:"), 0);
+	free(t);
+	/* e moved again, in run 1; outside the selection (--host=f): not. */
+	sql(fx->db, "UPDATE points SET node = 'n9' WHERE host = 'e' AND "
+	    "run = (SELECT id FROM runs WHERE run_id = 'r1')");
+	assert_int_equal(history_to(fx->dir, NULL, html, out), 0);
+	t = slurp(out);
+	assert_int_equal(count_of(t, "\nwarning: host e ran on node n9 in run "
+	    "1 and on node n1 in run 2: its series"), 1);
+	assert_int_equal(count_of(t, "warning:"), 1);
+	free(t);
+	assert_int_equal(history_to(fx->dir, "f", html, out), 0);
+	t = slurp(out);
+	assert_int_equal(count_of(t, "warning:"), 0);
+	assert_non_null(strstr(t, "\nf · b · wall_ns"));
+	free(t);
 }
 
 /* Labels where they enter: --label's words and the record's. */
@@ -756,6 +996,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_render_index, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_index, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_node_moves, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_store_place, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_escaped_dir, setup,
