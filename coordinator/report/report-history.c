@@ -839,6 +839,13 @@ history_index_main(const char *reports, int rebuild, char **dirs,
 			goto out;
 		}
 		free(rdir);
+		/* A named run beside the store was indexed again by it. */
+		for (i = 0; i < ndirs && n > 0; i++) {
+			other = history_path_of(dirs[i]);
+			if (strcmp(other, store) == 0)
+				n--;
+			free(other);
+		}
 	}
 	printf("index: %s: %zu run%s indexed%s\n", store, ndirs + n,
 	    ndirs + n == 1 ? "" : "s", nbad > 0 ? " (some skipped: above)" :
