@@ -65,9 +65,10 @@ fuzz_setup(void)
 static void
 fuzz_resolve(const struct inventory *inv, const char *list, size_t min)
 {
-	struct host	*hosts = NULL;
-	char		*cause = NULL;
-	size_t		 n = 0, i, j;
+	struct inventory_slurm_node	 sn;
+	struct host			*hosts = NULL;
+	char				*cause = NULL;
+	size_t				 n = 0, i, j;
 
 	if (inventory_resolve(inv, list, &hosts, &n, &cause) == 0) {
 		if (cause != NULL || hosts == NULL || n < min ||
@@ -79,8 +80,10 @@ fuzz_resolve(const struct inventory *inv, const char *list, size_t min)
 			    NULL || (hosts[i].ops == NULL) ==
 			    (strcmp(hosts[i].name, "local") == 0))
 				abort();
-			if (hosts[i].ops == NULL && (hosts[i].address[0] ==
-			    '\0' || hosts[i].port < 1 || hosts[i].port > 65535))
+			/* A Slurm host's address is its node's, given later. */
+			if (hosts[i].ops == NULL && ((hosts[i].address[0] ==
+			    '\0' && !inventory_slurm_host(inv, hosts[i].name,
+			    &sn)) || hosts[i].port < 1 || hosts[i].port > 65535))
 				abort();
 			for (j = 0; j < i; j++) {
 				if (strcmp(hosts[i].name, hosts[j].name) == 0)
