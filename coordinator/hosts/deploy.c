@@ -355,7 +355,8 @@ deploy_push_prebuilt(struct ssh *s, const struct host *h, const char *path,
 
 	snprintf(remote, sizeof remote, "%s/bin/orch-agent",
 	    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
-	if (ssh_put(s, path, remote, 0755, &bytes, err, errlen) != 0)
+	if (ssh_put(s, path, remote, 0755, SSH_PUT_REPLACE, &bytes, err,
+	    errlen) != 0)
 		return (-1);
 	/* The floor program travels with its agent. */
 	snprintf(nullsrc, sizeof nullsrc, "%s", path);
@@ -365,7 +366,8 @@ deploy_push_prebuilt(struct ssh *s, const struct host *h, const char *path,
 	snprintf(nulldst, sizeof nulldst, "%s/bin/orch-null",
 	    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
 	if (stat(nullsrc, &st) == 0 &&
-	    ssh_put(s, nullsrc, nulldst, 0755, &nb, err, errlen) != 0)
+	    ssh_put(s, nullsrc, nulldst, 0755, SSH_PUT_REPLACE, &nb, err,
+	    errlen) != 0)
 		return (-1);
 	bytes += nb;
 	if (deploy_check(s, wd, out, sizeof out, errb, sizeof errb)) {
@@ -403,7 +405,8 @@ deploy_push_sources(struct ssh *s, const struct host *h, char *err,
 	if (rc == 0) {
 		snprintf(remote, sizeof remote, "%s/src.tar.gz",
 		    h->workdir[0] ? h->workdir : DEFAULT_WORKDIR);
-		rc = ssh_put(s, tarball, remote, 0600, &bytes, err, errlen);
+		rc = ssh_put(s, tarball, remote, 0600, SSH_PUT_REPLACE, &bytes,
+		    err, errlen);
 	}
 	unlink(tarball);
 	rmdir(tmpdir);

@@ -589,8 +589,8 @@ hs_push(struct host *h, const char *path, const char *sha, int executable,
 
 	snprintf(remote, sizeof remote, "%s/cache/%s", h->facts.workdir, sha);
 	pthread_mutex_lock(&x->mtx);
-	r = ssh_put(&x->ssh, path, remote, executable ? 0700 : 0600, &bytes,
-	    err, errlen);
+	r = ssh_put(&x->ssh, path, remote, executable ? 0700 : 0600,
+	    SSH_PUT_KEEP, &bytes, err, errlen);
 	libssh2_session_set_blocking(x->ssh.session, 0);
 	pthread_mutex_unlock(&x->mtx);
 	return (r);

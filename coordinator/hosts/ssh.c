@@ -973,9 +973,27 @@ ssh_replace(struct ssh *s, const char *tmp, const char *remote, char *err,
 	return (-1);
 }
 
+/*
+ * True when rpath is a regular file of size bytes on the host: what a
+ * content-addressed push found there already.
+ */
+static int
+ssh_have(LIBSSH2_SFTP *sftp, const char *rpath, uint64_t size)
+{
+	LIBSSH2_SFTP_ATTRIBUTES	a;
+
+	memset(&a, 0, sizeof a);
+	if (libssh2_sftp_stat_ex(sftp, rpath, ssh_len(rpath),
+	    LIBSSH2_SFTP_LSTAT, &a) != 0)
+		return (0);
+	return ((a.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS) &&
+	    LIBSSH2_SFTP_S_ISREG(a.permissions) &&
+	    (a.flags & LIBSSH2_SFTP_ATTR_SIZE) && a.filesize == size);
+}
+
 int
 ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
-    uint64_t *bytes, char *err, size_t errlen)
+    int how, uint64_t *bytes, char *err, size_t errlen)
 {
 	LIBSSH2_SFTP		*sftp = NULL;
 	LIBSSH2_SFTP_HANDLE	*fh = NULL;
@@ -1046,7 +1064,20 @@ ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
 	}
 	libssh2_sftp_close(fh);
 	fh = NULL;
-	if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
+	if (how == SSH_PUT_KEEP) {
+		/* Without OVERWRITE: the first push to land stays. */
+		if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
+		    ssh_len(rpath), LIBSSH2_SFTP_RENAME_ATOMIC |
+		    LIBSSH2_SFTP_RENAME_NATIVE) != 0) {
+			libssh2_sftp_unlink_ex(sftp, tmp, ssh_len(tmp));
+			if (!ssh_have(sftp, rpath, *bytes)) {
+				snprintf(err, errlen, "cannot rename %s to %s "
+				    "on the host (SFTP error %lu)", tmp, rpath,
+				    libssh2_sftp_last_error(sftp));
+				goto out;
+			}
+		}
+	} else if (libssh2_sftp_rename_ex(sftp, tmp, ssh_len(tmp), rpath,
 	    ssh_len(rpath), LIBSSH2_SFTP_RENAME_OVERWRITE |
 	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) != 0 &&
 	    ssh_replace(s, rtmp, remote, err, errlen) != 0) {

@@ -81,10 +81,16 @@ int	ssh_run(struct ssh *s, char *const argv[], const char *input,
 /*
  * Copies a local file to remote path through a temporary name and a rename,
  * with large pipelined writes. mode is the file's permission bits. Creates
- * missing parent directories. Returns 0 or -1 (err).
+ * missing parent directories. With SSH_PUT_REPLACE a file already at remote
+ * is replaced in one rename; with SSH_PUT_KEEP (a content-addressed name:
+ * what is there holds the same bytes) a regular file of the same size
+ * already there is kept, so that a program another run verified there
+ * never changes under it. Returns 0 or -1 (err).
  */
+#define SSH_PUT_REPLACE	0
+#define SSH_PUT_KEEP	1
 int	ssh_put(struct ssh *s, const char *local, const char *remote, long mode,
-	    uint64_t *bytes, char *err, size_t errlen);
+	    int how, uint64_t *bytes, char *err, size_t errlen);
 
 /* Returns a remote path for SFTP: "~/x" becomes "x" (relative to home). */
 const char *ssh_sftp_path(const char *path);
