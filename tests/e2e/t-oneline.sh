@@ -164,7 +164,10 @@ note "short commands: wall time compared, no floor subtracted (issue 30)"
 # true and /bin/echo x last about as long as the harness floor: with the
 # floor subtracted they were invalid. Whether echo resolves to worse in
 # 30 rounds depends on the machine's load, so only invalid and better
-# are ruled out; true against true is same or inconclusive.
+# are ruled out. True against true is never invalid and its ratio has an
+# interval; which verdict it gets is left to the load (a busy CI machine
+# called it better once): the share of false verdicts is tested on
+# synthetic data with fixed seeds (tests/unit/test-aa.c), not here.
 rc=0; run_orch "$T/logshort" run --out="$T/short" --rounds=30 --seed=5 \
 	--max-load=0 -- true '/bin/echo x' || rc=$?
 cat "$T/logshort"
@@ -179,7 +182,11 @@ rc=0; run_orch "$T/logaa" run --out="$T/aa" --rounds=30 --seed=5 \
 	--max-load=0 -- true true || rc=$?
 expect_eq "true vs true: exit" "$rc" 0
 v=$(jq -r '.comparisons[] | select(.primary) | .verdict' "$T/aa/summary.json")
-case $v in same|inconclusive) ;; *) fail "true vs true: verdict '$v'" ;; esac
+case $v in same|inconclusive|better|worse) ;; *) fail "true vs true: verdict '$v'" ;; esac
+jq -e '[.comparisons[] | select(.primary)] | length == 1 and
+    (.[0] | .ratio > 0 and .ci_low > 0 and .ci_low <= .ratio and .ratio <= .ci_high)' \
+    "$T/aa/summary.json" >/dev/null \
+	|| fail "true vs true: $(jq -c '[.comparisons[] | select(.primary)]' "$T/aa/summary.json")"
 
 note "refusals: exit 2, nothing written"
 refuse() {	# refuse WHAT PATTERN ARGS...
