@@ -93,7 +93,7 @@ int	journal_running(int fd, uint32_t step, uint32_t attempt, uint32_t pid,
 /*
  * Journals a SAMPLE message, encoded by proto_encode (buf, len: the very
  * bytes the SAMPLE frame seals), without flushing it: the samples of a
- * batch are flushed once, by journal_sync, before any of them is sent.
+ * batch are flushed once, by journal_sync, once they are sent.
  * Returns 0 or -1 (errno).
  */
 int	journal_result(int fd, const uint8_t *buf, size_t len);

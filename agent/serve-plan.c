@@ -390,7 +390,7 @@ serve_plan_stopped_before(struct serve *s, const struct proto_plan *plan,
 /*
  * The end of step i: at its round's end (the next step is of another
  * round, or there is none), or once the batch is SERVE_BATCH_MS old, the
- * round's samples are flushed to the journal with one fsync and sent.
+ * round's samples are sent and then flushed to the journal with one fsync.
  * Returns 0 or -1.
  */
 static int

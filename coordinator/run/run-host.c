@@ -93,12 +93,15 @@ run_host_sample(struct host *h, const struct proto_sample *smp, void *arg)
 		return (-1);
 	c = &rh->plan.cmds[smp->cmd];
 	rh->state[0] = '\0';
-	/* A sample re-sent after a reconnect is stored once. */
-	if (rh->seen[smp->step] & (1U << smp->attempt))
+	/* A sample re-sent after a reconnect, or of a step run again after
+	 * it ended, is stored once. */
+	if (rh->seen[smp->step] & (1U << smp->attempt | RUN_STEP_ENDED))
 		return (run_peer_duplicate(rh));
 	/* A step counts once, however many attempts it takes. */
 	first = rh->seen[smp->step] == 0;
 	rh->seen[smp->step] |= 1U << smp->attempt;
+	if (smp->status != PROTO_ST_SIGNAL)
+		rh->seen[smp->step] |= RUN_STEP_ENDED;
 	if ((int64_t)smp->seq > rh->max_seq)
 		rh->max_seq = smp->seq;
 	if (run_host_metric_missing(run->suite, c->bench, smp, why,

@@ -59,6 +59,14 @@ struct run_peer {
 };
 
 /* Per host: its files, its plan and its progress. */
+/*
+ * seen[] bit 0: the step ended (an attempt not killed by a signal is
+ * stored; the agent re-runs only those), so that any later sample of it
+ * is a duplicate: a step the agent ran again because its machine's crash
+ * took the record from the journal after the coordinator had stored it.
+ */
+#define RUN_STEP_ENDED	1U
+
 struct run_host {
 	struct host		*h;
 	struct run		*run;
@@ -79,7 +87,8 @@ struct run_host {
 	uint64_t		 pushed;	/* bytes */
 	int			 opened;
 	char			 state[256];	/* the agent's last STATUS */
-	uint32_t		*seen;		/* per step: attempts (bits) */
+	uint32_t		*seen;		/* per step: attempt bits, and
+					   RUN_STEP_ENDED */
 	int64_t			 max_seq;	/* highest seq stored, or -1 */
 	int			 restarts;	/* agents started again */
 	int			 detached;	/* left measuring: not ended */

@@ -137,7 +137,8 @@ run_resume_host(struct run_host *rh, const struct dataset *ds)
 			continue;
 		if ((int64_t)s->seq > rh->max_seq)
 			rh->max_seq = s->seq;
-		if (s->step >= rh->plan.nsteps || s->attempt >= 32)
+		if (s->step >= rh->plan.nsteps || s->attempt < 1 ||
+		    s->attempt >= 32)
 			continue;
 		if (rh->seen[s->step] == 0) {
 			rh->done++;
@@ -145,6 +146,8 @@ run_resume_host(struct run_host *rh, const struct dataset *ds)
 				rh->measured++;
 		}
 		rh->seen[s->step] |= 1U << s->attempt;
+		if (s->status != PROTO_ST_SIGNAL)
+			rh->seen[s->step] |= RUN_STEP_ENDED;
 	}
 }
 

@@ -1,6 +1,9 @@
 # A resume kills the benchmark a lost agent left running only when its pid
 # still names that very process: the journal records who it was (boot id
 # and start time), and a process that merely reuses the pid is left alone.
+# A journal that lost what the coordinator holds (the agent sends a
+# round's samples before it syncs them: a crash of its machine in between)
+# runs those steps again, and the coordinator stores each step once.
 . tests/e2e/lib.sh
 
 # last_record JOURNAL: prints the kind of the journal's last whole record.
@@ -26,6 +29,18 @@ set_last_pid() {
 		$body = substr($body, 0, 12) . $id if defined $id;
 		$j = substr($j, 0, $last) . "C\0\0\0" . pack("C", length $body) . $body;
 		open($f, ">:raw", $p) or die; print $f $j; close $f;' "$@"
+}
+
+# cut_after_first_c JOURNAL: keeps the journal up to its first C record
+# (the first benchmark started, never ended): what a crash of the agent's
+# machine leaves when its last sync was before that run ended.
+cut_after_first_c() {
+	perl -e 'my $p = $ARGV[0]; open(my $f, "<:raw", $p) or die; local $/;
+		my $j = <$f>; close $f; my $o = 0;
+		while ($o + 5 <= length $j) { my ($t, $l) = unpack("a x3 C", substr($j, $o, 5));
+			last if $o + 5 + $l > length $j; $o += 5 + $l;
+			if ($t eq "C") { truncate($p, $o) or die; exit 0 } }
+		die "no C record"' "$1"
 }
 
 # crash OUT: a run whose coordinator and agent both die while a benchmark
@@ -80,5 +95,21 @@ rc=0; run_orch "$T/log2" run --resume="$T/out2" || rc=$?
 cat "$T/log2"
 expect_eq "resume exit" "$rc" 0
 wait_until 30 "process $d2, journaled as the lost agent's benchmark, to be killed by the resume" gone "$d2"
+rm -rf "$T/workdir/runs"
+
+note "a journal that lost samples the coordinator stores: each step once"
+crash "$T/out3"
+cut_after_first_c "$J"
+expect_eq "the journal's last record" "$(last_record "$J")" C
+rc=0; run_orch "$T/log3" run --resume="$T/out3" || rc=$?
+cat "$T/log3"
+expect_eq "resume exit" "$rc" 0
+C="$T/out3/samples.csv"
+# The first step ran again as its attempt 2 and every later step of the
+# journal's lost part as attempt 1: all already stored, so all dropped.
+dup=$(awk -F, '$11 == "wall_ns" {print $4, $5, $6}' "$C" | sort | uniq -d | head -3)
+[ -z "$dup" ] || fail "a step stored twice: $dup"
+expect_eq "attempts past the first" "$(awk -F, '$11 == "wall_ns" && $7 != 1' "$C" | wc -l)" 0
+expect_eq "measured runs" "$(awk -F, '$11 == "wall_ns" && $4 != "(floor)"' "$C" | wc -l)" 24
 no_leftovers
 echo PASS
