@@ -595,10 +595,13 @@ static char *
 hist_col_name(struct history *h, sqlite3_stmt *st, int i, const char *table,
     size_t row, char **cause)
 {
-	const char	*s = (const char *)sqlite3_column_text(st, i);
+	const char	*s = NULL;
 
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT || s == NULL ||
-	    !ident_str_ok(s, PROTO_NAME_MAX)) {
+	/* The type first: sqlite3_column_text converts a blob, after which
+	 * the column's type is undefined (SQLite's own words). */
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT)
+		s = (const char *)sqlite3_column_text(st, i);
+	if (s == NULL || !ident_str_ok(s, PROTO_NAME_MAX)) {
 		xasprintf(cause, "%s: table %s, row %zu: column '%s' is not a "
 		    "name", h->path, table, row, sqlite3_column_name(st, i));
 		return (NULL);
@@ -611,10 +614,12 @@ static char *
 hist_col_text(struct history *h, sqlite3_stmt *st, int i, size_t max,
     const char *table, size_t row, char **cause)
 {
-	const unsigned char	*s = sqlite3_column_text(st, i);
+	const unsigned char	*s = NULL;
 	size_t			 k;
 
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT || s == NULL)
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT)	/* as above */
+		s = sqlite3_column_text(st, i);
+	if (s == NULL)
 		goto bad;
 	for (k = 0; s[k] != '\0'; k++) {
 		if (s[k] < 0x20 || s[k] == 0x7f || k + 1 >= max)
@@ -638,11 +643,14 @@ static char *
 hist_col_path(struct history *h, sqlite3_stmt *st, int i, size_t max,
     const char *table, size_t row, char **cause)
 {
-	const unsigned char	*s = sqlite3_column_text(st, i);
-	int			 n = sqlite3_column_bytes(st, i);
+	const unsigned char	*s = NULL;
+	int			 n = -1;
 
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT || s == NULL ||
-	    n < 0 || (size_t)n >= max || strlen((const char *)s) !=
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT) {	/* as above */
+		s = sqlite3_column_text(st, i);
+		n = sqlite3_column_bytes(st, i);
+	}
+	if (s == NULL || n < 0 || (size_t)n >= max || strlen((const char *)s) !=
 	    (size_t)n) {
 		xasprintf(cause, "%s: table %s, row %zu: column '%s' is not "
 		    "a path under %zu bytes", h->path, table, row,

@@ -408,6 +408,17 @@ test_hostile_values(void **state)
 	sql(fx->db, "UPDATE points SET node = X'6e31'");
 	query_fails(fx->db, "column 'node' is not a Slurm node's name");
 	index_ok(fx);
+	/* Printable blobs: a blob is no text, whatever its bytes. */
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET host = X'6c6f63616c'");
+	query_fails(fx->db, "column 'host' is not a name");
+	index_ok(fx);
+	sql(fx->db, "UPDATE points SET cpu = X'414243'");
+	query_fails(fx->db, "column 'cpu' is not text");
+	index_ok(fx);
+	sql(fx->db, "UPDATE runs SET dir = X'2f746d70'");
+	query_fails(fx->db, "table runs, row 1: column 'dir' is not a path");
+	index_ok(fx);
 	sql(fx->db, "UPDATE runs SET run_id = X'2e2e'");
 	query_fails(fx->db, "table runs, row 1: column 'run_id' is not a name");
 }
