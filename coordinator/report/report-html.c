@@ -11,6 +11,7 @@
 
 #include "coordinator/analysis/analysis.h"
 #include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report-text.h"
@@ -1378,6 +1379,8 @@ report_html(const struct analysis *a, FILE *f)
 		}
 	}
 	fputs("</section>\n", f);
+	if (report_layout_html(f, a) != 0)
+		return (-1);
 	report_sweep_html(f, a);
 	for (i = 0; i < a->ngroups; i++)
 		html_group(f, a, i);

@@ -6,6 +6,7 @@
 #include "coordinator/analysis/seq.h"
 #include "coordinator/report/json.h"
 #include "coordinator/report/report-claims.h"
+#include "coordinator/report/report-layout.h"
 #include "coordinator/report/report-machines.h"
 #include "coordinator/report/report-sweep.h"
 #include "coordinator/report/report.h"
@@ -404,6 +405,8 @@ report_json(const struct analysis *a, FILE *f)
 	if (report_machines_json(f, a) != 0)
 		return (-1);
 	report_sweep_json(f, a);
+	if (report_layout_json(f, a) != 0)
+		return (-1);
 	json_across(a, f);
 	fputs("}\n", f);
 	return (ferror(f) ? -1 : 0);

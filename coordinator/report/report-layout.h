@@ -1,7 +1,9 @@
 /*
  * The layout-sensitivity lines (coordinator/analysis/layout.h): one per
  * host, benchmark and variant whose primary metric moves with the
- * environment's size beyond noise, in report.md and on the terminal.
+ * environment's size beyond noise, on the terminal, in report.md and
+ * report.html; summary.json's "layout" holds every test's count and the
+ * sensitive ones.
  */
 #ifndef COORDINATOR_REPORT_LAYOUT_H
 #define COORDINATOR_REPORT_LAYOUT_H
@@ -16,5 +18,15 @@
  * memory.
  */
 int	report_layout(FILE *f, const struct analysis *a, int md);
+
+/* The same for report.html: a section of its own, or nothing. */
+int	report_layout_html(FILE *f, const struct analysis *a);
+
+/*
+ * Writes summary.json's "layout" member (a line of its own, ending in a
+ * comma): alpha, the count of tests and the sensitive ones, always.
+ * Returns 0, or -1 out of memory.
+ */
+int	report_layout_json(FILE *f, const struct analysis *a);
 
 #endif

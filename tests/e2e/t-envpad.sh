@@ -43,7 +43,10 @@ expect_eq "padding at most 4096" "$(awk -F, '$4=="env" && $9==0 && ($13 == "" ||
 for v in A B; do
 	expect_grep "^local env $v: layout-sensitive: envsize moves with the environment's size \(rho 1.00, p < 0.0001, 20 runs\)$" "$T/log1"
 	expect_grep "^- local env $v: layout-sensitive: envsize moves with the environment's size \(rho 1.00" "$T/o1/report.md"
+	expect_grep "^<li>local env $v: layout-sensitive: envsize moves with the environment's size \(rho 1.00, p < 0.0001, 20 runs\)</li>$" "$T/o1/report.html"
 done
+jq -e '.layout | .tests == 2 and .alpha == 0.025 and ([.sensitive[] | .host + " " + .bench + " " + .variant + " " + .metric] == ["local env A envsize", "local env B envsize"]) and ([.sensitive[] | .rho > 0.99 and .p_value < 0.0001 and .n == 20] | all)' \
+    "$T/o1/summary.json" >/dev/null || fail "summary.json layout: $(jq -c .layout "$T/o1/summary.json")"
 expect_eq "warmups unpadded" "$(awk -F, '$4=="env" && $9==1 && $13!=""' "$C" | wc -l)" 0
 
 note "the same seed pads the same again; report renders the column"
@@ -60,8 +63,9 @@ note "--env-pad=0 and env_pad = 0: one size"
 rc=0; run_orch "$T/log4" run --env-pad=0 --out="$T/o4" "$T/env.ini" || rc=$?
 expect_eq "--env-pad=0 exit" "$rc" 0
 expect_eq "--env-pad=0 sizes" "$(sizes "$T/o4")" 1
-! grep -q layout-sensitive "$T/log4" "$T/o4/report.md" ||
+! grep -q layout-sensitive "$T/log4" "$T/o4/report.md" "$T/o4/report.html" ||
 	fail "--env-pad=0: a layout-sensitive line"
+expect_eq "--env-pad=0: layout" "$(jq -c .layout "$T/o4/summary.json")" '{"alpha":0.05,"tests":0,"sensitive":[]}'
 expect_eq "--env-pad=0: no padding recorded" "$(awk -F, 'NR>1 && $13!=""' "$T/o4/samples.csv" | wc -l)" 0
 sed 's/^seed     = 5$/seed = 5\nenv_pad = 0/' "$T/env.ini" > "$T/off.ini"
 rc=0; run_orch "$T/log5" run --out="$T/o5" "$T/off.ini" || rc=$?
