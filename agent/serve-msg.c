@@ -376,7 +376,7 @@ serve_msg_batch_due(const struct serve *s)
  * them for a resume), then flushes their journal records to disk with one
  * fsync, before the next run starts. The sync overlaps the coordinator's
  * work on the samples (decrypting, storing, answering), which the next
- * run waits for anyway: the journal's sync no longer adds to each round.
+ * run waits for anyway (its answer is usually back before the sync ends).
  * A crash of this machine in between loses nothing the coordinator holds
  * (a resumed plan runs again a step whose record the journal lost, and
  * the coordinator drops its samples as already stored); a crash of both
