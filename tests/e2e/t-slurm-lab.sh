@@ -186,7 +186,7 @@ esac
 ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 9 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 11 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"
