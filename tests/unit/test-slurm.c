@@ -345,16 +345,6 @@ test_lab_bad_partition(void **state)
 	assert_non_null(strstr(cause, "nvalid partition"));
 	free(cause);
 	assert_false(listed("orch-unit-x"));
-
-	/* login other than local: not built yet, nothing run. */
-	snprintf(c.login, sizeof c.login, "hpc-login");
-	n.partition = "epyc";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", NULL, &job, &cause),
-	    -1);
-	assert_string_equal(cause, "x: Slurm login 'hpc-login': only login = "
-	    "local is built yet");
-	free(cause);
-	assert_false(listed("orch-unit-y"));
 }
 
 /*
