@@ -4,7 +4,7 @@
  * from a record (orch stop, --resume) finds it too. Each session has a
  * mutex held for a whole command (libssh2 sessions are not thread-safe,
  * and orch check asks about several hosts of one cluster at once); the
- * list has one of its own.
+ * list has one of its own, taken after an entry's, never before.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -89,10 +89,15 @@ sl_resolve(struct slurm_login *l, char **cause)
 	struct host	*hosts = NULL;
 	size_t		 n = 0;
 	char		*why = NULL;
+	int		 r;
 
 	if (l->hosts != NULL)
 		return (0);
-	if (hosts_resolve(sl_inventory, l->login, &hosts, &n, &why) != 0) {
+	/* Made for a command's main thread: one resolution at a time. */
+	pthread_mutex_lock(&sl_mtx);
+	r = hosts_resolve(sl_inventory, l->login, &hosts, &n, &why);
+	pthread_mutex_unlock(&sl_mtx);
+	if (r != 0) {
 		xasprintf(cause, "cluster %s: login host %s: %s", l->cluster,
 		    l->login, why);
 		free(why);
