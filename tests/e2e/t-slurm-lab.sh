@@ -6,8 +6,8 @@
 # host on the forced partition is refused before anything is measured; a
 # SIGKILLed coordinator's run resumes on its job; orch stop of a detached
 # run leaves no agent and no job; with login = L (a login host's sshd,
-# orch without SLURM_CONF) orch check and orch run work through it, a
-# refused login host fails naming the cluster and the host, and Ctrl-C
+# orch without SLURM_CONF) orch check, orch run and orch stop of a
+# detached run work through it, a refused login host fails naming the cluster and the host, and Ctrl-C
 # while queued leaves no job; test-slurm (slurm.c) passes against the
 # cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
 # host (its node exists only for a run).
@@ -225,6 +225,22 @@ LC_ALL=C grep -aqP '\xa5login\xa1L' "$T/rl/samples.msgpack" ||
     fail "no login L in the run's alloc records"
 expect_eq "orch jobs after the run (login = L)" "$(orch_jobs)" ""
 expect_eq "sessions to the login host for one orch run" $(($(sessions) - s0)) 1
+
+note "login = L: orch stop of a detached run cancels its job there"
+env -u SLURM_CONF "$ORCH" run --inventory="$LINV" --hosts=e --seed=3 \
+    --out="$T/rls" tests/suites/brisk.ini >"$T/runls" 2>&1 &
+pid=$!
+wait_samples "$T/rls" 3000
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a terminated run (login = L)" "$rc" 143
+[ -n "$(orch_jobs)" ] || fail "the detached run's job (login = L) is gone"
+rc=0; nocf timeout 60 "$ORCH" stop --inventory="$LINV" "$T/rls" \
+    >"$T/stopls" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$T/stopls"; fail "orch stop (login = L) exit $rc"; }
+expect_grep '^e: Slurm job [0-9]+ \(node n1\) cancelled$' "$T/stopls"
+wait_until 15 "the stopped run's agent (login = L) to end" no_agent
+expect_eq "orch jobs after orch stop (login = L)" "$(orch_jobs)" ""
 
 note "login = L refused (an unknown host key): exit 3, cluster and host named, no job"
 : >"$T/empty_kh"
