@@ -6,8 +6,9 @@
 # host on the forced partition is refused before anything is measured; a
 # SIGKILLed coordinator's run resumes on its job; orch stop of a detached
 # run leaves no agent and no job; with login = L (a login host's sshd,
-# orch without SLURM_CONF) orch check, orch run and orch stop of a
-# detached run work through it, a refused login host fails naming the cluster and the host, and Ctrl-C
+# orch without SLURM_CONF) orch check, orch run (also one whose session
+# there is killed mid-run) and orch stop of a detached run work through
+# it, a refused login host fails naming the cluster and the host, and Ctrl-C
 # while queued leaves no job; test-slurm (slurm.c) passes against the
 # cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
 # host (its node exists only for a run).
@@ -225,6 +226,21 @@ LC_ALL=C grep -aqP '\xa5login\xa1L' "$T/rl/samples.msgpack" ||
     fail "no login L in the run's alloc records"
 expect_eq "orch jobs after the run (login = L)" "$(orch_jobs)" ""
 expect_eq "sessions to the login host for one orch run" $(($(sessions) - s0)) 1
+
+note "login = L: a session to the login host lost mid-run is opened again"
+# The session made for the allocation is killed while the node measures:
+# the release must reach the login host through a new one.
+s0=$(sessions)
+env -u SLURM_CONF "$ORCH" run --inventory="$LINV" --hosts=e --seed=4 \
+    --rounds=6 --out="$T/rlk" tests/suites/brisk.ini >"$T/runlk" 2>&1 &
+pid=$!
+wait_samples "$T/rlk" 1000
+kill -KILL $(pgrep -P "$(cat "$SLURM_DIR/login/sshd.pid")") 2>/dev/null ||
+    fail "no session to the login host to kill"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/runlk"; fail "a run that lost its login session exit $rc"; }
+expect_eq "sessions to the login host for a run that lost one" $(($(sessions) - s0)) 2
+expect_eq "orch jobs after a lost login session" "$(orch_jobs)" ""
 
 note "login = L: orch stop of a detached run cancels its job there"
 env -u SLURM_CONF "$ORCH" run --inventory="$LINV" --hosts=e --seed=3 \
