@@ -8,6 +8,7 @@
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
 #include "coordinator/cli/usage.h"
+#include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/sshconfig.h"
 #include "coordinator/input/tty.h"
 #include "coordinator/run/control.h"
@@ -62,6 +63,8 @@ cmd_control_exec(struct cmd *self, int stop)
 	hosts = args_hosts_named(inv, list, &n, &unknown);
 	args_again(inv, sshcfg, again, sizeof again);
 	args_again_env(hosts, n, env, sizeof env);
+	/* orch stop cancels Slurm jobs: their login host is looked up here. */
+	slurm_login_inventory(inv);
 	r = control_main(argv[optind], hosts, n, stop, again, env);
 	for (u = unknown; u != NULL; u = next) {
 		if ((next = strstr(u, "; host '")) != NULL)

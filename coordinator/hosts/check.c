@@ -8,6 +8,7 @@
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/slurm.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/tty.h"
@@ -23,7 +24,7 @@ struct check_row {
 	char		 error[HOST_ERR_LEN];
 	int		 slurm;		/* a Slurm host: sn holds its entry */
 	struct inventory_slurm_node sn;
-	char		 part[512];	/* what slurm_check said */
+	char		 part[1024];	/* what slurm_check said */
 };
 
 /* Returns the value of an extra fact, or "" when absent. */
@@ -260,6 +261,8 @@ check_main(struct host *hosts, size_t n, const char *inventory)
 	char			*p, *line, *save, *cause = NULL;
 
 	rows = xcalloc(n, sizeof *rows);
+	/* A cluster's login host is looked up where the hosts were. */
+	slurm_login_inventory(inventory);
 	/* The hosts resolved from it: it loads, and names Slurm's. */
 	if (inventory_load(inventory_path(inventory, &required), required,
 	    &inv, &cause) != 0) {
@@ -272,6 +275,7 @@ check_main(struct host *hosts, size_t n, const char *inventory)
 		    &rows[i].sn);
 	}
 	host_each(rows, n, sizeof *rows, check_thread);
+	slurm_login_close();
 
 	/* Names and host key states are never cut: the columns fit them. */
 	for (i = 0; i < n; i++) {

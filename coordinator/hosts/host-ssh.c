@@ -119,6 +119,13 @@ hs_target(const struct host *h, struct ssh_target *t,
 	    r != NULL ? &r->reach : NULL, i > 0 ? &hops[i - 1] : NULL);
 }
 
+void
+host_ssh_target(const struct host *h, struct ssh_target *t,
+    struct ssh_target *hops)
+{
+	hs_target(h, t, hops);
+}
+
 /* Closes the tunnel's current connection, both ends. */
 static void
 hs_drop_conn(struct host_ssh *x)

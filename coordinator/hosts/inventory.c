@@ -167,6 +167,8 @@ struct inv_buf {
 
 static void	 inv_key_slurm_host(struct inv_parse *, struct inv_host *,
 	    int, const char *);
+static const struct inv_name *inv_lookup(const struct inventory *,
+	    const char *);
 static void	 inv_buf_add(struct inv_buf *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 
@@ -689,7 +691,9 @@ inv_key_slurm(struct inv_parse *p, int k, const char *v)
 
 	switch (k) {
 	case SK_LOGIN:
+		/* One host: `all` is every host, never a login host. */
 		if ((strcmp(v, "local") != 0 && !address_ok(v)) ||
+		    strcmp(v, "all") == 0 ||
 		    inv_copy(c->login, sizeof c->login, v) != 0)
 			ini_error(&p->src, p->src.line, "%s bad login '%s' "
 			    "(want local, or a host of the inventory or of "
@@ -810,12 +814,14 @@ inv_slurm_host_end(struct inv_parse *p)
 
 /*
  * After the whole file: each host's slurm names a [slurm.NAME], and no
- * cluster's login is a Slurm host itself.
+ * cluster's login is a Slurm host itself or a group (a name of neither
+ * is looked up in ssh_config when the cluster is used).
  */
 static void
 inv_slurm_finish(struct inv_parse *p)
 {
 	struct inventory	*inv = p->inv;
+	const struct inv_name	*found;
 	size_t			 i, j;
 
 	for (i = 0; i < inv->nhosts; i++) {
@@ -838,6 +844,13 @@ inv_slurm_finish(struct inv_parse *p)
 			    "login '%s' is a Slurm host itself (line %d)",
 			    inv->slurm[i].name, inv->slurm[i].login,
 			    inv->hosts[j].line);
+			return;
+		}
+		if ((found = inv_lookup(inv, inv->slurm[i].login)) != NULL &&
+		    found->kind == INV_GROUP) {
+			ini_error(&p->src, inv->slurm[i].line, "[slurm.%s] "
+			    "login '%s' is a group (want one host, or local)",
+			    inv->slurm[i].name, inv->slurm[i].login);
 			return;
 		}
 	}

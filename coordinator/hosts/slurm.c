@@ -1,9 +1,10 @@
 /*
  * Slurm's command line, by argv (see slurm.h): each call is
- * `timeout -k 2 SECS CMD ...` spawned without a shell, its stdout and
- * stderr collected (at most SLURM_OUT_MAX each) until a deadline of our
- * own a little after timeout's; every field read back is checked before
- * use.
+ * `timeout -k 2 SECS CMD ...`, spawned here without a shell (login =
+ * local) or run on the cluster's login host over SSH (slurm-login.c), its
+ * stdout and stderr collected (at most SLURM_OUT_MAX each) until a
+ * deadline of our own a little after timeout's; every field read back is
+ * checked before use, wherever it ran.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/slurm.h"
 #include "proto/util.h"
 #include "proto/xmalloc.h"
@@ -41,7 +43,16 @@ struct slurm_out {
 	size_t	 outlen;
 	char	 err[SLURM_OUT_MAX + 1];
 	size_t	 errlen;
+	char	 login[256];	/* where it ran: "" here, else the host */
+	char	 last[512];	/* slurm_last's answer */
 };
+
+/* True when c's commands run on a login host, not here. */
+static int
+slurm_remote(const struct inventory_slurm *c)
+{
+	return (strcmp(c->login, "local") != 0);
+}
 
 /* Reads what fd has into buf (len of it used); returns read's result. */
 static ssize_t
@@ -106,13 +117,42 @@ slurm_collect(int po, int pe, int64_t deadline, struct slurm_out *o,
 }
 
 /*
+ * Runs av (timeout(1)'s words, then the Slurm command) on c's login host,
+ * bounded there by timeout(1) and here by the same deadline as a local
+ * command (see slurm_run_x).
+ */
+static int
+slurm_run_login(const struct inventory_slurm *c, char *const av[],
+    unsigned secs, struct slurm_out *o, int stoppable, char **cause)
+{
+	const char	*cmd = av[4];
+
+	snprintf(o->login, sizeof o->login, "%s", c->login);
+	if (slurm_login_run(c, av, cmd, (int)secs * 1000 + SLURM_GRACE_MS,
+	    stoppable ? slurm_stop : NULL, o->out, sizeof o->out, o->err,
+	    sizeof o->err, &o->status, cause) != 0)
+		return (-1);
+	o->outlen = strlen(o->out);
+	o->errlen = strlen(o->err);
+	if (o->status == 127 && o->outlen == 0 && strstr(o->err, cmd) !=
+	    NULL) {
+		xasprintf(cause, "cluster %s: login host %s: %s not found "
+		    "there (Slurm's client commands, package slurm-client, "
+		    "in the PATH of the login host's non-interactive shell)",
+		    c->name, c->login, cmd);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
  * Runs argv (a NULL-terminated Slurm command) bounded by secs seconds.
  * Returns 0 with *o filled (o->status its exit status, 256 when killed
  * or timed out), or -1 with *cause when it could not be started.
  */
 static int
-slurm_run_x(char *const argv[], unsigned secs, struct slurm_out *o,
-    int stoppable, char **cause)
+slurm_run_x(const struct inventory_slurm *c, char *const argv[],
+    unsigned secs, struct slurm_out *o, int stoppable, char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
 	char				*av[SLURM_ARGV_MAX + 6], bound[16];
@@ -130,6 +170,8 @@ slurm_run_x(char *const argv[], unsigned secs, struct slurm_out *o,
 	for (i = 0; argv[i] != NULL && i < SLURM_ARGV_MAX; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
+	if (slurm_remote(c))
+		return (slurm_run_login(c, av, secs, o, stoppable, cause));
 	if (pipe(po) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
 		return (-1);
@@ -181,10 +223,10 @@ slurm_run_x(char *const argv[], unsigned secs, struct slurm_out *o,
 
 /* Runs argv bounded by secs seconds (see slurm_run_x). */
 static int
-slurm_run(char *const argv[], unsigned secs, struct slurm_out *o,
-    char **cause)
+slurm_run(const struct inventory_slurm *c, char *const argv[], unsigned secs,
+    struct slurm_out *o, char **cause)
 {
-	return (slurm_run_x(argv, secs, o, 0, cause));
+	return (slurm_run_x(c, argv, secs, o, 0, cause));
 }
 
 /* The last line of a command's stderr, for a message (at most 200 bytes). */
@@ -205,9 +247,13 @@ slurm_last(struct slurm_out *o)
 			*nl = '?';
 	}
 	if (*e == '\0')
-		return (o->status == 256 ? "timed out, or killed" :
-		    "no message");
-	return (e);
+		e = (char *)(uintptr_t)(o->status == 256 ?
+		    "timed out, or killed" : "no message");
+	if (o->login[0] == '\0')
+		return (e);
+	snprintf(o->last, sizeof o->last, "on login host %s: %s", o->login,
+	    e);
+	return (o->last);
 }
 
 /* Checks a name read back from Slurm (see slurm.h). */
@@ -281,19 +327,72 @@ slurm_leader(const struct slurm_job *job)
 	    job->id));
 }
 
-/* Cancels every job called name (after a failed allocation). */
+/*
+ * Writes the user whose jobs are ours to user[len]: ours here, the login
+ * host's user there. Returns 0, or -1 when unknown or not a plain name.
+ */
+static int
+slurm_user(const struct inventory_slurm *c, char *user, size_t len)
+{
+	struct passwd	*pw;
+
+	if (slurm_remote(c)) {
+		if (slurm_login_user(c, user, len) != 0)
+			return (-1);
+	} else {
+		if ((pw = getpwuid(getuid())) == NULL)
+			return (-1);
+		snprintf(user, len, "%s", pw->pw_name);
+	}
+	return (slurm_word_ok(user, "", len) ? 0 : -1);
+}
+
+/*
+ * True when squeue lists no job called name of user (pending, running,
+ * suspended or completing); false too when it cannot tell.
+ */
+static int
+slurm_name_gone(const struct inventory_slurm *c, const char *name,
+    char *user)
+{
+	struct slurm_out	*o = xmalloc(sizeof *o);
+	char			*av[11], *cause = NULL;
+	int			 gone = 0;
+
+	av[0] = (char *)(uintptr_t)"squeue";
+	av[1] = (char *)(uintptr_t)"-h";
+	av[2] = (char *)(uintptr_t)"-n";
+	av[3] = (char *)(uintptr_t)name;
+	av[4] = (char *)(uintptr_t)"-u";
+	av[5] = user;
+	av[6] = (char *)(uintptr_t)"-t";
+	av[7] = (char *)(uintptr_t)"pending,running,suspended,completing";
+	av[8] = (char *)(uintptr_t)"-o";
+	av[9] = (char *)(uintptr_t)"%i";
+	av[10] = NULL;
+	if (slurm_run(c, av, c->timeout_s, o, &cause) != 0)
+		free(cause);
+	else
+		gone = o->status == 0 && o->outlen == 0;
+	free(o);
+	return (gone);
+}
+
+/*
+ * Cancels every job called name (after a failed allocation). On a login
+ * host, a salloc whose channel was closed may still be submitting: its
+ * job is looked for again, and cancelled, for the cluster's timeout.
+ */
 static void
 slurm_cancel_name(const struct inventory_slurm *c, const char *name)
 {
 	struct slurm_out	*o;
-	struct passwd		*pw;
 	char			*av[6], *cause = NULL, user[64];
+	int64_t			 end;
 
 	/* Only our own jobs of that name: never another user's. */
-	if ((pw = getpwuid(getuid())) == NULL || !slurm_word_ok(pw->pw_name,
-	    "", sizeof user))
+	if (slurm_user(c, user, sizeof user) != 0)
 		return;
-	snprintf(user, sizeof user, "%s", pw->pw_name);
 	o = xmalloc(sizeof *o);
 	av[0] = (char *)(uintptr_t)"scancel";
 	av[1] = (char *)(uintptr_t)"-n";
@@ -301,8 +400,23 @@ slurm_cancel_name(const struct inventory_slurm *c, const char *name)
 	av[3] = (char *)(uintptr_t)"-u";
 	av[4] = user;
 	av[5] = NULL;
-	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
-		free(cause);
+	end = util_now_ms() + (int64_t)c->timeout_s * 1000;
+	for (;;) {
+		/* Not reached: nothing to cancel there, or nothing we can. */
+		if (slurm_run(c, av, c->timeout_s, o, &cause) != 0) {
+			free(cause);
+			break;
+		}
+		if (!slurm_remote(c) || util_now_ms() >= end)
+			break;
+		/* Twice gone, a second apart: nothing was on its way. */
+		if (slurm_name_gone(c, name, user)) {
+			poll(NULL, 0, 1000);
+			if (slurm_name_gone(c, name, user))
+				break;
+		}
+		poll(NULL, 0, 200);
+	}
 	free(o);
 }
 
@@ -360,7 +474,7 @@ slurm_read_job(const struct inventory_slurm *c, const char *host,
 		xasprintf(cause, "%s: bad job id '%.32s'", host, job->id);
 		goto out;
 	}
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0 && strstr(o->err, "Invalid job id") != NULL) {
 		xasprintf(cause, "%s: job %s: Slurm no longer knows it (its "
@@ -473,7 +587,7 @@ slurm_node_addr(const struct inventory_slurm *c, const char *host,
 		xasprintf(cause, "%s: bad node name", host);
 		goto out;
 	}
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0) {
 		xasprintf(cause, "%s: scontrol show node %s: %s", host, node,
@@ -612,9 +726,8 @@ slurm_alloc_het(const struct inventory_slurm_node *nodes,
 
 	*refused = 0;
 	memset(jobs, 0, nn * sizeof *jobs);
-	if (c == NULL || strcmp(c->login, "local") != 0) {
-		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
-		    "built yet", hosts[0], c != NULL ? c->login : "?");
+	if (c == NULL) {
+		xasprintf(cause, "%s: no Slurm cluster", hosts[0]);
 		return (-1);
 	}
 	if (!slurm_word_ok(name, "", sizeof jobs->name)) {
@@ -629,7 +742,7 @@ slurm_alloc_het(const struct inventory_slurm_node *nodes,
 		return (-1);
 	}
 	o = xmalloc(sizeof *o);
-	if (slurm_run_x(av, c->wait_s + c->timeout_s, o, 1, cause) != 0)
+	if (slurm_run_x(c, av, c->wait_s + c->timeout_s, o, 1, cause) != 0)
 		goto fail;
 	if (o->status != 0 && slurm_stop != NULL && *slurm_stop) {
 		xasprintf(cause, "%s: interrupted while waiting in the queue: "
@@ -699,7 +812,7 @@ slurm_part_over(const struct inventory_slurm *c, const char *p, char *out,
 	av[3] = (char *)(uintptr_t)"-o";
 	av[4] = (char *)(uintptr_t)p;
 	av[5] = NULL;
-	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, &cause) != 0)
 		free(cause);
 	else if (o->status != 0 || slurm_field(o->out, "OverSubscribe", out,
 	    len) != 0 || !slurm_word_ok(out, ":", len))
@@ -729,7 +842,7 @@ slurm_node_jobs(const struct inventory_slurm *c, const char *host,
 	av[6] = (char *)(uintptr_t)"-o";
 	av[7] = (char *)(uintptr_t)"%i";
 	av[8] = NULL;
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0) {
 		xasprintf(cause, "%s: squeue -w %s: %s", host, job->node,
@@ -770,7 +883,7 @@ slurm_verify_exclusive(const struct inventory_slurm *c, const char *host,
 	av[3] = (char *)(uintptr_t)"-o";
 	av[4] = (char *)(uintptr_t)job->id;
 	av[5] = NULL;
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0) {
 		xasprintf(cause, "%s: scontrol show job %s: %s", host, job->id,
@@ -827,7 +940,7 @@ slurm_gone(const struct inventory_slurm *c, const struct slurm_job *job)
 	av[6] = (char *)(uintptr_t)"-o";
 	av[7] = (char *)(uintptr_t)"%i";
 	av[8] = NULL;
-	if (slurm_run(av, c->timeout_s, o, &cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, &cause) != 0)
 		free(cause);
 	else if (o->status == 0 && o->outlen == 0)
 		gone = 1;
@@ -855,7 +968,7 @@ slurm_release(const struct inventory_slurm *c, const char *host,
 		xasprintf(cause, "%s: bad job id '%.32s'", host, av[1]);
 		goto out;
 	}
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	/* A job already gone (cancelled by name after a failure) is fine. */
 	if (o->status != 0 && slurm_gone(c, job)) {
@@ -903,7 +1016,7 @@ slurm_part_nodes(const struct inventory_slurm *c, const char *host,
 	av[5] = (char *)(uintptr_t)"-o";
 	av[6] = (char *)(uintptr_t)"%N|%t";
 	av[7] = NULL;
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0) {
 		xasprintf(cause, "%s: sinfo -p %s: %s", host, p, slurm_last(o));
@@ -946,23 +1059,19 @@ slurm_check(const struct inventory_slurm_node *node, const char *host,
 	const struct inventory_slurm	*c = node->cluster;
 	struct slurm_out		*o = xmalloc(sizeof *o);
 	char				*av[6], state[32], over[32];
+	char				 login[400];
 	size_t				 k;
 	int				 r = -1;
 
 	*exclusive = 0;
 	out[0] = '\0';
-	if (c == NULL || strcmp(c->login, "local") != 0) {
-		xasprintf(cause, "%s: Slurm login '%s': only login = local is "
-		    "built yet", host, c != NULL ? c->login : "?");
-		goto out;
-	}
 	av[0] = (char *)(uintptr_t)"scontrol";
 	av[1] = (char *)(uintptr_t)"show";
 	av[2] = (char *)(uintptr_t)"partition";
 	av[3] = (char *)(uintptr_t)"-o";
 	av[4] = (char *)(uintptr_t)node->partition;
 	av[5] = NULL;
-	if (slurm_run(av, c->timeout_s, o, cause) != 0)
+	if (slurm_run(c, av, c->timeout_s, o, cause) != 0)
 		goto out;
 	if (o->status != 0) {
 		xasprintf(cause, "%s: scontrol show partition %s: %s", host,
@@ -980,8 +1089,16 @@ slurm_check(const struct inventory_slurm_node *node, const char *host,
 	}
 	/* FORCE puts --exclusive jobs together: orch run would refuse. */
 	*exclusive = strncmp(over, "FORCE", 5) != 0;
-	snprintf(out, len, "partition %s of cluster %s: State=%s "
-	    "OverSubscribe=%s; nodes: ", node->partition, c->name, state, over);
+	/* Where the commands ran: told when it is not here. */
+	login[0] = '\0';
+	if (slurm_remote(c)) {
+		snprintf(login, sizeof login, ", login host ");
+		k = strlen(login);
+		slurm_login_describe(c, login + k, sizeof login - k);
+	}
+	snprintf(out, len, "partition %s of cluster %s%s: State=%s "
+	    "OverSubscribe=%s; nodes: ", node->partition, c->name, login, state,
+	    over);
 	k = strlen(out);
 	if (slurm_part_nodes(c, host, node->partition, out + k, len - k,
 	    cause) != 0)

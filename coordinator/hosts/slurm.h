@@ -1,9 +1,11 @@
 /*
- * Slurm's command line (salloc, squeue, scontrol, scancel), run by argv
- * with no shell, every call bounded by timeout(1) and a deadline of our
- * own; what they print is read as untrusted text (docs/inventory.md,
- * "Slurm"). Only login = local for now: the commands run here, with
- * orch's environment (SLURM_CONF passes through).
+ * Slurm's command line (salloc, squeue, scontrol, scancel, sinfo), run by
+ * argv with no shell, every call bounded by timeout(1) and a deadline of
+ * our own; what they print is read as untrusted text (docs/inventory.md,
+ * "Slurm"). With login = local the commands run here, with orch's
+ * environment (SLURM_CONF passes through); with login = HOST they run on
+ * that host over SSH (slurm-login.h), as `timeout -k 2 SECS CMD ...`
+ * there, with its environment.
  */
 #ifndef COORDINATOR_SLURM_H
 #define COORDINATOR_SLURM_H

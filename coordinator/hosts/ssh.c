@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -825,13 +826,23 @@ ssh_wait(struct ssh *s, int ms)
 	poll(&pfd, 1, ms);
 }
 
-/*
- * Long because it is one loop over a non-blocking channel: the input,
- * stdout, stderr, the exit status and the deadline share its state.
- */
 int
 ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
     size_t outlen, char *errbuf, size_t errlen, int timeout_ms)
+{
+	return (ssh_run_stop(s, argv, input, out, outlen, errbuf, errlen,
+	    timeout_ms, NULL));
+}
+
+/*
+ * Long because it is one loop over a non-blocking channel: the input,
+ * stdout, stderr, the exit status, the deadline and the stop flag share
+ * its state.
+ */
+int
+ssh_run_stop(struct ssh *s, char *const argv[], const char *input,
+    char *out, size_t outlen, char *errbuf, size_t errlen, int timeout_ms,
+    const atomic_int *stop)
 {
 	LIBSSH2_CHANNEL	*ch;
 	char		 cmd[SHELL_CMD_MAX];
@@ -882,8 +893,12 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 			memcpy(out + no, buf, (size_t)n);
 			no += (size_t)n;
 			out[no] = '\0';
-		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
-			break;
+		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+			/* No exit status follows: not a command's 0. */
+			snprintf(errbuf, errlen, "reading from the SSH channel "
+			    "failed (error %zd)", n);
+			goto out;
+		}
 		n = libssh2_channel_read_stderr(ch, buf, sizeof buf);
 		if (n > 0) {
 			progress = 1;
@@ -897,6 +912,11 @@ ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
 			break;
 		if (util_now_ms() > deadline) {
 			r = -2;
+			goto out;
+		}
+		/* Freeing the channel closes it: the command is left alone. */
+		if (stop != NULL && *stop) {
+			r = -3;
 			goto out;
 		}
 		if (!progress)

@@ -10,6 +10,7 @@
 #define COORDINATOR_SSH_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,14 @@ void	ssh_close(struct ssh *s);
 int	ssh_run(struct ssh *s, char *const argv[], const char *input,
 	    char *out, size_t outlen, char *errbuf, size_t errlen,
 	    int timeout_ms);
+
+/*
+ * As ssh_run, and once *stop (NULL: never) turns non-zero the channel is
+ * closed and -3 returned; the remote command itself gets no signal.
+ */
+int	ssh_run_stop(struct ssh *s, char *const argv[], const char *input,
+	    char *out, size_t outlen, char *errbuf, size_t errlen,
+	    int timeout_ms, const atomic_int *stop);
 
 /*
  * Copies a local file to remote path through a temporary name and a rename,

@@ -16,6 +16,7 @@
 
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/slurm.h"
 #include "coordinator/run/run-int.h"
 #include "coordinator/run/run.h"
@@ -308,6 +309,8 @@ run_slurm_prepare(struct run *run, const struct dataset *ds, char **cause)
 {
 	/* Ctrl-C while queued revokes the request (exit 130). */
 	slurm_stop_on(&run_stop);
+	/* A cluster's login host is looked up where the hosts were. */
+	slurm_login_inventory(run->opts->inventory);
 	if (ds != NULL)
 		return (run_slurm_again(run, ds, cause));
 	return (run_slurm_new(run, cause));
@@ -439,6 +442,7 @@ run_slurm_stop(const struct dataset *ds)
 		printf("%s: Slurm job %s (node %s) cancelled\n",
 		    ds->hosts[i].name, job.id, s->node);
 	}
+	slurm_login_close();
 	return (r);
 }
 
@@ -448,4 +452,6 @@ run_slurm_free(struct run *run)
 	free(run->slurm);
 	run->slurm = NULL;
 	run->nslurm = 0;
+	/* Every job went back (or was left to orch stop): its sessions go. */
+	slurm_login_close();
 }

@@ -5,7 +5,11 @@
 # names the nodes in summary.json and report.md and gives them back; a
 # host on the forced partition is refused before anything is measured; a
 # SIGKILLed coordinator's run resumes on its job; orch stop of a detached
-# run leaves no agent and no job; test-slurm (slurm.c) passes against the
+# run leaves no agent and no job; with login = L (a login host's sshd,
+# orch without SLURM_CONF) orch check, orch run (also one whose session
+# there is killed mid-run) and orch stop of a detached run work through
+# it, a refused login host fails naming the cluster and the host, and Ctrl-C
+# while queued leaves no job; test-slurm (slurm.c) passes against the
 # cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
 # host (its node exists only for a run).
 . tests/e2e/lib.sh
@@ -176,6 +180,109 @@ rc=0; run_orch "$T/run4b" run --inventory="$INV" --resume="$T/r4" || rc=$?
 [ "$rc" != 0 ] || fail "a stopped run resumed on a cancelled job"
 expect_grep 'allocation ended' "$T/run4b"
 
+note "login = L: every Slurm command runs on the login host over SSH"
+# orch runs without SLURM_CONF (and this machine has no slurm.conf): the
+# commands can only have reached the cluster from the login host, whose
+# sshd sets SLURM_CONF (tests/lab/slurm.sh, slurm_login_up).
+slurm_login_up || fail "the login host did not come up"
+LINV=$T/linv.ini
+{
+	printf '[slurm.lab]\nlogin = L\ntime = 10m\nwait = 20s\ntimeout = 10s\n'
+	printf '\n[host.L]\naddress = %s\nport = %s\nuser = %s\nidentity = %s\n' \
+	    "$SLURM_LOGIN_ADDR" "$SLURM_LOGIN_PORT" "$LAB_USER" "$LAB_KEY"
+	for hp in e:epyc a:arm; do
+		printf '\n[host.%s]\nslurm = lab\npartition = %s\nuser = %s\n' \
+		    "${hp%%:*}" "${hp#*:}" "$LAB_USER"
+		printf 'identity = %s\nworkdir = %s\n' "$LAB_KEY" "$T/wd-${hp%%:*}"
+	done
+} >"$LINV"
+nocf() { env -u SLURM_CONF "$@"; }
+# The control: here, without SLURM_CONF, Slurm's commands find no cluster.
+sed 's/^login = L$/login = local/' "$LINV" >"$T/linv-local.ini"
+rc=0; nocf timeout 60 "$ORCH" check --inventory="$T/linv-local.ini" --hosts=e \
+    >"$T/lcheck0" 2>&1 || rc=$?
+expect_eq "exit of orch check, login = local, no SLURM_CONF" "$rc" 3
+expect_grep '^e: not ready: scontrol show partition epyc: ' "$T/lcheck0"
+# Each SSH session to the login host is one line of its sshd's log.
+sessions() { grep -c 'Accepted publickey' "$SLURM_DIR/login/sshd.log"; }
+s0=$(sessions)
+rc=0; nocf timeout 60 "$ORCH" check --inventory="$LINV" --hosts=e,a \
+    >"$T/lcheck" 2>&1 || rc=$?
+expect_eq "sessions to the login host for one orch check" $(($(sessions) - s0)) 1
+s0=$(sessions)
+[ "$rc" = 0 ] || { cat "$T/lcheck"; fail "orch check (login = L) exit $rc"; }
+lh="login host L \\($LAB_USER@127\\.0\\.0\\.1 port $SLURM_LOGIN_PORT\\)"
+expect_grep "^e: a Slurm host, allocated by orch run: partition epyc of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n1 idle\$" "$T/lcheck"
+expect_grep "^a: a Slurm host, allocated by orch run: partition arm of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n2 idle\$" "$T/lcheck"
+rc=0; nocf timeout 120 "$ORCH" run --inventory="$LINV" --hosts=e,a --rounds=6 \
+    --seed=1 --out="$T/rl" tests/suites/brisk.ini >"$T/runl" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$T/runl"; slurm_logs; fail "orch run (login = L) exit $rc"; }
+expect_grep '^orch: e: Slurm job [0-9]+\+0 on node n1 \(.*\), partition epyc, exclusive$' "$T/runl"
+expect_grep '^orch: a: Slurm job [0-9]+\+1 on node n2 \(.*\), partition arm, exclusive$' "$T/runl"
+expect_eq "e's node (login = L)" "$(jq -r '.hosts[] | select(.name == "e") | .slurm.node' "$T/rl/summary.json")" n1
+expect_eq "a's node (login = L)" "$(jq -r '.hosts[] | select(.name == "a") | .slurm.node' "$T/rl/summary.json")" n2
+# The alloc records name the login host (msgpack: "login", then "L").
+LC_ALL=C grep -aqP '\xa5login\xa1L' "$T/rl/samples.msgpack" ||
+    fail "no login L in the run's alloc records"
+expect_eq "orch jobs after the run (login = L)" "$(orch_jobs)" ""
+expect_eq "sessions to the login host for one orch run" $(($(sessions) - s0)) 1
+
+note "login = L: a session to the login host lost mid-run is opened again"
+# The session made for the allocation is killed while the node measures:
+# the release must reach the login host through a new one.
+s0=$(sessions)
+env -u SLURM_CONF "$ORCH" run --inventory="$LINV" --hosts=e --seed=4 \
+    --rounds=6 --out="$T/rlk" tests/suites/brisk.ini >"$T/runlk" 2>&1 &
+pid=$!
+wait_samples "$T/rlk" 1000
+kill -KILL $(pgrep -P "$(cat "$SLURM_DIR/login/sshd.pid")") 2>/dev/null ||
+    fail "no session to the login host to kill"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/runlk"; fail "a run that lost its login session exit $rc"; }
+expect_eq "sessions to the login host for a run that lost one" $(($(sessions) - s0)) 2
+expect_eq "orch jobs after a lost login session" "$(orch_jobs)" ""
+
+note "login = L: orch stop of a detached run cancels its job there"
+env -u SLURM_CONF "$ORCH" run --inventory="$LINV" --hosts=e --seed=3 \
+    --out="$T/rls" tests/suites/brisk.ini >"$T/runls" 2>&1 &
+pid=$!
+wait_samples "$T/rls" 3000
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a terminated run (login = L)" "$rc" 143
+[ -n "$(orch_jobs)" ] || fail "the detached run's job (login = L) is gone"
+rc=0; nocf timeout 60 "$ORCH" stop --inventory="$LINV" "$T/rls" \
+    >"$T/stopls" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$T/stopls"; fail "orch stop (login = L) exit $rc"; }
+expect_grep '^e: Slurm job [0-9]+ \(node n1\) cancelled$' "$T/stopls"
+wait_until 15 "the stopped run's agent (login = L) to end" no_agent
+expect_eq "orch jobs after orch stop (login = L)" "$(orch_jobs)" ""
+
+note "login = L refused (an unknown host key): exit 3, cluster and host named, no job"
+: >"$T/empty_kh"
+rc=0; ORCH_KNOWN_HOSTS=$T/empty_kh nocf timeout 60 "$ORCH" run \
+    --inventory="$LINV" --hosts=e --rounds=2 --out="$T/rlb" \
+    tests/suites/brisk.ini >"$T/runlb" 2>&1 || rc=$?
+expect_eq "exit of a run whose login host is refused" "$rc" 3
+expect_grep "^orch: cluster lab: login host L: salloc: unknown host key for \\[127\\.0\\.0\\.1\\]:$SLURM_LOGIN_PORT " "$T/runlb"
+[ ! -e "$T/rlb" ] || fail "a refused run left its directory"
+expect_eq "orch jobs after a refused login host" "$(orch_jobs)" ""
+
+note "login = L: Ctrl-C while queued closes the channel, cancels there, exit 130"
+timeout 30 salloc --no-shell -p epyc -N1 --exclusive -J blocker \
+    >"$T/lblocker" 2>&1 || { cat "$T/lblocker"; fail "the blocker's salloc failed"; }
+env -u SLURM_CONF setsid "$ORCH" run --inventory="$LINV" --hosts=e --rounds=2 \
+    --out="$T/rlq" tests/suites/brisk.ini >"$T/runlq" 2>&1 &
+pid=$!
+wait_until 30 "orch's request (login = L) to queue behind the blocker" queued
+kill -INT -- "-$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of a run (login = L) interrupted in the queue" "$rc" 130
+expect_grep '^orch: e: interrupted while waiting in the queue: the request is revoked' "$T/runlq"
+wait_until 15 "the revoked request (login = L) to go" eval '[ -z "$(orch_jobs)" ]'
+timeout 10 scancel -n blocker || fail "scancel of the blocker failed"
+wait_until 15 "n1 idle again" eval '[ "$(slurm_node_state n1)" = IDLE ]'
+
 note "coordinator/hosts/slurm.c against the cluster (test-slurm)"
 # The unit test of the build whose programs this runs (bin: the default).
 case $BIN in
@@ -186,7 +293,7 @@ esac
 ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 9 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 11 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"

@@ -29,11 +29,18 @@
 # lab_down (and lab.sh's reaper, when the test's shell is SIGKILLed) kill
 # whatever is left.
 #
+# A login host (slurm_login_up): one more sshd, on 127.0.0.1 in this
+# namespace, whose sessions get SLURM_CONF from its sshd_config (SetEnv),
+# its host key appended to $LAB_KNOWN_HOSTS, lab.sh's keys authorized; a
+# [slurm.NAME] with login = that host runs Slurm's commands there even
+# when orch's own environment has no SLURM_CONF.
+#
 # Set by slurm_up (exported): SLURM_CONF SLURM_DIR SLURM_N, and
 #   SLURM_UP_MS (milliseconds from the first daemon started to every node
 #   idle) and SLURM_SSH_MS (the lab's sshd bring-up, in milliseconds).
+# Set by slurm_login_up (exported): SLURM_LOGIN_ADDR SLURM_LOGIN_PORT.
 # Functions: slurm_up slurm_down slurm_skip_reason slurm_node_state
-#   slurm_daemons slurm_logs.
+#   slurm_daemons slurm_logs slurm_login_up.
 # Knobs: SLURM_READY_SECS (default 30: the bound on each wait).
 
 # slurm_skip_reason: prints why this machine cannot run the cluster (not
@@ -110,6 +117,69 @@ slurm_up() {
 	_slurm_wait_idle || { slurm_down; return 1; }
 	SLURM_UP_MS=$(($(_slurm_ms) - t0))
 	export SLURM_UP_MS
+	return 0
+}
+
+# slurm_login_up: starts the login host's sshd (after slurm_up); returns 0
+# once a session there reaches the cluster, else 1. Its command line names
+# $SLURM_DIR/, so slurm_down stops it with the daemons.
+slurm_login_up() {
+	local -; set +e
+	local d=$SLURM_DIR/login port try end
+	[ -n "${_SLURM_UP:-}" ] || { echo "slurm: slurm_up first" >&2; return 1; }
+	mkdir -p "$d" || return 1
+	if ! ssh-keygen -q -t ed25519 -N '' -C login -f "$d/ssh_host_ed25519_key" \
+	    </dev/null >/dev/null 2>&1; then
+		echo "slurm: ssh-keygen for the login host failed" >&2
+		return 1
+	fi
+	for ((try = 0; try < 10; try++)); do
+		port=$(_slurm_free_port) || return 1
+		cat >"$d/sshd_config" <<EOF
+# orch lab Slurm login host, written by tests/lab/slurm.sh
+ListenAddress 127.0.0.1
+Port $port
+HostKey $d/ssh_host_ed25519_key
+PidFile $d/sshd.pid
+LogLevel VERBOSE
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+AuthorizedKeysFile $LAB/authorized_keys
+StrictModes no
+PermitRootLogin yes
+PermitUserEnvironment no
+MaxStartups 100
+PrintMotd no
+SetEnv SLURM_CONF=$SLURM_CONF
+Subsystem sftp internal-sftp
+EOF
+		"$LAB_SSHD" -f "$d/sshd_config" -E "$d/sshd.log" && break
+		port=
+	done
+	if [ -z "$port" ]; then
+		echo "slurm: the login host's sshd did not start" >&2
+		cat "$d/sshd.log" >&2
+		return 1
+	fi
+	set -- $(cat "$d/ssh_host_ed25519_key.pub")
+	echo "[127.0.0.1]:$port $1 $2" >>"$LAB_KNOWN_HOSTS" || return 1
+	SLURM_LOGIN_ADDR=127.0.0.1
+	SLURM_LOGIN_PORT=$port
+	export SLURM_LOGIN_ADDR SLURM_LOGIN_PORT
+	end=$(( $(_slurm_ms) + ${SLURM_READY_SECS:-30} * 1000 ))
+	# Ready when a session there, without our SLURM_CONF, sees the cluster.
+	while ! env -u SLURM_CONF timeout 10 ssh -F "$LAB_SSH_CONFIG" \
+	    -p "$port" 127.0.0.1 'timeout 5 scontrol ping' \
+	    </dev/null >/dev/null 2>&1; do
+		if [ "$(_slurm_ms)" -ge "$end" ]; then
+			echo "slurm: the login host never reached the cluster" >&2
+			cat "$d/sshd.log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
 	return 0
 }
 

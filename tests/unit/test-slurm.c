@@ -5,7 +5,8 @@
  * ORCH_SLURM_LAB=1 and SLURM_CONF set), allocating, verifying and
  * releasing a node, the refusal of a FORCE:2 partition, a bad partition
  * and a controller that accepts and never answers. Without the cluster the live
- * tests are skipped.
+ * tests are skipped. A login host that refuses the connection fails every
+ * command, naming the cluster, the login host and the command, quickly.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/slurm.h"
 #include "proto/util.h"
 
@@ -343,16 +345,6 @@ test_lab_bad_partition(void **state)
 	assert_non_null(strstr(cause, "nvalid partition"));
 	free(cause);
 	assert_false(listed("orch-unit-x"));
-
-	/* login other than local: not built yet, nothing run. */
-	snprintf(c.login, sizeof c.login, "hpc-login");
-	n.partition = "epyc";
-	assert_int_equal(slurm_alloc(&n, "x", "orch-unit-y", NULL, &job, &cause),
-	    -1);
-	assert_string_equal(cause, "x: Slurm login 'hpc-login': only login = "
-	    "local is built yet");
-	free(cause);
-	assert_false(listed("orch-unit-y"));
 }
 
 /*
@@ -423,6 +415,72 @@ test_lab_no_controller(void **state)
 	assert_false(listed("orch-unit-z"));
 }
 
+/* ssh.c's messages start with the host's name; ours name it already. */
+static void
+test_login_unnamed(void **state)
+{
+	(void)state;
+	assert_string_equal(slurm_login_unnamed("L: unknown host key", "L"),
+	    "unknown host key");
+	assert_string_equal(slurm_login_unnamed("L2: x", "L"), "L2: x");
+	assert_string_equal(slurm_login_unnamed("L:x", "L"), "L:x");
+	assert_string_equal(slurm_login_unnamed("cannot connect", "L"),
+	    "cannot connect");
+	assert_string_equal(slurm_login_unnamed("L: ", ""), "L: ");
+}
+
+/*
+ * login = L, an inventory host whose port refuses: orch check and an
+ * allocation fail at once, naming the cluster, L and the command.
+ */
+static void
+test_login_refused(void **state)
+{
+	struct inventory_slurm		c;
+	struct inventory_slurm_node	n;
+	struct slurm_job		job;
+	char				path[] = "/tmp/test-slurm-inv.XXXXXX";
+	char				out[512], *cause = NULL;
+	int64_t				t0;
+	int				fd, excl;
+	FILE				*f;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	fprintf(f, "[host.L]\naddress = 127.0.0.1\nport = 1\n"
+	    "user = nobody\n");
+	fclose(f);
+	slurm_login_inventory(path);
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "lab");
+	snprintf(c.login, sizeof c.login, "L");
+	c.timeout_s = 5;
+	c.wait_s = 5;
+	c.time_s = 60;
+	memset(&n, 0, sizeof n);
+	n.cluster = &c;
+	n.partition = "epyc";
+	t0 = util_now_ms();
+	assert_int_equal(slurm_check(&n, "e", out, sizeof out, &excl, &cause),
+	    -1);
+	assert_string_equal(cause, "cluster lab: login host L: scontrol: "
+	    "cannot connect to 127.0.0.1 port 1: Connection refused");
+	free(cause);
+	cause = NULL;
+	assert_int_equal(slurm_alloc(&n, "e", "orch-unit-l", NULL, &job,
+	    &cause), -1);
+	assert_string_equal(cause, "cluster lab: login host L: salloc: "
+	    "cannot connect to 127.0.0.1 port 1: Connection refused");
+	free(cause);
+	if (util_now_ms() - t0 > 3000)
+		fail_msg("took %lld ms, want < 3 s",
+		    (long long)(util_now_ms() - t0));
+	slurm_login_close();
+	slurm_login_inventory(NULL);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -432,6 +490,8 @@ main(void)
 		cmocka_unit_test(test_parse_job),
 		cmocka_unit_test(test_node_addr),
 		cmocka_unit_test(test_het_refused),
+		cmocka_unit_test(test_login_unnamed),
+		cmocka_unit_test(test_login_refused),
 		cmocka_unit_test(test_lab_alloc),
 		cmocka_unit_test(test_lab_forced),
 		cmocka_unit_test(test_lab_bad_partition),
