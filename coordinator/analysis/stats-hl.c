@@ -115,17 +115,78 @@ stats_hl_above(const double *x, size_t n, const double *y, size_t m,
 	return (best);
 }
 
+/*
+ * Differences listed and sorted once a bracket holds at most so many:
+ * sorting them costs about what one more count over 100,000 values does.
+ */
+#define HL_LIST_MAX	16384
+
+/*
+ * Returns the r-th smallest (1-based) of the c differences y[j] - x[i] in
+ * (lo, hi], listed into d[c] and sorted: for each j they are a run of i,
+ * between the first i whose difference is <= hi and the first whose is
+ * <= lo, and both bounds only grow with j.
+ */
+static double
+stats_hl_list(const double *x, size_t n, const double *y, size_t m,
+    double lo, double hi, double *d, size_t c, uint64_t r)
+{
+	size_t	a = 0, b = 0, j, i, k = 0;
+
+	for (j = 0; j < m; j++) {
+		while (a < n && y[j] - x[a] > hi)
+			a++;
+		while (b < n && y[j] - x[b] > lo)
+			b++;
+		for (i = a; i < b && k < c; i++)
+			d[k++] = y[j] - x[i];
+	}
+	stats_sort(d, k);
+	return (k >= r ? d[r - 1] : NAN);
+}
+
 /* Returns the k-th smallest (1-based, 1 <= k <= n * m) difference. */
 static double
 stats_hl_kth(const double *x, size_t n, const double *y, size_t m,
     uint64_t k)
 {
-	double	lo, hi, mid, v;
-	int	step;
+	double		lo, hi, mid, v, *d;
+	uint64_t	clo = 0, chi = (uint64_t)n * m, c;
+	int		step;
 
 	/* count(lo) < k <= count(hi) throughout. */
 	lo = nextafter(y[0] - x[n - 1], -INFINITY);
 	hi = y[m - 1] - x[0];
+	/*
+	 * Halving the range first, one count a step, until (lo, hi] holds
+	 * few enough differences to list: some 20 passes over the data on a
+	 * million pairs and more, where checking for one distinct value at
+	 * every step took three passes a step and 60 steps.
+	 */
+	for (step = 0; step < 64; step++) {
+		if (chi - clo <= HL_LIST_MAX) {
+			if ((d = malloc((size_t)(chi - clo) * sizeof *d)) ==
+			    NULL)
+				break;
+			v = stats_hl_list(x, n, y, m, lo, hi, d,
+			    (size_t)(chi - clo), k - clo);
+			free(d);
+			if (!isnan(v))
+				return (v);
+			break;
+		}
+		mid = lo + (hi - lo) / 2;
+		if (!(mid > lo && mid < hi))
+			break;
+		if ((c = stats_hl_count(x, n, y, m, mid)) >= k) {
+			hi = mid;
+			chi = c;
+		} else {
+			lo = mid;
+			clo = c;
+		}
+	}
+	/* Many equal differences (counters' ties): one distinct value. */
 	for (step = 0; step < HL_STEPS; step++) {
 		/*
 		 * The smallest difference above lo is the k-th once (lo, hi]
@@ -150,7 +211,7 @@ int
 stats_hl_shift(const double *x, size_t n, const double *y, size_t m,
     double level, double *est, double *lo, double *hi)
 {
-	double		*xs = NULL, *ys = NULL;
+	double		*xs = NULL, *ys = NULL, v, w;
 	uint64_t	 nm, k;
 	size_t		 i;
 	int		 r = -1;
@@ -174,9 +235,13 @@ stats_hl_shift(const double *x, size_t n, const double *y, size_t m,
 	nm = (uint64_t)n * (uint64_t)m;
 	if (nm % 2 == 1)
 		*est = stats_hl_kth(xs, n, ys, m, nm / 2 + 1);
-	else
-		*est = (stats_hl_kth(xs, n, ys, m, nm / 2) +
-		    stats_hl_kth(xs, n, ys, m, nm / 2 + 1)) / 2;
+	else {
+		/* The next one is the same, or the smallest above it. */
+		v = stats_hl_kth(xs, n, ys, m, nm / 2);
+		w = stats_hl_count(xs, n, ys, m, v) >= nm / 2 + 1 ? v :
+		    stats_hl_above(xs, n, ys, m, v);
+		*est = (v + w) / 2;
+	}
 	if ((k = stats_hl_rank(n, m, level)) == (uint64_t)-1)
 		goto out;
 	if (k > 0 && k <= nm / 2 + 1) {

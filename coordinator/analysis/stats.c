@@ -605,22 +605,81 @@ stats_walsh_below(const double *d, size_t n, double t)
 	return (best);
 }
 
+/* Walsh sums listed and sorted once a bracket holds at most so many. */
+#define STATS_WALSH_LIST_MAX	16384
+
 /*
- * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d:
- * a bisection on the value whose upper end is always snapped to a sum,
- * done when fewer than k sums lie below it. Snapping makes a k-th sum of
- * exactly 0 (tied data: equal values of both variants) end at once
- * instead of chasing the bracket through a thousand subnormal halvings.
+ * Returns the r-th smallest (1-based) of the c Walsh sums of sorted d in
+ * (lo, hi], or NAN when they cannot be listed: for each i they are
+ * d[i] + d[j] for j in [a, b), the j >= i past lo and not past hi; both
+ * ends only fall as i grows, and never below i.
+ */
+static double
+stats_walsh_list(const double *d, size_t n, double lo, double hi, double c,
+    double r)
+{
+	double	*w, v = NAN;
+	size_t	i, a = n, b = n, j, k = 0, max = (size_t)c;
+
+	if (!(c >= 1 && c <= STATS_WALSH_LIST_MAX) ||
+	    (w = malloc(max * sizeof *w)) == NULL)
+		return (NAN);
+	for (i = 0; i < n; i++) {
+		if (a < i)
+			a = i;
+		if (b < i)
+			b = i;
+		while (b > i && !(d[i] + d[b - 1] <= hi))
+			b--;
+		while (a > i && d[i] + d[a - 1] > lo)
+			a--;
+		for (j = a; j < b && k < max; j++)
+			w[k++] = d[i] + d[j];
+	}
+	stats_sort(w, k);
+	if (r >= 1 && r <= (double)k)
+		v = w[(size_t)r - 1];
+	free(w);
+	return (v);
+}
+
+/*
+ * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d.
+ * First a bisection on the value, one count a step, until (lo, hi] holds
+ * few enough sums to list and sort: some 20 passes over the data where
+ * the loop below takes three a step. Should many sums be equal (tied
+ * data), that loop follows: its upper end is always snapped to a sum,
+ * done when fewer than k sums lie below it, so that a k-th sum of
+ * exactly 0 (equal values of both variants) ends at once instead of
+ * chasing the bracket through a thousand subnormal halvings.
  */
 static double
 stats_walsh_kth(const double *d, size_t n, double k)
 {
-	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, s;
+	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, s, c, clo, chi, v;
 	size_t	it;
 
-	if (stats_walsh_count(d, n, lo, 0) >= k)
+	if ((clo = stats_walsh_count(d, n, lo, 0)) >= k)
 		return (lo);
-	/* count(lo) < k <= count(hi), and hi is a sum, throughout. */
+	chi = (double)n * ((double)n + 1) / 2;
+	/* count(lo) < k <= count(hi) throughout. */
+	for (it = 0; it < 64 && chi - clo > STATS_WALSH_LIST_MAX; it++) {
+		mid = lo + (hi - lo) / 2;
+		if (!(mid > lo && mid < hi))
+			break;
+		if ((c = stats_walsh_count(d, n, mid, 0)) >= k) {
+			hi = mid;
+			chi = c;
+		} else {
+			lo = mid;
+			clo = c;
+		}
+	}
+	if (!isnan(v = stats_walsh_list(d, n, lo, hi, chi - clo, k - clo)))
+		return (v);
+	/* The largest sum not above hi: a sum, above lo, counted as hi. */
+	hi = stats_walsh_below(d, n, hi);
+	/* And hi is a sum, throughout. */
 	for (it = 0; it < 2100; it++) {
 		if (stats_walsh_count(d, n, hi, 1) < k)
 			return (hi);

@@ -97,13 +97,18 @@ test_hl_rank(void **state)
 static void
 test_hl_brute(void **state)
 {
-	/* n, m, and 1: small integers (ties, many differences exactly 0). */
+	/*
+	 * n, m, and 1: small integers (ties, many differences exactly 0), 2:
+	 * only 0 and 1 (a difference of 0 tens of thousands of times). Past
+	 * 16384 differences the bisection runs before they are listed.
+	 */
 	static const size_t	sizes[][3] = {
 		{ 1, 1, 0 }, { 3, 4, 0 }, { 5, 5, 0 }, { 12, 9, 0 },
-		{ 60, 70, 0 }, { 8, 9, 1 }, { 55, 40, 1 }, { 1, 1, 1 }
+		{ 60, 70, 0 }, { 8, 9, 1 }, { 55, 40, 1 }, { 1, 1, 1 },
+		{ 400, 350, 0 }, { 380, 400, 1 }, { 400, 300, 2 }
 	};
 	struct rng	r;
-	double		x[80], y[80], *d, est, lo, hi, want;
+	double		x[400], y[400], *d, est, lo, hi, want;
 	size_t		c, i, j, n, m, nm, k;
 
 	(void)state;
@@ -112,11 +117,11 @@ test_hl_brute(void **state)
 		n = sizes[c][0];
 		m = sizes[c][1];
 		for (i = 0; i < n; i++)
-			x[i] = sizes[c][2] ? (double)(rng_next(&r) % 4) :
-			    synth_gauss(&r);
+			x[i] = sizes[c][2] ? (double)(rng_next(&r) %
+			    (sizes[c][2] == 2 ? 2 : 4)) : synth_gauss(&r);
 		for (j = 0; j < m; j++)
-			y[j] = sizes[c][2] ? (double)(rng_next(&r) % 5) :
-			    0.5 + synth_gauss(&r);
+			y[j] = sizes[c][2] ? (double)(rng_next(&r) %
+			    (sizes[c][2] == 2 ? 2 : 5)) : 0.5 + synth_gauss(&r);
 		nm = n * m;
 		d = calloc(nm, sizeof *d);
 		assert_non_null(d);

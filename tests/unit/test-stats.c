@@ -612,6 +612,45 @@ test_compare_brute(void **state)
 }
 
 /*
+ * Past 16384 Walsh averages (n >= 181) the k-th is found by a bisection
+ * and then a list: the estimate is still the median of every Walsh
+ * average, for spread values, for few distinct ones (many sums equal),
+ * and for a sample nine tenths 0 (more equal sums than are listed).
+ */
+static void
+test_walsh_large(void **state)
+{
+	static const double	few[] = { -0.02, 0.01, 0.03, 0.04 };
+	struct rng		r;
+	struct stats_cmp	c;
+	double			*d, *w, want;
+	size_t			n = 420, N = n * (n + 1) / 2, i, j, k, t;
+
+	(void)state;
+	d = calloc(n, sizeof *d);
+	w = calloc(N, sizeof *w);
+	assert_non_null(d);
+	assert_non_null(w);
+	rng_seed(&r, 5);
+	for (t = 0; t < 3; t++) {
+		for (i = 0; i < n; i++)
+			d[i] = t == 0 ? 0.05 * (uniform(&r) - 0.4) : t == 1 ?
+			    few[rng_next(&r) % 4] : (i % 10 ? 0 : 0.02);
+		for (i = k = 0; i < n; i++)
+			for (j = i; j < n; j++)
+				w[k++] = (d[i] + d[j]) / 2;
+		qsort(w, N, sizeof *w, dbl_cmp);
+		want = N % 2 ? w[N / 2] : (w[N / 2 - 1] + w[N / 2]) / 2;
+		assert_int_equal(stats_compare_serial(d, n, 0.05, 0.01, 0,
+		    100000, &c), 0);
+		check_close("estimate", c.est, want, 1e-12);
+		assert_true(c.lo <= c.est && c.est <= c.hi);
+	}
+	free(d);
+	free(w);
+}
+
+/*
  * Interval and p are one procedure: 0 outside [lo, hi] exactly when
  * p <= alpha, for exact and normal sizes, with and without widening.
  */
@@ -870,6 +909,7 @@ main(void)
 	};
 	const struct CMUnitTest	compare[] = {
 		cmocka_unit_test(test_compare_brute),
+		cmocka_unit_test(test_walsh_large),
 		cmocka_unit_test(test_compare_ties),
 		cmocka_unit_test(test_compare_consistent),
 		cmocka_unit_test(test_compare_serial),
