@@ -1019,12 +1019,12 @@ metrics = wall_ns
 timeout = 10
 EOF
 	show "$d/long.ini"
-	cmd "$ORCH run --max-load=0 --out=DIR $d/long.ini  # VmRSS of orch read every 0.5 s"
+	cmd "$ORCH run --max-load=0 --out=DIR $d/long.ini  # VmRSS of orch read every 0.1 s"
 	: > "$d/long.rss"
 	rm -rf "$d/long"
 	"$ORCH" run --max-load=0 --out="$d/long" "$d/long.ini" > "$d/long.log" 2>&1 &
 	pid=$!
-	watch_rss "$pid" "$d/long.rss" 0.5
+	watch_rss "$pid" "$d/long.rss" 0.1
 	wait "$pid"
 	local ns
 	ns=$(csv_samples "$d/long/samples.csv")
@@ -1036,8 +1036,10 @@ EOF
 	    --argjson samples "$ns" "$JQ_LIB"'
 	  ($series | length) as $n |
 	  # The run proper: leave out the first and last 10% (start-up, and the
-	  # report rendered at the end).
-	  ($series | .[($n / 10 | floor):($n * 9 / 10 | floor)]) as $mid |
+	  # report rendered at the end), and always the first reading, taken
+	  # before the coordinator has loaded its libraries and started its
+	  # threads (a short run has few readings).
+	  ($series | .[([1, ($n / 10 | floor)] | max):($n * 9 / 10 | floor)]) as $mid |
 	  {report: $rep[0], profile: ($prof | split("\n") | map(select(length > 0))),
 	   million_stacks: ($stacks | split("\n") | map(select(length > 0))),
 	   long: {samples: $samples, duration_ms: ($series | last | .[0]),
