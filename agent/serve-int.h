@@ -98,6 +98,10 @@ struct serve {
 	size_t			 npend;
 	size_t			 pend_cap;
 	int64_t			 pend_since;	/* when its first was added */
+	uint32_t		 nunsynced;	/* samples journaled since the
+						   last fsync */
+	int64_t			 unsynced_since;	/* when the first of
+							   them was */
 };
 
 /* serve.c: closed by SIGTERM and SIGINT (its read end then polls EOF). */
@@ -122,9 +126,10 @@ void	serve_msg_note(struct serve *s, const char *what, const char *why);
  * serve-msg.c, while a plan runs: handles one message that arrived (frees
  * it; returns -1 at BYE, else 0); handles those waiting, waits for the
  * last sample's ACK (both return 0 or SERVE_STOP); journals a sample into
- * the batch (returns 0 or -1); flushes the batch to disk, then sends it
- * (returns 0 or -1); says whether the batch is old enough to flush before
- * its round ends (1) or not (0); resends a journaled one
+ * the batch (returns 0 or -1); sends the batch, then flushes the journal
+ * to disk once its oldest unflushed sample is SERVE_SYNC_MS old, or
+ * always (both return 0 or -1); says whether the batch is old enough to
+ * send before its round ends (1) or not (0); resends a journaled one
  * (journal_resend_cb).
  */
 int	serve_msg_between(struct serve *s, struct proto_msg *msg);
@@ -132,6 +137,7 @@ int	serve_msg_poll(struct serve *s);
 int	serve_msg_settle(struct serve *s);
 int	serve_msg_sample(struct serve *s, const struct proto_msg *msg);
 int	serve_msg_flush(struct serve *s);
+int	serve_msg_flush_sync(struct serve *s);
 int	serve_msg_batch_due(const struct serve *s);
 void	serve_msg_resend(const struct proto_msg *msg, void *arg);
 

@@ -236,7 +236,7 @@ serve_plan_stop_bench(struct serve *s, const struct proto_plan *plan,
 	snprintf(detail, sizeof detail, "%s: %s", plan->cmds[cmd].bench, why);
 	log_info("%s", detail);
 	/* The samples it stopped after go before the word of it. */
-	(void)serve_msg_flush(s);
+	(void)serve_msg_flush_sync(s);
 	serve_msg_status(s, "stopped", facts_load1(), 0, 0, detail);
 }
 
@@ -390,7 +390,9 @@ serve_plan_stopped_before(struct serve *s, const struct proto_plan *plan,
 /*
  * The end of step i: at its round's end (the next step is of another
  * round, or there is none), or once the batch is SERVE_BATCH_MS old, the
- * round's samples are sent and then flushed to the journal with one fsync.
+ * round's samples are sent, and the journal is flushed to disk with one
+ * fsync once its oldest unflushed sample is SERVE_SYNC_MS old
+ * (serve_msg_flush).
  * Returns 0 or -1.
  */
 static int
@@ -426,7 +428,7 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 			return (r);
 		if (s->granted > 0 && i >= s->granted) {
 			/* The coordinator grants on what it was sent. */
-			if (serve_msg_flush(s) != 0)
+			if (serve_msg_flush_sync(s) != 0)
 				return (-1);
 			if ((r = serve_gate_wait_grant(s, i)) == 1)
 				break;
@@ -587,8 +589,8 @@ serve_plan(struct serve *s, const struct proto_plan *plan)
 		goto out;
 	r = serve_plan_steps(s, plan, files, &pr, &nsent, &ok, reason,
 	    sizeof reason);
-	/* Whatever ended the steps, the batch is flushed and sent. */
-	if (serve_msg_flush(s) != 0 && r == 0)
+	/* Whatever ended the steps, the batch is sent and on disk. */
+	if (serve_msg_flush_sync(s) != 0 && r == 0)
 		r = -1;
 	if (r != 0)
 		goto out;
