@@ -151,7 +151,7 @@ echo
 echo "## 1b. A one-line run's cost"
 echo
 j whole 'header, .data as $d |
-"The whole `orch run` of a one-line run of `true` and `true` (\($d.rounds) rounds: \($d.rounds) measured runs of each, start to exit, the reports included), against `hyperfine -N --runs \($d.rounds) true true` (the same count of measured runs), in \($d.K) interleaved blocks (the order alternates every block); wall time of each from the shell. A one-line run does not subtract the harness floor, so it runs the floor program in rounds 1–5 and every 10th round after (\($d.floor_runs) floor runs here), not every round.\n",
+"The whole `orch run` of a one-line run of `true` and `true` (\($d.rounds) rounds: \($d.rounds) measured runs of each, start to exit, the reports included), against `hyperfine -N --runs \($d.rounds) true true` (the same count of measured runs), in \($d.K) interleaved blocks (the order alternates every block); wall time of each from the shell. A one-line run does not subtract the harness floor, so it runs the floor program in rounds 1–3 and every 25th round after (\($d.floor_runs) floor runs here), not every round.\n",
 "| block | orch run | hyperfine | orch/hyperfine | floor runs | load |",
 "|---:|---:|---:|---:|---:|---:|",
 ($d.blocks[] | "| \(.k) | \(.orch_ns | ms) | \(.hf_ns | ms) | \(.orch_ns / .hf_ns | f(2)) | \(.floor_runs) | \(.load) |"),

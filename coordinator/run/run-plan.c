@@ -17,8 +17,8 @@
 
 /* A floor not subtracted: every round of the first FLOOR_DENSE, then one
  * round in FLOOR_EVERY (run_plan_floor_round). */
-#define FLOOR_DENSE	5
-#define FLOOR_EVERY	10
+#define FLOOR_DENSE	3
+#define FLOOR_EVERY	25
 
 /* Replaces each {file:NAME} in arg with the file's path in the host's cache. */
 static char *
