@@ -644,9 +644,34 @@ stats_walsh_list(const double *d, size_t n, double lo, double hi, double c,
 }
 
 /*
- * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d.
- * First a bisection on the value, one count a step, until (lo, hi] holds
- * few enough sums to list and sort: some 20 passes over the data where
+ * Returns the n(n+1)/2 Walsh sums of sorted d, sorted, when there are at
+ * most STATS_WALSH_LIST_MAX (the k-th of them is then looked up, each of
+ * the four a comparison takes from one sort); else, or out of memory,
+ * NULL.
+ */
+static double *
+stats_walsh_all(const double *d, size_t n)
+{
+	double	*w;
+	size_t	 i, j, k = 0;
+
+	if (n == 0 || n > STATS_WALSH_LIST_MAX ||
+	    n * (n + 1) / 2 > STATS_WALSH_LIST_MAX ||
+	    (w = malloc(n * (n + 1) / 2 * sizeof *w)) == NULL)
+		return (NULL);
+	for (i = 0; i < n; i++) {
+		for (j = i; j < n; j++)
+			w[k++] = d[i] + d[j];
+	}
+	stats_sort(w, k);
+	return (w);
+}
+
+/*
+ * Returns the k-th smallest (1-based, 1 <= k <= N) Walsh sum of sorted d:
+ * all[k - 1] when all holds them all (stats_walsh_all). Else first a
+ * bisection on the value, one count a step, until (lo, hi] holds few
+ * enough sums to list and sort: some 20 passes over the data where
  * the loop below takes three a step. Should many sums be equal (tied
  * data), that loop follows: its upper end is always snapped to a sum,
  * done when fewer than k sums lie below it, so that a k-th sum of
@@ -654,11 +679,13 @@ stats_walsh_list(const double *d, size_t n, double lo, double hi, double c,
  * chasing the bracket through a thousand subnormal halvings.
  */
 static double
-stats_walsh_kth(const double *d, size_t n, double k)
+stats_walsh_kth(const double *d, size_t n, const double *all, double k)
 {
 	double	lo = 2 * d[0], hi = 2 * d[n - 1], mid, s, c, clo, chi, v;
 	size_t	it;
 
+	if (all != NULL && k >= 1 && k <= (double)n * ((double)n + 1) / 2)
+		return (all[(size_t)k - 1]);
 	if ((clo = stats_walsh_count(d, n, lo, 0)) >= k)
 		return (lo);
 	chi = (double)n * ((double)n + 1) / 2;
@@ -976,7 +1003,7 @@ stats_serial_widen(const double *logs, size_t n, double pooled_r1,
  * averages of them, and the null distribution z: the inverted test.
  */
 static void
-stats_hl_interval(const double *d, size_t n, double N,
+stats_hl_interval(const double *d, size_t n, const double *all, double N,
     const struct stats_null *z, double alpha, struct stats_cmp *out)
 {
 	double	u, lo2, hi2, k;
@@ -1006,8 +1033,8 @@ stats_hl_interval(const double *d, size_t n, double N,
 		 * the k-th smallest sum, k = ceil(N - u); the highest, by
 		 * symmetry, at the k-th largest. */
 		k = ceil(N - u);
-		lo2 = stats_walsh_kth(d, n, k);
-		hi2 = stats_walsh_kth(d, n, N + 1 - k);
+		lo2 = stats_walsh_kth(d, n, all, k);
+		hi2 = stats_walsh_kth(d, n, all, N + 1 - k);
 	}
 	out->lo = lo2 / 2;
 	out->hi = hi2 / 2;
@@ -1113,7 +1140,7 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
     struct stats_cmp *out)
 {
 	struct stats_null	 z;
-	double			*d = NULL, *dev = NULL, N;
+	double			*d = NULL, *dev = NULL, *all = NULL, N;
 	size_t			 i;
 	int			 ret = -1;
 
@@ -1142,19 +1169,21 @@ stats_compare_serial(const double *logs, size_t n, double alpha,
 	if (stats_null_new(&z, n) != 0)
 		goto out;
 
+	all = stats_walsh_all(d, n);
 	/* Hodges-Lehmann: the median of the Walsh averages. */
 	if (fmod(N, 2) == 1)
-		out->est = stats_walsh_kth(d, n, (N + 1) / 2) / 2;
+		out->est = stats_walsh_kth(d, n, all, (N + 1) / 2) / 2;
 	else
-		out->est = (stats_walsh_kth(d, n, N / 2) +
-		    stats_walsh_kth(d, n, N / 2 + 1)) / 4;
-	stats_hl_interval(d, n, N, &z, alpha, out);
+		out->est = (stats_walsh_kth(d, n, all, N / 2) +
+		    stats_walsh_kth(d, n, all, N / 2 + 1)) / 4;
+	stats_hl_interval(d, n, all, N, &z, alpha, out);
 	stats_shift_t(d, n, N, &z, alpha, out);
 	stats_detectable(logs, d, dev, n, N, &z, alpha, min_effect, out);
 	ret = 0;
 out:
 	free(d);
 	free(dev);
+	free(all);
 	free(z.upper);
 	return (ret);
 }

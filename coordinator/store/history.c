@@ -337,6 +337,13 @@ hist_open_try(const char *path, int create, struct history **out,
 			hist_err(h, "cannot use it", cause);
 		goto out;
 	}
+	/*
+	 * An index the run directories can rebuild (orch index --rebuild):
+	 * a commit is not synced on its own (a power loss may take the last
+	 * entry back, never leave the store inconsistent); checkpoints are.
+	 */
+	if (hist_exec(h, "PRAGMA synchronous=NORMAL", cause) != 0)
+		goto out;
 	if (hist_exec(h, create ? "BEGIN IMMEDIATE" : "BEGIN", cause) != 0)
 		goto out;
 	if (hist_version(h, &version, cause) != 0)
