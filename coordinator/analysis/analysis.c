@@ -985,7 +985,8 @@ analysis_build(const struct dataset *ds, struct analysis **out, char **cause)
 	*out = NULL;
 	if (rep_check_size(ds, &nm, cause) != 0)
 		return (-1);
-	if ((a = calloc(1, sizeof *a)) == NULL)
+	if ((a = calloc(1, sizeof *a)) == NULL ||
+	    (a->memo = calloc(1, sizeof *a->memo)) == NULL)
 		goto oom;
 	a->ds = ds;
 	if (rep_alloc(a, nm) != 0 || rep_work_new(&w, ds) != 0)
@@ -1914,6 +1915,9 @@ analysis_free(struct analysis *a)
 	free(a->cmp_start);
 	if (a->free_claims != NULL)
 		a->free_claims(a->claims);
+	if (a->memo != NULL && a->memo->free_machines != NULL)
+		a->memo->free_machines(a->memo->machines);
+	free(a->memo);
 	free(a);
 }
 

@@ -177,6 +177,20 @@ struct analysis {
 	 * NULL: none. */
 	struct claims		*claims;
 	void			(*free_claims)(struct claims *);
+	/* What the renderers share, built once on first use: allocated
+	 * with the analysis, so that a const analysis keeps it. */
+	struct analysis_memo	*memo;
+};
+
+/*
+ * The Machines section (machines.h: machines_get builds it once, whichever
+ * report asks first; analysis_free frees it through free_machines).
+ */
+struct analysis_memo {
+	int			 machines_built;
+	int			 machines_rc;
+	struct machines		*machines;
+	void			(*free_machines)(struct machines *);
 };
 
 /*

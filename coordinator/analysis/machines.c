@@ -545,6 +545,20 @@ fail:
 	return (-1);
 }
 
+int
+machines_get(const struct analysis *a, const struct machines **out)
+{
+	struct analysis_memo	*mo = a->memo;
+
+	if (!mo->machines_built) {
+		mo->machines_rc = machines_build(a, &mo->machines);
+		mo->free_machines = machines_free;
+		mo->machines_built = 1;
+	}
+	*out = mo->machines;
+	return (mo->machines_rc);
+}
+
 void
 machines_free(struct machines *m)
 {

@@ -658,10 +658,10 @@ mr_section(FILE *f, const struct analysis *a, const struct report_fmt *fmt,
     const struct mr_style *st)
 {
 	const struct dataset	*ds = a->ds;
-	struct machines		*m;
+	const struct machines	*m;
 	size_t			 j;
 
-	if (machines_build(a, &m) != 0)
+	if (machines_get(a, &m) != 0)
 		return (-1);
 	if (m == NULL)
 		return (0);	/* one host: nothing to put side by side */
@@ -689,7 +689,6 @@ mr_section(FILE *f, const struct analysis *a, const struct report_fmt *fmt,
 	fputs(st->h3_close, f);
 	mr_cores(f, fmt, m);
 	fputs(st->close, f);
-	machines_free(m);
 	return (ferror(f) ? -1 : 0);
 }
 
@@ -769,10 +768,10 @@ report_machines_json(FILE *f, const struct analysis *a)
 {
 	const struct dataset	*ds = a->ds;
 	const struct ds_host	*h;
-	struct machines		*m;
+	const struct machines	*m;
 	size_t			 i, j;
 
-	if (machines_build(a, &m) != 0)
+	if (machines_get(a, &m) != 0)
 		return (-1);
 	if (m == NULL) {
 		fputs("  \"machines\": null,\n", f);
@@ -825,7 +824,6 @@ report_machines_json(FILE *f, const struct analysis *a)
 		fputs("}", f);
 	}
 	fputs("]},\n", f);
-	machines_free(m);
 	return (ferror(f) ? -1 : 0);
 }
 
