@@ -10,8 +10,9 @@
 # there is killed mid-run) and orch stop of a detached run work through
 # it, a refused login host fails naming the cluster and the host, and Ctrl-C
 # while queued leaves no job; test-slurm (slurm.c) passes against the
-# cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
-# host (its node exists only for a run).
+# cluster and the login host (a command killed there by a signal is a
+# failure, not exit 0), and the teardown leaves no daemon. orch deploy
+# refuses a Slurm host (its node exists only for a run).
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
@@ -290,10 +291,12 @@ bin) units=build/default/tests ;;
 *) units=$(dirname "$BIN")/tests ;;
 esac
 [ -x "$units/test-slurm" ] || fail "$units/test-slurm not built (make check-unit)"
-ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
+# With the login host: a command killed there must not read as success.
+ORCH_SLURM_LAB=1 ORCH_SLURM_LOGIN_INV=$LINV timeout 120 "$units/test-slurm" \
+    >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 11 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 12 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
 
 note "teardown leaves no daemon"
