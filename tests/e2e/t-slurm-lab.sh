@@ -90,6 +90,11 @@ rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=f || rc=$?
 expect_eq "exit of orch check on a forced partition" "$rc" 3
 expect_grep '^f: not ready: partition forced of cluster lab: State=UP OverSubscribe=FORCE:2; nodes: n3 idle: orch run would refuse its nodes: not exclusive$' "$T/check2"
 expect_eq "orch jobs after orch check" "$(orch_jobs)" ""
+# Without --allocate: the probe is offered, and no job was ever made (squeue
+# -t all lists the jobs that ended too, for MinJobAge: 300 s).
+expect_grep '^e: ssh to an allocated node: not probed \(orch check --allocate holds a node for seconds to try\)$' "$T/check"
+checkjobs() { timeout 10 squeue -h -t all -o '%j' | grep -c '^orch-check-' || true; }
+expect_eq "orch check jobs after a plain orch check" "$(checkjobs)" 0
 
 note "orch run on e (epyc) and a (arm): a node each, named, given back"
 rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=e,a --rounds=6 \
@@ -110,6 +115,83 @@ grep -aq 'node_cpus' "$T/r1/samples.msgpack" || fail "no node_cpus in the record
 grep -aq 'node_arch' "$T/r1/samples.msgpack" || fail "no node_arch in the record"
 expect_eq "orch jobs after the run" "$(orch_jobs)" ""
 no_agent || fail "an agent outlived the run"
+
+note "orch check --allocate: a node held, probed over SSH with its agent, released"
+# The run above put e's agent in its workdir (one filesystem for all nodes).
+ver=$("$ORCH" version | awk '{print $2}')
+rc=0; run_orch "$T/acheck" check --allocate --inventory="$INV" --hosts=e,f || rc=$?
+expect_eq "exit of orch check --allocate (f refused: forced)" "$rc" 3
+# Ready: yes, or would wait (the load gate; this machine is busy or not).
+expect_grep "^e +yes +[a-z]+ +ok +$ver +linux/[^ ]+ .* (yes|would wait)\$" "$T/acheck"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/acheck"
+expect_grep '^e: facts: governor=' "$T/acheck"
+# A partition orch run would refuse is not allocated at all.
+expect_grep '^f: not ready: partition forced .*: orch run would refuse its nodes: not exclusive$' "$T/acheck"
+expect_eq "orch jobs after orch check --allocate" "$(orch_jobs)" ""
+expect_eq "orch check jobs made by --allocate (ended)" "$(checkjobs)" 1
+rc=0; run_orch "$T/acheck1" check --allocate --inventory="$INV" --hosts=e || rc=$?
+[ "$rc" = 0 ] || { cat "$T/acheck1"; fail "orch check --allocate exit $rc"; }
+# Nothing free now: not probed, nothing queued. salloc waits the cluster's
+# timeout for a node (--immediate): 3 s here, not the 10 s of $INV.
+timeout 30 salloc --no-shell -p arm -N1 --exclusive -J blocker \
+    >"$T/ablocker" 2>&1 || { cat "$T/ablocker"; fail "the blocker's salloc failed"; }
+sed 's/^timeout = 10s$/timeout = 3s/' "$INV" >"$T/inv3.ini"
+t0=$SECONDS
+rc=0; run_orch "$T/acheck2" check --allocate --inventory="$T/inv3.ini" --hosts=a ||
+    rc=$?
+[ $((SECONDS - t0)) -lt 20 ] || fail "a busy partition held orch check $((SECONDS - t0)) s"
+expect_eq "exit of orch check --allocate, no node free" "$rc" 0
+expect_grep '^a: ssh to an allocated node: no node of partition arm free now: not probed$' "$T/acheck2"
+expect_eq "orch jobs after a busy partition" "$(orch_jobs)" ""
+timeout 10 scancel -n blocker || fail "scancel of the blocker failed"
+# An allocation Slurm refuses: not ready, its words, exit 3, no job.
+printf '\n[host.x]\nslurm = lab\npartition = epyc\nconstraint = nosuch\n' \
+    >>"$T/inv3.ini"
+rc=0; run_orch "$T/acheck6" check --allocate --inventory="$T/inv3.ini" --hosts=x ||
+    rc=$?
+expect_eq "exit of orch check --allocate, salloc refused" "$rc" 3
+expect_grep '^x: not ready: salloc -p epyc: .*Invalid feature specification$' "$T/acheck6"
+expect_eq "orch jobs after a refused allocation" "$(orch_jobs)" ""
+
+note "n1's sshd as pam_slurm_adopt: SSH only with a job there; --allocate gets in"
+slurm_adopt 1 adopt || fail "n1's sshd (adopt) did not come up"
+n1ssh() { timeout 20 ssh -F "$LAB_SSH_CONFIG" -o BatchMode=yes h1 true </dev/null; }
+! n1ssh 2>"$T/n1ssh" || fail "SSH to n1 without a job there was let in"
+expect_grep 'Permission denied' "$T/n1ssh"
+rc=0; run_orch "$T/acheck3" check --allocate --inventory="$INV" --hosts=e || rc=$?
+[ "$rc" = 0 ] || { cat "$T/acheck3"; fail "orch check --allocate (adopt) exit $rc"; }
+expect_grep "^e +yes +[a-z]+ +ok +$ver " "$T/acheck3"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/acheck3"
+expect_eq "orch jobs after orch check --allocate (adopt)" "$(orch_jobs)" ""
+! n1ssh 2>/dev/null || fail "SSH to n1 let in after the check's job ended"
+rc=0; run_orch "$T/arun" run --inventory="$INV" --hosts=e --rounds=2 \
+    --out="$T/ra" tests/suites/brisk.ini || rc=$?
+[ "$rc" = 0 ] || { cat "$T/arun"; fail "orch run on n1 (adopt) exit $rc"; }
+expect_eq "orch jobs after a run on n1 (adopt)" "$(orch_jobs)" ""
+
+note "n1's sshd lets no one in: --allocate says refused, exit 3, no job left"
+slurm_adopt 1 never || fail "n1's sshd (never) did not come up"
+rc=0; run_orch "$T/acheck4" check --allocate --inventory="$INV" --hosts=e || rc=$?
+expect_eq "exit of orch check --allocate, SSH refused" "$rc" 3
+expect_grep '^e +yes +[a-z]+ +FAILED ' "$T/acheck4"
+expect_grep '^e: not ready: node n1 \(Slurm job [0-9]+, partition epyc\): ssh to an allocated node refused: .*authentication' "$T/acheck4"
+expect_eq "orch jobs after a refused check" "$(orch_jobs)" ""
+
+note "orch check --allocate interrupted (Ctrl-C) while it holds n1: released, exit 130"
+slurm_adopt 1 never hold || fail "n1's sshd (never, hold) did not come up"
+setsid "$ORCH" check --allocate --inventory="$INV" --hosts=e \
+    >"$T/acheck5" 2>&1 &
+pid=$!
+wait_until 30 "the check's SSH to n1 to reach its keys command" \
+    test -s "$SLURM_ADOPT_HELD"
+[ -n "$(orch_jobs)" ] || fail "no job held while the check probes n1"
+kill -INT -- "-$pid"
+kill "$(cat "$SLURM_ADOPT_HELD")" || fail "no keys command to end"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of an interrupted orch check --allocate" "$rc" 130
+expect_grep '^e: not ready: node n1 \(Slurm job [0-9]+, partition epyc\): interrupted$' "$T/acheck5"
+expect_eq "orch jobs after an interrupted check" "$(orch_jobs)" ""
+slurm_adopt 1 off || fail "n1's sshd did not come back"
 
 note "a host on the forced partition (OverSubscribe=FORCE:2) is refused"
 # Alone (a plain job), then beside e (a component of e's job).
