@@ -297,6 +297,16 @@ s0=$(sessions)
 lh="login host L \\($LAB_USER@127\\.0\\.0\\.1 port $SLURM_LOGIN_PORT\\)"
 expect_grep "^e: a Slurm host, allocated by orch run: partition epyc of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n1 idle\$" "$T/lcheck"
 expect_grep "^a: a Slurm host, allocated by orch run: partition arm of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n2 idle\$" "$T/lcheck"
+# --allocate through the login host: salloc, scontrol, squeue and scancel
+# there, SSH to the node from here.
+rc=0; nocf timeout 60 "$ORCH" check --allocate --inventory="$LINV" --hosts=e \
+    >"$T/lcheck2" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$T/lcheck2"; fail "orch check --allocate (login = L) exit $rc"; }
+expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/lcheck2"
+expect_eq "orch jobs after orch check --allocate (login = L)" "$(orch_jobs)" ""
+expect_eq "sessions to the login host for orch check --allocate" \
+    $(($(sessions) - s0)) 1
+s0=$(sessions)
 rc=0; nocf timeout 120 "$ORCH" run --inventory="$LINV" --hosts=e,a --rounds=6 \
     --seed=1 --out="$T/rl" tests/suites/brisk.ini >"$T/runl" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$T/runl"; slurm_logs; fail "orch run (login = L) exit $rc"; }
