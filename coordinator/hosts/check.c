@@ -239,7 +239,8 @@ check_host(struct check_row *row)
 
 /*
  * Says what SSH to the node held did: allowed (the session opened, the
- * agent or not), or refused, the row then not ready with why.
+ * agent or not), or refused, the row then not ready with why. job: the
+ * node's job as the lines say it.
  */
 static void
 check_held_ssh(struct check_row *row, const char *job)
@@ -247,8 +248,8 @@ check_held_ssh(struct check_row *row, const char *job)
 	char	why[HOST_ERR_LEN], *p;
 
 	if (strcmp(row->p.auth, "ok") == 0) {
-		snprintf(row->ssh, sizeof row->ssh, "allowed: node %s (%s), "
-		    "held for this check", row->sp.job.node, job);
+		snprintf(row->ssh, sizeof row->ssh, "allowed: node %s held for "
+		    "this check (%s)", row->sp.job.node, job);
 		/* orch deploy has no node to install it on: only a run. */
 		if (row->h->agent_stale && (p = strstr(row->error,
 		    " (orch deploy")) != NULL)
@@ -256,9 +257,27 @@ check_held_ssh(struct check_row *row, const char *job)
 		return;
 	}
 	snprintf(why, sizeof why, "%s", check_unnamed(row->h, row->error));
-	snprintf(row->error, sizeof row->error, "node %s (%s): ssh to an "
-	    "allocated node refused: %s", row->sp.job.node, job, why);
+	snprintf(row->error, sizeof row->error, "node %s held for this check "
+	    "(%s): ssh to an allocated node refused: %s", row->sp.job.node,
+	    job, why);
 	row->ssh[0] = '\0';
+	row->ready = 0;
+}
+
+/* A job not given back: the row is not ready, and says so after the rest. */
+static void
+check_unreleased(struct check_row *row, const char *job, const char *cause)
+{
+	size_t	n;
+
+	/* A refusal stays told, the release after it. */
+	if (row->ready || row->h->agent_stale || row->error[0] == '\0')
+		snprintf(row->error, sizeof row->error, "node %s held for this "
+		    "check (%s)", row->sp.job.node, job);
+	n = strlen(row->error);
+	snprintf(row->error + n, sizeof row->error - n, "; not released: %s",
+	    check_unnamed(row->h, cause));
+	row->h->agent_stale = 0;
 	row->ready = 0;
 }
 
@@ -274,48 +293,34 @@ check_held(struct check_row *row)
 
 	snprintf(name, sizeof name, "orch-check-%ld-%zu", (long)getpid(),
 	    row->index);
+	row->ssh[0] = '\0';
 	if ((r = slurm_probe_alloc(row->h, &row->sn, name, &row->sp,
 	    &cause)) != 0) {
 		/* Busy: not probed, ready as without --allocate. */
-		row->ssh[0] = '\0';
 		snprintf(r == 1 ? row->ssh : row->error, r == 1 ?
 		    sizeof row->ssh : sizeof row->error, "%s", cause);
 		row->ready = r == 1 ? 2 : 0;
 		free(cause);
 		return;
 	}
-	snprintf(job, sizeof job, "Slurm job %s, partition %s",
-	    row->sp.job.id, row->sp.job.partition);
 	snprintf(row->p.reach, sizeof row->p.reach, "-");
 	row->ready = 0;
-	if (!check_stop) {
+	if (!check_stop)
 		check_host(row);
-		check_held_ssh(row, job);
-	}
+	r = slurm_probe_release(&row->sp, row->h->name, &cause);
+	snprintf(job, sizeof job, "Slurm job %s, partition %s%s",
+	    row->sp.job.id, row->sp.job.partition, r == 0 ? ", released" :
+	    "");
 	/* Ctrl-C before or during the probe: what it found is not told. */
 	if (check_stop) {
-		snprintf(row->error, sizeof row->error, "node %s (%s): "
-		    "interrupted", row->sp.job.node, job);
-		row->ssh[0] = '\0';
+		snprintf(row->error, sizeof row->error, "node %s held for "
+		    "this check (%s): interrupted", row->sp.job.node, job);
 		row->ready = 0;
-	}
-	if (slurm_probe_release(&row->sp, row->h->name, &cause) != 0) {
-		/* A refusal stays told, the release after it. */
-		if (row->ready || row->h->agent_stale ||
-		    row->error[0] == '\0')
-			snprintf(row->error, sizeof row->error, "node %s (%s)",
-			    row->sp.job.node, job);
-		row->h->agent_stale = 0;
-		snprintf(row->error + strlen(row->error), sizeof row->error -
-		    strlen(row->error), ": not released: %s",
-		    check_unnamed(row->h, cause));
-		free(cause);
-		row->ready = 0;
-		return;
-	}
-	if (row->ssh[0] != '\0')
-		snprintf(row->ssh + strlen(row->ssh), sizeof row->ssh -
-		    strlen(row->ssh), ", released");
+	} else
+		check_held_ssh(row, job);
+	if (r != 0)
+		check_unreleased(row, job, cause);
+	free(cause);
 }
 
 static void *

@@ -12,7 +12,14 @@
 # while queued leaves no job; test-slurm (slurm.c) passes against the
 # cluster and the login host (a command killed there by a signal is a
 # failure, not exit 0), and the teardown leaves no daemon. orch deploy
-# refuses a Slurm host (its node exists only for a run).
+# refuses a Slurm host (its node exists only for a run). orch check
+# allocates nothing unless --allocate; with it a node is held, probed as
+# any host and released: allowed on epyc (here and through L), not probed
+# on a busy partition, refused by Slurm (a bad constraint), and on n1
+# whose sshd lets in only a user with a job there (pam_slurm_adopt's
+# rule: plain SSH refused, the check and orch run get in), or no one
+# (refused, exit 3); Ctrl-C while it holds n1 releases it (exit 130), and
+# a release that cannot reach the login host says scancel by hand.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
@@ -123,7 +130,7 @@ rc=0; run_orch "$T/acheck" check --allocate --inventory="$INV" --hosts=e,f || rc
 expect_eq "exit of orch check --allocate (f refused: forced)" "$rc" 3
 # Ready: yes, or would wait (the load gate; this machine is busy or not).
 expect_grep "^e +yes +[a-z]+ +ok +$ver +linux/[^ ]+ .* (yes|would wait)\$" "$T/acheck"
-expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/acheck"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/acheck"
 expect_grep '^e: facts: governor=' "$T/acheck"
 # A partition orch run would refuse is not allocated at all.
 expect_grep '^f: not ready: partition forced .*: orch run would refuse its nodes: not exclusive$' "$T/acheck"
@@ -161,7 +168,7 @@ expect_grep 'Permission denied' "$T/n1ssh"
 rc=0; run_orch "$T/acheck3" check --allocate --inventory="$INV" --hosts=e || rc=$?
 [ "$rc" = 0 ] || { cat "$T/acheck3"; fail "orch check --allocate (adopt) exit $rc"; }
 expect_grep "^e +yes +[a-z]+ +ok +$ver " "$T/acheck3"
-expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/acheck3"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/acheck3"
 expect_eq "orch jobs after orch check --allocate (adopt)" "$(orch_jobs)" ""
 ! n1ssh 2>/dev/null || fail "SSH to n1 let in after the check's job ended"
 rc=0; run_orch "$T/arun" run --inventory="$INV" --hosts=e --rounds=2 \
@@ -174,7 +181,7 @@ slurm_adopt 1 never || fail "n1's sshd (never) did not come up"
 rc=0; run_orch "$T/acheck4" check --allocate --inventory="$INV" --hosts=e || rc=$?
 expect_eq "exit of orch check --allocate, SSH refused" "$rc" 3
 expect_grep '^e +yes +[a-z]+ +FAILED ' "$T/acheck4"
-expect_grep '^e: not ready: node n1 \(Slurm job [0-9]+, partition epyc\): ssh to an allocated node refused: .*authentication' "$T/acheck4"
+expect_grep '^e: not ready: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\): ssh to an allocated node refused: .*authentication' "$T/acheck4"
 expect_eq "orch jobs after a refused check" "$(orch_jobs)" ""
 
 note "orch check --allocate interrupted (Ctrl-C) while it holds n1: released, exit 130"
@@ -189,7 +196,7 @@ kill -INT -- "-$pid"
 kill "$(cat "$SLURM_ADOPT_HELD")" || fail "no keys command to end"
 rc=0; wait "$pid" || rc=$?
 expect_eq "exit of an interrupted orch check --allocate" "$rc" 130
-expect_grep '^e: not ready: node n1 \(Slurm job [0-9]+, partition epyc\): interrupted$' "$T/acheck5"
+expect_grep '^e: not ready: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\): interrupted$' "$T/acheck5"
 expect_eq "orch jobs after an interrupted check" "$(orch_jobs)" ""
 slurm_adopt 1 off || fail "n1's sshd did not come back"
 
@@ -302,7 +309,7 @@ expect_grep "^a: a Slurm host, allocated by orch run: partition arm of cluster l
 rc=0; nocf timeout 60 "$ORCH" check --allocate --inventory="$LINV" --hosts=e \
     >"$T/lcheck2" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$T/lcheck2"; fail "orch check --allocate (login = L) exit $rc"; }
-expect_grep '^e: ssh to an allocated node: allowed: node n1 \(Slurm job [0-9]+, partition epyc\), held for this check, released$' "$T/lcheck2"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/lcheck2"
 expect_eq "orch jobs after orch check --allocate (login = L)" "$(orch_jobs)" ""
 expect_eq "sessions to the login host for orch check --allocate" \
     $(($(sessions) - s0)) 1
@@ -390,6 +397,27 @@ ORCH_SLURM_LAB=1 ORCH_SLURM_LOGIN_INV=$LINV timeout 120 "$units/test-slurm" \
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
 expect_grep '^\[  PASSED  \] 12 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
+
+note "orch check --allocate whose release fails (the login host lost): not ready, scancel by hand"
+# n1 holds the check in its SSH authentication while the login host (its
+# sshd and every session) goes: the release cannot reach Slurm.
+slurm_adopt 1 never hold || fail "n1's sshd (never, hold) did not come up"
+nocf "$ORCH" check --allocate --inventory="$LINV" --hosts=e >"$T/ucheck" 2>&1 &
+pid=$!
+wait_until 30 "the check's SSH to n1 to reach its keys command" \
+    test -s "$SLURM_ADOPT_HELD"
+job=$(orch_jobs | awk '{print $1}')
+[ -n "$job" ] || fail "no job held while the check probes n1"
+lp=$(cat "$SLURM_DIR/login/sshd.pid")
+kill -KILL $(pgrep -P "$lp") "$lp" || fail "no login sshd to kill"
+kill "$(cat "$SLURM_ADOPT_HELD")" || fail "no keys command to end"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of orch check --allocate whose release failed" "$rc" 3
+expect_grep "^e: not ready: node n1 held for this check \(Slurm job $job, partition epyc\): ssh to an allocated node refused: .*; not released: cluster lab: login host L: scancel: cannot connect to 127\.0\.0\.1 port $SLURM_LOGIN_PORT: Connection refused \(scancel $job by hand\)\$" "$T/ucheck"
+[ -n "$(orch_jobs)" ] || fail "the job is gone though its release failed"
+timeout 10 scancel "$job" || fail "scancel $job by hand failed"
+wait_until 15 "job $job to go" eval '[ -z "$(orch_jobs)" ]'
+slurm_adopt 1 off || fail "n1's sshd did not come back"
 
 note "teardown leaves no daemon"
 daemons=$(slurm_daemons | paste -sd' ' -)
