@@ -1,10 +1,13 @@
 /* orch check: is each host ready to measure? */
+#include <getopt.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "coordinator/cli/args.h"
 #include "coordinator/cli/cmd.h"
+#include "coordinator/cli/usage.h"
 #include "coordinator/hosts/check.h"
+#include "proto/log.h"
 
 static int	cmd_check_exec(struct cmd *);
 
@@ -15,16 +18,30 @@ const struct cmd_entry cmd_check_entry = {
 	.exec = cmd_check_exec
 };
 
-/* orch check [options]: its options (deploy's, but two), then check_main. */
+/* orch check [options]: its options, then check_main. */
 static int
 cmd_check_exec(struct cmd *self)
 {
-	struct host	*hosts;
-	size_t		 n;
-	int		 force, r;
+	struct usage_getopt	 g;
+	struct host		*hosts;
+	const char		*list = NULL, *inv = NULL;
+	size_t			 n;
+	int			 id, allocate = 0, r;
 
-	hosts = args_deploy("check", 0, self->argc, self->argv, &n, &force);
-	r = check_main(hosts, n, args_deploy_inventory());
+	args_init(&g, "check");
+	while ((id = args_next(&g, self->argc, self->argv)) != -1) {
+		if (id == OPT_ALLOCATE)
+			allocate = 1;
+		else if (id == 'v')
+			log_init("orch", LOG_DEBUG);
+		else
+			args_reach(id, optarg, &list, &inv);
+	}
+	if (optind != self->argc)
+		usage_error("check", "check takes no arguments, got '%s' "
+		    "(hosts go in --hosts=LIST)", self->argv[optind]);
+	hosts = args_hosts(inv, list, &n);
+	r = check_main(hosts, n, inv, allocate);
 	free(hosts);
 	return (r);
 }

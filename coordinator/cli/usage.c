@@ -53,7 +53,11 @@ static const struct usage_cmd usage_cmds[] = {
 	  "wait (its load is above the load gate, so a run would wait for "
 	  "it); run deploys (no agent or an outdated one, which orch run "
 	  "installs by itself); NO (the line below it says why). Then each "
-	  "host's facts and warnings. Exits 3 when a host is NO." },
+	  "host's facts and warnings. A Slurm host's partition is told "
+	  "(its State, OverSubscribe and nodes), nothing allocated; with "
+	  "--allocate, one of its nodes is held for seconds (never queued), "
+	  "checked as any host, and given back: whether SSH to an allocated "
+	  "node is allowed. Exits 3 when a host is NO." },
 	{ "deploy", "[options]",
 	  "install or update the agent on each host",
 	  "Installs orch-agent on each host: a prebuilt agent when one "
@@ -225,6 +229,11 @@ static const struct usage_opt usage_opts[] = {
 	  "do not print the answer (the files are written all the same)" },
 	{ "doc", "--check", OPT_CHECK,
 	  "with render: check only, as `orch doc check` (write nothing)" },
+	{ "check", "--allocate", OPT_ALLOCATE,
+	  "hold one node of each Slurm host for seconds, as orch run would "
+	  "(exclusive, never queued: a partition with no node free now is "
+	  "not probed), try SSH and the agent there, then release it; "
+	  "without it nothing is allocated" },
 	{ "deploy", "--force", OPT_FORCE,
 	  "push the agent even when the host has this version" },
 	{ "deploy", "--from-source", OPT_FROM_SOURCE,
@@ -458,12 +467,59 @@ usage_error(const char *command, const char *fmt, ...)
 	exit(2);
 }
 
+/* Appends command word w[0..n) to out[outlen] unless it is there. */
+static void
+usage_owner_add(char *out, size_t outlen, const char *w, size_t n)
+{
+	const char	*p = out;
+	size_t		 k;
+
+	while (*p != '\0') {
+		k = strcspn(p, ",");
+		if (k == n && strncmp(p, w, n) == 0)
+			return;
+		p += k;
+		p += strspn(p, ", ");
+	}
+	snprintf(out + strlen(out), outlen - strlen(out), "%s%.*s",
+	    out[0] != '\0' ? ", " : "", (int)n, w);
+}
+
+/*
+ * Writes the commands that take the long option name[0..len) to
+ * out[outlen], ", " between ("deploy"; "run, check, deploy"). Returns 0
+ * when none does.
+ */
+static int
+usage_owners(const char *name, size_t len, char *out, size_t outlen)
+{
+	const struct usage_opt	*o;
+	const char		*p, *c;
+	size_t			 i, w;
+
+	out[0] = '\0';
+	for (i = 0; i < USAGE_NOPTS; i++) {
+		o = &usage_opts[i];
+		p = strstr(o->spelling, "--");
+		if (p == NULL || strncmp(p + 2, name, len) != 0 ||
+		    (p[2 + len] != '\0' && p[2 + len] != '='))
+			continue;
+		for (c = o->commands; *c != '\0'; c += w, c += strspn(c,
+		    " ")) {
+			w = strcspn(c, " ");
+			usage_owner_add(out, outlen, c, w);
+		}
+	}
+	return (out[0] != '\0');
+}
+
 void
 usage_bad_option(const char *command, char **argv, int optind_, int optopt_,
     int ch)
 {
 	const char	*arg = argv[optind_ - 1];
 	size_t		 n = strcspn(arg, "=");
+	char		 owners[256];
 
 	if (strncmp(arg, "--", 2) != 0) {
 		/* A short option: getopt_long names it in optopt. */
@@ -476,6 +532,9 @@ usage_bad_option(const char *command, char **argv, int optind_, int optopt_,
 	/* getopt_long sets optopt to a known long option's value. */
 	if (optopt_ != 0 && arg[n] == '=')
 		usage_error(command, "%.*s takes no value", (int)n, arg);
+	if (usage_owners(arg + 2, n - 2, owners, sizeof owners))
+		usage_error(command, "%.*s is an option of %s", (int)n, arg,
+		    owners);
 	usage_error(command, "%.*s: unknown option", (int)n, arg);
 }
 

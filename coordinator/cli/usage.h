@@ -45,7 +45,8 @@ enum usage_id {
 	OPT_FROM_SOURCE,
 	OPT_PREPARE,
 	OPT_ENV_PAD,
-	OPT_CHECK
+	OPT_CHECK,
+	OPT_ALLOCATE
 };
 
 #define USAGE_GETOPT_MAX	32	/* rows of one command, and the end */

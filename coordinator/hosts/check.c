@@ -1,13 +1,18 @@
 /* orch check: a readiness table per host, and what to fix before measuring. */
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coordinator/hosts/check.h"
 #include "coordinator/hosts/host-route.h"
 #include "coordinator/hosts/host.h"
 #include "coordinator/hosts/inventory.h"
+#include "coordinator/hosts/slurm-check.h"
 #include "coordinator/hosts/slurm-login.h"
 #include "coordinator/hosts/slurm.h"
 #include "coordinator/input/defaults.h"
@@ -25,7 +30,22 @@ struct check_row {
 	int		 slurm;		/* a Slurm host: sn holds its entry */
 	struct inventory_slurm_node sn;
 	char		 part[1024];	/* what slurm_check said */
+	int		 told;		/* part is said on a line of its own */
+	char		 ssh[512];	/* SSH to an allocated node: what
+					   --allocate found, or why not */
+	size_t		 index;		/* of the row: its job's name */
+	struct slurm_probe sp;		/* --allocate: the node held */
 };
+
+/* --allocate: hold a node of each Slurm host and try SSH to it. */
+static int		 check_allocate;
+
+/*
+ * The signal that interrupts orch check --allocate (0: none), set by the
+ * handler, read by every host's thread: a node held is released, and
+ * none is probed any more.
+ */
+static atomic_int	 check_stop;
 
 /* Returns the value of an extra fact, or "" when absent. */
 static const char *
@@ -185,7 +205,122 @@ check_slurm(struct check_row *row)
 		    "refuse its nodes: not exclusive", row->part);
 		return;
 	}
+	row->told = 1;
+	snprintf(row->ssh, sizeof row->ssh, "not probed (orch check "
+	    "--allocate holds a node for seconds to try)");
 	row->ready = 2;
+}
+
+/*
+ * An ordinary host, or a Slurm host's node held for the check: probed
+ * (reach, host key, auth, agent, disk), its agent opened and closed.
+ */
+static void
+check_host(struct check_row *row)
+{
+	struct host		*h = row->h;
+	struct host_probe	*p = &row->p;
+
+	if (h->ops->probe(h, p, row->error, sizeof row->error) != 0)
+		return;
+	h->no_deploy = 1;
+	if (host_open(h, "check") != 0) {
+		snprintf(row->error, sizeof row->error, "%s", h->error);
+		host_close(h);
+		return;
+	}
+	snprintf(p->agent, sizeof p->agent, "%s", h->agent_version);
+	h->ops->probe_open(h, p);
+	host_close(h);
+	check_clean(row);
+	row->nwarn = check_warnings(h, row->warnings, sizeof row->warnings);
+	row->ready = 1;
+}
+
+/*
+ * Says what SSH to the node held did: allowed (the session opened, the
+ * agent or not), or refused, the row then not ready with why. job: the
+ * node's job as the lines say it.
+ */
+static void
+check_held_ssh(struct check_row *row, const char *job)
+{
+	char	why[HOST_ERR_LEN], *p;
+
+	if (strcmp(row->p.auth, "ok") == 0) {
+		snprintf(row->ssh, sizeof row->ssh, "allowed: node %s held for "
+		    "this check (%s)", row->sp.job.node, job);
+		/* orch deploy has no node to install it on: only a run. */
+		if (row->h->agent_stale && (p = strstr(row->error,
+		    " (orch deploy")) != NULL)
+			*p = '\0';
+		return;
+	}
+	snprintf(why, sizeof why, "%s", check_unnamed(row->h, row->error));
+	snprintf(row->error, sizeof row->error, "node %s held for this check "
+	    "(%s): ssh to an allocated node refused: %s", row->sp.job.node,
+	    job, why);
+	row->ssh[0] = '\0';
+	row->ready = 0;
+}
+
+/* A job not given back: the row is not ready, and says so after the rest. */
+static void
+check_unreleased(struct check_row *row, const char *job, const char *cause)
+{
+	size_t	n;
+
+	/* A refusal stays told, the release after it. */
+	if (row->ready || row->h->agent_stale || row->error[0] == '\0')
+		snprintf(row->error, sizeof row->error, "node %s held for this "
+		    "check (%s)", row->sp.job.node, job);
+	n = strlen(row->error);
+	snprintf(row->error + n, sizeof row->error - n, "; not released: %s",
+	    check_unnamed(row->h, cause));
+	row->h->agent_stale = 0;
+	row->ready = 0;
+}
+
+/*
+ * --allocate: holds a node for the Slurm host of row, as orch run would,
+ * probes it as an ordinary host, and gives it back, on every path.
+ */
+static void
+check_held(struct check_row *row)
+{
+	char	name[64], job[192], *cause = NULL;
+	int	r;
+
+	snprintf(name, sizeof name, "orch-check-%ld-%zu", (long)getpid(),
+	    row->index);
+	row->ssh[0] = '\0';
+	if ((r = slurm_probe_alloc(row->h, &row->sn, name, &row->sp,
+	    &cause)) != 0) {
+		/* Busy: not probed, ready as without --allocate. */
+		snprintf(r == 1 ? row->ssh : row->error, r == 1 ?
+		    sizeof row->ssh : sizeof row->error, "%s", cause);
+		row->ready = r == 1 ? 2 : 0;
+		free(cause);
+		return;
+	}
+	snprintf(row->p.reach, sizeof row->p.reach, "-");
+	row->ready = 0;
+	if (!check_stop)
+		check_host(row);
+	r = slurm_probe_release(&row->sp, row->h->name, &cause);
+	snprintf(job, sizeof job, "Slurm job %s, partition %s%s",
+	    row->sp.job.id, row->sp.job.partition, r == 0 ? ", released" :
+	    "");
+	/* Ctrl-C before or during the probe: what it found is not told. */
+	if (check_stop) {
+		snprintf(row->error, sizeof row->error, "node %s held for "
+		    "this check (%s): interrupted", row->sp.job.node, job);
+		row->ready = 0;
+	} else
+		check_held_ssh(row, job);
+	if (r != 0)
+		check_unreleased(row, job, cause);
+	free(cause);
 }
 
 static void *
@@ -204,22 +339,11 @@ check_thread(void *arg)
 	if (row->slurm || (h->address[0] == '\0' && h->route != NULL)) {
 		snprintf(p->reach, sizeof p->reach, "slurm");
 		check_slurm(row);
+		if (row->ready == 2 && check_allocate)
+			check_held(row);
 		return (NULL);
 	}
-	if (h->ops->probe(h, p, row->error, sizeof row->error) != 0)
-		return (NULL);
-	h->no_deploy = 1;
-	if (host_open(h, "check") != 0) {
-		snprintf(row->error, sizeof row->error, "%s", h->error);
-		host_close(h);
-		return (NULL);
-	}
-	snprintf(p->agent, sizeof p->agent, "%s", h->agent_version);
-	h->ops->probe_open(h, p);
-	host_close(h);
-	check_clean(row);
-	row->nwarn = check_warnings(h, row->warnings, sizeof row->warnings);
-	row->ready = 1;
+	check_host(row);
 	return (NULL);
 }
 
@@ -250,32 +374,43 @@ check_route(const struct host *h)
 	printf("\n");
 }
 
-int
-check_main(struct host *hosts, size_t n, const char *inventory)
+/* Notes the signal that interrupts --allocate; a second one ends orch. */
+static void
+check_sigint(int sig)
 {
-	struct check_row	*rows;
-	struct inventory	*inv = NULL;
-	struct host		*h;
-	size_t			 i, wname = 4, wkey = 8;
-	int			 all = 1, required;
-	char			*p, *line, *save, *cause = NULL;
+	struct sigaction	sa;
+	int			saved = errno;
 
-	rows = xcalloc(n, sizeof *rows);
-	/* A cluster's login host is looked up where the hosts were. */
-	slurm_login_inventory(inventory);
-	/* The hosts resolved from it: it loads, and names Slurm's. */
-	if (inventory_load(inventory_path(inventory, &required), required,
-	    &inv, &cause) != 0) {
-		free(cause);
-		inv = NULL;
-	}
-	for (i = 0; i < n; i++) {
-		rows[i].h = &hosts[i];
-		rows[i].slurm = inventory_slurm_host(inv, hosts[i].name,
-		    &rows[i].sn);
-	}
-	host_each(rows, n, sizeof *rows, check_thread);
-	slurm_login_close();
+	check_stop = sig;
+	/* The jobs' short time limit ends what a second Ctrl-C leaves. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	errno = saved;
+}
+
+/*
+ * --allocate: Ctrl-C and SIGTERM release the nodes held (check_stop) and
+ * revoke a request under way (slurm_stop_on), as orch run's do.
+ */
+static void
+check_signals(void)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = check_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	slurm_stop_on(&check_stop);
+}
+
+/* Prints the readiness table, one line a host. */
+static void
+check_table(const struct check_row *rows, size_t n)
+{
+	const struct host	*h;
+	size_t			 i, wname = 4, wkey = 8;
 
 	/* Names and host key states are never cut: the columns fit them. */
 	for (i = 0; i < n; i++) {
@@ -305,50 +440,109 @@ check_main(struct host *hosts, size_t n, const char *inventory)
 		    cpu, cores, load, rows[i].p.disk, rows[i].ready == 2 ?
 		    "slurm" : check_ready(rows[i].h, rows[i].ready));
 	}
-	for (i = 0; i < n; i++) {
-		h = rows[i].h;
-		if (rows[i].ready == 2) {
-			printf("\n%s: a Slurm host, allocated by orch run: "
-			    "%s\n", h->name, rows[i].part);
-			continue;
-		}
-		if (!rows[i].ready && h->agent_stale) {
-			/* Not a reason to refuse: orch run deploys it. */
-			printf("\n%s: %s\n", h->name,
-			    check_unnamed(h, rows[i].error));
-			continue;
-		}
-		if (!rows[i].ready) {
-			all = 0;
-			printf("\n%s: not ready: %s\n", h->name,
-			    check_unnamed(h, rows[i].error));
-			continue;
-		}
-		printf("\n%s: facts: governor=%s boost=%s smt=%s aslr=%s "
-		    "thp=%s vm=%s", h->name, check_or(h, "governor"),
-		    check_or(h, "boost"), check_or(h, "smt"),
-		    check_or(h, "aslr"), check_or(h, "thp"),
-		    check_or(h, "vm"));
-		if (*check_fact(h, "model") != '\0')
-			printf(" model=%s", check_fact(h, "model"));
-		if (*check_fact(h, "perf_cores") != '\0')
-			printf(" perf_cores=%s efficiency_cores=%s",
-			    check_fact(h, "perf_cores"),
-			    check_or(h, "efficiency_cores"));
-		printf("\n");
+}
+
+/* Prints a ready host's facts, agent source, route and warnings. */
+static void
+check_facts(struct check_row *row, const char *nl)
+{
+	const struct host	*h = row->h;
+	char			*line, *save = NULL;
+
+	printf("%s%s: facts: governor=%s boost=%s smt=%s aslr=%s thp=%s "
+	    "vm=%s", nl, h->name, check_or(h, "governor"),
+	    check_or(h, "boost"), check_or(h, "smt"), check_or(h, "aslr"),
+	    check_or(h, "thp"), check_or(h, "vm"));
+	if (*check_fact(h, "model") != '\0')
+		printf(" model=%s", check_fact(h, "model"));
+	if (*check_fact(h, "perf_cores") != '\0')
+		printf(" perf_cores=%s efficiency_cores=%s",
+		    check_fact(h, "perf_cores"),
+		    check_or(h, "efficiency_cores"));
+	printf("\n");
+	/* orch deploy has no node of a Slurm host to install it on. */
+	if (!row->told)
 		check_agent_source(h);
-		check_route(h);
-		if (rows[i].nwarn == 0)
-			continue;
-		printf("%s: %d warning%s:\n", h->name, rows[i].nwarn,
-		    rows[i].nwarn == 1 ? "" : "s");
-		p = rows[i].warnings;
-		save = NULL;
-		for (line = strtok_r(p, "\n", &save); line != NULL;
-		    line = strtok_r(NULL, "\n", &save))
-			printf("  - %s\n", line);
+	check_route(h);
+	if (row->nwarn == 0)
+		return;
+	printf("%s: %d warning%s:\n", h->name, row->nwarn,
+	    row->nwarn == 1 ? "" : "s");
+	for (line = strtok_r(row->warnings, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		printf("  - %s\n", line);
+}
+
+/*
+ * Prints what is known of row's host below the table. Returns 0 when it
+ * is not ready (orch check exits 3), else 1.
+ */
+static int
+check_print(struct check_row *row)
+{
+	const struct host	*h = row->h;
+	const char		*nl = "\n";
+
+	if (row->told) {
+		printf("\n%s: a Slurm host, allocated by orch run: %s\n",
+		    h->name, row->part);
+		if (row->ssh[0] != '\0')
+			printf("%s: ssh to an allocated node: %s\n", h->name,
+			    row->ssh);
+		nl = "";
 	}
+	if (row->ready == 2)
+		return (1);
+	if (!row->ready && h->agent_stale) {
+		/* Not a reason to refuse: orch run deploys it. */
+		printf("%s%s: %s\n", nl, h->name,
+		    check_unnamed(h, row->error));
+		return (1);
+	}
+	if (!row->ready) {
+		printf("%s%s: not ready: %s\n", nl, h->name,
+		    check_unnamed(h, row->error));
+		return (0);
+	}
+	check_facts(row, nl);
+	return (1);
+}
+
+int
+check_main(struct host *hosts, size_t n, const char *inventory, int allocate)
+{
+	struct check_row	*rows;
+	struct inventory	*inv = NULL;
+	size_t			 i;
+	int			 all = 1, required;
+	char			*cause = NULL;
+
+	rows = xcalloc(n, sizeof *rows);
+	check_allocate = allocate;
+	if (allocate)
+		check_signals();
+	/* A cluster's login host is looked up where the hosts were. */
+	slurm_login_inventory(inventory);
+	/* The hosts resolved from it: it loads, and names Slurm's. */
+	if (inventory_load(inventory_path(inventory, &required), required,
+	    &inv, &cause) != 0) {
+		free(cause);
+		inv = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		rows[i].h = &hosts[i];
+		rows[i].index = i;
+		rows[i].slurm = inventory_slurm_host(inv, hosts[i].name,
+		    &rows[i].sn);
+	}
+	host_each(rows, n, sizeof *rows, check_thread);
+	slurm_login_close();
+	check_table(rows, n);
+	for (i = 0; i < n; i++)
+		all &= check_print(&rows[i]);
 	free(rows);
 	inventory_free(inv);
+	if (check_stop)
+		return (128 + (int)check_stop);
 	return (all ? 0 : 3);
 }

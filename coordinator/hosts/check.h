@@ -9,9 +9,13 @@ struct host;
 /*
  * Connects to every host at once (never installing anything), prints a
  * readiness table and the warnings that make numbers less trustworthy.
- * Returns 0 when every host is ready, else 3.
+ * A Slurm host's partition is told; with allocate, one of its nodes is
+ * held for seconds and probed as any host (whether SSH to an allocated
+ * node is allowed), then released, on Ctrl-C too. Returns 0 when every
+ * host is ready, 128 + N when signal N interrupted it, else 3.
  */
-int	check_main(struct host *hosts, size_t n, const char *inventory);
+int	check_main(struct host *hosts, size_t n, const char *inventory,
+	    int allocate);
 
 /*
  * Appends to buf the warnings a host's facts deserve (one per line,

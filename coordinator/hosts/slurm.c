@@ -711,11 +711,16 @@ slurm_granted(const char *err, char *id, size_t len)
 	return (0);
 }
 
-/* Allocates one job of nn components (see slurm.h). */
-int
-slurm_alloc_het(const struct inventory_slurm_node *nodes,
+/*
+ * Allocates one job of nn components (see slurm.h); *busy (NULL: not
+ * asked) is set when salloc queued the request and gave up at its bound:
+ * no node was free.
+ */
+static int
+slurm_alloc_x(const struct inventory_slurm_node *nodes,
     const char *const *hosts, size_t nn, const char *name,
-    const char *comment, struct slurm_job *jobs, int *refused, char **cause)
+    const char *comment, struct slurm_job *jobs, int *refused, int *busy,
+    char **cause)
 {
 	const struct inventory_slurm	*c = nodes[0].cluster;
 	struct slurm_out		*o = NULL;
@@ -752,6 +757,9 @@ slurm_alloc_het(const struct inventory_slurm_node *nodes,
 	if (o->status != 0 || slurm_granted(o->err, leader,
 	    sizeof leader) != 0) {
 		*refused = nn > 1 && slurm_het_refused(o->err);
+		if (busy != NULL)
+			*busy = o->status != 0 && strstr(o->err,
+			    "queued and waiting for resources") != NULL;
 		if (nn > 1)
 			xasprintf(cause, "%s: salloc of %zu components (-p %s "
 			    "...): %s", hosts[0], nn, nodes[0].partition,
@@ -785,6 +793,16 @@ out:
 	return (r);
 }
 
+/* Allocates one job of nn components (see slurm.h). */
+int
+slurm_alloc_het(const struct inventory_slurm_node *nodes,
+    const char *const *hosts, size_t nn, const char *name,
+    const char *comment, struct slurm_job *jobs, int *refused, char **cause)
+{
+	return (slurm_alloc_x(nodes, hosts, nn, name, comment, jobs, refused,
+	    NULL, cause));
+}
+
 /* Allocates one node for host (see slurm.h). */
 int
 slurm_alloc(const struct inventory_slurm_node *node, const char *host,
@@ -795,6 +813,19 @@ slurm_alloc(const struct inventory_slurm_node *node, const char *host,
 
 	return (slurm_alloc_het(node, &host, 1, name, comment, job, &refused,
 	    cause));
+}
+
+/* Allocates one node for host, telling a busy partition (see slurm.h). */
+int
+slurm_alloc_busy(const struct inventory_slurm_node *node, const char *host,
+    const char *name, const char *comment, struct slurm_job *job, int *busy,
+    char **cause)
+{
+	int	refused;
+
+	*busy = 0;
+	return (slurm_alloc_x(node, &host, 1, name, comment, job, &refused,
+	    busy, cause));
 }
 
 /* Prints the OverSubscribe of partition p into out ("?" when unknown). */

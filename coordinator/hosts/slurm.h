@@ -64,6 +64,15 @@ int	slurm_alloc(const struct inventory_slurm_node *node, const char *host,
 	    char **cause);
 
 /*
+ * As slurm_alloc, and *busy is set on failure when salloc queued the
+ * request and gave up at its bound (the cluster's wait, as --immediate):
+ * no node of the partition was free in that time.
+ */
+int	slurm_alloc_busy(const struct inventory_slurm_node *node,
+	    const char *host, const char *name, const char *comment,
+	    struct slurm_job *job, int *busy, char **cause);
+
+/*
  * One job for nodes[nn] (hosts[nn] their names), of one cluster: a
  * heterogeneous job of one component a node (salloc ... : ...), or, for
  * nn = 1, a plain job as slurm_alloc's. Fills jobs[nn] (leader, LEADER+K

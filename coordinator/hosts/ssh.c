@@ -826,6 +826,74 @@ ssh_wait(struct ssh *s, int ms)
 	poll(&pfd, 1, ms);
 }
 
+/*
+ * The number POSIX gives signal name (as SSH sends it, without "SIG"), or
+ * 127 for a name without one everywhere (USR1 differs from OS to OS).
+ */
+static int
+ssh_signum(const char *name)
+{
+	static const struct {
+		const char	*name;
+		int		 num;
+	} sigs[] = {
+		{ "HUP", 1 }, { "INT", 2 }, { "QUIT", 3 }, { "ILL", 4 },
+		{ "ABRT", 6 }, { "FPE", 8 }, { "KILL", 9 }, { "SEGV", 11 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (strcmp(sigs[i].name, name) == 0)
+			return (sigs[i].num);
+	}
+	return (127);
+}
+
+/*
+ * The exit status of ch's command, once its channel closed: the status it
+ * sent, or 128 + N when it died of signal N. libssh2 reports 0 for a
+ * command that sent no exit status, which one killed by a signal does
+ * not: only the exit-signal message tells, so "killed by signal NAME"
+ * (the name as the host sent it, made printable) ends errbuf then.
+ * libssh2 1.10 keeps no mark of an exit status never sent, so a command
+ * whose server sent neither message still reads as 0.
+ */
+static int
+ssh_exit_status(struct ssh *s, LIBSSH2_CHANNEL *ch, char *errbuf,
+    size_t errlen)
+{
+	char	*sig = NULL, name[16], line[48];
+	size_t	 siglen = 0, i, n, k;
+	int	 r;
+
+	r = libssh2_channel_get_exit_status(ch);
+	if (r < 0 || r > 255)
+		r = 255;
+	if (libssh2_channel_get_exit_signal(ch, &sig, &siglen, NULL, NULL,
+	    NULL, NULL) != 0 || sig == NULL)
+		return (r);
+	/* The host's words: a plain name, else '?' where it is not. */
+	for (i = 0; i < siglen && i < sizeof name - 1; i++)
+		name[i] = (sig[i] >= 'A' && sig[i] <= 'Z') ||
+		    (sig[i] >= '0' && sig[i] <= '9') ? sig[i] : '?';
+	name[i] = '\0';
+	libssh2_free(s->session, sig);
+	if (errlen == 0)
+		return (128 + ssh_signum(name));
+	n = strlen(errbuf);
+	snprintf(line, sizeof line, "%skilled by signal %s", n > 0 &&
+	    errbuf[n - 1] != '\n' ? "\n" : "", name[0] != '\0' ? name : "?");
+	k = strlen(line);
+	if (k >= errlen)
+		k = errlen - 1;
+	if (n + k >= errlen)
+		n = errlen - 1 - k;
+	memcpy(errbuf + n, line, k);
+	errbuf[n + k] = '\0';
+	return (128 + ssh_signum(name));
+}
+
 int
 ssh_run(struct ssh *s, char *const argv[], const char *input, char *out,
     size_t outlen, char *errbuf, size_t errlen, int timeout_ms)
@@ -928,9 +996,7 @@ ssh_run_stop(struct ssh *s, char *const argv[], const char *input,
 	while (libssh2_channel_wait_closed(ch) == LIBSSH2_ERROR_EAGAIN &&
 	    util_now_ms() < deadline)
 		ssh_wait(s, 100);
-	r = libssh2_channel_get_exit_status(ch);
-	if (r < 0 || r > 255)
-		r = 255;
+	r = ssh_exit_status(s, ch, errbuf, errlen);
 out:
 	libssh2_session_set_blocking(s->session, 1);
 	libssh2_session_set_timeout(s->session, SSH_CLOSE_TIMEOUT);

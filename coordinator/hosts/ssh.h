@@ -72,8 +72,10 @@ void	ssh_close(struct ssh *s);
  * Runs argv on the host (one line made by shell_command(), which the
  * remote user's shell splits back into argv) and waits for it, at most
  * timeout_ms; captures up to outlen-1 bytes of stdout and errlen-1 of
- * stderr (NUL-terminated). Returns the exit status (0..255), or -1 on a
- * transport failure (reason in errbuf), or -2 on timeout.
+ * stderr (NUL-terminated). Returns the exit status (0..255; 128 + N,
+ * and "killed by signal NAME" as errbuf's last line, when the command
+ * died of signal N), or -1 on a transport failure (reason in errbuf), or
+ * -2 on timeout.
  */
 int	ssh_run(struct ssh *s, char *const argv[], const char *input,
 	    char *out, size_t outlen, char *errbuf, size_t errlen,

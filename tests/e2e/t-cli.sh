@@ -58,6 +58,8 @@ usage_err "^orch run: --bogus: unknown option" run --bogus x.ini
 usage_err "^orch run: --rounds needs a value" run x.ini --rounds
 usage_err "^orch run: -x: unknown option" run -x x.ini
 usage_err "^orch check: --force is an option of deploy" check --force
+usage_err "^orch deploy: --allocate is an option of check" deploy --allocate
+usage_err "^orch report: --hosts is an option of run, check, deploy" report --hosts=x d
 usage_err "^orch deploy: --force=1 takes no value|^orch deploy: --force takes no value" deploy --force=1
 usage_err "^orch check: check takes no arguments, got 'web1'" check web1
 usage_err "^orch status: status takes one run directory, got 0" status

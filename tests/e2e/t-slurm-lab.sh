@@ -10,8 +10,16 @@
 # there is killed mid-run) and orch stop of a detached run work through
 # it, a refused login host fails naming the cluster and the host, and Ctrl-C
 # while queued leaves no job; test-slurm (slurm.c) passes against the
-# cluster, and the teardown leaves no daemon. orch deploy refuses a Slurm
-# host (its node exists only for a run).
+# cluster and the login host (a command killed there by a signal is a
+# failure, not exit 0), and the teardown leaves no daemon. orch deploy
+# refuses a Slurm host (its node exists only for a run). orch check
+# allocates nothing unless --allocate; with it a node is held, probed as
+# any host and released: allowed on epyc (here and through L), not probed
+# on a busy partition, refused by Slurm (a bad constraint), and on n1
+# whose sshd lets in only a user with a job there (pam_slurm_adopt's
+# rule: plain SSH refused, the check and orch run get in), or no one
+# (refused, exit 3); Ctrl-C while it holds n1 releases it (exit 130), and
+# a release that cannot reach the login host says scancel by hand.
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 . tests/lab/slurm.sh
@@ -89,6 +97,11 @@ rc=0; run_orch "$T/check2" check --inventory="$INV" --hosts=f || rc=$?
 expect_eq "exit of orch check on a forced partition" "$rc" 3
 expect_grep '^f: not ready: partition forced of cluster lab: State=UP OverSubscribe=FORCE:2; nodes: n3 idle: orch run would refuse its nodes: not exclusive$' "$T/check2"
 expect_eq "orch jobs after orch check" "$(orch_jobs)" ""
+# Without --allocate: the probe is offered, and no job was ever made (squeue
+# -t all lists the jobs that ended too, for MinJobAge: 300 s).
+expect_grep '^e: ssh to an allocated node: not probed \(orch check --allocate holds a node for seconds to try\)$' "$T/check"
+checkjobs() { timeout 10 squeue -h -t all -o '%j' | grep -c '^orch-check-' || true; }
+expect_eq "orch check jobs after a plain orch check" "$(checkjobs)" 0
 
 note "orch run on e (epyc) and a (arm): a node each, named, given back"
 rc=0; run_orch "$T/run1" run --inventory="$INV" --hosts=e,a --rounds=6 \
@@ -109,6 +122,83 @@ grep -aq 'node_cpus' "$T/r1/samples.msgpack" || fail "no node_cpus in the record
 grep -aq 'node_arch' "$T/r1/samples.msgpack" || fail "no node_arch in the record"
 expect_eq "orch jobs after the run" "$(orch_jobs)" ""
 no_agent || fail "an agent outlived the run"
+
+note "orch check --allocate: a node held, probed over SSH with its agent, released"
+# The run above put e's agent in its workdir (one filesystem for all nodes).
+ver=$("$ORCH" version | awk '{print $2}')
+rc=0; run_orch "$T/acheck" check --allocate --inventory="$INV" --hosts=e,f || rc=$?
+expect_eq "exit of orch check --allocate (f refused: forced)" "$rc" 3
+# Ready: yes, or would wait (the load gate; this machine is busy or not).
+expect_grep "^e +yes +[a-z]+ +ok +$ver +linux/[^ ]+ .* (yes|would wait)\$" "$T/acheck"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/acheck"
+expect_grep '^e: facts: governor=' "$T/acheck"
+# A partition orch run would refuse is not allocated at all.
+expect_grep '^f: not ready: partition forced .*: orch run would refuse its nodes: not exclusive$' "$T/acheck"
+expect_eq "orch jobs after orch check --allocate" "$(orch_jobs)" ""
+expect_eq "orch check jobs made by --allocate (ended)" "$(checkjobs)" 1
+# Beside it, nothing free now on arm: not probed, nothing queued, exit 0.
+# salloc waits the cluster's timeout for a node (--immediate): 3 s here,
+# not the 10 s of $INV.
+timeout 30 salloc --no-shell -p arm -N1 --exclusive -J blocker \
+    >"$T/ablocker" 2>&1 || { cat "$T/ablocker"; fail "the blocker's salloc failed"; }
+sed 's/^timeout = 10s$/timeout = 3s/' "$INV" >"$T/inv3.ini"
+t0=$SECONDS
+rc=0; run_orch "$T/acheck2" check --allocate --inventory="$T/inv3.ini" \
+    --hosts=e,a || rc=$?
+[ $((SECONDS - t0)) -lt 20 ] || fail "a busy partition held orch check $((SECONDS - t0)) s"
+[ "$rc" = 0 ] || { cat "$T/acheck2"; fail "orch check --allocate (e, a busy) exit $rc"; }
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/acheck2"
+expect_grep '^a: ssh to an allocated node: no node of partition arm free now: not probed$' "$T/acheck2"
+expect_eq "orch jobs after a busy partition" "$(orch_jobs)" ""
+timeout 10 scancel -n blocker || fail "scancel of the blocker failed"
+# An allocation Slurm refuses: not ready, its words, exit 3, no job.
+printf '\n[host.x]\nslurm = lab\npartition = epyc\nconstraint = nosuch\n' \
+    >>"$T/inv3.ini"
+rc=0; run_orch "$T/acheck6" check --allocate --inventory="$T/inv3.ini" --hosts=x ||
+    rc=$?
+expect_eq "exit of orch check --allocate, salloc refused" "$rc" 3
+expect_grep '^x: not ready: salloc -p epyc: .*Invalid feature specification$' "$T/acheck6"
+expect_eq "orch jobs after a refused allocation" "$(orch_jobs)" ""
+
+note "n1's sshd as pam_slurm_adopt: SSH only with a job there; --allocate gets in"
+slurm_adopt 1 adopt || fail "n1's sshd (adopt) did not come up"
+n1ssh() { timeout 20 ssh -F "$LAB_SSH_CONFIG" -o BatchMode=yes h1 true </dev/null; }
+! n1ssh 2>"$T/n1ssh" || fail "SSH to n1 without a job there was let in"
+expect_grep 'Permission denied' "$T/n1ssh"
+rc=0; run_orch "$T/acheck3" check --allocate --inventory="$INV" --hosts=e || rc=$?
+[ "$rc" = 0 ] || { cat "$T/acheck3"; fail "orch check --allocate (adopt) exit $rc"; }
+expect_grep "^e +yes +[a-z]+ +ok +$ver " "$T/acheck3"
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/acheck3"
+expect_eq "orch jobs after orch check --allocate (adopt)" "$(orch_jobs)" ""
+! n1ssh 2>/dev/null || fail "SSH to n1 let in after the check's job ended"
+rc=0; run_orch "$T/arun" run --inventory="$INV" --hosts=e --rounds=2 \
+    --out="$T/ra" tests/suites/brisk.ini || rc=$?
+[ "$rc" = 0 ] || { cat "$T/arun"; fail "orch run on n1 (adopt) exit $rc"; }
+expect_eq "orch jobs after a run on n1 (adopt)" "$(orch_jobs)" ""
+
+note "n1's sshd lets no one in: --allocate says refused, exit 3, no job left"
+slurm_adopt 1 never || fail "n1's sshd (never) did not come up"
+rc=0; run_orch "$T/acheck4" check --allocate --inventory="$INV" --hosts=e || rc=$?
+expect_eq "exit of orch check --allocate, SSH refused" "$rc" 3
+expect_grep '^e +yes +[a-z]+ +FAILED ' "$T/acheck4"
+expect_grep '^e: not ready: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\): ssh to an allocated node refused: .*authentication' "$T/acheck4"
+expect_eq "orch jobs after a refused check" "$(orch_jobs)" ""
+
+note "orch check --allocate interrupted (Ctrl-C) while it holds n1: released, exit 130"
+slurm_adopt 1 never hold || fail "n1's sshd (never, hold) did not come up"
+setsid "$ORCH" check --allocate --inventory="$INV" --hosts=e \
+    >"$T/acheck5" 2>&1 &
+pid=$!
+wait_until 30 "the check's SSH to n1 to reach its keys command" \
+    test -s "$SLURM_ADOPT_HELD"
+[ -n "$(orch_jobs)" ] || fail "no job held while the check probes n1"
+kill -INT -- "-$pid"
+kill "$(cat "$SLURM_ADOPT_HELD")" || fail "no keys command to end"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of an interrupted orch check --allocate" "$rc" 130
+expect_grep '^e: not ready: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\): interrupted$' "$T/acheck5"
+expect_eq "orch jobs after an interrupted check" "$(orch_jobs)" ""
+slurm_adopt 1 off || fail "n1's sshd did not come back"
 
 note "a host on the forced partition (OverSubscribe=FORCE:2) is refused"
 # Alone (a plain job), then beside e (a component of e's job).
@@ -214,6 +304,16 @@ s0=$(sessions)
 lh="login host L \\($LAB_USER@127\\.0\\.0\\.1 port $SLURM_LOGIN_PORT\\)"
 expect_grep "^e: a Slurm host, allocated by orch run: partition epyc of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n1 idle\$" "$T/lcheck"
 expect_grep "^a: a Slurm host, allocated by orch run: partition arm of cluster lab, $lh: State=UP OverSubscribe=EXCLUSIVE; nodes: n2 idle\$" "$T/lcheck"
+# --allocate through the login host: salloc, scontrol, squeue and scancel
+# there, SSH to the node from here.
+rc=0; nocf timeout 60 "$ORCH" check --allocate --inventory="$LINV" --hosts=e \
+    >"$T/lcheck2" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$T/lcheck2"; fail "orch check --allocate (login = L) exit $rc"; }
+expect_grep '^e: ssh to an allocated node: allowed: node n1 held for this check \(Slurm job [0-9]+, partition epyc, released\)$' "$T/lcheck2"
+expect_eq "orch jobs after orch check --allocate (login = L)" "$(orch_jobs)" ""
+expect_eq "sessions to the login host for orch check --allocate" \
+    $(($(sessions) - s0)) 1
+s0=$(sessions)
 rc=0; nocf timeout 120 "$ORCH" run --inventory="$LINV" --hosts=e,a --rounds=6 \
     --seed=1 --out="$T/rl" tests/suites/brisk.ini >"$T/runl" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$T/runl"; slurm_logs; fail "orch run (login = L) exit $rc"; }
@@ -290,11 +390,34 @@ bin) units=build/default/tests ;;
 *) units=$(dirname "$BIN")/tests ;;
 esac
 [ -x "$units/test-slurm" ] || fail "$units/test-slurm not built (make check-unit)"
-ORCH_SLURM_LAB=1 timeout 120 "$units/test-slurm" >"$T/unit" 2>&1 ||
+# With the login host: a command killed there must not read as success.
+ORCH_SLURM_LAB=1 ORCH_SLURM_LOGIN_INV=$LINV timeout 120 "$units/test-slurm" \
+    >"$T/unit" 2>&1 ||
 	{ cat "$T/unit"; fail "test-slurm failed against the cluster"; }
 grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-slurm skipped a test"; }
-expect_grep '^\[  PASSED  \] 11 test\(s\)\.$' "$T/unit"
+expect_grep '^\[  PASSED  \] 12 test\(s\)\.$' "$T/unit"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "test-slurm left a job"
+
+note "orch check --allocate whose release fails (the login host lost): not ready, scancel by hand"
+# n1 holds the check in its SSH authentication while the login host (its
+# sshd and every session) goes: the release cannot reach Slurm.
+slurm_adopt 1 never hold || fail "n1's sshd (never, hold) did not come up"
+nocf "$ORCH" check --allocate --inventory="$LINV" --hosts=e >"$T/ucheck" 2>&1 &
+pid=$!
+wait_until 30 "the check's SSH to n1 to reach its keys command" \
+    test -s "$SLURM_ADOPT_HELD"
+job=$(orch_jobs | awk '{print $1}')
+[ -n "$job" ] || fail "no job held while the check probes n1"
+lp=$(cat "$SLURM_DIR/login/sshd.pid")
+kill -KILL $(pgrep -P "$lp") "$lp" || fail "no login sshd to kill"
+kill "$(cat "$SLURM_ADOPT_HELD")" || fail "no keys command to end"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit of orch check --allocate whose release failed" "$rc" 3
+expect_grep "^e: not ready: node n1 held for this check \(Slurm job $job, partition epyc\): ssh to an allocated node refused: .*; not released: cluster lab: login host L: scancel: cannot connect to 127\.0\.0\.1 port $SLURM_LOGIN_PORT: Connection refused \(scancel $job by hand\)\$" "$T/ucheck"
+[ -n "$(orch_jobs)" ] || fail "the job is gone though its release failed"
+timeout 10 scancel "$job" || fail "scancel $job by hand failed"
+wait_until 15 "job $job to go" eval '[ -z "$(orch_jobs)" ]'
+slurm_adopt 1 off || fail "n1's sshd did not come back"
 
 note "teardown leaves no daemon"
 daemons=$(slurm_daemons | paste -sd' ' -)

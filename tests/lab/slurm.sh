@@ -40,7 +40,7 @@
 #   idle) and SLURM_SSH_MS (the lab's sshd bring-up, in milliseconds).
 # Set by slurm_login_up (exported): SLURM_LOGIN_ADDR SLURM_LOGIN_PORT.
 # Functions: slurm_up slurm_down slurm_skip_reason slurm_node_state
-#   slurm_daemons slurm_logs slurm_login_up.
+#   slurm_daemons slurm_logs slurm_login_up slurm_adopt.
 # Knobs: SLURM_READY_SECS (default 30: the bound on each wait).
 
 # slurm_skip_reason: prints why this machine cannot run the cluster (not
@@ -183,10 +183,84 @@ EOF
 	return 0
 }
 
+# slurm_adopt K MODE [hold]: node nK's sshd (lab host hK's) as a site
+# sets it: MODE adopt lets the lab's keys in only for a user who holds a
+# running job on nK (pam_slurm_adopt's rule), through an
+# AuthorizedKeysCommand that asks squeue; never lets no one in (a site
+# that forbids SSH to compute nodes); off is the lab's sshd again. With
+# hold, the command, once asked, writes its pid to $SLURM_ADOPT_HELD and
+# waits (at most 60 s) until that pid is killed, holding the client in
+# its authentication. The command is a script in a directory of its own
+# under /run (sshd wants it and every directory above it root-owned and
+# not group or world writable, which rules out $LAB under /tmp);
+# slurm_down removes it. Returns 0 once the new sshd answers, else 1.
+slurm_adopt() {
+	local -; set +e
+	local k=${1:-} mode=${2:-} hold=${3:-} d cmd end out
+	case $k in ''|*[!0-9]*) k= ;; esac
+	case $mode:$hold in adopt:|never:|off:|adopt:hold|never:hold) ;; *) k= ;; esac
+	if [ -z "$k" ] || [ "$k" -lt 1 ] || [ "$k" -gt "${SLURM_N:-0}" ]; then
+		echo "slurm: usage: slurm_adopt K adopt|never|off [hold]" >&2
+		return 1
+	fi
+	d=$LAB/h$k
+	_lab_kill_sshd "$k" listener
+	if [ "$mode" = off ]; then
+		rm -f "$d/sshd_config.extra"
+		lab_start_sshd "h$k"
+		return
+	fi
+	if [ -z "${_SLURM_AKC:-}" ]; then
+		_SLURM_AKC=$(mktemp -d /run/orch-akc.XXXXXX) || return 1
+	fi
+	cmd=$_SLURM_AKC/n$k
+	SLURM_ADOPT_HELD=$_SLURM_AKC/n$k.held
+	rm -f "$SLURM_ADOPT_HELD"
+	{
+		echo '#!/bin/sh'
+		echo "# AuthorizedKeysCommand of n$k (tests/lab/slurm.sh): $mode $hold"
+		echo 'PATH=/usr/sbin:/usr/bin:/sbin:/bin'
+		printf "export SLURM_CONF='%s'\n" "$SLURM_CONF"
+		# exec: the pid told is the one holding sshd's pipe.
+		[ -z "$hold" ] ||
+		    printf "echo \$\$ >'%s.tmp' && mv '%s.tmp' '%s' && exec sleep 60\n" \
+		    "$SLURM_ADOPT_HELD" "$SLURM_ADOPT_HELD" "$SLURM_ADOPT_HELD"
+		if [ "$mode" = adopt ]; then
+			printf 'timeout 5 squeue -h -w n%s -u "$1" -t running ' "$k"
+			printf -- "-o %%i 2>/dev/null | grep -q . && cat '%s'\n" \
+			    "$LAB/authorized_keys"
+		fi
+		echo 'exit 0'
+	} >"$cmd" || return 1
+	chmod 0755 "$cmd" || return 1
+	printf 'Match all\n\tAuthorizedKeysFile none\n\tAuthorizedKeysCommand %s %%u\n\tAuthorizedKeysCommandUser root\n' \
+	    "$cmd" >"$d/sshd_config.extra" || return 1
+	_lab_spawn_sshd "$k" || return 1
+	end=$(( $(_slurm_ms) + ${SLURM_READY_SECS:-30} * 1000 ))
+	# Up when it answers; a method it does not offer asks it no key.
+	while :; do
+		out=$(timeout 20 ssh -F "$LAB_SSH_CONFIG" -o BatchMode=yes \
+		    -o PreferredAuthentications=keyboard-interactive \
+		    -o ConnectTimeout=10 "h$k" true </dev/null 2>&1)
+		case $out in *'Permission denied'*) return 0 ;; esac
+		if [ "$(_slurm_ms)" -ge "$end" ]; then
+			echo "slurm: n$k's sshd ($mode) never answered: $out" >&2
+			lab_logs "h$k" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # slurm_down: stops the slurmds, slurmctld and munged (TERM, at most ~2 s,
 # then KILL); the lab itself goes with lab_down. Safe to call again.
 slurm_down() {
 	local -; set +e
+	# slurm_adopt's commands (lab_down does not know of them).
+	if [ -n "${_SLURM_AKC:-}" ]; then
+		rm -rf "$_SLURM_AKC"
+		_SLURM_AKC=
+	fi
 	[ -n "${_SLURM_UP:-}" ] || return 0
 	local pids
 	pids=$(slurm_daemons)

@@ -481,6 +481,65 @@ test_login_refused(void **state)
 	unlink(path);
 }
 
+/* Runs argv on the lab's login host L; returns its status, err in err. */
+static int
+login_status(const struct inventory_slurm *c, const char *cmd, char *err,
+    size_t errlen)
+{
+	char	*argv[] = { (char *)(uintptr_t)"sh", (char *)(uintptr_t)"-c",
+		    (char *)(uintptr_t)cmd, NULL };
+	char	 out[256], *cause = NULL;
+	int	 status = -1;
+
+	if (slurm_login_run(c, argv, "sh", 20000, NULL, out, sizeof out, err,
+	    errlen, &status, &cause) != 0)
+		fail_msg("slurm_login_run: %s", cause);
+	return (status);
+}
+
+/*
+ * Through the lab's login host (ORCH_SLURM_LOGIN_INV: an inventory naming
+ * it L; t-slurm-lab sets it): a command killed by a signal there is no
+ * success (libssh2 says exit status 0 for it), and its stderr ends with
+ * the signal's name; exit statuses pass as they are.
+ */
+static void
+test_login_killed(void **state)
+{
+	struct inventory_slurm	 c;
+	const char		*inv = getenv("ORCH_SLURM_LOGIN_INV");
+	char			 err[256];
+	size_t			 n;
+
+	(void)state;
+	if (inv == NULL || *inv == '\0')
+		skip();
+	slurm_login_inventory(inv);
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "lab");
+	snprintf(c.login, sizeof c.login, "L");
+	c.timeout_s = 10;
+	assert_int_equal(login_status(&c, "true", err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(login_status(&c, "echo no >&2; exit 3", err,
+	    sizeof err), 3);
+	assert_string_equal(err, "no\n");
+	assert_int_equal(login_status(&c, "echo dying >&2; kill -KILL $$",
+	    err, sizeof err), 128 + 9);
+	assert_string_equal(err, "dying\nkilled by signal KILL");
+	assert_int_equal(login_status(&c, "printf x >&2; kill -TERM $$", err,
+	    sizeof err), 128 + 15);
+	assert_string_equal(err, "x\nkilled by signal TERM");
+	/* A full stderr gives way to the signal's line. */
+	assert_int_equal(login_status(&c, "head -c 300 /dev/zero | tr '\\0' "
+	    "e >&2; kill -KILL $$", err, 64), 128 + 9);
+	n = strlen(err);
+	assert_int_equal(n, 63);
+	assert_string_equal(err + n - 22, "\nkilled by signal KILL");
+	slurm_login_close();
+	slurm_login_inventory(NULL);
+}
+
 int
 main(void)
 {
@@ -492,6 +551,7 @@ main(void)
 		cmocka_unit_test(test_het_refused),
 		cmocka_unit_test(test_login_unnamed),
 		cmocka_unit_test(test_login_refused),
+		cmocka_unit_test(test_login_killed),
 		cmocka_unit_test(test_lab_alloc),
 		cmocka_unit_test(test_lab_forced),
 		cmocka_unit_test(test_lab_bad_partition),
