@@ -242,7 +242,7 @@ args_hosts_named(const char *inv, const char *list, size_t *n,
 	return (hosts);
 }
 
-/* The --inventory args_deploy was given, for orch check's Slurm hosts. */
+/* The --inventory args_deploy was given, for deploy's Slurm hosts. */
 static const char	*args_deploy_inv;
 
 const char *
@@ -252,29 +252,20 @@ args_deploy_inventory(void)
 }
 
 struct host *
-args_deploy(const char *command, int deploy, int argc, char **argv,
-    size_t *n, int *force)
+args_deploy(int argc, char **argv, size_t *n, int *force)
 {
 	struct usage_getopt	 g;
 	const char		*list = NULL, *inv = NULL;
 	int			 id;
 
 	*force = 0;
-	/* check takes deploy's options, to refuse two of them by name. */
 	args_init(&g, "deploy");
-	g.command = command;
 	while ((id = args_next(&g, argc, argv)) != -1) {
 		switch (id) {
 		case OPT_FORCE:
-			if (!deploy)
-				usage_error(command, "--force is an option of "
-				    "deploy");
 			*force = *force > 1 ? *force : 1;
 			break;
 		case OPT_FROM_SOURCE:
-			if (!deploy)
-				usage_error(command, "--from-source is an "
-				    "option of deploy");
 			*force = 2;
 			break;
 		case 'v':
@@ -285,8 +276,8 @@ args_deploy(const char *command, int deploy, int argc, char **argv,
 		}
 	}
 	if (optind != argc)
-		usage_error(command, "%s takes no arguments, got '%s' (hosts "
-		    "go in --hosts=LIST)", command, argv[optind]);
+		usage_error("deploy", "deploy takes no arguments, got '%s' "
+		    "(hosts go in --hosts=LIST)", argv[optind]);
 	args_deploy_inv = inv;
 	return (args_hosts(inv, list, n));
 }

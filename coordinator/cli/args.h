@@ -102,14 +102,11 @@ void	args_again_env(const struct host *hosts, size_t n, char *out,
 	    size_t len);
 
 /*
- * orch check and orch deploy, which share deploy's options: parses them
- * (check refuses --force and --from-source by name) and returns the hosts
- * as args_hosts does; *force as deploy_main takes it.
+ * orch deploy's options: parses them and returns the hosts as args_hosts
+ * does; *force as deploy_main takes it. args_deploy_inventory: the
+ * --inventory the last args_deploy was given, or NULL.
  */
-/* The --inventory the last args_deploy was given, or NULL. */
+struct host *args_deploy(int argc, char **argv, size_t *n, int *force);
 const char	*args_deploy_inventory(void);
-
-struct host *args_deploy(const char *command, int deploy, int argc,
-	    char **argv, size_t *n, int *force);
 
 #endif

@@ -59,7 +59,7 @@ cmd_deploy_exec(struct cmd *self)
 	size_t		 n;
 	int		 force, r;
 
-	hosts = args_deploy("deploy", 1, self->argc, self->argv, &n, &force);
+	hosts = args_deploy(self->argc, self->argv, &n, &force);
 	if (cmd_deploy_slurm(hosts, n) > 0) {
 		free(hosts);
 		return (2);
