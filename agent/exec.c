@@ -322,7 +322,8 @@ exec_killall(pid_t pid, pid_t keep)
  * -1 with errno set to the child's failure.
  */
 static pid_t
-exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
+exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0,
+    struct proc_born *born)
 {
 	struct sigaction sa;
 	sigset_t	 none;
@@ -333,6 +334,7 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
 	if (exec_pipe(rep, 0, 0) == -1)
 		return (-1);
 	sigemptyset(&none);
+	born->lo = proc_born_clock();
 	*t0 = exec_now(CLOCK_MONOTONIC);
 	if ((pid = fork()) == 0) {
 		setpgid(0, 0);
@@ -362,6 +364,7 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
 		(void)n;
 		_exit(127);
 	}
+	born->hi = proc_born_clock();
 	if (pid == -1)
 		saved = errno;
 	exec_close(&rep[1]);
@@ -387,11 +390,13 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0)
 /*
  * Starts req's program leading its own process group, stdin from /dev/null,
  * stdout and stderr on outw and errw, default signal dispositions and an
- * empty signal mask. Sets *t0 just before the spawn. Returns the pid, or -1
+ * empty signal mask. Sets *t0 just before the spawn, and *born around it.
+ * Returns the pid, or -1
  * with errno set.
  */
 static pid_t
-exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0)
+exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0,
+    struct proc_born *born)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t	 attr;
@@ -402,7 +407,7 @@ exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0)
 
 #ifndef EXEC_HAVE_ADDCHDIR
 	if (req->cwd != NULL)
-		return (exec_spawn_fork(req, outw, errw, t0));
+		return (exec_spawn_fork(req, outw, errw, t0, born));
 #endif
 	if ((e = posix_spawn_file_actions_init(&fa)) != 0)
 		goto out;
@@ -438,10 +443,12 @@ exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0)
 	    (e = posix_spawnattr_setsigdefault(&attr, &all)) != 0)
 		goto out;
 
+	born->lo = proc_born_clock();
 	*t0 = exec_now(CLOCK_MONOTONIC);
 	if ((e = posix_spawn(&pid, req->path != NULL ? req->path :
 	    req->argv[0], &fa, &attr, req->argv, req->envp)) != 0)
 		pid = -1;
+	born->hi = proc_born_clock();
 out:
 	if (attr_ok)
 		posix_spawnattr_destroy(&attr);
@@ -778,8 +785,9 @@ static int
 exec_start(const struct exec_req *req, struct exec_child *c,
     struct proto_sample *out)
 {
-	char	err[256];
-	int	pinned = 0, e;
+	struct proc_born born = { 0, 0 };
+	char		 err[256];
+	int		 pinned = 0, e;
 
 	if (exec_init() == -1) {
 		exec_reason(out, "cannot set up SIGCHLD handling: %s",
@@ -807,15 +815,18 @@ exec_start(const struct exec_req *req, struct exec_child *c,
 
 	exec_sigdrain();	/* wake-ups left from earlier runs */
 	out->start_ns = exec_now(CLOCK_REALTIME);
-	c->pid = exec_spawn(req, c->outp[1], c->errp[1], &c->t0);
+	c->pid = exec_spawn(req, c->outp[1], c->errp[1], &c->t0, &born);
 	e = errno;
 	if (c->pid != -1 && req->spawned != NULL)
-		req->spawned((long)c->pid, req->spawned_arg);
+		req->spawned((long)c->pid, &born, req->spawned_arg);
 	/* The child has its own copy of the affinity now. */
 	if (pinned && facts_pin(NULL, err, sizeof err) == -1)
 		log_warnx("cannot restore CPU affinity: %s", err);
-	exec_close(&c->outp[1]);
-	exec_close(&c->errp[1]);
+	/*
+	 * The pipes' write ends stay open here until the child is reaped: its
+	 * exit then wakes us once (SIGCHLD), not first for each pipe's hangup
+	 * while it is still exiting, taking the CPU it exits on.
+	 */
 	if (c->pid == -1) {
 		exec_why(req, out, "", e);
 		return (-1);
@@ -869,6 +880,9 @@ exec_on_sigchld(struct exec_child *c)
 		c->t1 = exec_now(CLOCK_MONOTONIC);
 	}
 	c->reaped = 1;
+	/* From now on, the pipes' end is the end of what is left to drain. */
+	exec_close(&c->outp[1]);
+	exec_close(&c->errp[1]);
 	/*
 	 * Grandchildren left in its group die too, and so do those that left
 	 * it. The group id cannot be reused while any of them lives, and pids

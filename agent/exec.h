@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "agent/proc.h"
 #include "proto/proto.h"
 
 struct exec_req {
@@ -28,8 +29,12 @@ struct exec_req {
 					   aborts the run */
 	const char	*counters;	/* counters to read as metrics,
 					   or NULL */
-	/* told the child's pid (its process group) once started */
-	void		(*spawned)(long pid, void *arg);
+	/*
+	 * told the child's pid (its process group) once started, and when it
+	 * was born; called at once, before the agent sleeps
+	 */
+	void		(*spawned)(long pid, const struct proc_born *born,
+			    void *arg);
 	void		*spawned_arg;
 };
 

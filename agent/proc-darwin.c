@@ -90,6 +90,21 @@ proc_ident(pid_t pid, char *buf, size_t len)
 	return (0);
 }
 
+int64_t
+proc_born_clock(void)
+{
+	return (0);
+}
+
+/* macOS tells a process's start in microseconds: asked each time. */
+int
+proc_ident_born(pid_t pid, const struct proc_born *born, char *buf,
+    size_t len)
+{
+	(void)born;
+	return (proc_ident(pid, buf, len));
+}
+
 int
 proc_fd_path(int fd, char *buf, size_t len)
 {

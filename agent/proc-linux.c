@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/proc.h"
@@ -92,13 +93,49 @@ proc_list(struct proc_entry **list, size_t *n)
 	return (0);
 }
 
+/*
+ * The boot's id into *id: read once, as no process outlives its boot.
+ * Returns 0 or -1.
+ */
+static int
+proc_boot_id(const char **id)
+{
+	static char	 boot[64];
+	FILE		*f;
+
+	if (boot[0] == '\0') {
+		if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) ==
+		    NULL)
+			return (-1);
+		if (fgets(boot, sizeof boot, f) == NULL) {
+			boot[0] = '\0';
+			fclose(f);
+			return (-1);
+		}
+		fclose(f);
+		boot[strcspn(boot, "\n")] = '\0';
+	}
+	*id = boot;
+	return (0);
+}
+
+/* Formats the identity of a process started at start clock ticks. */
+static int
+proc_ident_fmt(unsigned long long start, char *buf, size_t len)
+{
+	const char	*boot;
+
+	if (proc_boot_id(&boot) == -1)
+		return (-1);
+	if (snprintf(buf, len, "linux %s %llu", boot, start) >= (int)len)
+		return (-1);
+	return (0);
+}
+
 int
 proc_ident(pid_t pid, char *buf, size_t len)
 {
-	/* The boot's id: read once, as no process outlives its boot. */
-	static char	 boot[64];
 	char		 st[1024], *p, *end;
-	FILE		*f;
 	int		 field;
 	unsigned long long start;
 
@@ -115,22 +152,42 @@ proc_ident(pid_t pid, char *buf, size_t len)
 	start = strtoull(p, &end, 10);
 	if (end == p || errno != 0)
 		return (-1);
-	/* Once: a benchmark runs while this does, inside its measured time. */
-	if (boot[0] == '\0') {
-		if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) ==
-		    NULL)
-			return (-1);
-		if (fgets(boot, sizeof boot, f) == NULL) {
-			boot[0] = '\0';
-			fclose(f);
-			return (-1);
-		}
-		fclose(f);
-		boot[strcspn(boot, "\n")] = '\0';
+	return (proc_ident_fmt(start, buf, len));
+}
+
+int64_t
+proc_born_clock(void)
+{
+	struct timespec	ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == -1)
+		return (0);
+	return ((int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+}
+
+/*
+ * The kernel stamps a new process with CLOCK_BOOTTIME as it creates it,
+ * and /proc/PID/stat shows that stamp in whole clock ticks (field 22,
+ * rounded down). A spawn that began and returned within one tick has that
+ * tick as its child's start: no need to read /proc while the child runs.
+ */
+int
+proc_ident_born(pid_t pid, const struct proc_born *born, char *buf,
+    size_t len)
+{
+	static long	tick_ns;
+	long		hz;
+
+	if (tick_ns == 0) {
+		hz = sysconf(_SC_CLK_TCK);
+		tick_ns = hz > 0 && 1000000000L % hz == 0 ?
+		    1000000000L / hz : -1;
 	}
-	if (snprintf(buf, len, "linux %s %llu", boot, start) >= (int)len)
-		return (-1);
-	return (0);
+	if (tick_ns > 0 && born->lo > 0 && born->hi >= born->lo &&
+	    born->lo / tick_ns == born->hi / tick_ns)
+		return (proc_ident_fmt((unsigned long long)(born->lo /
+		    tick_ns), buf, len));
+	return (proc_ident(pid, buf, len));
 }
 
 int

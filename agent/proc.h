@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROC_IDENT_LEN	128	/* proc_ident: longest identity, with NUL */
 
@@ -51,6 +52,27 @@ int	proc_sweep(pid_t keep);
  * or it cannot be read.
  */
 int	proc_ident(pid_t pid, char *buf, size_t len);
+
+/*
+ * When a child was born, as near as its parent can tell without asking the
+ * OS about it: proc_born_clock() just before the spawn and just after.
+ */
+struct proc_born {
+	int64_t	lo;
+	int64_t	hi;
+};
+
+/* The clock proc_born holds (Linux: CLOCK_BOOTTIME, ns); 0 where unused. */
+int64_t	proc_born_clock(void);
+
+/*
+ * proc_ident of a child just spawned within *born, without reading about
+ * the child where the OS's own stamp of its start can be told from born
+ * (Linux: when lo and hi fall in one clock tick): the child is starting
+ * beside this, inside its measured time. Else as proc_ident.
+ */
+int	proc_ident_born(pid_t pid, const struct proc_born *born, char *buf,
+	    size_t len);
 
 /*
  * Writes into buf a path that, while this process keeps fd open, a child

@@ -138,13 +138,13 @@ serve_exec_prog(struct serve *s, const struct proto_plan *plan,
  * flush: it is on its way).
  */
 static void
-serve_exec_spawned(long pid, void *arg)
+serve_exec_spawned(long pid, const struct proc_born *born, void *arg)
 {
 	struct serve	*s = arg;
 	char		 ident[PROC_IDENT_LEN];
 
 	/* Started already, so its start time is set even before its exec. */
-	if (proc_ident((pid_t)pid, ident, sizeof ident) != 0) {
+	if (proc_ident_born((pid_t)pid, born, ident, sizeof ident) != 0) {
 		log_warnx("cannot tell process %ld apart from a later one: "
 		    "a resume will leave it alone", pid);
 		ident[0] = '\0';

@@ -604,6 +604,87 @@ test_proc_ident(void **state)
 	assert_int_equal(proc_ident((pid_t)INT_MAX, c, sizeof c), -1);
 }
 
+/* What a spawned callback saw: its identity as told and as read. */
+struct born_seen {
+	int	calls;
+	int	same;
+	char	told[PROC_IDENT_LEN];
+	char	read[PROC_IDENT_LEN];
+};
+
+static void
+born_cb(long pid, const struct proc_born *born, void *arg)
+{
+	struct born_seen	*b = arg;
+
+	b->calls++;
+	if (proc_ident_born((pid_t)pid, born, b->told, sizeof b->told) == 0 &&
+	    proc_ident((pid_t)pid, b->read, sizeof b->read) == 0 &&
+	    strcmp(b->told, b->read) == 0)
+		b->same++;
+}
+
+/*
+ * A child's identity told from the clock around its spawn is the one read
+ * from the OS, for every one of many children: by fork here and by
+ * exec_run's own spawn (what the journal's C record holds). On Linux, a
+ * window within one clock tick is taken as it is (no /proc read: a made-up
+ * window gives a made-up start), and one across ticks is read.
+ */
+static void
+test_proc_ident_born(void **state)
+{
+	char *const		argv[] = { prog("noop"), NULL };
+	struct exec_req		req;
+	struct born_seen	seen;
+	struct proc_born	born;
+	char			a[PROC_IDENT_LEN], b[PROC_IDENT_LEN];
+	pid_t			pid;
+	int			i, n = 200;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		born.lo = proc_born_clock();
+		assert_true((pid = fork()) != -1);
+		if (pid == 0) {
+			pause();
+			_exit(0);
+		}
+		born.hi = proc_born_clock();
+		assert_int_equal(proc_ident_born(pid, &born, a, sizeof a), 0);
+		assert_int_equal(proc_ident(pid, b, sizeof b), 0);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		assert_string_equal(a, b);
+	}
+	memset(&seen, 0, sizeof seen);
+	req_init(&req, argv);
+	req.spawned = born_cb;
+	req.spawned_arg = &seen;
+	for (i = 0; i < 50; i++)
+		assert_int_equal(exec_run(&req, &sample), 0);
+	assert_int_equal(seen.calls, 50);
+	assert_int_equal(seen.same, 50);
+#ifdef __linux__
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(proc_ident(pid, b, sizeof b), 0);
+	born.lo = born.hi = 1;		/* within the boot's first tick */
+	assert_int_equal(proc_ident_born(pid, &born, a, sizeof a), 0);
+	assert_non_null(strstr(a, " 0"));
+	assert_string_not_equal(a, b);
+	born.lo = 1;
+	born.hi = proc_born_clock();	/* ticks apart: read */
+	assert_int_equal(proc_ident_born(pid, &born, a, sizeof a), 0);
+	assert_string_equal(a, b);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+#endif
+}
+
 static void
 test_nonexistent_program(void **state)
 {
@@ -1024,6 +1105,7 @@ main(void)
 		cmocka_unit_test_setup(test_daemon_killed_at_end, dirty),
 		cmocka_unit_test_setup(test_daemon_killed_at_timeout, dirty),
 		cmocka_unit_test_setup(test_proc_ident, dirty),
+		cmocka_unit_test_setup(test_proc_ident_born, dirty),
 		cmocka_unit_test_setup(test_nonexistent_program, dirty),
 		cmocka_unit_test_setup(test_not_executable, dirty),
 		cmocka_unit_test_setup(test_huge_output, dirty),
