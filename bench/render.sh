@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/render.sh [OUTDIR [DOC]]: renders docs/performance.md from the
-# files bench/run.sh wrote (bench/out/SECTION.json). Every number in the
-# document comes from those files; sections that were not run say so.
+# files bench/run.sh wrote (bench/out/SECTION.json), or for a section not
+# run here, from the copy bench/run.sh kept of its last run
+# (bench/records/sections/SECTION.json). Every number in the document comes
+# from those files; sections measured nowhere say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-bench/out}
@@ -28,9 +30,23 @@ def header:
   ((.files // {}) | to_entries | map("\n`\(.key)`:\n\n```\(if (.key | endswith(".ini")) then "ini" else "sh" end)\n\(.value)\n```\n") | join(""));
 '
 
-# j SECTION FILTER: runs FILTER on bench/out/SECTION.json (raw output).
+# sec SECTION: the file of a section's figures: bench/out/SECTION.json when
+# it was measured here, else the one the document was last rendered from
+# (bench/records/sections/, committed), so that a run of some sections
+# keeps the others' figures as they were.
+KEPT=bench/records/sections
+sec() {
+	if [ ! -s "$OUT/$1.json" ] && [ -s "$KEPT/$1.json" ]; then
+		echo "$KEPT/$1.json"
+	else
+		echo "$OUT/$1.json"
+	fi
+}
+
+# j SECTION FILTER: runs FILTER on the section's figures (raw output).
 j() {
-	local f=$OUT/$1.json
+	local f
+	f=$(sec "$1")
 	shift
 	if [ ! -s "$f" ]; then
 		echo "_Not measured: \`$f\` is missing (run \`make bench\`)._"
@@ -38,7 +54,7 @@ j() {
 		return 0
 	fi
 	if ! jq -e '.data | type == "object"' "$f" >/dev/null 2>&1; then
-		echo "_Not measured: the section wrote no data (see \`$OUT/${f##*/}\`)._"
+		echo "_Not measured: the section wrote no data (see \`$f\`)._"
 		echo
 		return 0
 	fi
@@ -51,7 +67,8 @@ j() {
 
 # s SECTION FILTER: like j, but prints nothing when the section is missing.
 s() {
-	local f=$OUT/$1.json
+	local f
+	f=$(sec "$1")
 	shift
 	[ -s "$f" ] && jq -e '.data | type == "object" and (has("error") | not)' "$f" >/dev/null 2>&1 || return 0
 	jq -r "$JQ_DEFS $*" "$f"
@@ -60,7 +77,7 @@ s() {
 # note SECTION: bench/notes/SECTION.md (the analysis of a section's
 # figures: causes and profiles, in words) when the section was measured.
 note() {
-	if [ -s "$OUT/$1.json" ] && [ -s "bench/notes/$1.md" ]; then
+	if [ -s "$(sec "$1")" ] && [ -s "bench/notes/$1.md" ]; then
 		echo
 		cat "bench/notes/$1.md"
 	fi
@@ -119,7 +136,7 @@ echo
 echo "## 1. Harness floor"
 echo
 j floor 'header, .data as $d |
-"A no-op program (`tests/progs/noop`, dynamically linked) run four ways, in \($d.K) interleaved blocks (the order rotates every block): through orch on the host `local` (the `wall_ns` orch records; \($d.blocks[0].orch_n) samples a block), with a bare C loop of `posix_spawn` + blocking `wait4` (`bench/bare-spawn.c`, \($d.blocks[0].bare_n) spawns), with `hyperfine -N` (the same count), and with `bench/spawn-like.c`, a loop that starts and collects each run exactly as the agent does (`agent/exec.c`: pipes read to EOF, own process group, default signals, closed descriptors, the run directory as cwd, SIGCHLD self-pipe and `poll`) but without the protocol, the journal and the coordinator. Also the floor program orch runs once per round (`orch-null`, static), against the bare loop running it. Medians over blocks of each block'\''s median; ratios are per block, then their median.\n",
+"A no-op program (`tests/progs/noop`, dynamically linked) run four ways, in \($d.K) interleaved blocks (the order rotates every block): through orch on the host `local` (the `wall_ns` orch records; \($d.blocks[0].orch_n) samples a block), with a bare C loop of `posix_spawn` + blocking `wait4` (`bench/bare-spawn.c`, \($d.blocks[0].bare_n) spawns), with `hyperfine -N` (the same count), and with `bench/spawn-like.c`, a loop that starts and collects each run exactly as the agent does (`agent/exec.c`: pipes read to EOF (their write ends held until the reap), own process group, default signals, closed descriptors, the run directory as cwd, SIGCHLD self-pipe and `poll`) but without the protocol, the journal and the coordinator. Also the floor program orch runs once per round (`orch-null`, static), against the bare loop running it. Medians over blocks of each block'\''s median; ratios are per block, then their median.\n",
 "| harness | no-op wall per sample (median) | vs bare loop |",
 "|---|---:|---:|",
 "| bare posix_spawn + wait4 | \($d.bare_median_ns | us) | 1.00x |",

@@ -1135,6 +1135,12 @@ if [ "$LAB_IS_UP" = 1 ]; then
 	lab_down
 fi
 echo "bench: all sections in $(( ($(now_ns) - T0) / 1000000000 )) s" >&2
+# The figures of the sections run now, kept (committed) for a later run of
+# other sections: bench/render.sh reads them where bench/out has none.
+mkdir -p "$ROOT/bench/records/sections"
+for s in $SECTIONS; do
+	[ -s "$OUT/$s.json" ] && cp "$OUT/$s.json" "$ROOT/bench/records/sections/$s.json"
+done
 "$ROOT/bench/render.sh" "$OUT" "$ROOT/docs/performance.md"
 # The figures marked from bench/records/ (section 2), from the records.
 "$ORCH" doc render docs/performance.md

@@ -2,7 +2,8 @@
  * spawn-like N DIR PROG [ARG...]: the bare loop of bare-spawn.c, but each
  * run started and collected the way the agent does it (agent/exec.c):
  * stdin from /dev/null, stdout and stderr into non-blocking pipes that are
- * read until EOF, its own process group, every signal at its default and
+ * read until EOF (their write ends kept open here until the reap), its own
+ * process group, every signal at its default and
  * an empty mask, descriptors above 2 closed, DIR as its working directory,
  * and the exit noticed by a SIGCHLD handler writing to a self-pipe while
  * the loop sleeps in poll(), then wait4(). What it does not do: the
@@ -128,8 +129,7 @@ main(int argc, char **argv)
 			    strerror(e));
 			return (1);
 		}
-		close(op[1]);
-		close(ep[1]);
+		/* The write ends stay open until the reap, as the agent's. */
 		reaped = 0;
 		t1 = 0;
 		while (!reaped || op[0] != -1 || ep[0] != -1) {
@@ -147,6 +147,8 @@ main(int argc, char **argv)
 					t1 = now_ns();
 					reaped = 1;
 					kill(-pid, SIGKILL);
+					close(op[1]);
+					close(ep[1]);
 				}
 			}
 			if (op[0] != -1 && pfd[1].revents)
