@@ -6,7 +6,10 @@
 # mark naming a bench, host or run that does not exist, or malformed,
 # exits 2 with FILE:LINE; a document that is a link is never written;
 # docs/performance.md passes against its records (bench/records/, what
-# make check-docs runs) and fails, naming FILE:LINE, with a figure altered.
+# make check-docs runs) and fails, naming FILE:LINE, with a figure altered;
+# bench/render.sh with no figures measured here makes docs/performance.md
+# again from the kept ones (bench/records/sections), byte for byte, and a
+# section measured here takes the place of its kept figures, only its own.
 . tests/e2e/lib.sh
 
 mkdir "$T/run"
@@ -153,4 +156,27 @@ rc=0; "$ORCH" doc check docs/performance.md >out 2>err || rc=$?
 expect_eq "doc check of an altered figure exit" "$rc" 1
 expect_grep "^docs/performance\.md:$line: 9\.999 in the document, [0-9]+\.[0-9]{3} from bench/records/agree-0\$" out
 expect_eq "lines of the altered check" "$(wc -l <out)" 1
+
+note "bench/render.sh: the kept figures, then one section measured anew"
+cd "$T"
+mkdir -p rend/bench rend/docs none fresh
+cp "$top/bench/render.sh" rend/bench/
+cp -r "$top/bench/notes" "$top/bench/records" rend/bench/
+bash rend/bench/render.sh "$T/none" "$T/rend/docs/performance.md" 2>err ||
+	fail "render.sh failed: $(cat err)"
+(cd rend && "$ORCH" doc render docs/performance.md >/dev/null) ||
+	fail "doc render of the rendered document failed"
+cmp rend/docs/performance.md "$top/docs/performance.md" ||
+	fail "docs/performance.md is not what its kept figures render to"
+jq '.data.ratio_orch_bare = 9.87' rend/bench/records/sections/floor.json \
+	>fresh/floor.json
+bash rend/bench/render.sh "$T/fresh" "$T/rend/docs/performance.md" 2>err ||
+	fail "render.sh failed: $(cat err)"
+(cd rend && "$ORCH" doc render docs/performance.md >/dev/null) ||
+	fail "doc render of the rendered document failed"
+expect_grep '^\| 1 \| harness floor: orch per-sample wall within 1\.05x .* \| 9\.87x ' \
+	rend/docs/performance.md
+# The summary's row and section 1's table: nothing else.
+expect_eq "lines changed by one section measured anew" \
+	"$(diff rend/docs/performance.md "$top/docs/performance.md" | grep -c '^<')" 2
 exit 0
