@@ -75,6 +75,37 @@ serve_gate_wait_grant(struct serve *s, uint32_t i)
 }
 
 /*
+ * The plan's settle before the first step this agent runs: orch's own
+ * start-up (the agent's and the coordinator's first CPU use, which the
+ * kernel's scheduler goes on weighing for some tens of milliseconds) then
+ * no longer decides where the first programs start (docs/suites.md,
+ * settle). Answers messages meanwhile. Returns 0, SERVE_STOP or -1.
+ */
+int
+serve_gate_settle(struct serve *s, const struct proto_plan *plan)
+{
+	struct proto_msg	msg;
+	int64_t			end, left;
+	int			r;
+
+	if (!plan->has_settle_ms || plan->settle_ms == 0)
+		return (0);
+	log_debug("settling %u ms before the first run", plan->settle_ms);
+	end = util_now_ms() + plan->settle_ms;
+	while ((left = end - util_now_ms()) > 0) {
+		r = serve_msg_wait(s, &msg, (int)left);
+		if (r == 0) {
+			if (serve_msg_between(s, &msg) != 0)
+				return (SERVE_STOP);
+		} else if (r == SERVE_STOP)
+			return (SERVE_STOP);
+		else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
+			return (r);
+	}
+	return (0);
+}
+
+/*
  * Waits until the 1-minute load is at most max_load per core, backing off,
  * for at most wait_ms. Returns 0 when quiet, 1 when still busy (reason
  * filled), SERVE_GONE or -1.

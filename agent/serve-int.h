@@ -150,6 +150,7 @@ void	serve_msg_resend(const struct proto_msg *msg, void *arg);
  */
 void	serve_gate_self_load(struct serve *s, int running);
 int	serve_gate_wait_grant(struct serve *s, uint32_t i);
+int	serve_gate_settle(struct serve *s, const struct proto_plan *plan);
 int	serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
 	    char *reason, size_t len);
 

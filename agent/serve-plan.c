@@ -418,7 +418,7 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 	uint32_t	i, attempt;
 	int32_t		cl;
 	size_t		k;
-	int		r;
+	int		r, settled = 0;
 
 	for (i = 0; i < plan->nsteps; i++) {
 		if (journal_step_done(plan, pr, i) || serve_plan_skip(s, plan,
@@ -442,6 +442,9 @@ serve_plan_steps(struct serve *s, const struct proto_plan *plan,
 		}
 		if (r != 0)
 			return (r);
+		if (!settled && (r = serve_gate_settle(s, plan)) != 0)
+			return (r);
+		settled = 1;
 		/* An attempt started but never ended died with its agent. */
 		attempt = (pr->started[i] > pr->ended[i] ? pr->started[i] :
 		    pr->ended[i]) + 1;

@@ -268,6 +268,7 @@ static const struct msg_field msg_plan_tab[] = {
 	MSG_F(struct proto_plan, granted, MSG_U32),
 	MSG_FOPT(struct proto_plan, env_pad, MSG_U32, has_env_pad),
 	MSG_FOPT(struct proto_plan, env_pad_seed, MSG_U64, has_env_pad_seed),
+	MSG_FOPT(struct proto_plan, settle_ms, MSG_U32, has_settle_ms),
 };
 
 static const struct msg_field msg_grant_tab[] = {
@@ -985,7 +986,8 @@ msg_check_plan(const void *base)
 	int			 r = 0;
 
 	if (p->granted > p->nsteps ||
-	    (p->has_env_pad && p->env_pad > PROTO_ENV_PAD_MAX))
+	    (p->has_env_pad && p->env_pad > PROTO_ENV_PAD_MAX) ||
+	    (p->has_settle_ms && p->settle_ms > PROTO_SETTLE_MAX))
 		return (PROTO_ERR_FIELD);
 	if ((hook = calloc(p->ncmds + 1, 1)) == NULL)
 		return (PROTO_ERR_NOMEM);

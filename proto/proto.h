@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	8	/* bump on any change */
+#define PROTO_VERSION	9	/* bump on any change */
 
 #define PROTO_FRAME_MAX	(1024 * 1024)	/* largest sealed frame, bytes */
 #define PROTO_KEY_LEN	32		/* AES-256 key */
@@ -23,6 +23,7 @@
 #define PROTO_NAME_MAX	64		/* bench, variant, metric, fact key */
 #define PROTO_METRICS_MAX 64		/* program metrics per sample */
 #define PROTO_ENV_PAD_MAX 65536		/* a plan's env_pad, at most */
+#define PROTO_SETTLE_MAX 10000		/* a plan's settle_ms, at most */
 #define PROTO_TAIL_MAX	2048		/* stdout/stderr tail kept per sample */
 #define PROTO_CHECKSUM_MAX 128		/* checksum value kept per sample */
 #define PROTO_FACTS_EXTRA_MAX 32	/* extra machine facts per agent */
@@ -227,6 +228,9 @@ struct proto_plan {
 					   0 or absent: none */
 	int		 has_env_pad_seed;
 	uint64_t	 env_pad_seed;	/* keys the lengths (proto_env_pad) */
+	int		 has_settle_ms;
+	uint32_t	 settle_ms;	/* wait this long before the first step
+					   this agent runs; 0 or absent: none */
 };
 
 struct proto_metric {

@@ -933,10 +933,13 @@ oneline_suite_opts(const char *const *cmds, size_t ncmds,
 		goto out;
 	/*
 	 * A command near the harness floor would be all floor: compare its
-	 * wall time as it is, as hyperfine -N does (docs/suites.md).
+	 * wall time as it is, as hyperfine -N does (docs/suites.md). And a
+	 * one-line run starts at once, as hyperfine does: its variants are
+	 * interleaved alike through the agent's first, unsettled rounds, and
+	 * the pause would be a quarter of a short run's wall time.
 	 */
-	xasprintf(&s, "%s\n[suite]\nname = oneline\nsubtract_floor = no\n",
-	    ONELINE_HEADER);
+	xasprintf(&s, "%s\n[suite]\nname = oneline\nsubtract_floor = no\n"
+	    "settle = 0\n", ONELINE_HEADER);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||

@@ -44,13 +44,13 @@ static const char *const suite_suite_keys[] = {
 	"name", "rounds", "warmup", "seed", "min_effect", "reference",
 	"max_load", "load_wait", "retries", "pin", "subtract_floor", "timeout",
 	"counters", "linger", "min_rounds", "max_rounds", "budget", "env_pad",
-	NULL
+	"settle", NULL
 };
 enum {
 	SK_NAME, SK_ROUNDS, SK_WARMUP, SK_SEED, SK_MIN_EFFECT, SK_REFERENCE,
 	SK_MAX_LOAD, SK_LOAD_WAIT, SK_RETRIES, SK_PIN, SK_SUBTRACT_FLOOR,
 	SK_TIMEOUT, SK_COUNTERS, SK_LINGER, SK_MIN_ROUNDS, SK_MAX_ROUNDS,
-	SK_BUDGET, SK_ENV_PAD,
+	SK_BUDGET, SK_ENV_PAD, SK_SETTLE,
 };
 
 /* Counters the agent can read (agent/facts-linux.c has the same list). */
@@ -163,6 +163,33 @@ suite_parse_u64(const char *v, uint64_t *out)
 		x = x * 10 + d;
 	}
 	*out = x;
+	return (0);
+}
+
+int
+suite_parse_settle(const char *v, uint32_t *out)
+{
+	uint64_t	x, mul = 1;
+	char		num[32];
+	size_t		n = strlen(v);
+
+	if (strcmp(v, "0") == 0) {
+		*out = 0;
+		return (0);
+	}
+	if (n < 2 || n >= sizeof num)
+		return (-1);
+	memcpy(num, v, n + 1);
+	if (n > 2 && strcmp(num + n - 2, "ms") == 0)
+		num[n - 2] = '\0';
+	else if (num[n - 1] == 's') {
+		mul = 1000;
+		num[n - 1] = '\0';
+	} else
+		return (-1);	/* a bare number: seconds or milliseconds? */
+	if (suite_parse_u64(num, &x) != 0 || x > PROTO_SETTLE_MAX / mul)
+		return (-1);
+	*out = (uint32_t)(x * mul);
 	return (0);
 }
 
@@ -612,6 +639,12 @@ suite_key_suite(struct suite_parse *p, int k, const char *v)
 	case SK_MIN_EFFECT:
 	case SK_MAX_LOAD:
 		suite_key_decimal(p, k, v);
+		break;
+	case SK_SETTLE:
+		if (suite_parse_settle(v, &s->settle_ms) != 0)
+			ini_error(&p->src, p->src.line, "%s settle: '%s' is "
+			    "not a pause (want e.g. 50ms or 2s, at most 10s; "
+			    "0: none)", p->label, v);
 		break;
 	case SK_BUDGET:
 		if (suite_parse_budget(v, &s->budget_s) != 0)
@@ -2032,6 +2065,7 @@ suite_parse(const char *path, const char *text, int names_only,
 	s->subtract_floor = 1;
 	s->linger_s = 3600;
 	s->env_pad = SUITE_ENV_PAD_DEFAULT;
+	s->settle_ms = SUITE_SETTLE_DEFAULT;
 	s->min_rounds = SUITE_MIN_ROUNDS;
 	s->max_rounds = SUITE_MAX_ROUNDS;
 	suite_default_name(s, path);

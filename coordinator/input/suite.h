@@ -108,6 +108,8 @@ struct suite {
 	uint32_t	 env_pad;	/* a measured run's environment is
 					   padded by 0..env_pad bytes;
 					   0 off; default 4096 */
+	uint32_t	 settle_ms;	/* each agent waits this long before
+					   its first run; default 50 */
 
 	size_t		 nclaims;	/* [claim.NAME] sections (below) */
 	struct suite_claim *claims;
@@ -121,6 +123,7 @@ struct suite {
 };
 
 #define SUITE_ENV_PAD_DEFAULT	4096
+#define SUITE_SETTLE_DEFAULT	50	/* ms; docs/suites.md, settle */
 #define SUITE_MIN_ROUNDS	5
 #define SUITE_MAX_ROUNDS	200
 #define SUITE_BUDGET_MAX	(30 * 86400)	/* seconds */
@@ -130,6 +133,13 @@ struct suite {
  * into seconds, 1..SUITE_BUDGET_MAX. Returns 0, or -1 when it is not one.
  */
 int	suite_parse_budget(const char *v, uint32_t *out);
+
+/*
+ * Parses a settle pause, "50ms", "2s" or "0", into milliseconds, at most
+ * PROTO_SETTLE_MAX; a bare number other than 0 is refused (its unit would
+ * be a guess). Returns 0, or -1 when it is not one.
+ */
+int	suite_parse_settle(const char *v, uint32_t *out);
 
 /*
  * Parses the suite file at path. On error returns -1 and sets *cause

@@ -373,6 +373,8 @@ run_plan_build(struct run *run, struct run_host *rh)
 	p->linger_ms = s->linger_s * 1000;
 	p->resume_seq = -1;
 	run_plan_env_pad(run, rh, p);
+	p->has_settle_ms = s->settle_ms > 0;
+	p->settle_ms = s->settle_ms;
 	rh->seen = xcalloc(p->nsteps + 1, sizeof *rh->seen);
 	rh->told = xcalloc(p->ncmds + 1, sizeof *rh->told);
 	p->max_load = rh->h->max_load >= 0 ? rh->h->max_load :

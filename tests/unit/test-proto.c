@@ -246,6 +246,8 @@ check_plan(const struct proto_msg *a, const struct proto_msg *b)
 	assert_int_equal(y->has_env_pad, x->has_env_pad);
 	assert_int_equal(y->env_pad, x->env_pad);
 	assert_true(y->env_pad_seed == x->env_pad_seed);
+	assert_int_equal(y->has_settle_ms, x->has_settle_ms);
+	assert_int_equal(y->settle_ms, x->settle_ms);
 }
 
 static void
@@ -1288,7 +1290,7 @@ test_msg_wire_bytes(void **state)
 
 /* test_msg_wire_members' messages, as msg.c encoded them (hex). */
 #define WIRE_HELLO \
-	"86a17401a570726f746f08a776657273696f6ea5302e312e30a672756e5f6964" \
+	"86a17401a570726f746f09a776657273696f6ea5302e312e30a672756e5f6964" \
 	"b072756e2d32303234303530312e615f62a4686f7374a6657079632d31a56661" \
 	"6374738da26f73a56c696e7578a461726368a67838365f3634a96370755f6d6f" \
 	"64656cbf414d44204550594320393635342039362d436f72652050726f636573" \
@@ -2177,6 +2179,39 @@ test_env_pad(void **state)
 	proto_msg_free(&m);
 }
 
+/*
+ * Version 9's settle: a plan's settle_ms round-trips, absent stays absent
+ * (an older coordinator's plan starts at once), and one past
+ * PROTO_SETTLE_MAX is refused both ways.
+ */
+static void
+test_settle(void **state)
+{
+	struct proto_msg	m, out;
+	uint8_t			*buf;
+	size_t			 len;
+	uint64_t		 u;
+
+	(void)state;
+	make_plan(&m);
+	test_roundtrip(&m, &out);
+	assert_int_equal(out.u.plan.has_settle_ms, 0);
+	assert_int_equal(out.u.plan.settle_ms, 0);
+	proto_msg_free(&out);
+	m.u.plan.has_settle_ms = 1;
+	m.u.plan.settle_ms = PROTO_SETTLE_MAX;
+	test_roundtrip(&m, &out);
+	check_plan(&m, &out);
+	assert_int_equal(out.u.plan.has_settle_ms, 1);
+	assert_int_equal(out.u.plan.settle_ms, PROTO_SETTLE_MAX);
+	proto_msg_free(&out);
+	u = PROTO_SETTLE_MAX + 1;
+	test_edit_decode(&m, "settle_ms", put_uint, &u, PROTO_ERR_FIELD);
+	m.u.plan.settle_ms = PROTO_SETTLE_MAX + 1;
+	assert_int_equal(proto_encode(&m, &buf, &len), PROTO_ERR_FIELD);
+	proto_msg_free(&m);
+}
+
 int
 main(void)
 {
@@ -2206,6 +2241,7 @@ main(void)
 		cmocka_unit_test(test_msg_plan),
 		cmocka_unit_test(test_msg_sample),
 		cmocka_unit_test(test_env_pad),
+		cmocka_unit_test(test_settle),
 		cmocka_unit_test(test_msg_ack_done_bye),
 		cmocka_unit_test(test_msg_wire_bytes),
 		cmocka_unit_test(test_msg_wire_members),

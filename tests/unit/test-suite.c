@@ -244,6 +244,7 @@ test_defaults(void **state)
 	assert_int_equal(s->load_wait_s, 600);
 	assert_int_equal(s->retries, 2);
 	assert_int_equal(s->env_pad, 4096);
+	assert_int_equal(s->settle_ms, 50);
 	assert_string_equal(s->pin, "");
 	assert_int_equal(s->subtract_floor, 1);
 	assert_int_equal(s->nvariants, 2);
@@ -391,6 +392,15 @@ static const struct bad_case bad_cases[] = {
 	    ":2: [suite] env_pad: 65537 is out of range 0..65536" },
 	{ "bad-env-pad-neg.ini",
 	    ":2: [suite] env_pad: '-1' is not an integer" },
+	{ "bad-settle-bare.ini",
+	    ":2: [suite] settle: '50' is not a pause (want e.g. 50ms or 2s, "
+	    "at most 10s; 0: none)" },
+	{ "bad-settle-big.ini",
+	    ":2: [suite] settle: '11s' is not a pause (want e.g. 50ms or 2s, "
+	    "at most 10s; 0: none)" },
+	{ "bad-settle-neg.ini",
+	    ":2: [suite] settle: '-5ms' is not a pause (want e.g. 50ms or 2s, "
+	    "at most 10s; 0: none)" },
 	{ "bad-pin.ini",
 	    ":2: [suite] pin: bad CPU list '2,,3' (want e.g. 2,3 or 0-3)" },
 	{ "bad-subtract-floor.ini",
@@ -627,6 +637,33 @@ test_expand(void **state)
 }
 
 /* Runs the named cases, then one test per bad fixture. */
+/*
+ * settle takes a pause with its unit, milliseconds or seconds, up to 10 s,
+ * or 0; a bare number is refused rather than guessed at.
+ */
+static void
+test_settle(void **state)
+{
+	static const struct { const char *v; int ok; uint32_t ms; } c[] = {
+		{ "0", 1, 0 }, { "50ms", 1, 50 }, { "0ms", 1, 0 },
+		{ "2s", 1, 2000 }, { "10s", 1, 10000 }, { "10000ms", 1, 10000 },
+		{ "10001ms", 0, 0 }, { "11s", 0, 0 }, { "50", 0, 0 },
+		{ "", 0, 0 }, { "ms", 0, 0 }, { "s", 0, 0 }, { "-5ms", 0, 0 },
+		{ "1.5s", 0, 0 }, { "5 ms", 0, 0 }, { "5m", 0, 0 },
+		{ "99999999999999999999ms", 0, 0 }, { "4294967296000ms", 0, 0 },
+	};
+	uint32_t	ms;
+	size_t		i;
+
+	(void)state;
+	for (i = 0; i < NELEM(c); i++) {
+		ms = 7;
+		assert_int_equal(suite_parse_settle(c[i].v, &ms) == 0,
+		    c[i].ok);
+		assert_int_equal(ms, c[i].ok ? c[i].ms : 7);
+	}
+}
+
 int
 main(void)
 {
@@ -634,6 +671,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_good_absolute),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_settle),
 		cmocka_unit_test(test_no_suite_section),
 		cmocka_unit_test(test_default_name),
 		cmocka_unit_test(test_long_line),
