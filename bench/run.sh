@@ -133,8 +133,9 @@ EOF
 	sed -e "s/^rounds = .*/rounds = 10/" -e "s#^bin = .*#bin = $SLEEPER#" \
 	    -e "s/^\[bench.noop\]/[bench.sleep]\nargs = 20/" "$d/floor.ini" > "$d/sleep.ini"
 	sed -e "s/^rounds = .*/rounds = 10/" "$d/floor.ini" > "$d/floor10.ini"
+	sed -e "s/^warmup = 1/warmup = 1\nsettle = 0/" "$d/floor.ini" > "$d/floor0.ini"
 	show "$d/floor.ini"
-	cmd "ORCH_AGENT=bench/out/bin/agent-cpu BENCH_AGENT=$AGENT $ORCH run --max-load=0 --out=DIR $d/floor.ini"
+	cmd "$ORCH run --max-load=0 --out=DIR $d/floor.ini"
 	cmd "bench/out/bin/bare-spawn $N $NOOP"
 	cmd "bench/out/bin/spawn-like $N bench/out/floor $NOOP  # the agent's way of starting and collecting a program (agent/exec.c), without the rest of orch"
 	cmd "bench/out/bin/bare-spawn $N $NULLPROG"
@@ -146,10 +147,8 @@ EOF
 		o=$(( k % 3 ))
 		for ((i = 0; i < 3; i++)); do
 			case $(( (o + i) % 3 )) in
-			0)	rm -f "$d/cpu.$k"
-				t0=$(now_ns)
-				ORCH_AGENT=$BB/agent-cpu BENCH_AGENT=$AGENT BENCH_AGENT_CPU=$d/cpu.$k \
-				    orch_run "$d/orch.$k" "$d/floor.ini" || echo "orch block $k failed" >&2
+			0)	t0=$(now_ns)
+				orch_run "$d/orch.$k" "$d/floor.ini" || echo "orch block $k failed" >&2
 				echo $(( $(now_ns) - t0 )) > "$d/orch.$k.ns" ;;
 			1)	"$BB/bare-spawn" "$N" "$NOOP" > "$d/bare.$k.json"
 				"$BB/spawn-like" "$N" "$d" "$NOOP" > "$d/like.$k.json"
@@ -198,10 +197,13 @@ EOF
 		         printf "{\"kind\":\"%s\",\"samples\":%d,\"own_cpu_ns\":%.0f,\"own_nvcsw\":%d,\"children_cpu_ns\":%.0f,\"children_wall_ns\":%.0f}\n",
 		             kind, n, t[1] - c, t[2] - v, c, w}' "$1/samples.csv"
 	}
-	for ((k = 0; k < K; k++)); do
-		[ -s "$d/cpu.$k" ] && agent_own "$d/orch.$k" "$d/cpu.$k" long >> "$d/agent.jsonl"
-	done
+	# The stand-in is not in the blocks above: a process more at the start
+	# slowed a 30-round run's samples by 5% (bench/notes/floor.md).
 	for ((k = 0; k < $(q 4 2); k++)); do
+		rm -f "$d/cpu.$k"
+		ORCH_AGENT=$BB/agent-cpu BENCH_AGENT=$AGENT BENCH_AGENT_CPU=$d/cpu.$k \
+		    orch_run "$d/long.$k" "$d/floor.ini" &&
+		    agent_own "$d/long.$k" "$d/cpu.$k" long >> "$d/agent.jsonl"
 		ORCH_AGENT=$BB/agent-cpu BENCH_AGENT=$AGENT BENCH_AGENT_CPU=$d/cpu10.$k \
 		    orch_run "$d/orch10.$k" "$d/floor10.ini" &&
 		    agent_own "$d/orch10.$k" "$d/cpu10.$k" short >> "$d/agent.jsonl"
@@ -209,7 +211,28 @@ EOF
 		    orch_run "$d/sleep.$k" "$d/sleep.ini" &&
 		    agent_own "$d/sleep.$k" "$d/cpusl.$k" sleep >> "$d/agent.jsonl"
 	done
+	cmd "ORCH_AGENT=bench/out/bin/agent-cpu BENCH_AGENT=$AGENT $ORCH run --max-load=0 --out=DIR $d/floor.ini  # the agent's own cost, apart from the blocks"
 	cmd "the same with $d/floor10.ini (10 rounds) and $d/sleep.ini (10 rounds of tests/progs/sleeper 20: 20 ms asleep)"
+
+	# The settle (docs/suites.md): a run's first rounds against its last,
+	# with the default settle and with none, runs alternating.
+	: > "$d/settle.jsonl"
+	cmd "$ORCH run --max-load=0 --out=DIR $d/floor0.ini  # settle = 0, alternating with floor.ini (settle 50 ms by default)"
+	for ((k = 0; k < $(q 8 3); k++)); do
+		for f in floor floor0; do
+			[ $((k % 2)) = 1 ] && f=$([ "$f" = floor ] && echo floor0 || echo floor)
+			orch_run "$d/settle.$k.$f" "$d/$f.ini" || continue
+			awk -F, -v R="$R" -v f="$f" '
+			    NR > 1 && $4 == "noop" && $9 == 0 && $10 == "ok" && $11 == "wall_ns" {
+				if ($6 <= R / 3) e[++ne] = $12; else if ($6 > R * 2 / 3) l[++nl] = $12 }
+			    function med(a, n,   i, j, t) {
+				for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+			    END { printf "{\"settle_ms\":%d,\"early_ns\":%.0f,\"late_ns\":%.0f,\"n_early\":%d,\"n_late\":%d}\n",
+				f == "floor0" ? 0 : 50, med(e, ne), med(l, nl), ne, nl }' \
+			    "$d/settle.$k.$f/samples.csv" >> "$d/settle.jsonl"
+		done
+	done
 
 	# The same three with everything on one CPU (taskset): the scheduler
 	# can then not start the program on the other, colder CPU, which it
@@ -240,13 +263,22 @@ EOF
 	rm -f "$ORCH_WORKDIR/fsync-probe"
 	cmd "dd if=/dev/zero of=WORKDIR/fsync-probe bs=193 count=200 oflag=dsync  # one synchronous 193-byte append, as the agent's journal does once a round"
 	jq -s --slurpfile agent <(jq -s . "$d/agent.jsonl") --slurpfile pinned <(jq -s . "$d/pinned.jsonl") \
-	    --argjson fsync "${fs:-null}" "$JQ_LIB"'
+	    --slurpfile settle <(jq -s . "$d/settle.jsonl") \
+	    --argjson fsync "${fs:-null}" --argjson R "$R" "$JQ_LIB"'
 	  . as $b | ($agent[0]) as $a |
 	  ($a | map(select(.kind == "long"))) as $long |
 	  ($a | map(select(.kind == "short"))) as $short |
 	  ($a | map(select(.kind == "sleep"))) as $sleep |
-	  ($pinned[0]) as $p |
+	  ($pinned[0]) as $p | ($settle[0]) as $st |
 	  { blocks: $b,
+	    settle: $st,
+	    settle_rounds: $R,
+	    settle_early_ns: ($st | map(select(.settle_ms > 0) | .early_ns) | median),
+	    settle_late_ns: ($st | map(select(.settle_ms > 0) | .late_ns) | median),
+	    nosettle_early_ns: ($st | map(select(.settle_ms == 0) | .early_ns) | median),
+	    nosettle_late_ns: ($st | map(select(.settle_ms == 0) | .late_ns) | median),
+	    settle_ratio: ($st | map(select(.settle_ms > 0) | .early_ns / .late_ns) | median),
+	    nosettle_ratio: ($st | map(select(.settle_ms == 0) | .early_ns / .late_ns) | median),
 	    pinned: $p,
 	    pin_ratio_orch_bare: (if ($p | length) > 0 then ($p | map(.orch_median_ns / .bare_median_ns) | median) else null end),
 	    pin_ratio_orch_hf: (if ($p | length) > 0 then ($p | map(.orch_median_ns / .hf_median_ns) | median) else null end),
