@@ -37,6 +37,25 @@ serve_gate_self_load(struct serve *s, int running)
 }
 
 /*
+ * Waits up to ms for a message and handles it as one between steps.
+ * Returns 0 (a message handled, or none came: the coordinator's silence or
+ * its going is no reason to stop), SERVE_STOP or -1.
+ */
+static int
+serve_gate_pause(struct serve *s, int ms)
+{
+	struct proto_msg	msg;
+	int			r;
+
+	r = serve_msg_wait(s, &msg, ms);
+	if (r == 0)
+		return (serve_msg_between(s, &msg) != 0 ? SERVE_STOP : 0);
+	if (r == CHAN_TIMEOUT || r == SERVE_GONE)
+		return (0);
+	return (r);
+}
+
+/*
  * An open plan at the end of its grant: tells the coordinator (which then
  * looks at the rounds so far and answers with a GRANT) and waits for it,
  * again every SERVE_WAIT_TELL. Detached, it waits for nobody: the plan
@@ -46,7 +65,6 @@ serve_gate_self_load(struct serve *s, int running)
 int
 serve_gate_wait_grant(struct serve *s, uint32_t i)
 {
-	struct proto_msg	msg;
 	int64_t			start = util_now_ms(), told = -1, now;
 	int			r;
 	char			detail[128];
@@ -62,13 +80,7 @@ serve_gate_wait_grant(struct serve *s, uint32_t i)
 			    (uint32_t)(now - start), detail);
 			told = now;
 		}
-		r = serve_msg_wait(s, &msg, SERVE_WAIT_TELL);
-		if (r == 0) {
-			if (serve_msg_between(s, &msg) != 0)
-				return (SERVE_STOP);
-		} else if (r == SERVE_STOP)
-			return (SERVE_STOP);
-		else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
+		if ((r = serve_gate_pause(s, SERVE_WAIT_TELL)) != 0)
 			return (r);
 	}
 	return (i >= s->granted ? 1 : 0);
@@ -84,7 +96,6 @@ serve_gate_wait_grant(struct serve *s, uint32_t i)
 int
 serve_gate_settle(struct serve *s, const struct proto_plan *plan)
 {
-	struct proto_msg	msg;
 	int64_t			end, left;
 	int			r;
 
@@ -93,13 +104,7 @@ serve_gate_settle(struct serve *s, const struct proto_plan *plan)
 	log_debug("settling %u ms before the first run", plan->settle_ms);
 	end = util_now_ms() + plan->settle_ms;
 	while ((left = end - util_now_ms()) > 0) {
-		r = serve_msg_wait(s, &msg, (int)left);
-		if (r == 0) {
-			if (serve_msg_between(s, &msg) != 0)
-				return (SERVE_STOP);
-		} else if (r == SERVE_STOP)
-			return (SERVE_STOP);
-		else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
+		if ((r = serve_gate_pause(s, (int)left)) != 0)
 			return (r);
 	}
 	return (0);
@@ -114,7 +119,6 @@ int
 serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
     char *reason, size_t len)
 {
-	struct proto_msg	msg;
 	uint32_t		cores;
 	double			load, others, limit;
 	int64_t			start = util_now_ms(), waited;
@@ -151,11 +155,7 @@ serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
 		told = 1;
 		if (backoff > (int)(plan->load_wait_ms - waited))
 			backoff = (int)(plan->load_wait_ms - waited);
-		r = serve_msg_wait(s, &msg, backoff);
-		if (r == 0) {
-			if (serve_msg_between(s, &msg) != 0)
-				return (SERVE_STOP);
-		} else if (r != CHAN_TIMEOUT && r != SERVE_GONE)
+		if ((r = serve_gate_pause(s, backoff)) != 0)
 			return (r);
 		/* At least every 30 s: the coordinator shows each wait. */
 		backoff = backoff * 2 < SERVE_WAIT_TELL ? backoff * 2 :
