@@ -23,7 +23,8 @@
 # With no SECTION, all of them. Output: bench/out/SECTION.json (+ the raw
 # runs under bench/out/SECTION/), then bench/render.sh writes
 # docs/performance.md. Knobs (environment): BENCH_QUICK=1 shrinks every
-# repetition count (a smoke test, not for the document); BENCH_OUT;
+# repetition count (a smoke test, not for the document: it writes
+# $BENCH_OUT/performance.md and keeps no figures); BENCH_OUT;
 # BENCH_BIN and BENCH_LIB (another build of orch than bin/ and
 # build/default/lib/).
 set -uo pipefail
@@ -1169,6 +1170,12 @@ fi
 echo "bench: all sections in $(( ($(now_ns) - T0) / 1000000000 )) s" >&2
 # The figures of the sections run now, kept (committed) for a later run of
 # other sections: bench/render.sh reads them where bench/out has none.
+# A smoke run (BENCH_QUICK=1) keeps nothing and renders beside its runs.
+if [ "$QUICK" = 1 ]; then
+	"$ROOT/bench/render.sh" "$OUT" "$OUT/performance.md"
+	echo "bench: BENCH_QUICK: $OUT/performance.md (docs/performance.md and bench/records/sections untouched)" >&2
+	exit 0
+fi
 mkdir -p "$ROOT/bench/records/sections"
 for s in $SECTIONS; do
 	[ -s "$OUT/$s.json" ] && cp "$OUT/$s.json" "$ROOT/bench/records/sections/$s.json"
