@@ -1,6 +1,7 @@
 /* Small helpers both programs share: time, whole writes, arch names. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,35 @@
 #include <unistd.h>
 
 #include "proto/util.h"
+
+/* Where util_stop_signals' handler notes the signal. */
+static atomic_int	*util_stop_flag;
+
+static void
+util_stop_handler(int sig)
+{
+	struct sigaction	sa;
+	int			saved = errno;
+
+	if (util_stop_flag != NULL)
+		*util_stop_flag = sig;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	errno = saved;
+}
+
+void
+util_stop_signals(atomic_int *flag)
+{
+	struct sigaction	sa;
+
+	util_stop_flag = flag;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = util_stop_handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 int64_t
 util_now_ms(void)

@@ -2,11 +2,19 @@
 #ifndef PROTO_UTIL_H
 #define PROTO_UTIL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
 int64_t	util_now_ms(void);
+
+/*
+ * Makes SIGINT and SIGTERM set *flag to the signal (flag lock-free, so a
+ * handler may, and a thread may read it); the first one also puts that
+ * signal back to its default, so that a second ends the program at once.
+ */
+void	util_stop_signals(atomic_int *flag);
 
 /*
  * Writes all len bytes of buf to fd, again after a short write or EINTR

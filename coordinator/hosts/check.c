@@ -1,7 +1,5 @@
 /* orch check: a readiness table per host, and what to fix before measuring. */
-#include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +16,7 @@
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/tty.h"
 #include "proto/log.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 struct check_row {
@@ -374,21 +373,6 @@ check_route(const struct host *h)
 	printf("\n");
 }
 
-/* Notes the signal that interrupts --allocate; a second one ends orch. */
-static void
-check_sigint(int sig)
-{
-	struct sigaction	sa;
-	int			saved = errno;
-
-	check_stop = sig;
-	/* The jobs' short time limit ends what a second Ctrl-C leaves. */
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	sigaction(sig, &sa, NULL);
-	errno = saved;
-}
-
 /*
  * --allocate: Ctrl-C and SIGTERM release the nodes held (check_stop) and
  * revoke a request under way (slurm_stop_on), as orch run's do.
@@ -396,12 +380,8 @@ check_sigint(int sig)
 static void
 check_signals(void)
 {
-	struct sigaction	sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = check_sigint;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* A second Ctrl-C ends orch; the jobs' short time limit, the rest. */
+	util_stop_signals(&check_stop);
 	slurm_stop_on(&check_stop);
 }
 

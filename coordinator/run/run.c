@@ -23,6 +23,7 @@
 #include "coordinator/store/dataset.h"
 #include "coordinator/store/record.h"
 #include "proto/log.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 /*
@@ -30,21 +31,6 @@
  * every host thread, so atomic (lock-free, hence safe in a handler).
  */
 atomic_int		run_stop;
-
-/* Notes the signal that stops the run (run_stop); a second one ends orch. */
-static void
-run_sigint(int sig)
-{
-	struct sigaction	sa;
-	int			saved = errno;
-
-	run_stop = sig;
-	/* A second Ctrl-C ends orch at once; the agents carry on still. */
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	sigaction(sig, &sa, NULL);
-	errno = saved;
-}
 
 /* Formats the current UTC time as ISO 8601. */
 static void
@@ -63,10 +49,9 @@ run_signals(void)
 {
 	struct sigaction	sa;
 
+	/* A second Ctrl-C ends orch at once; the agents carry on still. */
+	util_stop_signals(&run_stop);
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = run_sigint;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }

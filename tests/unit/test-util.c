@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -149,6 +150,37 @@ test_env_pad(void **state)
 	assert_true(distinct > 990);
 }
 
+/*
+ * util_stop_signals: SIGTERM and SIGINT set the flag to the signal, and
+ * the first of each puts it back to its default (a second would end the
+ * program); another signal leaves the flag alone.
+ */
+static void
+test_stop_signals(void **state)
+{
+	struct sigaction	sa, old_int, old_term;
+	atomic_int		flag = 0;
+
+	(void)state;
+	sigaction(SIGINT, NULL, &old_int);
+	sigaction(SIGTERM, NULL, &old_term);
+	util_stop_signals(&flag);
+	sigaction(SIGTERM, NULL, &sa);
+	assert_true(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+	assert_int_equal(raise(SIGTERM), 0);
+	assert_int_equal(flag, SIGTERM);
+	sigaction(SIGTERM, NULL, &sa);
+	assert_true(sa.sa_handler == SIG_DFL);
+	sigaction(SIGINT, NULL, &sa);
+	assert_true(sa.sa_handler != SIG_DFL);
+	assert_int_equal(raise(SIGINT), 0);
+	assert_int_equal(flag, SIGINT);
+	sigaction(SIGINT, NULL, &sa);
+	assert_true(sa.sa_handler == SIG_DFL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
 int
 main(void)
 {
@@ -157,6 +189,7 @@ main(void)
 		cmocka_unit_test(test_be_get),
 		cmocka_unit_test(test_be_round_trip),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_stop_signals),
 		cmocka_unit_test(test_now_ms),
 		cmocka_unit_test(test_env_pad),
 	};
