@@ -111,6 +111,13 @@ facts_cores(void)
 	return (n < 1 ? 1 : (uint32_t)n);
 }
 
+/* macOS has no CPU affinity to narrow this. */
+uint32_t
+facts_cpus_usable(void)
+{
+	return (facts_cores());
+}
+
 uint64_t
 facts_maxrss_kb(const struct rusage *ru)
 {

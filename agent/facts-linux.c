@@ -379,6 +379,18 @@ facts_cores(void)
 	return (n < 1 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
 }
 
+uint32_t
+facts_cpus_usable(void)
+{
+	cpu_set_t	set;
+	int		n;
+
+	if (sched_getaffinity(0, sizeof set, &set) == -1 ||
+	    (n = CPU_COUNT(&set)) < 1)
+		return (facts_cores());
+	return ((uint32_t)n);
+}
+
 uint64_t
 facts_maxrss_kb(const struct rusage *ru)
 {

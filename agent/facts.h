@@ -49,6 +49,13 @@ double	facts_load1(void);
 /* Returns the number of logical CPUs online (at least 1). */
 uint32_t facts_cores(void);
 
+/*
+ * Returns the number of CPUs this process may run on now (at least 1):
+ * its affinity where the system has one (taskset, a pin), else
+ * facts_cores().
+ */
+uint32_t facts_cpus_usable(void);
+
 /* Converts ru_maxrss to KiB (Linux reports KiB, macOS bytes). */
 uint64_t facts_maxrss_kb(const struct rusage *ru);
 

@@ -24,6 +24,7 @@
 
 #define SERVE_SEND_TIMEOUT	30000	/* ms to hand a message to the peer */
 #define SERVE_SETTLE_MS		100	/* ms to wait for a sample's ACK */
+#define SERVE_SPIN_NS		500000	/* ns of it spent awake, polling */
 #define SERVE_BATCH_MS		500	/* ms a sample may wait in the batch
 					   before its round ends */
 #define SERVE_SYNC_MS		20	/* ms a journaled sample may wait for
@@ -299,11 +300,52 @@ serve_msg_poll(struct serve *s)
 }
 
 /*
+ * Polls for the ACKs without sleeping, at most SERVE_SPIN_NS, when this
+ * process may run on two CPUs or more. The coordinator answers a round's
+ * samples within a few hundred microseconds on one machine; an agent that
+ * slept for that (its CPU idle, the kernel and a VM's host free to put
+ * that CPU into a deeper idle state) started its next runs slower: the
+ * first program after a round's end 40-60 us slower, the floor run 8%
+ * (bench/notes/floor.md). On one CPU the spin would take the time the
+ * answer needs (the coordinator's or nanomsg's threads), so there is none.
+ * No sched_yield() between the polls: side by side it lost most of the
+ * gain. Returns 0 (acknowledged, or the spin's time is up: sleep for the
+ * rest) or SERVE_STOP.
+ */
+static int
+serve_msg_spin(struct serve *s)
+{
+	struct proto_msg	msg;
+	int64_t			end;
+	int			r;
+
+	if (s->detached || s->sent < 0 || s->acked >= s->sent ||
+	    facts_cpus_usable() < 2)
+		return (0);
+	end = util_now_ns() + SERVE_SPIN_NS;
+	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
+		r = serve_msg_wait(s, &msg, 0);
+		if (r == SERVE_STOP)
+			return (SERVE_STOP);
+		if (r == 0) {
+			if (serve_msg_between(s, &msg) != 0)
+				return (SERVE_STOP);
+			continue;
+		}
+		/* Gone or an error: the sleeping wait sees it too. */
+		if (r != CHAN_TIMEOUT || util_now_ns() >= end)
+			break;
+	}
+	return (0);
+}
+
+/*
  * Waits, at most SERVE_SETTLE_MS, until the coordinator has acknowledged
  * the last sample sent: on a small machine its recording of one sample
  * (decrypting, writing the record, answering) would otherwise share the
  * cores with the next measurement. On a slow link the bound lets the runs
- * go on; the journal keeps every sample either way. Returns 0 or
+ * go on; the journal keeps every sample either way. The first
+ * SERVE_SPIN_NS of it are spent awake (serve_msg_spin). Returns 0 or
  * SERVE_STOP.
  */
 int
@@ -313,6 +355,8 @@ serve_msg_settle(struct serve *s)
 	int64_t			deadline = util_now_ms() + SERVE_SETTLE_MS;
 	int			r, left;
 
+	if (serve_msg_spin(s) == SERVE_STOP)
+		return (SERVE_STOP);
 	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
 		if ((left = (int)(deadline - util_now_ms())) <= 0)
 			return (0);

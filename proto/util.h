@@ -8,6 +8,7 @@
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
 int64_t	util_now_ms(void);
+int64_t	util_now_ns(void);
 
 /*
  * Makes SIGINT and SIGTERM set *flag to the signal (flag lock-free, so a

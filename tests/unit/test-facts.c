@@ -122,6 +122,8 @@ test_cores_load(void **state)
 	(void)state;
 	assert_int_equal(facts_cores(), sysconf(_SC_NPROCESSORS_ONLN));
 	assert_true(facts_load1() >= 0);
+	assert_true(facts_cpus_usable() >= 1);
+	assert_true(facts_cpus_usable() <= facts_cores());
 }
 
 static void
@@ -174,13 +176,18 @@ test_pin_and_restore(void **state)
 
 	(void)state;
 	assert_int_equal(sched_getaffinity(0, sizeof orig, &orig), 0);
+	/* The CPUs the agent may use are its affinity, not all online. */
+	assert_int_equal(facts_cpus_usable(), CPU_COUNT(&orig));
+	assert_true(facts_cpus_usable() <= facts_cores());
 	assert_int_equal(facts_pin("0", err, sizeof err), 0);
 	assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
 	assert_int_equal(CPU_COUNT(&now), 1);
 	assert_true(CPU_ISSET(0, &now));
+	assert_int_equal(facts_cpus_usable(), 1);
 	assert_int_equal(facts_pin(NULL, err, sizeof err), 0);
 	assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
 	assert_true(CPU_EQUAL(&now, &orig));
+	assert_int_equal(facts_cpus_usable(), CPU_COUNT(&orig));
 
 	/* A list with blanks and a range; "" restores as NULL does. */
 	assert_int_equal(facts_pin(" 0 - 0 , 0", err, sizeof err), 0);
