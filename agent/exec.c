@@ -32,6 +32,7 @@
 #include "agent/metrics.h"
 #include "agent/proc.h"
 #include "proto/log.h"
+#include "proto/util.h"
 
 /*
  * posix_spawn_file_actions_addchdir_np: glibc >= 2.29, macOS >= 10.15.
@@ -135,16 +136,6 @@ exec_sigchld(int sig)
 	if (fd != -1 && write(fd, &c, 1) == -1)
 		c = 1;
 	errno = saved;
-}
-
-/* Returns the time of clock in nanoseconds. */
-static int64_t
-exec_now(clockid_t clock)
-{
-	struct timespec	ts;
-
-	clock_gettime(clock, &ts);
-	return ((int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 
 /* Returns the milliseconds from now until end for poll(), rounded up. */
@@ -335,7 +326,7 @@ exec_spawn_fork(const struct exec_req *req, int outw, int errw, int64_t *t0,
 		return (-1);
 	sigemptyset(&none);
 	born->lo = proc_born_clock();
-	*t0 = exec_now(CLOCK_MONOTONIC);
+	*t0 = util_clock_ns(CLOCK_MONOTONIC);
 	if ((pid = fork()) == 0) {
 		setpgid(0, 0);
 		for (sig = 1; sig < NSIG; sig++) {
@@ -444,7 +435,7 @@ exec_spawn(const struct exec_req *req, int outw, int errw, int64_t *t0,
 		goto out;
 
 	born->lo = proc_born_clock();
-	*t0 = exec_now(CLOCK_MONOTONIC);
+	*t0 = util_clock_ns(CLOCK_MONOTONIC);
 	if ((e = posix_spawn(&pid, req->path != NULL ? req->path :
 	    req->argv[0], &fa, &attr, req->argv, req->envp)) != 0)
 		pid = -1;
@@ -723,7 +714,7 @@ exec_reap(pid_t pid, int *status, struct rusage *ru, int64_t *t1)
 	for (;;) {
 		w = wait4(pid, status, WNOHANG, ru);
 		if (w == pid) {
-			*t1 = exec_now(CLOCK_MONOTONIC);
+			*t1 = util_clock_ns(CLOCK_MONOTONIC);
 			return (1);
 		}
 		if (w == 0)
@@ -750,7 +741,7 @@ exec_reset(struct proto_sample *out)
 	out->signal = 0;
 	out->wall_ns = out->user_ns = out->sys_ns = 0;
 	out->maxrss_kb = out->nvcsw = out->nivcsw = 0;
-	out->start_ns = exec_now(CLOCK_REALTIME);
+	out->start_ns = util_clock_ns(CLOCK_REALTIME);
 	out->nmetrics = 0;
 	out->has_checksum = 0;
 	out->checksum[0] = '\0';
@@ -814,7 +805,7 @@ exec_start(const struct exec_req *req, struct exec_child *c,
 	}
 
 	exec_sigdrain();	/* wake-ups left from earlier runs */
-	out->start_ns = exec_now(CLOCK_REALTIME);
+	out->start_ns = util_clock_ns(CLOCK_REALTIME);
 	c->pid = exec_spawn(req, c->outp[1], c->errp[1], &c->t0, &born);
 	e = errno;
 	if (c->pid != -1 && req->spawned != NULL)
@@ -877,7 +868,7 @@ exec_on_sigchld(struct exec_child *c)
 		return;
 	if (w == -1) {
 		c->lost = 1;
-		c->t1 = exec_now(CLOCK_MONOTONIC);
+		c->t1 = util_clock_ns(CLOCK_MONOTONIC);
 	}
 	c->reaped = 1;
 	/* From now on, the pipes' end is the end of what is left to drain. */
@@ -906,8 +897,8 @@ exec_watch(const struct exec_req *req, struct exec_child *c,
 	nfds_t		n;
 
 	for (;;) {
-		if ((tmo = exec_poll_timeout(c, exec_now(CLOCK_MONOTONIC))) ==
-		    -2)
+		tmo = exec_poll_timeout(c, util_clock_ns(CLOCK_MONOTONIC));
+		if (tmo == -2)
 			return (0);
 		n = 0;
 		isig = iout = ierr = ilife = -1;

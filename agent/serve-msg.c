@@ -305,9 +305,10 @@ serve_msg_poll(struct serve *s)
  * samples within a few hundred microseconds on one machine; an agent that
  * slept for that (its CPU idle, the kernel and a VM's host free to put
  * that CPU into a deeper idle state) started its next runs slower: the
- * first program after a round's end 40-60 us slower, the floor run 8%
- * (bench/notes/floor.md). On one CPU the spin would take the time the
- * answer needs (the coordinator's or nanomsg's threads), so there is none.
+ * first program after a round's end 694 us against 656 us awake, the
+ * floor run 607 us against 591 us (bench/notes/floor.md). On one CPU
+ * the spin would take the time the answer needs (the coordinator's or
+ * nanomsg's threads), so there is none.
  * No sched_yield() between the polls: side by side it lost most of the
  * gain. Returns 0 (acknowledged, or the spin's time is up: sleep for the
  * rest) or SERVE_STOP.
@@ -322,7 +323,7 @@ serve_msg_spin(struct serve *s)
 	if (s->detached || s->sent < 0 || s->acked >= s->sent ||
 	    facts_cpus_usable() < 2)
 		return (0);
-	end = util_now_ns() + SERVE_SPIN_NS;
+	end = util_clock_ns(CLOCK_MONOTONIC) + SERVE_SPIN_NS;
 	while (!s->detached && s->sent >= 0 && s->acked < s->sent) {
 		r = serve_msg_wait(s, &msg, 0);
 		if (r == SERVE_STOP)
@@ -333,7 +334,8 @@ serve_msg_spin(struct serve *s)
 			continue;
 		}
 		/* Gone or an error: the sleeping wait sees it too. */
-		if (r != CHAN_TIMEOUT || util_now_ns() >= end)
+		if (r != CHAN_TIMEOUT ||
+		    util_clock_ns(CLOCK_MONOTONIC) >= end)
 			break;
 	}
 	return (0);

@@ -50,12 +50,12 @@ util_now_ms(void)
 }
 
 int64_t
-util_now_ns(void)
+util_clock_ns(clockid_t clock)
 {
 	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	clock_gettime(clock, &ts);
+	return ((int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 
 int

@@ -5,10 +5,13 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Returns milliseconds of CLOCK_MONOTONIC. */
 int64_t	util_now_ms(void);
-int64_t	util_now_ns(void);
+
+/* Returns the time of clock in nanoseconds. */
+int64_t	util_clock_ns(clockid_t clock);
 
 /*
  * Makes SIGINT and SIGTERM set *flag to the signal (flag lock-free, so a
