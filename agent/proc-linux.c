@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/proc.h"
+#include "proto/util.h"
 
 int
 proc_init(void)
@@ -158,11 +159,7 @@ proc_ident(pid_t pid, char *buf, size_t len)
 int64_t
 proc_born_clock(void)
 {
-	struct timespec	ts;
-
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) == -1)
-		return (0);
-	return ((int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+	return (util_clock_ns(CLOCK_BOOTTIME));
 }
 
 /*

@@ -11,6 +11,7 @@
 #include "agent/facts.h"
 #include "agent/serve-int.h"
 #include "proto/log.h"
+#include "proto/util.h"
 #include "proto/xmalloc.h"
 
 /* Returns command c's hook k (PROTO_HOOK_*), or -1. */
@@ -58,8 +59,6 @@ static void
 serve_hook_not_run(const struct proto_plan *plan, uint32_t stepno,
     uint32_t attempt, struct proto_sample *smp, const char *why)
 {
-	struct timespec	ts;
-
 	memset(smp, 0, sizeof *smp);
 	smp->step = stepno;
 	smp->cmd = plan->steps[stepno].cmd;
@@ -67,8 +66,7 @@ serve_hook_not_run(const struct proto_plan *plan, uint32_t stepno,
 	smp->warmup = plan->steps[stepno].warmup;
 	smp->attempt = attempt;
 	smp->load1 = facts_load1();
-	clock_gettime(CLOCK_REALTIME, &ts);
-	smp->start_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	smp->start_ns = util_clock_ns(CLOCK_REALTIME);
 	smp->status = PROTO_ST_FAILED;
 	snprintf(smp->err_tail, sizeof smp->err_tail, "%s", why);
 }

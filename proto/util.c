@@ -54,7 +54,8 @@ util_clock_ns(clockid_t clock)
 {
 	struct timespec	ts;
 
-	clock_gettime(clock, &ts);
+	if (clock_gettime(clock, &ts) == -1)
+		return (0);
 	return ((int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 

@@ -10,7 +10,7 @@
 /* Returns milliseconds of CLOCK_MONOTONIC. */
 int64_t	util_now_ms(void);
 
-/* Returns the time of clock in nanoseconds. */
+/* Returns the time of clock in nanoseconds, 0 if it cannot be read. */
 int64_t	util_clock_ns(clockid_t clock);
 
 /*

@@ -119,6 +119,30 @@ test_now_ms(void **state)
 }
 
 /*
+ * util_clock_ns: the clock asked for, in nanoseconds (CLOCK_REALTIME is
+ * the epoch's, CLOCK_MONOTONIC moves on), and 0 for a clock that cannot
+ * be read rather than an unset time.
+ */
+static void
+test_clock_ns(void **state)
+{
+	struct timespec	ts;
+	int64_t		a, b;
+
+	(void)state;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	a = util_clock_ns(CLOCK_REALTIME);
+	assert_true(a / 1000000000LL >= (int64_t)ts.tv_sec);
+	assert_true(a / 1000000000LL <= (int64_t)ts.tv_sec + 5);
+	a = util_clock_ns(CLOCK_MONOTONIC);
+	usleep(2 * 1000);
+	b = util_clock_ns(CLOCK_MONOTONIC);
+	assert_true(b - a >= 1900000);
+	assert_true(b - a < 5000000000LL);
+	assert_int_equal(util_clock_ns((clockid_t)-9999), 0);
+}
+
+/*
  * util_env_pad: 0 when off, within 0..max, the same for the same key, and
  * (nearly) every step and attempt its own length.
  */
@@ -191,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_stop_signals),
 		cmocka_unit_test(test_now_ms),
+		cmocka_unit_test(test_clock_ns),
 		cmocka_unit_test(test_env_pad),
 	};
 
