@@ -204,7 +204,7 @@ struct host *
 args_hosts_named(const char *inv, const char *list, size_t *n,
     char **unknown)
 {
-	struct inventory	*iv = NULL;
+	const struct inventory	*iv;
 	struct host		*hosts = NULL;
 	const char		*path;
 	char			*copy, *name, *save = NULL, *why, *known, *u;
@@ -213,7 +213,7 @@ args_hosts_named(const char *inv, const char *list, size_t *n,
 	*n = 0;
 	*unknown = NULL;
 	path = inventory_path(inv, &required);
-	if (inventory_load(path, required, &iv, &why) != 0) {
+	if (inventory_get(path, required, &iv, &why) != 0) {
 		fprintf(stderr, "orch: %s\n", why);
 		exit(2);
 	}
@@ -234,7 +234,6 @@ args_hosts_named(const char *inv, const char *list, size_t *n,
 		free(u);
 		free(why);
 	}
-	inventory_free(iv);
 	if (known[0] != '\0')
 		hosts = args_hosts(inv, known, n);
 	free(known);

@@ -25,7 +25,7 @@ const struct cmd_entry cmd_deploy_entry = {
 static size_t
 cmd_deploy_slurm(const struct host *hosts, size_t n)
 {
-	struct inventory		*inv = NULL;
+	const struct inventory		*inv;
 	struct inventory_slurm_node	 sn;
 	const char			*path;
 	char				*cause = NULL;
@@ -33,7 +33,7 @@ cmd_deploy_slurm(const struct host *hosts, size_t n)
 	int				 required;
 
 	path = inventory_path(args_deploy_inventory(), &required);
-	if (inventory_load(path, required, &inv, &cause) != 0) {
+	if (inventory_get(path, required, &inv, &cause) != 0) {
 		/* args_deploy resolved the hosts from it: it loaded then. */
 		free(cause);
 		return (0);
@@ -47,7 +47,6 @@ cmd_deploy_slurm(const struct host *hosts, size_t n)
 		    hosts[i].name, sn.cluster->name);
 		bad++;
 	}
-	inventory_free(inv);
 	return (bad);
 }
 

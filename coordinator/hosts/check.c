@@ -492,7 +492,7 @@ int
 check_main(struct host *hosts, size_t n, const char *inventory, int allocate)
 {
 	struct check_row	*rows;
-	struct inventory	*inv = NULL;
+	const struct inventory	*inv;
 	size_t			 i;
 	int			 all = 1, required;
 	char			*cause = NULL;
@@ -504,7 +504,7 @@ check_main(struct host *hosts, size_t n, const char *inventory, int allocate)
 	/* A cluster's login host is looked up where the hosts were. */
 	slurm_login_inventory(inventory);
 	/* The hosts resolved from it: it loads, and names Slurm's. */
-	if (inventory_load(inventory_path(inventory, &required), required,
+	if (inventory_get(inventory_path(inventory, &required), required,
 	    &inv, &cause) != 0) {
 		free(cause);
 		inv = NULL;
@@ -521,7 +521,6 @@ check_main(struct host *hosts, size_t n, const char *inventory, int allocate)
 	for (i = 0; i < n; i++)
 		all &= check_print(&rows[i]);
 	free(rows);
-	inventory_free(inv);
 	if (check_stop)
 		return (128 + (int)check_stop);
 	return (all ? 0 : 3);

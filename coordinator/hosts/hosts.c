@@ -20,7 +20,7 @@ int
 hosts_resolve(const char *inventory, const char *list, struct host **hosts,
     size_t *n, char **cause)
 {
-	struct inventory	*inv = NULL;
+	const struct inventory	*inv;
 	const char		*path;
 	size_t			 i;
 	int			 required;
@@ -29,12 +29,9 @@ hosts_resolve(const char *inventory, const char *list, struct host **hosts,
 	*n = 0;
 	*cause = NULL;
 	path = inventory_path(inventory, &required);
-	if (inventory_load(path, required, &inv, cause) != 0 ||
-	    inventory_resolve_ssh(inv, list, hosts, n, cause) != 0) {
-		inventory_free(inv);
+	if (inventory_get(path, required, &inv, cause) != 0 ||
+	    inventory_resolve_ssh(inv, list, hosts, n, cause) != 0)
 		return (-1);
-	}
-	inventory_free(inv);
 	for (i = 0; i < *n; i++)
 		hosts_bind(&(*hosts)[i]);
 	return (0);

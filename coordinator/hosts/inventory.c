@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "coordinator/input/address.h"
 #include "coordinator/input/defaults.h"
 #include "coordinator/input/ini.h"
+#include "proto/xmalloc.h"
 
 #define INV_FILE_MAX		(1024 * 1024)	/* largest inventory, bytes */
 #define INV_HOSTS_MAX		1024
@@ -1297,6 +1299,63 @@ inventory_free(struct inventory *inv)
 	free(inv->index);
 	free(inv->path);
 	free(inv);
+}
+
+/*
+ * The inventories inventory_get loaded, one for each path and requirement,
+ * kept until inventory_forget: every part of one command reads one.
+ */
+struct inv_kept {
+	struct inventory	*inv;
+	int			 required;
+	struct inv_kept		*next;
+};
+static struct inv_kept	*inv_kept;
+static pthread_mutex_t	 inv_kept_mtx = PTHREAD_MUTEX_INITIALIZER;
+
+/* Loads path once (see inventory.h). */
+int
+inventory_get(const char *path, int required, const struct inventory **out,
+    char **cause)
+{
+	struct inv_kept		*k;
+	struct inventory	*inv;
+	int			 r = 0;
+
+	*out = NULL;
+	*cause = NULL;
+	pthread_mutex_lock(&inv_kept_mtx);
+	for (k = inv_kept; k != NULL; k = k->next) {
+		if (k->required == required && strcmp(k->inv->path, path) == 0)
+			break;
+	}
+	if (k != NULL)
+		*out = k->inv;
+	else if ((r = inventory_load(path, required, &inv, cause)) == 0) {
+		k = xmalloc(sizeof *k);
+		k->inv = inv;
+		k->required = required;
+		k->next = inv_kept;
+		inv_kept = k;
+		*out = inv;
+	}
+	pthread_mutex_unlock(&inv_kept_mtx);
+	return (r);
+}
+
+/* Frees what inventory_get kept. */
+void
+inventory_forget(void)
+{
+	struct inv_kept	*k;
+
+	pthread_mutex_lock(&inv_kept_mtx);
+	while ((k = inv_kept) != NULL) {
+		inv_kept = k->next;
+		inventory_free(k->inv);
+		free(k);
+	}
+	pthread_mutex_unlock(&inv_kept_mtx);
 }
 
 /* Picks the inventory path (see inventory.h). */

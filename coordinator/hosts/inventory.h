@@ -59,6 +59,19 @@ int	inventory_load(const char *path, int required, struct inventory **out,
 void	inventory_free(struct inventory *inv);
 
 /*
+ * As inventory_load, once per path (and required) in a process: a later
+ * call returns the inventory the first loaded, so that the hosts of one
+ * command and their Slurm clusters come from one reading of the file
+ * however many parts of it look. The inventory is kept (the caller never
+ * frees it) until inventory_forget. A failed load is not kept.
+ */
+int	inventory_get(const char *path, int required,
+	    const struct inventory **out, char **cause);
+
+/* Frees every inventory inventory_get kept; their pointers go stale. */
+void	inventory_forget(void);
+
+/*
  * Returns the inventory path: opt (--inventory) if not NULL, else
  * $ORCH_INVENTORY if set and non-empty, else INVENTORY_DEFAULT_PATH; sets
  * *required to 1 for the first two, else 0.

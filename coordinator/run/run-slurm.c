@@ -217,7 +217,7 @@ static int
 run_slurm_new(struct run *run, char **cause)
 {
 	const struct run_opts		*opts = run->opts;
-	struct inventory		*inv = NULL;
+	const struct inventory		*inv;
 	struct inventory_slurm_node	*nodes, node;
 	const struct inventory_slurm	*c;
 	const char			*path;
@@ -225,7 +225,7 @@ run_slurm_new(struct run *run, char **cause)
 	int				 required, r = -1;
 
 	path = inventory_path(opts->inventory, &required);
-	if (inventory_load(path, required, &inv, cause) != 0)
+	if (inventory_get(path, required, &inv, cause) != 0)
 		return (-1);
 	nodes = xcalloc(opts->nhosts + 1, sizeof *nodes);
 	at = xcalloc(opts->nhosts + 1, sizeof *at);
@@ -248,7 +248,6 @@ run_slurm_new(struct run *run, char **cause)
 out:
 	free(nodes);
 	free(at);
-	inventory_free(inv);
 	return (r);
 }
 

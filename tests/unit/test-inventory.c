@@ -1092,6 +1092,75 @@ test_hosts_resolve(void **state)
 	assert_non_null(cause);
 	assert_non_null(strstr(cause, DIR "no-such.ini"));
 	free(cause);
+	inventory_forget();
+}
+
+/* Writes text to path, replacing what it held. */
+static void
+put_file(const char *path, const char *text)
+{
+	FILE	*f;
+
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * inventory_get reads a file once in a process: the hosts of a command
+ * and their Slurm clusters (read again by run, check and deploy) come
+ * from one version of it, even when it changes in between. A failed load
+ * is not kept, and inventory_forget makes the next call read anew.
+ */
+static void
+test_get_once(void **state)
+{
+	const struct inventory	*a, *b, *c;
+	struct host		*h = NULL;
+	char			 dir[] = "/tmp/test-inventory.XXXXXX", path[64];
+	char			*cause = NULL;
+	size_t			 n = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/hosts.ini", dir);
+
+	/* Missing and required: an error, not kept. */
+	assert_int_equal(inventory_get(path, 1, &a, &cause), -1);
+	assert_null(a);
+	assert_non_null(strstr(cause, path));
+	free(cause);
+	cause = NULL;
+
+	put_file(path, "[host.one]\naddress = 127.0.0.1\n");
+	assert_int_equal(inventory_get(path, 1, &a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(inventory_nhosts(a), 1);
+	assert_string_equal(inventory_host_name(a, 0), "one");
+
+	/* Changed on disk: the process goes on with what it read. */
+	put_file(path, "[host.two]\naddress = 127.0.0.1\n"
+	    "[host.three]\naddress = 127.0.0.1\n");
+	assert_int_equal(inventory_get(path, 1, &b, &cause), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(inventory_nhosts(b), 1);
+	assert_int_equal(hosts_resolve(path, "all", &h, &n, &cause), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].name, "one");
+	free(h);
+
+	/* The same path asked for as optional is a reading of its own. */
+	assert_int_equal(inventory_get(path, 0, &c, &cause), 0);
+	assert_true(c != a);
+	assert_int_equal(inventory_nhosts(c), 2);
+
+	inventory_forget();
+	assert_int_equal(inventory_get(path, 1, &a, &cause), 0);
+	assert_int_equal(inventory_nhosts(a), 2);
+	assert_string_equal(inventory_host_name(a, 0), "two");
+	inventory_forget();
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* ---- inventory_path ----------------------------------------------------- */
@@ -1146,6 +1215,7 @@ main(void)
 		cmocka_unit_test_setup(test_resolve_bad, setup_env),
 		cmocka_unit_test_setup(test_resolve_local, setup_env),
 		cmocka_unit_test_setup(test_hosts_resolve, setup_env),
+		cmocka_unit_test_setup(test_get_once, setup_env),
 		cmocka_unit_test_setup(test_path, setup_env),
 		cmocka_unit_test_setup(test_slurm, setup_env),
 		cmocka_unit_test_setup(test_slurm_syntax, setup_env),

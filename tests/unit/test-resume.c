@@ -23,6 +23,7 @@
 
 #include "coordinator/cli/args.h"
 #include "coordinator/hosts/host.h"
+#include "coordinator/hosts/inventory.h"
 #include "coordinator/run/run-bind.h"
 #include "coordinator/run/run.h"
 
@@ -206,6 +207,7 @@ test_named(void **state)
 	assert_null(h);
 	assert_int_equal(n, 0);
 	free(unknown);
+	inventory_forget();
 }
 
 /* Makes the test's directory. */

@@ -478,6 +478,7 @@ test_login_refused(void **state)
 		    (long long)(util_now_ms() - t0));
 	slurm_login_close();
 	slurm_login_inventory(NULL);
+	inventory_forget();
 	unlink(path);
 }
 
