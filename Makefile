@@ -106,7 +106,7 @@ agent:
 	@$(MAKE) --no-print-directory PKGS='$(AGENT_PKGS)' $(BIN)/orch-agent $(BIN)/orch-null
 
 .PHONY: check-stats docs-stats
-.PHONY: install tools agent all programs demo check check-unit check-san check-valgrind check-e2e check-san-e2e check-tsan-e2e \
+.PHONY: install tools agent all programs demo lab-units check check-unit check-san check-valgrind check-e2e check-san-e2e check-tsan-e2e \
 	deps deps-build deps-test deps-bench deps-check check-commands check-fresh clean bench fuzz fuzz-smoke \
 	check-layers check-style check-quick compdb check-docs
 
@@ -410,12 +410,18 @@ compdb:
 check-valgrind: $(UNIT_BIN) suites
 	@VALGRIND=1 ./tests/run-unit.sh $(UNIT_BIN)
 
-check-e2e: programs suites $(TOOLS)
+# The unit tests some end-to-end tests run against their labs (t-remote,
+# t-slurm-lab), built with the programs they test.
+LAB_UNITS := $(O)/tests/test-ssh $(O)/tests/test-slurm
+lab-units: $(LAB_UNITS)
+
+check-e2e: programs suites $(TOOLS) $(LAB_UNITS)
 	@./tests/run-e2e.sh
 
 # The end-to-end tests again, with both programs built with ASan+UBSan.
 check-san-e2e:
-	@$(MAKE) --no-print-directory SANITIZE=address,undefined programs tools
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined programs tools \
+		lab-units
 	@$(MAKE) --no-print-directory suites
 	@ORCH_BIN_DIR=build/san/bin ./tests/run-e2e.sh
 
@@ -424,7 +430,7 @@ check-san-e2e:
 # with ThreadSanitizer: a data race fails the test (TSan exits 66).
 TSAN_E2E := t-lab t-faults t-remote t-interrupt t-jump t-resume-pid
 check-tsan-e2e:
-	@$(MAKE) --no-print-directory SANITIZE=thread programs tools
+	@$(MAKE) --no-print-directory SANITIZE=thread programs tools lab-units
 	@$(MAKE) --no-print-directory suites
 	@ORCH_BIN_DIR=build/san-thread/bin ./tests/run-e2e.sh \
 		$(TSAN_E2E:%=tests/e2e/%.sh)

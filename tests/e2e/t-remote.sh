@@ -3,7 +3,8 @@
 # here (orch run --resume, on the local host); a
 # workdir full of shell syntax is a plain directory name on the host; two
 # hosts deploy from source at once, each from its own private tarball, and
-# nothing goes through the old shared /tmp/orch-src-PID.tar.gz.
+# nothing goes through the old shared /tmp/orch-src-PID.tar.gz; a push
+# into a cache keeps a file of the same size there (test-ssh, ssh_put).
 . tests/e2e/lib.sh
 . tests/lab/lab.sh
 
@@ -82,5 +83,18 @@ expect_grep "run.?id.* is not a valid (identifier|name)" "$T/resume"
 cp "$T/r2.orig" "$T/r2/samples.msgpack"
 rc=0; run_orch "$T/stop2" stop "$T/r2" || rc=$?
 expect_eq "stop of the original run" "$rc" 0
+
+note "ssh_put into a cache (test-ssh): a file of the same size there is kept"
+case $BIN in
+bin) units=build/default/tests ;;
+*) units=$(dirname "$BIN")/tests ;;
+esac
+[ -x "$units/test-ssh" ] || fail "$units/test-ssh not built (make check-unit)"
+mkdir "$T/put"
+ORCH_SSH_LAB_INV="$INV" ORCH_SSH_LAB_DIR="$T/put" timeout 60 \
+    "$units/test-ssh" >"$T/unit" 2>&1 ||
+	{ cat "$T/unit"; fail "test-ssh failed against h1"; }
+grep -q SKIPPED "$T/unit" && { cat "$T/unit"; fail "test-ssh skipped its test"; }
+expect_grep '^\[  PASSED  \] 1 test\(s\)\.$' "$T/unit"
 no_leftovers
 echo "t-remote: ok"
