@@ -685,12 +685,35 @@ slurm_salloc_argv(const struct inventory_slurm_node *nodes, size_t nn,
 	return (n);
 }
 
+/*
+ * Returns the start of the line of salloc's error that says the cluster
+ * takes no heterogeneous job, or NULL.
+ */
+static const char *
+slurm_het_line(const char *err)
+{
+	static const char *const words[] = { "eterogeneous", "HetJob",
+	    "hetjob" };
+	const char	*at = NULL, *w;
+	size_t		 i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+		if ((w = strstr(err, words[i])) != NULL && (at == NULL ||
+		    w < at))
+			at = w;
+	}
+	if (at == NULL)
+		return (NULL);
+	while (at > err && at[-1] != '\n')
+		at--;
+	return (at);
+}
+
 /* True when salloc's error says the cluster takes no heterogeneous job. */
 int
 slurm_het_refused(const char *err)
 {
-	return (strstr(err, "eterogeneous") != NULL ||
-	    strstr(err, "HetJob") != NULL || strstr(err, "hetjob") != NULL);
+	return (slurm_het_line(err) != NULL);
 }
 
 /* Reads salloc's "Granted job allocation ID" into id[len]; 0 or -1. */
@@ -725,7 +748,8 @@ slurm_alloc_x(const struct inventory_slurm_node *nodes,
 	const struct inventory_slurm	*c = nodes[0].cluster;
 	struct slurm_out		*o = NULL;
 	char				*av[SLURM_ARGV_MAX + 1];
-	char				*own[SLURM_ARGV_MAX], leader[32];
+	char				*own[SLURM_ARGV_MAX], leader[32], *nl;
+	const char			*het;
 	size_t				 nown = 0, i;
 	int				 r = -1;
 
@@ -756,10 +780,20 @@ slurm_alloc_x(const struct inventory_slurm_node *nodes,
 	}
 	if (o->status != 0 || slurm_granted(o->err, leader,
 	    sizeof leader) != 0) {
-		*refused = nn > 1 && slurm_het_refused(o->err);
 		if (busy != NULL)
 			*busy = o->status != 0 && strstr(o->err,
 			    "queued and waiting for resources") != NULL;
+		if (nn > 1 && (het = slurm_het_line(o->err)) != NULL) {
+			*refused = 1;
+			/*
+			 * Its words, not the line after them ("Job
+			 * submit/allocate failed: Unspecified error").
+			 */
+			if ((nl = strchr(het, '\n')) != NULL) {
+				o->errlen = (size_t)(nl - o->err);
+				o->err[o->errlen] = '\0';
+			}
+		}
 		if (nn > 1)
 			xasprintf(cause, "%s: salloc of %zu components (-p %s "
 			    "...): %s", hosts[0], nn, nodes[0].partition,

@@ -2,7 +2,9 @@
 # hands out an exclusive node and takes it back, shows that a FORCE:2
 # partition puts two --exclusive jobs on one node; orch run allocates a
 # node per Slurm host (e on epyc, a on arm), measures there over SSH,
-# names the nodes in summary.json and report.md and gives them back; a
+# names the nodes in summary.json and report.md and gives them back; where
+# the cluster refuses heterogeneous jobs (the lab's job_submit.lua) each
+# host gets a job of its own, with salloc's reason; a
 # host on the forced partition is refused before anything is measured; a
 # SIGKILLed coordinator's run resumes on its job; orch stop of a detached
 # run leaves no agent and no job; with login = L (a login host's sshd,
@@ -122,6 +124,22 @@ grep -aq 'node_cpus' "$T/r1/samples.msgpack" || fail "no node_cpus in the record
 grep -aq 'node_arch' "$T/r1/samples.msgpack" || fail "no node_arch in the record"
 expect_eq "orch jobs after the run" "$(orch_jobs)" ""
 no_agent || fail "an agent outlived the run"
+
+note "a cluster that takes no heterogeneous job: a job per host instead"
+touch "$SLURM_DIR/refuse-het"
+rc=0; run_orch "$T/run1h" run --inventory="$INV" --hosts=e,a --rounds=3 \
+    --seed=1 --out="$T/r1h" tests/suites/brisk.ini || rc=$?
+rm -f "$SLURM_DIR/refuse-het"
+[ "$rc" = 0 ] || { cat "$T/run1h"; slurm_logs; fail "orch run exit $rc"; }
+# salloc's words for it, not its last line ("Unspecified error").
+expect_grep '^orch: e: salloc of 2 components \(-p epyc \.\.\.\): salloc: error: ([0-9]+: )?Heterogeneous jobs are disabled on this cluster; a job per host instead$' "$T/run1h"
+expect_grep '^orch: e: Slurm job [0-9]+ on node n1 \(.*\), partition epyc, exclusive$' "$T/run1h"
+expect_grep '^orch: a: Slurm job [0-9]+ on node n2 \(.*\), partition arm, exclusive$' "$T/run1h"
+jq -e '([.hosts[].slurm.job_id] | unique | length == 2) and ([.hosts[].slurm.component] == [0, 0])' \
+    "$T/r1h/summary.json" >/dev/null ||
+	fail "hosts[].slurm: $(jq -c '[.hosts[].slurm]' "$T/r1h/summary.json")"
+expect_eq "orch jobs after the run of two jobs" "$(orch_jobs)" ""
+no_agent || fail "an agent outlived the run of two jobs"
 
 note "orch check --allocate: a node held, probed over SSH with its agent, released"
 # The run above put e's agent in its workdir (one filesystem for all nodes).

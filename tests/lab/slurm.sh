@@ -13,6 +13,8 @@
 #   epyc    n1, n4, n5, ... (OverSubscribe=EXCLUSIVE; the default)
 #   arm     n2 (OverSubscribe=EXCLUSIVE)
 #   forced  n3 (OverSubscribe=FORCE:2: --exclusive is not honoured)
+# While $SLURM_DIR/refuse-het exists, the cluster refuses heterogeneous
+# jobs (a job_submit.lua beside slurm.conf), as some sites' do.
 # Every node's slurmd is started with `nsenter --net=` into its host's
 # namespace and `unshare -u` for its hostname nK (`ip netns exec` would
 # remount /sys, and slurmd then fails on /sys/fs/cgroup);
@@ -366,6 +368,7 @@ SlurmdLogFile=$d/%n/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 JobCompType=jobcomp/none
+JobSubmitPlugins=lua
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 SlurmctldTimeout=30
@@ -380,6 +383,31 @@ EOF
 PartitionName=epyc Nodes=$epyc OverSubscribe=EXCLUSIVE Default=YES MaxTime=INFINITE State=UP
 PartitionName=arm Nodes=n2 OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
 PartitionName=forced Nodes=n3 OverSubscribe=FORCE:2 MaxTime=INFINITE State=UP
+EOF
+	# Beside slurm.conf, where slurmctld looks for it: while the file
+	# $d/refuse-het is there, a heterogeneous job (each of its components
+	# comes through here) is refused as a cluster that takes none does.
+	cat >"$d/job_submit.lua" <<EOF
+-- orch lab cluster, written by tests/lab/slurm.sh
+function slurm_job_submit(job_desc, part_list, submit_uid)
+	local f = io.open("$d/refuse-het", "r")
+	if f == nil then
+		return slurm.SUCCESS
+	end
+	f:close()
+	if job_desc.het_job_offset ~= nil and
+	    job_desc.het_job_offset ~= slurm.NO_VAL then
+		slurm.log_user("Heterogeneous jobs are disabled on this cluster")
+		return slurm.ERROR
+	end
+	return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+	return slurm.SUCCESS
+end
+
+return slurm.SUCCESS
 EOF
 }
 

@@ -144,6 +144,10 @@ test_het_refused(void **state)
 	assert_true(slurm_het_refused("salloc: error: Heterogeneous job "
 	    "support is disabled"));
 	assert_true(slurm_het_refused("salloc: error: HetJob not allowed"));
+	/* A job_submit plugin's words, then salloc's own line. */
+	assert_true(slurm_het_refused("salloc: error: Heterogeneous jobs are "
+	    "disabled here\nsalloc: error: Job submit/allocate failed: "
+	    "Unspecified error"));
 	assert_false(slurm_het_refused("salloc: error: invalid partition "
 	    "specified: nope"));
 	assert_false(slurm_het_refused("salloc: error: Unable to allocate "
