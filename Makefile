@@ -249,9 +249,9 @@ $(FUZZ_BIN)/fuzz-proto: tests/fuzz/fuzz-proto.c proto/seal.c proto/msg.c proto/h
 $(FUZZ_BIN)/fuzz-suite: tests/fuzz/fuzz-suite.c coordinator/input/suite.c coordinator/input/suite-claims.c coordinator/input/ini.c coordinator/analysis/rng.c proto/log.c proto/ident.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
-$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/hosts/inventory.c coordinator/hosts/sshconfig.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c
+$(FUZZ_BIN)/fuzz-inventory: tests/fuzz/fuzz-inventory.c coordinator/hosts/inventory.c coordinator/hosts/sshconfig.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c proto/xmalloc.c proto/log.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
 # The record loader, the analysis and every report writer: the layers
 # below the run, whole (docs/architecture.md), and the shared base.
 FUZZ_RECORD_SRC := $(wildcard coordinator/input/*.c coordinator/store/*.c \
@@ -260,9 +260,9 @@ $(FUZZ_BIN)/fuzz-record: tests/fuzz/fuzz-record.c $(FUZZ_RECORD_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs $(MSGPACK_PC) inih libcrypto sqlite3 nanomsg) -lpthread -lm -o $@
 
-$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/hosts/sshconfig.c coordinator/hosts/inventory.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c
+$(FUZZ_BIN)/fuzz-sshconfig: tests/fuzz/fuzz-sshconfig.c coordinator/hosts/sshconfig.c coordinator/hosts/inventory.c coordinator/input/address.c coordinator/input/ini.c proto/ident.c proto/util.c proto/xmalloc.c proto/log.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs inih) -lpthread -o $@
 $(FUZZ_BIN)/fuzz-knownhosts: tests/fuzz/fuzz-knownhosts.c coordinator/hosts/knownhosts.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $^ $$(pkg-config --cflags --libs libcrypto) -o $@
