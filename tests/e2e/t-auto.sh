@@ -70,8 +70,13 @@ args = 50
 EOT
 }
 
-note "A/A that cannot be decided, budget 4s: stops at the budget"
-aa "$T/aa.ini" 200 "budget = 4s"
+# A budget of 1 s ends it after its first block of 5 rounds (about 0.6 s;
+# another would pass the budget). Its one look spends 5/200 of alpha
+# (t^1 spending, seq.h): a chance decision in about 1 run of 800. With 4 s
+# (some 40 rounds, 8 looks, 40/200 of alpha: about 1 in 100) an A/A with
+# min_effect = 0 was decided by chance in one CI run.
+note "A/A that cannot be decided, budget 1s: stops at the budget"
+aa "$T/aa.ini" 200 "budget = 1s"
 rc=0; run_orch "$T/log2" run --out="$T/b" "$T/aa.ini" || rc=$?
 cat "$T/log2"
 expect_eq "exit" "$rc" 0
@@ -80,8 +85,8 @@ expect_eq "stop" "$(jq -r '.hosts[0].stop' "$S")" budget
 used=$(jq '.hosts[0].rounds_used' "$S")
 [ "$used" -ge 5 ] && [ "$used" -lt 200 ] || fail "rounds used $used"
 # A block of 5 rounds is about 0.5 s: generous, never a measure of speed.
-jq -e '.hosts[0].seconds < 8' "$S" >/dev/null || fail "ran $(jq .hosts[0].seconds "$S") s on a budget of 4 s"
-expect_grep "^- \`local\`: $used of at most 200 rounds, stopped: another block would pass the budget of 4s" "$T/b/report.md"
+jq -e '.hosts[0].seconds < 8' "$S" >/dev/null || fail "ran $(jq .hosts[0].seconds "$S") s on a budget of 1 s"
+expect_grep "^- \`local\`: $used of at most 200 rounds, stopped: another block would pass the budget of 1s" "$T/b/report.md"
 expect_grep "undecided nap B vs A: " "$T/b/report.md"
 exactly_once "$T/b" "$used"
 
