@@ -112,8 +112,9 @@ serve_gate_settle(struct serve *s, const struct proto_plan *plan)
 
 /*
  * Waits until the 1-minute load is at most max_load per core, backing off,
- * for at most wait_ms. Returns 0 when quiet, 1 when still busy (reason
- * filled), SERVE_GONE or -1.
+ * for at most wait_ms; the samples of the rounds before (a batch shared by
+ * short rounds) are sent and synced before the first wait. Returns 0 when
+ * quiet, 1 when still busy (reason filled), SERVE_GONE or -1.
  */
 int
 serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
@@ -148,6 +149,8 @@ serve_gate_quiet(struct serve *s, const struct proto_plan *plan,
 		snprintf(detail, sizeof detail, "waiting: 1-minute load %.2f "
 		    "above %.2f (max_load %.4g x %u cores)", others, limit,
 		    plan->max_load, cores);
+		if (!told && serve_msg_flush_sync(s) != 0)
+			return (-1);
 		if (!told || backoff >= 8000)
 			log_info("%s", detail);
 		serve_msg_status(s, "waiting-load", load, limit,

@@ -129,8 +129,8 @@ void	serve_msg_note(struct serve *s, const char *what, const char *why);
  * the batch (returns 0 or -1); sends the batch, then flushes the journal
  * to disk once its oldest unflushed sample is SERVE_SYNC_MS old, or
  * always (both return 0 or -1); says whether the batch is old enough to
- * send before its round ends (1) or not (0); resends a journaled one
- * (journal_resend_cb).
+ * send, at a round's end or before it (1), or not (0); resends a
+ * journaled one (journal_resend_cb).
  */
 int	serve_msg_between(struct serve *s, struct proto_msg *msg);
 int	serve_msg_poll(struct serve *s);
@@ -138,7 +138,7 @@ int	serve_msg_settle(struct serve *s);
 int	serve_msg_sample(struct serve *s, const struct proto_msg *msg);
 int	serve_msg_flush(struct serve *s);
 int	serve_msg_flush_sync(struct serve *s);
-int	serve_msg_batch_due(const struct serve *s);
+int	serve_msg_batch_due(const struct serve *s, int round_end);
 void	serve_msg_resend(const struct proto_msg *msg, void *arg);
 
 /*

@@ -28,7 +28,8 @@
 #define SERVE_BATCH_MS		500	/* ms a sample may wait in the batch
 					   before its round ends */
 #define SERVE_SYNC_MS		20	/* ms a journaled sample may wait for
-					   its fsync when rounds are short */
+					   its send and fsync when rounds
+					   are short */
 #define SERVE_SEND_SLICE	200	/* ms a send waits before the lifeline
 					   is looked at again */
 
@@ -411,14 +412,16 @@ serve_msg_sample(struct serve *s, const struct proto_msg *msg)
 }
 
 /*
- * Returns 1 when the batch holds a sample older than SERVE_BATCH_MS: a
- * long round's samples are flushed and sent on the way, not at its end.
+ * Returns 1 when the batch is due to be sent: at a round's end (round_end)
+ * once its oldest sample is SERVE_SYNC_MS old, so that short rounds share
+ * a send and a sync; within a round once it is SERVE_BATCH_MS old, so that
+ * a long round's samples are sent on the way, not at its end.
  */
 int
-serve_msg_batch_due(const struct serve *s)
+serve_msg_batch_due(const struct serve *s, int round_end)
 {
-	return (s->npend > 0 &&
-	    util_now_ms() - s->pend_since >= SERVE_BATCH_MS);
+	return (s->npend > 0 && util_now_ms() - s->pend_since >=
+	    (round_end ? SERVE_SYNC_MS : SERVE_BATCH_MS));
 }
 
 /*
@@ -447,6 +450,10 @@ serve_msg_flush_if(struct serve *s, int sync)
 	size_t	i;
 	int	r = 0;
 
+	if (s->npend > 0 && !s->detached)
+		log_debug("sending %zu samples, the oldest %lld ms old%s",
+		    s->npend, (long long)(util_now_ms() - s->pend_since),
+		    sync ? " (flushed now)" : "");
 	for (i = 0; i < s->npend; i++) {
 		if (r == 0 && !s->detached && serve_msg_deliver(s,
 		    PROTO_SAMPLE, s->pend[i].buf, s->pend[i].len) != 0)

@@ -388,19 +388,25 @@ serve_plan_stopped_before(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
- * The end of step i: at its round's end (the next step is of another
- * round, or there is none), or once the batch is SERVE_BATCH_MS old, the
- * round's samples are sent, and the journal is flushed to disk with one
- * fsync once its oldest unflushed sample is SERVE_SYNC_MS old
- * (serve_msg_flush).
+ * The end of step i: the batch is sent, and the journal flushed to disk
+ * with one fsync once its oldest unflushed sample is SERVE_SYNC_MS old
+ * (serve_msg_flush), at the end of the round in which the batch's
+ * oldest sample reached SERVE_SYNC_MS (every round, for rounds of that
+ * or longer), within a round once it is SERVE_BATCH_MS old, and after
+ * the plan's last step (synced then). Short rounds share one send, one
+ * ACK and one sync: a round's end that sent its samples, and waited for
+ * their ACK, made the next round's first run 20-40 us slower
+ * (bench/notes/floor.md).
  * Returns 0 or -1.
  */
 static int
 serve_plan_round_end(struct serve *s, const struct proto_plan *plan,
     uint32_t i)
 {
-	if (i + 1 < plan->nsteps && plan->steps[i + 1].round ==
-	    plan->steps[i].round && !serve_msg_batch_due(s))
+	if (i + 1 == plan->nsteps)
+		return (serve_msg_flush_sync(s));
+	if (!serve_msg_batch_due(s, plan->steps[i + 1].round !=
+	    plan->steps[i].round))
 		return (0);
 	return (serve_msg_flush(s));
 }

@@ -46,11 +46,12 @@ cmp "$OUT/summary.json" "$T/before/summary.json" || fail "summary.json differs a
 cmp "$OUT/report.md" "$T/before/report.md" || fail "report.md differs after orch report"
 cmp "$T/y.json" "$OUT/summary.json" || fail "orch report --export-json differs"
 
-note "the journal's group commit: short rounds share an fsync, a long round has its own"
-# The agent flushes its journal at a round's end once the oldest sample
-# not yet on disk is 20 ms old (docs/reliability.md), and at the plan's
-# end. Both hold however busy the machine is: a flush before the end
-# never comes sooner, and a round of 30 ms or more always has one.
+note "the journal's group commit: short rounds share a send and an fsync, a long round has its own"
+# The agent sends its samples and flushes its journal at a round's end
+# once the oldest sample not yet sent (on disk) is 20 ms old
+# (docs/reliability.md), and at the plan's end. Both hold however busy
+# the machine is: a send or flush before the end never comes sooner, and
+# a round of 30 ms or more always has one of each.
 rc=0; run_orch "$T/logsync" run -v --out="$T/sync" --rounds=40 --max-load=0 \
 	-- true true || rc=$?
 expect_eq "short rounds: exit code" "$rc" 0
@@ -61,12 +62,18 @@ grep 'journal synced: ' "$L" | grep -v 'flushed now' | awk '{
 	for (i = 1; i <= NF; i++) if ($i == "oldest") age = $(i + 1)
 	if (age < 20) { print "a sync after " age " ms: " $0; bad = 1 } }
 	END { exit bad }' || fail "short rounds: a journal sync came before 20 ms"
+grep -q 'sending .* samples, the oldest' "$L" || fail "short rounds: no send logged"
+grep 'sending .* samples, the oldest' "$L" | grep -v 'flushed now' | awk '{
+	for (i = 1; i <= NF; i++) if ($i == "oldest") age = $(i + 1)
+	if (age < 20) { print "a send after " age " ms: " $0; bad = 1 } }
+	END { exit bad }' || fail "short rounds: samples sent before the oldest was 20 ms old"
 SL="tests/progs/bin/linux-$(uname -m)/sleeper"
 rc=0; run_orch "$T/logsync2" run -v --out="$T/sync2" --rounds=3 --max-load=0 \
 	-- "$SL 30" "$SL 31" || rc=$?
 expect_eq "long rounds: exit code" "$rc" 0
 rounds=$(awk -F, 'NR > 1 {print $6}' "$T/sync2/samples.csv" | sort -u | wc -l)
 expect_eq "long rounds: one sync each" "$(grep -c 'journal synced: ' "$T/sync2/logs/local.log")" "$rounds"
+expect_eq "long rounds: one send each" "$(grep -c 'sending .* samples, the oldest' "$T/sync2/logs/local.log")" "$rounds"
 
 note "one program, two settings, names past inih's 49-character sections: not A/A"
 G=/usr/share/common-licenses/GPL-3
