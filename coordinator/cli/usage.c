@@ -145,9 +145,10 @@ static const struct usage_opt usage_opts[] = {
 	  "add the key of a host not in ~/.ssh/known_hosts (never a changed "
 	  "one)" },
 	{ "run", "--rounds=N|auto", OPT_ROUNDS,
-	  "measured rounds per host (default: the suite's); auto: each host "
-	  "stops once its primary comparisons are decided, at the suite's "
-	  "max_rounds, or at its budget" },
+	  "measured rounds per host (default: the suite's; a one-line "
+	  "run's: auto, budget 20s); auto: each host stops once its primary "
+	  "comparisons are decided, at the suite's max_rounds, or at its "
+	  "budget" },
 	{ "run", "--budget=DURATION", OPT_BUDGET,
 	  "with rounds = auto, the time each host may measure (90s, 20m, 2h; "
 	  "default: the suite's, else none)" },

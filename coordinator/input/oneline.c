@@ -25,6 +25,14 @@
 
 /* inih's line buffer in the Debian build: 198 characters of a line. */
 #define ONELINE_LINE_MAX	198
+/*
+ * A one-line run measures until its answer is decided, as hyperfine
+ * measures for at least 3 s: rounds = auto (blocks of 5, at most 200
+ * rounds), stopped once another block would pass ONELINE_BUDGET of
+ * measuring. A short command gets its 200 rounds in well under a second;
+ * a 1 s command about 10, hyperfine's minimum (docs/suites.md).
+ */
+#define ONELINE_BUDGET		"20s"
 #define ONELINE_ADVICE \
 	"orch runs each command without a shell: quote it to pass it on " \
 	"as it is, or write a wrapper script or a suite (docs/suites.md)"
@@ -938,8 +946,9 @@ oneline_suite_opts(const char *const *cmds, size_t ncmds,
 	 * interleaved alike through the agent's first, unsettled rounds, and
 	 * the pause would be a quarter of a short run's wall time.
 	 */
-	xasprintf(&s, "%s\n[suite]\nname = oneline\nsubtract_floor = no\n"
-	    "settle = 0\n", ONELINE_HEADER);
+	xasprintf(&s, "%s\n[suite]\nname = oneline\nrounds = auto\n"
+	    "budget = %s\nsubtract_floor = no\nsettle = 0\n", ONELINE_HEADER,
+	    ONELINE_BUDGET);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||
