@@ -29,30 +29,48 @@
 #define SHORT_ROUNDS	30
 #define SHORT_FLOOR	900000.0	/* ns: the harness floor */
 
-/* Returns subtract_floor of the suite `orch run -- true '/bin/echo x'`. */
-static int
-short_oneline_subtract(void)
+/* Loads the suite of `orch run -- true '/bin/echo x'`. */
+static struct suite *
+short_oneline_suite(void)
 {
 	const char	*cmds[] = { "true", "/bin/echo x" };
 	struct suite	*s = NULL;
 	char		*text = NULL, *cause = NULL;
-	int		 sub;
 
 	if (oneline_suite_opts(cmds, 2, NULL, 0, NULL, &text, &cause) != 0 ||
 	    suite_load_text(ONELINE_LABEL, text, &s, &cause) != 0)
 		fail_msg("%s", cause);
-	sub = s->subtract_floor;
-	suite_free(s);
 	free(text);
-	return (sub);
+	return (s);
 }
 
 /* The one-line suite says subtract_floor = no. */
 static void
 test_oneline_no_floor(void **state)
 {
+	struct suite	*s = short_oneline_suite();
+
 	(void)state;
-	assert_int_equal(short_oneline_subtract(), 0);
+	assert_int_equal(s->subtract_floor, 0);
+	suite_free(s);
+}
+
+/*
+ * And it measures until decided: rounds = auto in blocks of 5, at most
+ * 200 rounds, a budget of 20 s (docs/suites.md).
+ */
+static void
+test_oneline_auto(void **state)
+{
+	struct suite	*s = short_oneline_suite();
+
+	(void)state;
+	assert_int_equal(s->auto_rounds, 1);
+	assert_int_equal(s->min_rounds, 5);
+	assert_int_equal(s->max_rounds, 200);
+	assert_int_equal(s->rounds, 200);
+	assert_int_equal(s->budget_s, 20);
+	suite_free(s);
 }
 
 /*
@@ -66,6 +84,7 @@ short_simulate(const char *dir, double a, double ratio, double sigma,
 {
 	struct record		 rec;
 	struct synth_suite	 ss;
+	struct suite		*os;
 	struct proto_sample	 smp;
 	struct host		 h;
 	struct rng		 r;
@@ -79,7 +98,9 @@ short_simulate(const char *dir, double a, double ratio, double sigma,
 	snprintf(ss.bs[0].name, sizeof ss.bs[0].name, "cmd");
 	/* A bench without metrics = has wall_ns as its one (suite.c). */
 	snprintf(ss.m[0].name, sizeof ss.m[0].name, "wall_ns");
-	ss.s.subtract_floor = short_oneline_subtract();
+	os = short_oneline_suite();
+	ss.s.subtract_floor = os->subtract_floor;
+	suite_free(os);
 	synth_host(&h, "h", "x86_64", "Synthetic", 2);
 	rng_seed(&r, seed);
 	if (synth_open(&rec, dir, "20260101-000000-sh", &ss.s,
@@ -186,6 +207,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oneline_no_floor),
+		cmocka_unit_test(test_oneline_auto),
 		cmocka_unit_test(test_below_floor),
 		cmocka_unit_test(test_aa_below_floor),
 		cmocka_unit_test(test_ten_percent_worse),
