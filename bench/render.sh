@@ -111,7 +111,8 @@ s floor '.data as $d |
   "| 1 | the agent blocks while a benchmark runs (no polling) | agent CPU \($d.agent_cpu_per_sample_ns | us) per sample (bare loop \($d.bare_cpu_ns | us)); 10-round runs, per sample: no-op \(if $d.samples_short then ($d.agent_cpu_short_ns / $d.samples_short | us) else "n/a" end) and \(if $d.samples_short then ($d.agent_nvcsw_short / $d.samples_short | f(1)) else "n/a" end) wake-ups, 20 ms sleeper \(if $d.samples_sleep then ($d.agent_cpu_sleep_ns / $d.samples_sleep | us) else "n/a" end) and \(if $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep | f(1)) else "n/a" end) | \(met(if $d.samples_short and $d.samples_sleep then ($d.agent_nvcsw_sleep / $d.samples_sleep) <= 1.5 * ($d.agent_nvcsw_short / $d.samples_short) + 1 else null end)) |"'
 s whole '.data as $d |
   "| 1b | a one-line run of two short commands (`true`, `true`; \($d.rounds) rounds), start to exit, within 1.5x of `hyperfine -N --runs \($d.rounds)` | \($d.ratio | x) (median of \($d.K) interleaved blocks, blocks \($d.ratio_range[0] | f(2))–\($d.ratio_range[1] | f(2))); orch \($d.orch_ns | ms), hyperfine \($d.hf_ns | ms) | \(met($d.ratio <= 1.5)) |",
-  "| 1b | `true` vs `/bin/echo x` as a one-line run: decided (`worse`), never `invalid` or `better` | `worse` in \($d.short_decided) of \($d.short | length) runs (\($d.short | map(.verdict) | join(", "))); hyperfine'\''s ratio of medians beside each: \($d.short | map(.hf_ratio | f(2)) | join(", ")) | \(met($d.short_decided == ($d.short | length) and $d.short_bad == 0)) |"'
+  "| 1b | `true` vs `/bin/echo x` as a one-line run: decided (`worse`), never `invalid` or `better` | `worse` in \($d.short_decided) of \($d.short | length) runs (\($d.short | map(.verdict) | join(", "))); hyperfine'\''s ratio of medians beside each: \($d.short | map(.hf_ratio | f(2)) | join(", ")) | \(met($d.short_decided == ($d.short | length) and $d.short_bad == 0)) |",
+  (if $d.auto then "| 1b | … as a user types it (no `--rounds`: rounds = auto, budget 20 s): decided | `worse` in \($d.auto_decided) of \($d.auto | length) runs, after \($d.auto | map(.rounds | tostring) | join(", ")) rounds; \($d.auto | map(.wall_ns | ms) | join(", ")) start to exit (hyperfine'\''s default: \($d.auto | map(.hf_wall_ns | ms) | join(", "))) | \(met($d.auto_decided == ($d.auto | length))) |" else empty end)'
 s agree '.data as $d | ($d.pairs | map("<!-- orch bench/records/agree-\(.k)" as $m | "\($m) field=ratio -->\(.orch_ratio | f(3))<!-- /orch --> [\($m) field=ci_low -->\(.orch_lo | f(3))<!-- /orch -->, \($m) field=ci_high -->\(.orch_hi | f(3))<!-- /orch -->] vs \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3))") | join("; ")) as $t |
   "| 2 | ratio agrees with hyperfine within the two intervals (gzip -9 / gzip -1) | \($t) | \(met($d.agree)) |"'
 s fanout '.data as $d |
@@ -186,7 +187,14 @@ j whole 'header, .data as $d |
 "| run | compared quantity (orch'\''s words) | orch ratio [95% CI] | verdict | hyperfine ratio of medians | load |",
 "|---:|---|---|---|---:|---:|",
 ($d.short | to_entries[] | "| \(.key) | \(.value.quantity) | \(.value.ratio | f(3)) [\(.value.ci[0] | f(3)), \(.value.ci[1] | f(3))] | \(.value.verdict) | \(.value.hf_ratio | f(3)) | \(.value.load) |"),
-""'
+"",
+(if $d.auto then
+"**As a user types it.** `orch run -- true '\''/bin/echo x'\''`, no `--rounds`: a one-line run is `rounds = auto` with a 20 s budget (docs/suites.md), so it stops once decided. Three runs, each beside `hyperfine -N` at its own default count (at least 10 runs and 3 s), both timed start to exit:\n",
+"| run | orch ratio [95% CI] | verdict | rounds, stop | orch start to exit | hyperfine runs | hyperfine ratio of medians | hyperfine start to exit | load |",
+"|---:|---|---|---|---:|---:|---:|---:|---:|",
+($d.auto | to_entries[] | "| \(.key) | \(.value.ratio | f(3)) [\(.value.ci[0] | f(3)), \(.value.ci[1] | f(3))] | \(.value.verdict) | \(.value.rounds), \(.value.stop) | \(.value.wall_ns | ms) | \(.value.hf_runs | map(tostring) | join(", ")) | \(.value.hf_ratio | f(3)) | \(.value.hf_wall_ns | ms) | \(.value.load) |"),
+""
+else empty end)'
 note whole
 echo
 

@@ -332,7 +332,7 @@ EOF
 # short command decided
 # ======================================================================
 sec_whole() {
-	local K R k i t0 d ECHO
+	local K R k i t0 t d ECHO
 	section_begin whole "A one-line run's cost: the whole run of two short commands vs hyperfine -N, and true vs /bin/echo x decided"
 	K=$(q 5 3)		# interleaved blocks
 	R=$(q 100 30)		# rounds of orch = runs per command of hyperfine
@@ -342,6 +342,8 @@ sec_whole() {
 	cmd "hyperfine -N --style none --runs $R true true"
 	cmd "bin/orch run --max-load=0 --out=DIR --rounds=$R -- true '$ECHO x'  # 3 runs: the verdict of each"
 	cmd "hyperfine -N --style none --runs $R --export-json FILE true '$ECHO x'"
+	cmd "bin/orch run --max-load=0 --out=DIR -- true '$ECHO x'  # 3 runs as a user types it: rounds = auto, budget 20 s"
+	cmd "hyperfine -N --style none --export-json FILE true '$ECHO x'  # hyperfine's own default count beside each"
 	: > "$d/blocks.jsonl"
 	# Warm the cache: the first run hashes true into the agent's cache.
 	orch_run "$d/warm" --rounds=2 -- true true
@@ -382,7 +384,30 @@ sec_whole() {
 		      verdict: $c.verdict, ratio: $c.ratio, ci: [$c.ci_low, $c.ci_high],
 		      hf_ratio: ($h[0].results[1].median / $h[0].results[0].median)}' >> "$d/short.jsonl"
 	done
-	jq -s --slurpfile short <(jq -s . "$d/short.jsonl") "$JQ_LIB"'
+	# The same as a user types it: no --rounds (rounds = auto, a 20 s
+	# budget), each beside hyperfine's own default count of runs.
+	: > "$d/auto.jsonl"
+	for ((k = 0; k < 3; k++)); do
+		t0=$(now_ns)
+		orch_run "$d/auto.$k" -- true "$ECHO x" ||
+		    echo "orch default run $k failed" >&2
+		t=$(( $(now_ns) - t0 ))
+		t0=$(now_ns)
+		hyperfine -N --style none --export-json "$d/autohf.$k.json" \
+		    true "$ECHO x" > /dev/null 2>&1
+		jq -n -c --argjson load "$(load1)" --slurpfile o "$d/auto.$k/summary.json" \
+		    --slurpfile h "$d/autohf.$k.json" --argjson wall "$t" \
+		    --argjson hfwall "$(( $(now_ns) - t0 ))" \
+		    '([$o[0].comparisons[] | select(.primary)][0]) as $c |
+		    {load: $load, verdict: $c.verdict, ratio: $c.ratio,
+		      ci: [$c.ci_low, $c.ci_high], rounds: $o[0].hosts[0].rounds_used,
+		      stop: $o[0].hosts[0].stop, wall_ns: $wall,
+		      hf_runs: ($h[0].results | map(.times | length)),
+		      hf_ratio: ($h[0].results[1].median / $h[0].results[0].median),
+		      hf_wall_ns: $hfwall}' >> "$d/auto.jsonl"
+	done
+	jq -s --slurpfile short <(jq -s . "$d/short.jsonl") \
+	    --slurpfile auto <(jq -s . "$d/auto.jsonl") "$JQ_LIB"'
 	  . as $b | {blocks: $b, rounds: '"$R"', K: ($b | length),
 	    orch_ns: ($b | map(.orch_ns) | median), hf_ns: ($b | map(.hf_ns) | median),
 	    ratio: ($b | map(.orch_ns / .hf_ns) | median),
@@ -390,7 +415,9 @@ sec_whole() {
 	    floor_runs: ($b | map(.floor_runs) | median),
 	    short: $short[0],
 	    short_decided: ($short[0] | map(select(.verdict == "worse")) | length),
-	    short_bad: ($short[0] | map(select(.verdict == "invalid" or .verdict == "better")) | length)}' \
+	    short_bad: ($short[0] | map(select(.verdict == "invalid" or .verdict == "better")) | length),
+	    auto: $auto[0],
+	    auto_decided: ($auto[0] | map(select(.verdict == "worse")) | length)}' \
 	    "$d/blocks.jsonl" > "$d/data.json"
 	section_end "$d/data.json"
 }
