@@ -112,7 +112,7 @@ s floor '.data as $d |
 s whole '.data as $d |
   "| 1b | a one-line run of two short commands (`true`, `true`; \($d.rounds) rounds), start to exit, within 1.5x of `hyperfine -N --runs \($d.rounds)` | \($d.ratio | x) (median of \($d.K) interleaved blocks, blocks \($d.ratio_range[0] | f(2))–\($d.ratio_range[1] | f(2))); orch \($d.orch_ns | ms), hyperfine \($d.hf_ns | ms) | \(met($d.ratio <= 1.5)) |",
   "| 1b | `true` vs `/bin/echo x` as a one-line run: decided (`worse`), never `invalid` or `better` | `worse` in \($d.short_decided) of \($d.short | length) runs (\($d.short | map(.verdict) | join(", "))); hyperfine'\''s ratio of medians beside each: \($d.short | map(.hf_ratio | f(2)) | join(", ")) | \(met($d.short_decided == ($d.short | length) and $d.short_bad == 0)) |",
-  (if $d.auto then "| 1b | … as a user types it (no `--rounds`: rounds = auto, budget 20 s): decided | `worse` in \($d.auto_decided) of \($d.auto | length) runs, after \($d.auto | map(.rounds | tostring) | join(", ")) rounds; \($d.auto | map(.wall_ns | ms) | join(", ")) start to exit (hyperfine'\''s default: \($d.auto | map(.hf_wall_ns | ms) | join(", "))) | \(met($d.auto_decided == ($d.auto | length))) |" else empty end)'
+  (if $d.auto then "| 1b | … as a user types it (no `--rounds`: rounds = auto, blocks of 10, budget 30 s): decided | `worse` in \($d.auto_decided) of \($d.auto | length) runs, after \($d.auto | map(.rounds | tostring) | join(", ")) rounds; \($d.auto | map(.wall_ns | ms) | join(", ")) start to exit (hyperfine'\''s default: \($d.auto | map(.hf_wall_ns | ms) | join(", "))) | \(met($d.auto_decided == ($d.auto | length))) |" else empty end)'
 s agree '.data as $d | ($d.pairs | map("<!-- orch bench/records/agree-\(.k)" as $m | "\($m) field=ratio -->\(.orch_ratio | f(3))<!-- /orch --> [\($m) field=ci_low -->\(.orch_lo | f(3))<!-- /orch -->, \($m) field=ci_high -->\(.orch_hi | f(3))<!-- /orch -->] vs \(.hf_ratio_mean | f(3)) ± \(.hf_sigma | f(3))") | join("; ")) as $t |
   "| 2 | ratio agrees with hyperfine within the two intervals (gzip -9 / gzip -1) | \($t) | \(met($d.agree)) |"'
 s fanout '.data as $d |
@@ -189,7 +189,7 @@ j whole 'header, .data as $d |
 ($d.short | to_entries[] | "| \(.key) | \(.value.quantity) | \(.value.ratio | f(3)) [\(.value.ci[0] | f(3)), \(.value.ci[1] | f(3))] | \(.value.verdict) | \(.value.hf_ratio | f(3)) | \(.value.load) |"),
 "",
 (if $d.auto then
-"**As a user types it.** `orch run -- true '\''/bin/echo x'\''`, no `--rounds`: a one-line run is `rounds = auto` with a 20 s budget (docs/suites.md), so it stops once decided. Three runs, each beside `hyperfine -N` at its own default count (at least 10 runs and 3 s), both timed start to exit:\n",
+"**As a user types it.** `orch run -- true '\''/bin/echo x'\''`, no `--rounds`: a one-line run is `rounds = auto` in blocks of 10 with a 30 s budget (docs/suites.md), so it stops once decided. Three runs, each beside `hyperfine -N` at its own default count (at least 10 runs and 3 s), both timed start to exit:\n",
 "| run | orch ratio [95% CI] | verdict | rounds, stop | orch start to exit | hyperfine runs | hyperfine ratio of medians | hyperfine start to exit | load |",
 "|---:|---|---|---|---:|---:|---:|---:|---:|",
 ($d.auto | to_entries[] | "| \(.key) | \(.value.ratio | f(3)) [\(.value.ci[0] | f(3)), \(.value.ci[1] | f(3))] | \(.value.verdict) | \(.value.rounds), \(.value.stop) | \(.value.wall_ns | ms) | \(.value.hf_runs | map(tostring) | join(", ")) | \(.value.hf_ratio | f(3)) | \(.value.hf_wall_ns | ms) | \(.value.load) |"),

@@ -342,7 +342,7 @@ sec_whole() {
 	cmd "hyperfine -N --style none --runs $R true true"
 	cmd "bin/orch run --max-load=0 --out=DIR --rounds=$R -- true '$ECHO x'  # 3 runs: the verdict of each"
 	cmd "hyperfine -N --style none --runs $R --export-json FILE true '$ECHO x'"
-	cmd "bin/orch run --max-load=0 --out=DIR -- true '$ECHO x'  # 3 runs as a user types it: rounds = auto, budget 20 s"
+	cmd "bin/orch run --max-load=0 --out=DIR -- true '$ECHO x'  # 3 runs as a user types it: rounds = auto, blocks of 10, budget 30 s"
 	cmd "hyperfine -N --style none --export-json FILE true '$ECHO x'  # hyperfine's own default count beside each"
 	: > "$d/blocks.jsonl"
 	# Warm the cache: the first run hashes true into the agent's cache.
@@ -384,8 +384,8 @@ sec_whole() {
 		      verdict: $c.verdict, ratio: $c.ratio, ci: [$c.ci_low, $c.ci_high],
 		      hf_ratio: ($h[0].results[1].median / $h[0].results[0].median)}' >> "$d/short.jsonl"
 	done
-	# The same as a user types it: no --rounds (rounds = auto, a 20 s
-	# budget), each beside hyperfine's own default count of runs.
+	# The same as a user types it: no --rounds (rounds = auto, blocks of
+	# 10, a 30 s budget), each beside hyperfine's own default count of runs.
 	: > "$d/auto.jsonl"
 	for ((k = 0; k < 3; k++)); do
 		t0=$(now_ns)

@@ -27,12 +27,16 @@
 #define ONELINE_LINE_MAX	198
 /*
  * A one-line run measures until its answer is decided, as hyperfine
- * measures for at least 3 s: rounds = auto (blocks of 5, at most 200
- * rounds), stopped once another block would pass ONELINE_BUDGET of
- * measuring. A short command gets its 200 rounds in well under a second;
- * a 1 s command about 10, hyperfine's minimum (docs/suites.md).
+ * measures at least 10 times and 3 s: rounds = auto in blocks of
+ * ONELINE_BLOCK rounds (at most 200), stopped once another block would
+ * pass ONELINE_BUDGET of measuring. The first block always runs, and
+ * fewer than 10 pairs can never decide (the signed-rank test's smallest
+ * p-value at 5 pairs is 1/16): a command of 1 s gets 10 rounds, one of
+ * 2 s 10 rounds too; a short command its 200 well under a second unless
+ * decided before (docs/suites.md).
  */
-#define ONELINE_BUDGET		"20s"
+#define ONELINE_BLOCK		"10"
+#define ONELINE_BUDGET		"30s"
 #define ONELINE_ADVICE \
 	"orch runs each command without a shell: quote it to pass it on " \
 	"as it is, or write a wrapper script or a suite (docs/suites.md)"
@@ -947,8 +951,8 @@ oneline_suite_opts(const char *const *cmds, size_t ncmds,
 	 * the pause would be a quarter of a short run's wall time.
 	 */
 	xasprintf(&s, "%s\n[suite]\nname = oneline\nrounds = auto\n"
-	    "budget = %s\nsubtract_floor = no\nsettle = 0\n", ONELINE_HEADER,
-	    ONELINE_BUDGET);
+	    "min_rounds = %s\nbudget = %s\nsubtract_floor = no\n"
+	    "settle = 0\n", ONELINE_HEADER, ONELINE_BLOCK, ONELINE_BUDGET);
 	len = strlen(s);
 	for (i = 0; i < ncmds; i++) {
 		if (oneline_split(cmds[i], &w, &nw, &why) != 0 ||

@@ -143,7 +143,7 @@ expect_eq "reference" "$(jq -r .reference "$OUT/summary.json")" fast
 expect_eq "warmups (2 per variant)" "$(awk -F, '$9==1 && $11=="wall_ns"' "$OUT/samples.csv" | wc -l)" 4
 expect_eq "variants in the csv" "$(awk -F, 'NR>1 && $5 != "" {print $5}' "$OUT/samples.csv" | sort -u | tr '\n' ' ')" "fast slow "
 
-note "no --rounds: measured until decided (rounds = auto, a 20 s budget)"
+note "no --rounds: measured until decided (rounds = auto, blocks of 10, a 30 s budget)"
 # The slow command sorts three times the keys: decided in the first
 # blocks, whatever the load; the bound is generous, never a speed test.
 OUT="$T/oa"
@@ -152,14 +152,15 @@ rc=0; run_orch "$T/loga" run --out="$OUT" --warmup=0 --max-load=0 \
 cat "$T/loga"
 expect_eq "exit code" "$rc" 0
 S="$OUT/summary.json"
-expect_eq "auto settings" "$(jq -c .auto "$S")" '{"min_rounds":5,"max_rounds":200,"budget_s":20}'
+expect_eq "auto settings" "$(jq -c .auto "$S")" '{"min_rounds":10,"max_rounds":200,"budget_s":30}'
 expect_eq "stop" "$(jq -r '.hosts[0].stop' "$S")" decided
 used=$(jq '.hosts[0].rounds_used' "$S")
-[ "$used" -lt 200 ] && [ $((used % 5)) -eq 0 ] || fail "rounds used $used: not whole blocks of 5 below 200"
+[ "$used" -lt 200 ] && [ $((used % 10)) -eq 0 ] || fail "rounds used $used: not whole blocks of 10 below 200"
 expect_eq "verdict" "$(jq -r '.comparisons[] | select(.primary) | .verdict' "$S")" worse
 expect_grep "^orch: run [0-9a-f-]+: oneline on 1 host, auto \(at most 200 rounds\), seed [0-9]+$" "$T/loga"
 expect_grep '^rounds = auto$' "$OUT/suite.ini"
-expect_grep '^budget = 20s$' "$OUT/suite.ini"
+expect_grep '^min_rounds = 10$' "$OUT/suite.ini"
+expect_grep '^budget = 30s$' "$OUT/suite.ini"
 # --rounds=N makes it a fixed count, and a budget then has no place.
 expect_eq "--rounds=6: no auto" "$(jq -c .auto "$T/o1/summary.json")" null
 rc=0; run_orch "$T/logab" run --out="$T/none" --rounds=3 --budget=5s \

@@ -56,8 +56,8 @@ test_oneline_no_floor(void **state)
 }
 
 /*
- * And it measures until decided: rounds = auto in blocks of 5, at most
- * 200 rounds, a budget of 20 s (docs/suites.md).
+ * And it measures until decided: rounds = auto in blocks of 10, at most
+ * 200 rounds, a budget of 30 s (docs/suites.md).
  */
 static void
 test_oneline_auto(void **state)
@@ -66,10 +66,10 @@ test_oneline_auto(void **state)
 
 	(void)state;
 	assert_int_equal(s->auto_rounds, 1);
-	assert_int_equal(s->min_rounds, 5);
+	assert_int_equal(s->min_rounds, 10);
 	assert_int_equal(s->max_rounds, 200);
 	assert_int_equal(s->rounds, 200);
-	assert_int_equal(s->budget_s, 20);
+	assert_int_equal(s->budget_s, 30);
 	suite_free(s);
 }
 
