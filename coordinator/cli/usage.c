@@ -146,9 +146,9 @@ static const struct usage_opt usage_opts[] = {
 	  "one)" },
 	{ "run", "--rounds=N|auto", OPT_ROUNDS,
 	  "measured rounds per host (default: the suite's; a one-line "
-	  "run's: auto, blocks of 10, budget 30s); auto: each host stops once its primary "
-	  "comparisons are decided, at the suite's max_rounds, or at its "
-	  "budget" },
+	  "run's: auto, blocks of 10, budget 30s); auto: each host stops "
+	  "once its primary comparisons are decided, at the suite's "
+	  "max_rounds, or at its budget" },
 	{ "run", "--budget=DURATION", OPT_BUDGET,
 	  "with rounds = auto, the time each host may measure (90s, 20m, 2h; "
 	  "default: the suite's, else none)" },
