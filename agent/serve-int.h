@@ -109,6 +109,15 @@ extern int			serve_stop_pipe[2];
 extern volatile sig_atomic_t	serve_stopped;
 
 /*
+ * serve.c: an attempt's bounds, from before its journal record to after
+ * its sample's. A handover (SIGUSR1) that comes inside waits for the end
+ * (then the stop pipe closes); begin returns SERVE_STOP, nothing started,
+ * when one came before, else 0.
+ */
+int	serve_attempt_begin(void);
+void	serve_attempt_end(void);
+
+/*
  * serve-msg.c: waits at most timeout_ms for the next message, watching
  * the lifeline and the stop pipe (returns 0 with msg filled, CHAN_TIMEOUT,
  * SERVE_GONE once when stdin closes, SERVE_STOP, or -1); sends msg, an

@@ -307,6 +307,30 @@ serve_plan_step_ended(struct serve *s, const struct proto_plan *plan,
 }
 
 /*
+ * One attempt of step i: journaled as started, run, its sample journaled
+ * and batched for sending into msg. Returns 0, SERVE_STOP, or -1.
+ */
+static int
+serve_plan_attempt(struct serve *s, const struct proto_plan *plan,
+    const struct cache_file *files, uint32_t i, uint32_t attempt,
+    struct proto_msg *msg)
+{
+	int	r;
+
+	if (journal_started(s->journal, i, attempt) != 0) {
+		log_warn("journal");
+		return (-1);
+	}
+	if ((r = serve_hook_attempt(s, plan, files, i, attempt,
+	    &msg->u.sample)) != 0)
+		return (r);
+	msg->u.sample.seq = s->seq++;
+	if (serve_msg_sample(s, msg) != 0)
+		return (-1);
+	return (0);
+}
+
+/*
  * Runs step i from attempt on: again while a signal it did not get from us
  * kills it, up to the plan's retries; journals and sends each sample.
  * Returns 0, SERVE_STOP, or -1.
@@ -330,16 +354,12 @@ serve_plan_step(struct serve *s, const struct proto_plan *plan,
 	for (;; attempt++) {
 		if ((r = serve_msg_settle(s)) != 0)
 			return (r);
-		if (journal_started(s->journal, i, attempt) != 0) {
-			log_warn("journal");
-			return (-1);
-		}
-		if ((r = serve_hook_attempt(s, plan, files, i, attempt,
-		    smp)) != 0)
+		if ((r = serve_attempt_begin()) != 0)
 			return (r);
-		smp->seq = s->seq++;
-		if (serve_msg_sample(s, &msg) != 0)
-			return (-1);
+		r = serve_plan_attempt(s, plan, files, i, attempt, &msg);
+		serve_attempt_end();
+		if (r != 0)
+			return (r);
 		(*nsent)++;
 		/* A resumed step's earlier attempts are not known here. */
 		if (attempt == from) {

@@ -41,6 +41,10 @@
 /* Closed by the SIGTERM handler: its read end then polls as EOF. */
 int			serve_stop_pipe[2] = { -1, -1 };
 volatile sig_atomic_t	serve_stopped;
+/* SIGUSR1 came: a resume's agent takes the run over (serve_attempt_begin). */
+static volatile sig_atomic_t	serve_handover;
+/* An attempt is in flight: from its journal record to its sample's. */
+static volatile sig_atomic_t	serve_in_attempt;
 
 /*
  * Removes the sockets that agents killed before they could remove their
@@ -166,6 +170,22 @@ out:
 	return (rv);
 }
 
+/*
+ * Closes the stop pipe, once, whichever thread's handler or the main
+ * thread gets here first (nanomsg's threads take signals too): every poll
+ * on its read end wakes, and the agent stops.
+ */
+static void
+serve_stop_close(void)
+{
+	int	fd;
+
+	serve_stopped = 1;
+	fd = __atomic_exchange_n(&serve_stop_pipe[1], -1, __ATOMIC_SEQ_CST);
+	if (fd != -1)
+		close(fd);
+}
+
 /* Stops the agent at SIGTERM or SIGINT: closing the pipe wakes every poll. */
 static void
 serve_sigterm(int sig)
@@ -173,17 +193,55 @@ serve_sigterm(int sig)
 	int	saved = errno;
 
 	(void)sig;
-	serve_stopped = 1;
-	if (serve_stop_pipe[1] != -1) {
-		close(serve_stop_pipe[1]);
-		serve_stop_pipe[1] = -1;
-	}
+	serve_stop_close();
 	errno = saved;
 }
 
 /*
- * Sets up the stop pipe that SIGTERM and SIGINT close, and ignores the
- * SIGHUP and SIGPIPE of a dropped SSH session: a run carries on detached.
+ * SIGUSR1, from the agent a resume started for this run and host
+ * (workdir_lock): stop as SIGTERM does, but let an attempt in flight end
+ * and journal its sample first, so the new agent goes on after it rather
+ * than running it again as another attempt.
+ */
+static void
+serve_sighandover(int sig)
+{
+	int	saved = errno;
+
+	(void)sig;
+	__atomic_store_n(&serve_handover, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&serve_in_attempt, __ATOMIC_SEQ_CST))
+		serve_stop_close();
+	errno = saved;
+}
+
+int
+serve_attempt_begin(void)
+{
+	__atomic_store_n(&serve_in_attempt, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&serve_handover, __ATOMIC_SEQ_CST)) {
+		serve_attempt_end();
+		return (SERVE_STOP);
+	}
+	return (0);
+}
+
+void
+serve_attempt_end(void)
+{
+	__atomic_store_n(&serve_in_attempt, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&serve_handover, __ATOMIC_SEQ_CST)) {
+		if (!serve_stopped)
+			log_info("handing the run over: its attempt in flight "
+			    "ended and is journaled");
+		serve_stop_close();
+	}
+}
+
+/*
+ * Sets up the stop pipe that SIGTERM and SIGINT close (SIGUSR1 too, once
+ * no attempt is in flight), and ignores the SIGHUP and SIGPIPE of a
+ * dropped SSH session: a run carries on detached.
  * Returns 0 or -1.
  */
 static int
@@ -201,6 +259,8 @@ serve_signals(void)
 	sa.sa_handler = serve_sigterm;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = serve_sighandover;
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);

@@ -123,22 +123,33 @@ workdir_other_host(const char *held, const char *host)
 
 /*
  * When the lock on fd is held by an agent of run_id for our host (a
- * resume after the coordinator was lost), stops that agent — its journal
- * goes on in us — and takes the lock. Returns 0 with the lock taken, or
- * -1.
+ * resume after the coordinator was lost), takes it over as how says: asks
+ * that agent to hand the run over, ending the attempt it has in flight
+ * first (SIGUSR1), or stops it (SIGTERM) — its journal goes on in us.
+ * Returns 0 with the lock taken, 1 while an agent asked holds it still
+ * (its pid in *pid), or -1.
  */
 static int
 workdir_takeover(int fd, const char *run_id, const char *host,
-    const char *held)
+    const char *held, enum workdir_take how, long *pid)
 {
-	long	pid;
 	int	i;
 
-	if (!workdir_holder_of(held, run_id, &pid) || pid <= 1 ||
-	    pid == (long)getpid() || workdir_other_host(held, host))
+	if (!workdir_holder_of(held, run_id, pid) || *pid <= 1 ||
+	    *pid == (long)getpid() || workdir_other_host(held, host))
 		return (-1);
-	log_info("taking over run %s from agent pid %ld", run_id, pid);
-	if (kill((pid_t)pid, SIGTERM) == -1 && errno != ESRCH)
+	if (how != WORKDIR_TAKE_STOP) {
+		if (how == WORKDIR_TAKE_ASK) {
+			log_info("asking agent pid %ld to hand run %s over "
+			    "once its attempt in flight ends", *pid, run_id);
+			if (kill((pid_t)*pid, SIGUSR1) == -1 &&
+			    errno != ESRCH)
+				return (-1);
+		}
+		return (flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
+	}
+	log_info("taking over run %s from agent pid %ld", run_id, *pid);
+	if (kill((pid_t)*pid, SIGTERM) == -1 && errno != ESRCH)
 		return (-1);
 	for (i = 0; i < WORKDIR_LOCK_WAIT / 50; i++) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -162,14 +173,14 @@ workdir_holder_of(const char *held, const char *run_id, long *pid)
 
 int
 workdir_lock(const char *workdir, const char *run_id, const char *host,
-    char *why, size_t len)
+    enum workdir_take how, char *why, size_t len)
 {
 	char		 path[PATH_MAX], info[512], when[32], held[512];
 	const char	*from = getenv("SSH_CLIENT"), *user = getenv("USER");
 	struct tm	 tm;
 	time_t		 now = time(NULL);
 	long		 pid;
-	int		 fd;
+	int		 fd, r;
 
 	snprintf(path, sizeof path, "%s/run.lock", workdir);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
@@ -186,7 +197,15 @@ workdir_lock(const char *workdir, const char *run_id, const char *host,
 			close(fd);
 			return (-2);
 		}
-		if (workdir_takeover(fd, run_id, host, held) != 0) {
+		r = workdir_takeover(fd, run_id, host, held, how, &pid);
+		if (r == 1) {
+			snprintf(why, len, "agent pid %ld of this run is "
+			    "ending its attempt in flight, then hands the run "
+			    "over", pid);
+			close(fd);
+			return (-3);
+		}
+		if (r != 0) {
 			snprintf(why, len, "host busy: another orch run holds "
 			    "%s (%s)", path, held[0] ? held : "no details");
 			close(fd);

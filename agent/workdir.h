@@ -19,16 +19,26 @@ int	workdir_mkdirs(const char *dir);
  */
 int	workdir_check(const char *dir, char *why, size_t len);
 
+/* How a run lock held by an agent of the same run and host is taken. */
+enum workdir_take {
+	WORKDIR_TAKE_STOP,	/* stop it (SIGTERM): an attempt in flight
+				   is killed, to be run again */
+	WORKDIR_TAKE_ASK,	/* ask it (SIGUSR1) to end its attempt in
+				   flight, journal it and go */
+	WORKDIR_TAKE_WAIT	/* asked before: see whether it went */
+};
+
 /*
  * Takes the host's run lock for run_id, serving inventory name host (""
  * unknown): one run per host at a time. When an agent of run_id for the
- * same host holds it (a resume after the coordinator was lost), stops
- * that agent first; one that serves another host name is never taken
+ * same host holds it (a resume after the coordinator was lost), takes it
+ * over as how says; one that serves another host name is never taken
  * over. Returns the lock's fd (closing it lets go), or -1 (busy; -2:
- * held for another host name of run_id) with who holds it in why.
+ * held for another host name of run_id; -3: the agent asked to hand over
+ * holds it still) with who holds it in why.
  */
 int	workdir_lock(const char *workdir, const char *run_id,
-	    const char *host, char *why, size_t len);
+	    const char *host, enum workdir_take how, char *why, size_t len);
 
 /*
  * Reads who holds the run lock into held. Returns 1 when an agent holds

@@ -192,9 +192,11 @@ test_other_host(void **state)
 	journal_progress_free(&pr);
 
 	/* The lock names its host; another host of the run never takes it. */
-	lock = workdir_lock(dir, "r1", "h1", why, sizeof why);
+	lock = workdir_lock(dir, "r1", "h1", WORKDIR_TAKE_ASK, why,
+	    sizeof why);
 	assert_true(lock >= 0);
-	assert_int_equal(workdir_lock(dir, "r1", "h1b", why, sizeof why), -2);
+	assert_int_equal(workdir_lock(dir, "r1", "h1b",
+	    WORKDIR_TAKE_ASK, why, sizeof why), -2);
 	assert_non_null(strstr(why, "host h1b is the same machine and "
 	    "workdir"));
 	assert_non_null(strstr(why, ", host h1, "));
