@@ -133,7 +133,7 @@ expect_eq "runs of A" "$(cat "$T/aa2.ini.a")" 20
 expect_eq "runs of B" "$(cat "$T/aa2.ini.b")" 20
 # The resume's agent asked the detached one to hand over, not to die: its
 # run in flight ended and was journaled (a stopped agent's was killed and
-# run again, as attempt 2, in about one resume of five).
+# run again, as attempt 2, in 10 of 10 tries of this case).
 expect_grep "asking agent pid [0-9]+ to hand run [0-9a-f-]+ over once its attempt in flight ends" "$T/k/logs/local.log"
 grep -q "taking over run" "$T/k/logs/local.log" && fail "the detached agent was stopped, not asked to hand over"
 expect_eq "attempts after the first" "$(awk -F, '$11=="wall_ns" && $7!=1' "$T/k/samples.csv" | wc -l)" 0
