@@ -77,8 +77,10 @@ serve_busy_lock(struct serve *s, const struct proto_plan *plan,
 {
 	enum workdir_take	how = WORKDIR_TAKE_ASK;
 	int64_t			start = util_now_ms(), waited, told = -1;
-	int64_t			asked = -1;
+	int64_t			asked = -1, handover_ms;
 	int			fd;
+
+	handover_ms = serve_busy_handover_ms(plan);
 
 	for (;;) {
 		fd = workdir_lock(s->workdir, s->run_id, s->host, how, why,
@@ -94,7 +96,7 @@ serve_busy_lock(struct serve *s, const struct proto_plan *plan,
 				asked = util_now_ms();
 			how = WORKDIR_TAKE_WAIT;
 			waited = util_now_ms() - asked;
-			if (waited >= serve_busy_handover_ms(plan)) {
+			if (waited >= handover_ms) {
 				log_info("%s: not within %lld s; stopping it",
 				    why, (long long)(waited / 1000));
 				how = WORKDIR_TAKE_STOP;

@@ -104,7 +104,10 @@ struct serve {
 							   them was */
 };
 
-/* serve.c: closed by SIGTERM and SIGINT (its read end then polls EOF). */
+/*
+ * serve.c: closed by SIGTERM and SIGINT (its read end then polls EOF); its
+ * write end is serve.c's own once set up.
+ */
 extern int			serve_stop_pipe[2];
 extern volatile sig_atomic_t	serve_stopped;
 

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,12 @@
 /* Closed by the SIGTERM handler: its read end then polls as EOF. */
 int			serve_stop_pipe[2] = { -1, -1 };
 volatile sig_atomic_t	serve_stopped;
+/* The stop pipe's write end, taken by whoever closes it first. */
+static atomic_int	serve_stop_w = -1;
 /* SIGUSR1 came: a resume's agent takes the run over (serve_attempt_begin). */
-static volatile sig_atomic_t	serve_handover;
+static atomic_int	serve_handover;
 /* An attempt is in flight: from its journal record to its sample's. */
-static volatile sig_atomic_t	serve_in_attempt;
+static atomic_int	serve_in_attempt;
 
 /*
  * Removes the sockets that agents killed before they could remove their
@@ -181,8 +184,7 @@ serve_stop_close(void)
 	int	fd;
 
 	serve_stopped = 1;
-	fd = __atomic_exchange_n(&serve_stop_pipe[1], -1, __ATOMIC_SEQ_CST);
-	if (fd != -1)
+	if ((fd = atomic_exchange(&serve_stop_w, -1)) != -1)
 		close(fd);
 }
 
@@ -209,8 +211,8 @@ serve_sighandover(int sig)
 	int	saved = errno;
 
 	(void)sig;
-	__atomic_store_n(&serve_handover, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&serve_in_attempt, __ATOMIC_SEQ_CST))
+	atomic_store(&serve_handover, 1);
+	if (!atomic_load(&serve_in_attempt))
 		serve_stop_close();
 	errno = saved;
 }
@@ -218,8 +220,8 @@ serve_sighandover(int sig)
 int
 serve_attempt_begin(void)
 {
-	__atomic_store_n(&serve_in_attempt, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&serve_handover, __ATOMIC_SEQ_CST)) {
+	atomic_store(&serve_in_attempt, 1);
+	if (atomic_load(&serve_handover)) {
 		serve_attempt_end();
 		return (SERVE_STOP);
 	}
@@ -229,8 +231,8 @@ serve_attempt_begin(void)
 void
 serve_attempt_end(void)
 {
-	__atomic_store_n(&serve_in_attempt, 0, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&serve_handover, __ATOMIC_SEQ_CST)) {
+	atomic_store(&serve_in_attempt, 0);
+	if (atomic_load(&serve_handover)) {
 		if (!serve_stopped)
 			log_info("handing the run over: its attempt in flight "
 			    "ended and is journaled");
@@ -255,6 +257,8 @@ serve_signals(void)
 	}
 	fcntl(serve_stop_pipe[0], F_SETFD, FD_CLOEXEC);
 	fcntl(serve_stop_pipe[1], F_SETFD, FD_CLOEXEC);
+	atomic_store(&serve_stop_w, serve_stop_pipe[1]);
+	serve_stop_pipe[1] = -1;	/* serve_stop_w holds it */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = serve_sigterm;
 	sigaction(SIGTERM, &sa, NULL);

@@ -138,16 +138,14 @@ workdir_takeover(int fd, const char *run_id, const char *host,
 	if (!workdir_holder_of(held, run_id, pid) || *pid <= 1 ||
 	    *pid == (long)getpid() || workdir_other_host(held, host))
 		return (-1);
-	if (how != WORKDIR_TAKE_STOP) {
-		if (how == WORKDIR_TAKE_ASK) {
-			log_info("asking agent pid %ld to hand run %s over "
-			    "once its attempt in flight ends", *pid, run_id);
-			if (kill((pid_t)*pid, SIGUSR1) == -1 &&
-			    errno != ESRCH)
-				return (-1);
-		}
-		return (flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
+	if (how == WORKDIR_TAKE_ASK) {
+		log_info("asking agent pid %ld to hand run %s over once its "
+		    "attempt in flight ends", *pid, run_id);
+		if (kill((pid_t)*pid, SIGUSR1) == -1 && errno != ESRCH)
+			return (-1);
 	}
+	if (how != WORKDIR_TAKE_STOP)
+		return (flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
 	log_info("taking over run %s from agent pid %ld", run_id, *pid);
 	if (kill((pid_t)*pid, SIGTERM) == -1 && errno != ESRCH)
 		return (-1);
